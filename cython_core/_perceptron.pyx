@@ -1,0 +1,72 @@
+"""Compiled prequential block loop of the kernel perceptron (binary and multiclass)."""
+include "_kernel_ops.pxi"
+
+
+def perceptron_block(int kind, double gamma, double scale, double offset, double degree,
+                     double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
+                     Py_ssize_t m, const double[:, ::1] X, const double[::1] y,
+                     double[::1] pred, double[::1] krow, double[::1] scores,
+                     Py_ssize_t start):
+    """Predict then learn examples start, start+1, … of X until done or the buffer is full.
+
+    Binary (alpha has one column): predict sign(f), f = Σ αᵢ k(xᵢ, x); on y·f ≤ 0 store x
+    with α = y. Multiclass (C columns): predict argmax of the scores; on a mistake store x
+    with +1 for the true class and −1 for the predicted one.
+
+    Returns ``(next_index, m, kernel_evals)``; next_index < len(X) means the buffer is
+    full and must grow before the loop is resumed from there.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0]
+    cdef Py_ssize_t C = alpha.shape[1], i, c, best, yi
+    cdef long long evals = 0
+    cdef double f, xsq, bestv
+    cdef int one = 1, mm, nc = <int>C
+    cdef double a1 = 1.0, b0 = 0.0
+    cdef char nt = b'N'
+    i = start
+    with nogil:
+        while i < n:
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
+                        &X[i, 0], xsq, &krow[0])
+            evals += m
+            if C == 1:
+                f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
+                pred[i] = 1.0 if f >= 0.0 else -1.0
+                if y[i] * f <= 0.0:
+                    if m == cap:
+                        evals -= m  # this example is redone after the buffer grows
+                        break
+                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    sq[m] = xsq
+                    alpha[m, 0] = y[i]
+                    m += 1
+            else:
+                if m > 0:
+                    mm = <int>m
+                    dgemv(&nt, &nc, &mm, &a1, &alpha[0, 0], &nc, &krow[0], &one, &b0,
+                          &scores[0], &one)
+                else:
+                    for c in range(C):
+                        scores[c] = 0.0
+                best = 0
+                bestv = scores[0]
+                for c in range(1, C):
+                    if scores[c] > bestv:
+                        best = c
+                        bestv = scores[c]
+                pred[i] = <double>best
+                yi = <Py_ssize_t>y[i]
+                if best != yi:
+                    if m == cap:
+                        evals -= m
+                        break
+                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    sq[m] = xsq
+                    for c in range(C):
+                        alpha[m, c] = 0.0
+                    alpha[m, yi] = 1.0
+                    alpha[m, best] = -1.0
+                    m += 1
+            i += 1
+    return i, m, evals

@@ -1,0 +1,1 @@
+"""kbench's built-in plugins: every module below registers components through the hooks."""

@@ -1,0 +1,1 @@
+"""Built-in algorithm plugins, one module per algorithm family."""

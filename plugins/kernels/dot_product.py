@@ -1,0 +1,54 @@
+"""Kernels of the inner product: linear and polynomial."""
+
+from __future__ import annotations
+
+from kbench import hookimpl
+from kbench.components import check_range
+from kbench.kernels_api import KIND_LINEAR, KIND_POLY, CompiledKernel
+
+
+class Linear(CompiledKernel):
+    """Linear kernel ``k(x, x') = ⟨x, x'⟩``."""
+
+    name = "linear"
+
+    def __init__(self) -> None:
+        pass
+
+    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+        return (KIND_LINEAR, 0.0, 1.0, 0.0, 1.0)
+
+
+class Polynomial(CompiledKernel):
+    """Polynomial kernel ``k(x, x') = (scale · ⟨x, x'⟩ + offset)^degree``.
+
+    Parameters
+    ----------
+    degree
+        Exponent, ≥ 1.
+    scale
+        Multiplier of the inner product, > 0.
+    offset
+        Added constant, ≥ 0 (keeps the kernel positive definite).
+    """
+
+    name = "poly"
+    test_params = {"degree": 2}
+
+    def __init__(self, *, degree: int = 3, scale: float = 1.0, offset: float = 1.0) -> None:
+        check_range("poly", "degree", degree, low=1)
+        check_range("poly", "scale", scale, low=0.0, low_open=True)
+        check_range("poly", "offset", offset, low=0.0)
+        self.degree = degree
+        self.scale = scale
+        self.offset = offset
+
+    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+        return (KIND_POLY, 0.0, self.scale, self.offset, float(self.degree))
+
+
+@hookimpl
+def kbench_register_kernels(register):
+    """Register the inner-product kernels."""
+    register(Linear)
+    register(Polynomial)

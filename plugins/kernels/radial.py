@@ -1,0 +1,73 @@
+"""Radial kernels: Gaussian (RBF) and Laplacian."""
+
+from __future__ import annotations
+
+from kbench import hookimpl
+from kbench.components import check_range
+from kbench.kernels_api import KIND_LAPLACIAN, KIND_RBF, CompiledKernel
+
+
+class RBF(CompiledKernel):
+    """Gaussian kernel ``k(x, x') = exp(-gamma · ‖x − x'‖²)``.
+
+    Give either ``gamma`` or ``sigma`` (``gamma = 1 / (2 sigma²)``); with neither,
+    ``gamma = 1``.
+
+    Parameters
+    ----------
+    gamma
+        Inverse width, > 0.
+    sigma
+        Width, > 0; an alternative to gamma.
+    """
+
+    name = "rbf"
+    constant_diagonal = True
+    test_params = {"gamma": 0.5}
+
+    def __init__(self, *, gamma: float | None = None, sigma: float | None = None) -> None:
+        if gamma is not None and sigma is not None:
+            raise ValueError("rbf: give gamma or sigma, not both")
+        if gamma is not None:
+            check_range("rbf", "gamma", gamma, low=0.0, low_open=True)
+        if sigma is not None:
+            check_range("rbf", "sigma", sigma, low=0.0, low_open=True)
+        self.gamma = gamma
+        self.sigma = sigma
+
+    @property
+    def effective_gamma(self) -> float:
+        """The gamma actually used."""
+        if self.sigma is not None:
+            return 1.0 / (2.0 * self.sigma**2)
+        return 1.0 if self.gamma is None else self.gamma
+
+    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+        return (KIND_RBF, self.effective_gamma, 1.0, 0.0, 1.0)
+
+
+class Laplacian(CompiledKernel):
+    """Laplacian kernel ``k(x, x') = exp(-gamma · ‖x − x'‖₁)``.
+
+    Parameters
+    ----------
+    gamma
+        Inverse width, > 0.
+    """
+
+    name = "laplacian"
+    constant_diagonal = True
+
+    def __init__(self, *, gamma: float = 1.0) -> None:
+        check_range("laplacian", "gamma", gamma, low=0.0, low_open=True)
+        self.gamma = gamma
+
+    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+        return (KIND_LAPLACIAN, self.gamma, 1.0, 0.0, 1.0)
+
+
+@hookimpl
+def kbench_register_kernels(register):
+    """Register the radial kernels."""
+    register(RBF)
+    register(Laplacian)

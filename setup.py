@@ -1,0 +1,54 @@
+"""Build the compiled core of kbench.
+
+All static metadata lives in ``pyproject.toml``; this file only compiles
+``cython_core/*.pyx`` into ``kbench.cython_core.*``. Compiler directives are set
+here, once. ``KBENCH_CYTHON_DEBUG=1`` turns bounds checks and wraparound checks on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+try:
+    from Cython.Build import cythonize
+except ImportError:  # pragma: no cover - exercised only on a broken build environment
+    sys.exit("kbench needs Cython>=3.0 to build its compiled core: pip install Cython")
+
+import numpy as np
+
+DEBUG = os.environ.get("KBENCH_CYTHON_DEBUG", "0") != "0"
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "nonecheck": False,
+    "cdivision": True,
+    "embedsignature": True,
+}
+
+macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+extensions = [
+    Extension(
+        f"kbench.cython_core.{path.stem}",
+        [str(path)],
+        include_dirs=[np.get_include(), "cython_core"],
+        define_macros=macros,
+        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+    )
+    for path in sorted(Path("cython_core").glob("*.pyx"))
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        include_path=["cython_core"],
+        annotate=os.environ.get("KBENCH_CYTHON_ANNOTATE", "0") != "0",
+    )
+)
