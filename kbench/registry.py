@@ -190,6 +190,18 @@ class Registry:
         items = ",".join(f"{k}={format_value(v)}" for k, v in sorted(full.items()))
         return f"{cls.name}[{items}]" if items else cls.name
 
+    def short(self, kind: str, spec: str | None) -> str:
+        """A spec with only its non-default parameters, for display (unchanged if unknown)."""
+        if not spec:
+            return "-"
+        try:
+            cls, params = self.resolve(kind, spec)
+        except SpecError:
+            return spec
+        declared = cls.parameters()
+        items = [f"{k}={format_value(v)}" for k, v in params.items() if v != declared[k].default]
+        return f"{cls.name}[{','.join(items)}]" if items else cls.name
+
     def failures(self) -> list[PluginInfo]:
         """Plugins that failed to load or register."""
         return [p for p in self.plugins.values() if p.error]

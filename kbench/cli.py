@@ -1,0 +1,286 @@
+"""The ``kbench`` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from kbench.errors import KbenchError
+
+KIND_NAMES = {"algorithms": "algorithm", "kernels": "kernel", "losses": "loss", "datasets": "dataset"}
+err = Console(stderr=True)
+
+
+def main() -> None:
+    """Entry point: run the click group, turning kbench errors into one line and exit status 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        err.print("kbench: aborted")
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except KbenchError as exc:
+        click.echo(f"kbench: error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("kbench: interrupted", err=True)
+        sys.exit(130)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kbench")
+def cli() -> None:
+    """kbench: benchmark online kernel learning algorithms on identical streams."""
+
+
+def _registry():
+    from kbench.registry import get_registry
+
+    reg = get_registry()
+    for info in reg.failures():
+        err.print(f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]", highlight=False)
+    return reg
+
+
+# ---------------------------------------------------------------------------------------------
+# kbench run
+# ---------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("study", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-a", "--algorithm", "algorithms", multiple=True, help="Algorithm spec, e.g. norma[eta=0.1] (repeatable).")
+@click.option("-k", "--kernel", "kernels", multiple=True, help="Kernel spec, e.g. rbf[gamma=0.5] (repeatable).")
+@click.option("-l", "--loss", "losses", multiple=True, help="Loss spec for algorithms that take one (repeatable).")
+@click.option("-d", "--dataset", "datasets", multiple=True, help="Data-set spec with stream options, e.g. digits[positive=5-9] (repeatable).")
+@click.option("--seeds", default=None, help="Seeds: 0,1,2 or 0-4 [default: 0].")
+@click.option("--n", "n", type=int, default=None, help="Stream length (at most this many training examples).")
+@click.option("--epochs", type=int, default=None, help="Passes over the stream [default: 1].")
+@click.option("--workers", type=int, default=None, help="Tasks run at once [default: number of cores]; 0 runs in this process.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("kbench-results"), show_default=True, help="Results folder.")
+@click.option("--timeout", type=float, default=None, help="Kill a task after this many seconds (recorded as timeout).")
+@click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+@click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
+@click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
+def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...], losses: tuple[str, ...],
+        datasets: tuple[str, ...], seeds: str | None, n: int | None, epochs: int | None, workers: int | None,
+        out: Path, timeout: float | None, force: bool, retry_failed: bool, no_memory: bool) -> None:
+    """Run a study and print a leaderboard per stream.
+
+    With no STUDY file and no -a/-d it runs the default study on bundled data. Running
+    the same command again resumes: tasks with results are skipped.
+    """
+    from kbench.executors import LocalExecutor
+    from kbench.leaderboard import print_leaderboard
+    from kbench.results import ResultsStore
+    from kbench.streams import get_stream
+    from kbench.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds, plan
+
+    registry = _registry()
+    if workers is not None and workers < 0:
+        raise KbenchError(f"--workers must be 0 or more, got {workers}")
+    if timeout is not None and timeout <= 0:
+        raise KbenchError(f"--timeout must be positive, got {timeout:g}")
+    if study is not None and (algorithms or datasets):
+        raise KbenchError("give either a STUDY file or -a/-d flags, not both")
+    if study is None and not algorithms and not datasets:
+        study = DEFAULT_STUDY
+        err.print(f"kbench: running the default study ({DEFAULT_STUDY.name}); see kbench run --help for your own")
+    if study is not None:
+        experiments = load_study(study)
+    else:
+        if not algorithms or not datasets:
+            raise KbenchError("give at least one -a/--algorithm and one -d/--dataset (or a STUDY file)")
+        experiments = [Experiment(algorithms=list(algorithms), datasets=list(datasets), kernels=list(kernels), losses=list(losses))]
+    for exp in experiments:
+        if seeds is not None:
+            exp.seeds = parse_seeds(seeds)
+        if n is not None:
+            exp.n = n
+        if epochs is not None:
+            exp.epochs = epochs
+        if study is not None and (kernels or losses):
+            exp.kernels = list(kernels) or exp.kernels
+            exp.losses = list(losses) or exp.losses
+    the_plan = plan(experiments, registry)
+    for label, reason in the_plan.skipped:
+        err.print(f"kbench: skipped {label}: {reason}", highlight=False)
+    if not the_plan.tasks:
+        raise KbenchError("the study has no runnable task")
+
+    store = ResultsStore(out)
+    store.prepare()
+    finished = {} if force else store.finished()
+    for path in store.corrupt_files():
+        err.print(f"[yellow]kbench: warning: unreadable result file set aside as {path}; its task is rerun[/yellow]", highlight=False)
+    todo = [t for t in the_plan.tasks
+            if t.task_id not in finished or (retry_failed and finished[t.task_id] != "ok")]
+    skipped_done = len(the_plan.tasks) - len(todo)
+    if skipped_done:
+        err.print(f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)")
+
+    # Build every stream once, here, so that workers only load it from the cache.
+    bad_streams: dict[Any, str] = {}
+    for spec in dict.fromkeys(t.stream for t in todo):
+        try:
+            get_stream(spec, registry)
+        except Exception as exc:
+            bad_streams[spec] = str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
+            err.print(f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}", highlight=False)
+    todo = [t for t in todo if t.stream not in bad_streams]
+
+    counts: dict[str, int] = {}
+    executor = LocalExecutor(workers, timeout=timeout, trace_memory=not no_memory)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                        console=err, auto_refresh=False, transient=False)
+    started = time.time()
+    with progress:
+        bar = progress.add_task("starting", total=len(todo))
+
+        def on_start(task: Any) -> None:
+            progress.update(bar, description=task.label[:60])
+            progress.refresh()
+
+        def on_done(result: Any) -> None:
+            store.write(result)
+            counts[result.status] = counts.get(result.status, 0) + 1
+            if result.status != "ok":
+                progress.console.print(f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
+                                       f"(seed {result.run['seed']}): {result.run['reason']}", highlight=False)
+            progress.advance(bar)
+            progress.refresh()
+
+        try:
+            executor.run(todo, on_done, on_start, tick=progress.refresh)
+        except KeyboardInterrupt:
+            progress.stop()
+            done = sum(counts.values())
+            click.echo(f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume", err=True)
+            sys.exit(130)
+    elapsed = time.time() - started
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
+    err.print(f"kbench: {summary} in {elapsed:.1f} s; results in {out}")
+
+    results = store.load()
+    results.save(out)
+    ids = {t.task_id for t in the_plan.tasks}
+    runs = results.runs[results.runs["task_id"].isin(ids)] if len(results.runs) else results.runs
+    print_leaderboard(runs, registry)
+    if bad_streams:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# kbench show / list / plugins
+# ---------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("results", type=click.Path(file_okay=False, path_type=Path))
+def show(results: Path) -> None:
+    """Print the leaderboards of an existing RESULTS folder."""
+    from kbench.leaderboard import print_leaderboard
+    from kbench.results import load_results
+
+    registry = _registry()
+    print_leaderboard(load_results(results).runs, registry)
+
+
+def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
+    rows = []
+    for name in registry.names(kind):
+        entry = registry.entry(kind, name)
+        cls = entry.cls
+        row: dict[str, Any] = {
+            "kind": kind, "name": name, "plugin": entry.plugin, "version": entry.version,
+            "parameters": {p.name: {"type": p.type_name, "default": p.default} for p in cls.parameters().values()},
+            "summary": (cls.__doc__ or "").strip().splitlines()[0],
+        }
+        if kind == "algorithm":
+            row["tasks"] = sorted(cls.tasks)
+            row["uses_kernel"], row["uses_loss"] = cls.uses_kernel, cls.uses_loss
+        elif kind == "loss":
+            row["tasks"] = sorted(cls.tasks)
+        elif kind == "dataset":
+            row["task"], row["source"] = cls.task, cls.source
+            try:
+                obj = cls()
+                row.update(obj.info())
+                why = obj.unavailable()
+            except Exception as exc:  # a listing must not fail because one data set is broken
+                why = str(exc)
+            row["available"] = why is None
+            if why:
+                row["unavailable"] = why
+        elif kind == "kernel":
+            row["constant_diagonal"] = cls.constant_diagonal
+        rows.append(row)
+    return rows
+
+
+@cli.command(name="list")
+@click.argument("kind", required=False, type=click.Choice(list(KIND_NAMES)))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_(kind: str | None, as_json: bool) -> None:
+    """List registered components with their parameters and the plugin they came from."""
+    registry = _registry()
+    kinds = [KIND_NAMES[kind]] if kind else list(KIND_NAMES.values())
+    rows = [r for k in kinds for r in _component_rows(registry, k)]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    console = Console()
+    for k in kinds:
+        table = Table(title=f"[bold]{k}s[/bold]", title_justify="left")
+        for col in ("name", "parameters (default)", "tasks" if k in ("algorithm", "loss", "dataset") else "", "plugin"):
+            if col:
+                table.add_column(col)
+        for r in (r for r in rows if r["kind"] == k):
+            params = ", ".join(f"{p}={v['default']!r}" for p, v in r["parameters"].items()) or "–"
+            cells = [r["name"], params]
+            if k in ("algorithm", "loss"):
+                cells.append(", ".join(r["tasks"]))
+            elif k == "dataset":
+                shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}, classes={r.get('classes', '?')}"
+                avail = "" if r["available"] else f" [red]unavailable: {escape(r['unavailable'])}[/red]"
+                cells.append(escape(f"{r['task']} ({r['source']}; {shape})") + avail)
+            cells.append(r["plugin"])
+            table.add_row(*(c if '[red]' in c else escape(c) for c in cells))
+        console.print(table)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def plugins(as_json: bool) -> None:
+    """List plugins and what each registered."""
+    registry = _registry()
+    infos = list(registry.plugins.values())
+    if as_json:
+        click.echo(json.dumps([vars(i) for i in infos], indent=2))
+        return
+    table = Table(title="[bold]plugins[/bold]", title_justify="left")
+    for col in ("plugin", "source", "version", "registered", "status"):
+        table.add_column(col)
+    for i in infos:
+        status = "disabled" if i.disabled else (f"[red]{escape(i.error)}[/red]" if i.error else "ok")
+        registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
+        table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
+    Console().print(table)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

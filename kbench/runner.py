@@ -1,0 +1,225 @@
+"""The prequential (test-then-train) evaluation protocol, implemented once.
+
+For each example the learner predicts, the prediction is scored, then the learner
+learns. Between checkpoints the learner's block fast path ``learn_predict_many`` is
+used; an active learner (``wants_label``) is driven one example at a time. Only learner
+calls are timed; held-out evaluation at checkpoints is not.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kbench import __version__
+from kbench.registry import Registry, format_exception_line
+from kbench.streams import Stream
+from kbench.tasks import Task
+
+STATUSES = ("ok", "error", "timeout", "diverged", "memory")
+
+
+class Diverged(Exception):
+    """A learner produced a non-finite prediction or statistic."""
+
+
+@dataclass
+class TaskResult:
+    """What one task produced: a run row, its trace and its per-example outcomes."""
+
+    run: dict[str, Any]
+    traces: pd.DataFrame
+    outcomes: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def status(self) -> str:
+        """ok, error, timeout, diverged or memory."""
+        return self.run["status"]
+
+
+def log_checkpoints(n: int, count: int) -> np.ndarray:
+    """About ``count`` log-spaced example counts in [1, n], always ending at n."""
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    pts = np.unique(np.round(np.logspace(0, math.log10(n), max(count, 2))).astype(np.int64))
+    return np.unique(np.concatenate([pts[(pts >= 1) & (pts <= n)], [n]]))
+
+
+def machine_info() -> dict[str, Any]:
+    """A description of the machine, stored with every run."""
+    import os
+
+    return {
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+
+
+def base_row(task: Task, stream: Stream | None = None) -> dict[str, Any]:
+    """The configuration columns every run row has, whatever its status."""
+    return {
+        "task_id": task.task_id,
+        "algorithm": task.algorithm.split("[")[0],
+        "algorithm_spec": task.algorithm,
+        "kernel": task.kernel,
+        "loss": task.loss,
+        "dataset": task.stream.dataset.split("[")[0],
+        "stream": task.stream.label,
+        "stream_seed": task.stream.seed,
+        "stream_id": stream.stream_id if stream is not None else None,
+        "seed": task.seed,
+        "epochs": task.epochs,
+        "task": stream.task if stream is not None else None,
+        "n": stream.n if stream is not None else None,
+        "d": stream.d if stream is not None else None,
+        "kbench_version": __version__,
+        "config": task.to_dict(),
+    }
+
+
+def failed_result(task: Task, status: str, reason: str, stream: Stream | None = None) -> TaskResult:
+    """A result recording that the task did not finish."""
+    run = base_row(task, stream) | {"status": status, "reason": reason}
+    return TaskResult(run=run, traces=pd.DataFrame({"task_id": pd.Series([], dtype=str)}))
+
+
+def run_task(task: Task, stream: Stream, registry: Registry, *, trace_memory: bool = True) -> TaskResult:
+    """Run one task on its stream; exceptions become an ``error`` or ``diverged`` result."""
+    started = time.time()
+    try:
+        result = _run(task, stream, registry, trace_memory)
+    except Diverged as exc:
+        result = failed_result(task, "diverged", str(exc), stream)
+    except MemoryError:
+        result = failed_result(task, "memory", "MemoryError: the learner ran out of memory", stream)
+    except Exception as exc:  # a failing learner is recorded and the study goes on
+        result = failed_result(task, "error", format_exception_line(exc), stream)
+    finally:
+        if trace_memory and tracemalloc.is_tracing():
+            tracemalloc.stop()
+    result.run["started_at"] = started
+    result.run["finished_at"] = time.time()
+    result.run["machine"] = machine_info()
+    return result
+
+
+def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
+    """Construct the task's algorithm with its kernel, loss and the stream's task."""
+    kernel = registry.create("kernel", task.kernel) if task.kernel else None
+    loss = registry.create("loss", task.loss) if task.loss else None
+    return registry.create("algorithm", task.algorithm, kernel=kernel, loss=loss, task=stream.task,
+                           n_classes=stream.n_classes, seed=task.seed)
+
+
+def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-example outcome: 1 for a correct prediction, or the squared error for regression."""
+    if task_kind == "regression":
+        return (pred - y) ** 2
+    return (pred == y).astype(np.float64)
+
+
+def _test_error(algo: Any, stream: Stream, limit: int | None) -> tuple[float, int]:
+    Xt, yt = stream.X_test, stream.y_test
+    if limit is not None:
+        Xt, yt = Xt[:limit], yt[:limit]
+    pred = np.asarray(algo.predict_many(Xt), dtype=float)
+    if not np.isfinite(pred).all():
+        raise Diverged("non-finite prediction on the test split")
+    if stream.task == "regression":
+        return float(np.mean((pred - yt) ** 2)), len(yt)
+    return float(np.mean(pred != yt)), len(yt)
+
+
+def _check_stats(stats: dict[str, Any], seen: int) -> None:
+    for key, value in stats.items():
+        if isinstance(value, (int, float, np.floating)) and not np.isfinite(value):
+            raise Diverged(f"statistic {key} became {value} after {seen} examples")
+
+
+def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> TaskResult:
+    X, y, n = stream.X, stream.y, stream.n
+    if trace_memory:
+        tracemalloc.start()
+    base_mem = tracemalloc.get_traced_memory()[0] if trace_memory else 0
+    algo = make_algorithm(task, stream, registry)
+    active = callable(getattr(algo, "wants_label", None))
+    checkpoints = log_checkpoints(n, task.checkpoints)
+    outcomes = np.zeros(n)
+    rows: list[dict[str, Any]] = []
+    learn_time, peak_mem, queried = 0.0, 0, 0
+    first_pass_pred = np.empty(n)
+    for epoch in range(1, task.epochs + 1):
+        done, wrong = 0, 0.0
+        for stop in checkpoints:
+            Xb, yb = X[done:stop], y[done:stop]
+            if trace_memory:
+                tracemalloc.reset_peak()
+            t0 = time.perf_counter()
+            if active:
+                pred = np.empty(len(Xb))
+                for i in range(len(Xb)):
+                    x = Xb[i]
+                    pred[i] = algo.predict_one(x)
+                    if algo.wants_label(x):
+                        algo.learn_one(x, yb[i])
+                        queried += 1
+            else:
+                pred = algo.learn_predict_many(Xb, yb)
+            learn_time += time.perf_counter() - t0
+            if trace_memory:
+                peak_mem = max(peak_mem, tracemalloc.get_traced_memory()[1] - base_mem)
+            pred = np.asarray(pred, dtype=float)
+            if pred.shape != (len(Xb),):
+                raise ValueError(f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples")
+            if not np.isfinite(pred).all():
+                bad = done + int(np.argmax(~np.isfinite(pred)))
+                raise Diverged(f"non-finite prediction at example {bad}")
+            score = _score(stream.task, pred, yb)
+            if epoch == 1:
+                outcomes[done:stop] = score
+                first_pass_pred[done:stop] = pred
+            wrong += float(score.sum()) if stream.task == "regression" else float(len(score) - score.sum())
+            done = int(stop)
+            stats = algo.stats()
+            _check_stats(stats, done)
+            row = {"task_id": task.task_id, "stream_id": stream.stream_id, "epoch": epoch,
+                   "seen": done, "mistakes": wrong, "online_error": wrong / done,
+                   "time_s": learn_time, "labels_queried": queried,
+                   "peak_memory": peak_mem if trace_memory else np.nan}
+            if stream.X_test is not None:
+                last = done == n
+                row["test_error"], row["test_n"] = _test_error(algo, stream, None if last else task.test_max)
+            row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
+            rows.append(row)
+    traces = pd.DataFrame(rows)
+    final = rows[-1]
+    first = [r for r in rows if r["epoch"] == 1][-1]
+    run = base_row(task, stream) | {
+        "status": "ok",
+        "reason": "",
+        "mistakes": first["mistakes"],
+        "online_error": first["online_error"],
+        "test_error": final.get("test_error", np.nan),
+        "final_epoch_error": final["online_error"],
+        "n_support": final.get("n_support", np.nan),
+        "kernel_evals": final.get("kernel_evals", np.nan),
+        "time_s": learn_time,
+        "us_per_example": 1e6 * learn_time / (n * task.epochs),
+        "peak_memory": peak_mem if trace_memory else np.nan,
+        "labels_queried": queried if active else n * task.epochs,
+        "constant_predictions": bool(np.all(first_pass_pred[n // 2 :] == first_pass_pred[-1])),
+        "plugin": registry.entry("algorithm", task.algorithm.split("[")[0]).plugin,
+        "plugin_version": registry.entry("algorithm", task.algorithm.split("[")[0]).version,
+    }
+    return TaskResult(run=run, traces=traces, outcomes=outcomes)

@@ -1,0 +1,275 @@
+"""Streams: the identical, read-only example sequences every algorithm of a study sees.
+
+A stream is built once per (dataset spec, stream options, seed) and cached on disk,
+so worker processes load it rather than rebuild it. Its ``stream_id`` hashes its
+spec and contents; results carry it, and comparisons refuse to pair different ids.
+
+Stream options are written inside the data-set spec, beside its own parameters:
+``digits[positive=5-9,scale=minmax,n=1000]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kbench import __version__
+from kbench.components import Data
+from kbench.errors import DataError, SpecError
+from kbench.specs import coerce, parse_spec
+
+ORDERS = ("shuffle", "file")
+SCALES = ("none", "standard", "minmax")
+#: Options every stream accepts, with their types; data sets may not use these names.
+STREAM_OPTIONS: dict[str, Any] = {
+    "order": str,
+    "n": int | None,
+    "test_size": float,
+    "positive": str | None,
+    "scale": str,
+}
+
+
+@dataclass(frozen=True)
+class StreamSpec:
+    """Everything that defines a stream: the data set, its options and the seed.
+
+    Parameters
+    ----------
+    dataset
+        Canonical spec of the data set (its own parameters only).
+    seed
+        Seed of the generator and of the shuffle.
+    order
+        ``shuffle`` (seeded permutation) or ``file`` (the order the data set gives).
+    n
+        Keep at most this many training examples (after ordering).
+    test_size
+        Fraction held out as a test split when the data set has none (0 for none).
+    positive
+        Make a binary task: these classes (``5-9``, ``1|3|5`` or class names) are +1.
+    scale
+        ``none``, ``standard`` (zero mean, unit variance) or ``minmax`` (to [−1, 1]),
+        fitted on the training stream.
+    """
+
+    dataset: str
+    seed: int = 0
+    order: str = "shuffle"
+    n: int | None = None
+    test_size: float = 0.0
+    positive: str | None = None
+    scale: str = "none"
+
+    def __post_init__(self) -> None:
+        if self.order not in ORDERS:
+            raise SpecError(f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)}")
+        if self.scale not in SCALES:
+            raise SpecError(f"stream option scale={self.scale!r}: expected one of {', '.join(SCALES)}")
+        if self.n is not None and self.n < 1:
+            raise SpecError(f"stream option n must be at least 1, got {self.n}")
+        if not 0.0 <= self.test_size < 1.0:
+            raise SpecError(f"stream option test_size must be in [0, 1), got {self.test_size}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the spec."""
+        return dataclasses.asdict(self)
+
+    @property
+    def label(self) -> str:
+        """The data set with its non-default stream options, without the seed."""
+        name, params = parse_spec(self.dataset)
+        opts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name not in ("dataset", "seed") and getattr(self, f.name) != f.default}
+        items = [f"{k}={v}" for k, v in params.items()] + [f"{k}={v}" for k, v in opts.items()]
+        return f"{name}[{','.join(items)}]" if items else name
+
+    def key(self) -> str:
+        """A hash of the spec (and kbench's version), naming the cache file."""
+        text = json.dumps({"spec": self.to_dict(), "kbench": __version__}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def split_stream_options(spec: str) -> tuple[str, dict[str, Any]]:
+    """Separate the stream options from a data-set spec; return (dataset spec, options)."""
+    name, params = parse_spec(spec)
+    options = {}
+    for key in list(params):
+        if key in STREAM_OPTIONS:
+            options[key] = coerce(params.pop(key), STREAM_OPTIONS[key], f"stream option {key!r}")
+    rest = ",".join(f"{k}={v}" for k, v in params.items())
+    return (f"{name}[{rest}]" if rest else name), options
+
+
+@dataclass(frozen=True)
+class Stream:
+    """Read-only C-contiguous float64 arrays of one stream, and its id."""
+
+    spec: StreamSpec
+    X: np.ndarray
+    y: np.ndarray
+    task: str
+    n_classes: int
+    stream_id: str
+    X_test: np.ndarray | None = None
+    y_test: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        """Number of training examples."""
+        return len(self.X)
+
+    @property
+    def d(self) -> int:
+        """Dimension."""
+        return self.X.shape[1]
+
+
+def _check_finite(name: str, part: str, X: np.ndarray, y: np.ndarray) -> None:
+    bad = ~np.isfinite(X).all(axis=1) | ~np.isfinite(y)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise DataError(f"data set {name!r}: {part} row {row} has a NaN or infinite value "
+                        f"({int(bad.sum())} such rows); clean the data or drop those rows")
+
+
+def _parse_classes(text: str, data: Data, name: str) -> set[int]:
+    names = list(data.class_names or [])
+    chosen: set[int] = set()
+    for part in text.replace("|", " ").replace(";", " ").split():
+        lo, dash, hi = part.partition("-")
+        if dash and lo.isdigit() and hi.isdigit():
+            chosen.update(range(int(lo), int(hi) + 1))
+        elif part.lstrip("-").isdigit():
+            chosen.add(int(part))
+        elif part in names:
+            chosen.add(names.index(part))
+        else:
+            raise DataError(f"data set {name!r} has no class {part!r} (classes: {', '.join(names) or f'0..{data.n_classes - 1}'})")
+    missing = sorted(c for c in chosen if not 0 <= c < data.n_classes)
+    if missing:
+        raise DataError(f"data set {name!r} has no class {missing[0]} (it has classes 0..{data.n_classes - 1})")
+    if not chosen or len(chosen) == data.n_classes:
+        raise DataError(f"positive={text!r} on {name!r} must name some but not all classes")
+    return chosen
+
+
+def _readonly(a: np.ndarray | None) -> np.ndarray | None:
+    if a is None:
+        return None
+    a = np.array(a, dtype=np.float64, order="C", copy=True)  # owned, so no view can write to it
+    a.setflags(write=False)
+    return a
+
+
+def build_stream(spec: StreamSpec, registry: Any) -> Stream:
+    """Load the data set and apply the stream options (no cache)."""
+    dataset = registry.create("dataset", spec.dataset)
+    why = dataset.unavailable()
+    if why:
+        raise DataError(f"data set {dataset.name!r} is not available here: {why}")
+    data = dataset.load(spec.seed)
+    name = dataset.name
+    X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y, dtype=np.float64).ravel()
+    if X.ndim != 2 or len(X) == 0:
+        raise DataError(f"data set {name!r} is empty (shape {X.shape}); check its parameters or files")
+    if len(y) != len(X):
+        raise DataError(f"data set {name!r}: {len(X)} rows but {len(y)} labels")
+    _check_finite(name, "training", X, y)
+    Xt = None if data.X_test is None else np.asarray(data.X_test, dtype=np.float64)
+    yt = None if data.y_test is None else np.asarray(data.y_test, dtype=np.float64).ravel()
+    if Xt is not None:
+        if Xt.ndim != 2 or Xt.shape[1] != X.shape[1] or len(yt) != len(Xt):
+            raise DataError(f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}")
+        _check_finite(name, "test", Xt, yt)
+    task, n_classes = data.task, data.n_classes
+    if spec.positive is not None:
+        if task != "multiclass":
+            raise DataError(f"positive= groups classes of a multiclass data set; {name!r} is {task}")
+        pos = np.array(sorted(_parse_classes(spec.positive, data, name)), dtype=float)
+        y = np.where(np.isin(y, pos), 1.0, -1.0)
+        yt = None if yt is None else np.where(np.isin(yt, pos), 1.0, -1.0)
+        task, n_classes = "binary", 2
+    rng = np.random.default_rng(spec.seed)
+    if spec.test_size > 0.0 and Xt is None:
+        perm = rng.permutation(len(X))
+        n_test = max(1, int(round(spec.test_size * len(X))))
+        if n_test >= len(X):
+            raise DataError(f"data set {name!r}: test_size={spec.test_size} leaves no training examples")
+        Xt, yt = X[perm[:n_test]], y[perm[:n_test]]
+        X, y = X[perm[n_test:]], y[perm[n_test:]]
+    if spec.order == "shuffle":
+        perm = rng.permutation(len(X))
+        X, y = X[perm], y[perm]
+    if spec.n is not None:
+        X, y = X[: spec.n], y[: spec.n]
+    if spec.scale != "none":
+        if spec.scale == "standard":
+            center, width = X.mean(axis=0), X.std(axis=0)
+        else:
+            lo, hi = X.min(axis=0), X.max(axis=0)
+            center, width = (hi + lo) / 2.0, (hi - lo) / 2.0
+        width = np.where(width > 0, width, 1.0)
+        X = (X - center) / width
+        Xt = None if Xt is None else (Xt - center) / width
+    X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
+    return Stream(spec=spec, X=X, y=y, X_test=Xt, y_test=yt, task=task, n_classes=n_classes,
+                  stream_id=_stream_id(spec, X, y, Xt, yt))
+
+
+def _stream_id(spec: StreamSpec, *arrays: np.ndarray | None) -> str:
+    h = hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode())
+    for a in arrays:
+        h.update(b"-" if a is None else a.tobytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Where streams are cached: ``$KBENCH_CACHE``, else the user's cache folder."""
+    env = os.environ.get("KBENCH_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kbench"
+
+
+def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) -> Stream:
+    """Load a stream from the cache, building and caching it on first use."""
+    folder = (cache or cache_dir()) / "streams"
+    path = folder / f"{spec.key()}.npz"
+    if path.exists():
+        try:
+            return _load(path, spec)
+        except Exception:  # an unreadable cache entry is rebuilt, never trusted
+            path.unlink(missing_ok=True)
+    stream = build_stream(spec, registry)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
+        with os.fdopen(fd, "wb") as fh:
+            arrays = {k: getattr(stream, k) for k in ("X", "y", "X_test", "y_test") if getattr(stream, k) is not None}
+            meta = json.dumps({"task": stream.task, "n_classes": stream.n_classes, "stream_id": stream.stream_id})
+            np.savez(fh, meta=np.array(meta), **arrays)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs a rebuild next time
+    return stream
+
+
+def _load(path: Path, spec: StreamSpec) -> Stream:
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+        arrays = {k: _readonly(z[k]) if k in z.files else None for k in ("X", "y", "X_test", "y_test")}
+    stream = Stream(spec=spec, task=meta["task"], n_classes=meta["n_classes"],
+                    stream_id=meta["stream_id"], **arrays)
+    if _stream_id(spec, stream.X, stream.y, stream.X_test, stream.y_test) != stream.stream_id:
+        raise DataError(f"cached stream {path} does not match its id")
+    return stream

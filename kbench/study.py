@@ -1,0 +1,164 @@
+"""A study: experiments (grids of algorithms × kernels × losses × data sets × seeds) planned into tasks.
+
+A study comes from CLI flags or a TOML file::
+
+    [study]                      # defaults for every experiment
+    seeds = [0, 1, 2]
+    n = 5000
+
+    [[experiment]]
+    datasets = ["a9a", "digits[positive=5-9,scale=minmax]"]
+    algorithms = ["perceptron", "norma[eta=0.5,budget=200]"]
+    kernels = ["rbf[gamma=0.05]"]
+    losses = ["hinge"]
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from kbench.errors import KbenchError, SpecError
+from kbench.registry import Registry
+from kbench.specs import parse_spec
+from kbench.streams import StreamSpec, split_stream_options
+from kbench.tasks import Task
+
+DEFAULT_STUDY = Path(__file__).parent / "studies" / "default.toml"
+
+
+@dataclass
+class Experiment:
+    """One grid of a study."""
+
+    algorithms: list[str]
+    datasets: list[str]
+    kernels: list[str] = field(default_factory=list)
+    losses: list[str] = field(default_factory=list)
+    seeds: list[int] = field(default_factory=lambda: [0])
+    n: int | None = None
+    epochs: int = 1
+    checkpoints: int = 32
+    test_max: int = 2000
+    name: str = ""
+
+
+def load_study(path: str | Path) -> list[Experiment]:
+    """Read a TOML study file into its experiments."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise KbenchError(f"study file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise KbenchError(f"study file {path} is not valid TOML: {exc}") from None
+    defaults = data.get("study", {})
+    blocks = data.get("experiment", [])
+    if not blocks:
+        blocks = [{}]
+    allowed = {f.name for f in fields(Experiment)}
+    experiments = []
+    for i, block in enumerate(blocks):
+        merged = {**defaults, **block}
+        unknown = sorted(set(merged) - allowed)
+        if unknown:
+            raise KbenchError(f"study file {path}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(allowed))})")
+        for key in ("algorithms", "datasets"):
+            if not merged.get(key):
+                raise KbenchError(f"study file {path}: experiment {i + 1} lists no {key}")
+        experiments.append(Experiment(**merged))
+    return experiments
+
+
+@dataclass
+class Plan:
+    """The tasks of a study, and the combinations skipped with their reasons."""
+
+    tasks: list[Task]
+    skipped: list[tuple[str, str]]
+
+
+def plan(experiments: list[Experiment], registry: Registry) -> Plan:
+    """Expand experiments into tasks, validating every spec before anything runs."""
+    tasks: dict[str, Task] = {}
+    skipped: list[tuple[str, str]] = []
+    for exp in experiments:
+        if exp.epochs < 1:
+            raise SpecError(f"epochs must be at least 1, got {exp.epochs}")
+        if exp.n is not None and exp.n < 1:
+            raise SpecError(f"--n must be at least 1, got {exp.n}")
+        streams = [_stream_base(spec, registry, exp) for spec in exp.datasets]
+        kernels = [registry.canonical("kernel", k) for k in exp.kernels] or [registry.canonical("kernel", "rbf")]
+        losses = [registry.canonical("loss", spec) for spec in exp.losses]
+        for alg_spec in exp.algorithms:
+            cls, _ = registry.resolve("algorithm", alg_spec)
+            algorithm = registry.canonical("algorithm", alg_spec)
+            for dataset, options, task_kind, n_classes in streams:
+                label = f"{cls.name} on {dataset}"
+                reason = cls.supports(task_kind)
+                if reason:
+                    skipped.append((label, reason))
+                    continue
+                alg_losses: list[str | None] = [None]
+                if cls.uses_loss:
+                    alg_losses = losses or [registry.canonical("loss", cls.default_loss or "hinge")]
+                for loss in alg_losses:
+                    loss_obj = registry.create("loss", loss) if loss else None
+                    reason = cls.supports(task_kind, loss_obj)
+                    if reason:
+                        skipped.append((f"{label} with loss {loss}", reason))
+                        continue
+                    for kernel in kernels if cls.uses_kernel else [None]:
+                        kernel_obj = registry.create("kernel", kernel) if kernel else None
+                        # Construct once so that out-of-range values fail before anything runs.
+                        registry.create("algorithm", algorithm, kernel=kernel_obj, loss=loss_obj,
+                                        task=task_kind, n_classes=n_classes, seed=0)
+                        for seed in exp.seeds:
+                            stream = StreamSpec(dataset=dataset, seed=seed, **options)
+                            task = Task(algorithm=algorithm, kernel=kernel, loss=loss, stream=stream,
+                                        seed=seed, epochs=exp.epochs, checkpoints=exp.checkpoints,
+                                        test_max=exp.test_max)
+                            tasks.setdefault(task.task_id, task)
+    return Plan(tasks=list(tasks.values()), skipped=skipped)
+
+
+def _stream_base(spec: str, registry: Registry, exp: Experiment) -> tuple[str, dict[str, Any], str, int]:
+    """Canonical data-set spec, stream options, task and class count of one data-set spec."""
+    dataset_spec, options = split_stream_options(spec)
+    if exp.n is not None and "n" not in options:
+        options["n"] = exp.n
+    StreamSpec(dataset="-", **options)  # validates the options
+    cls, _ = registry.resolve("dataset", dataset_spec)
+    dataset = registry.create("dataset", dataset_spec)
+    task_kind = cls.task
+    n_classes = dataset.info().get("classes", 2)
+    if options.get("positive") is not None:
+        if task_kind != "multiclass":
+            raise SpecError(f"positive= groups the classes of a multiclass data set; {cls.name!r} is {task_kind}")
+        task_kind, n_classes = "binary", 2
+    return registry.canonical("dataset", dataset_spec), options, task_kind, n_classes
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Parse ``0,1,2`` or ``0-4`` (inclusive ranges) into a sorted list of seeds."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, dash, hi = part.partition("-")
+        try:
+            if dash and lo:
+                seeds.extend(range(int(lo), int(hi) + 1))
+            else:
+                seeds.append(int(part))
+        except ValueError:
+            raise SpecError(f"--seeds {text!r}: expected integers such as 0,1,2 or 0-4") from None
+    if not seeds:
+        raise SpecError(f"--seeds {text!r}: no seeds given")
+    return sorted(set(seeds))
+
+
+__all__ = ["DEFAULT_STUDY", "Experiment", "Plan", "load_study", "parse_seeds", "parse_spec", "plan"]
