@@ -151,7 +151,7 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
         bar = progress.add_task("starting", total=len(todo))
 
         def on_start(task: Any) -> None:
-            progress.update(bar, description=task.label[:60])
+            progress.update(bar, description=escape(task.label[:60]))
             progress.refresh()
 
         def on_done(result: Any) -> None:
