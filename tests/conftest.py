@@ -1,0 +1,159 @@
+"""Shared fixtures: isolated caches, and real plugin distributions made on the fly."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from kbench.registry import reset_registry
+
+REPO = Path(__file__).resolve().parents[1]
+KBENCH = Path(sys.executable).with_name("kbench")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test gets its own stream cache and a fresh process-wide registry."""
+    monkeypatch.setenv("KBENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("KBENCH_DISABLE_PLUGINS", raising=False)
+    reset_registry()
+    yield
+    reset_registry()
+
+
+PluginFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginFactory:
+    """Install a plugin distribution into a folder on sys.path (and PYTHONPATH for subprocesses).
+
+    ``plugin_dist("name", source)`` writes ``name.py`` with ``source`` and a
+    ``name-1.0.dist-info`` declaring it in the ``kbench`` entry-point group, exactly as
+    pip would, so importlib.metadata finds it.
+    """
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
+
+    def make(name: str, source: str, *, entry_name: str | None = None, version: str = "1.0") -> Path:
+        (site / f"{name}.py").write_text(textwrap.dedent(source))
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        (info / "entry_points.txt").write_text(f"[kbench]\n{entry_name or name} = {name}\n")
+        sys.modules.pop(name, None)
+        reset_registry()
+        return site
+
+    return make
+
+
+#: Source of a plugin with learners that misbehave on purpose, used by runner and CLI tests.
+MISBEHAVING = '''
+import os, time
+import numpy as np
+from kbench import hookimpl, Algorithm, Dataset
+from kbench.components import Data
+
+
+class Sleeper(Algorithm):
+    """Sleeps on every example: a learner that hangs."""
+    name = "sleeper"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, seconds: float = 60.0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.seconds = seconds
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        time.sleep(self.seconds)
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+class Exploder(Algorithm):
+    """Raises after a number of examples."""
+    name = "exploder"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, after: int = 5):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.after = after
+        self.seen = 0
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        self.seen += 1
+        if self.seen > self.after:
+            raise RuntimeError("exploded on purpose")
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+class Diverger(Algorithm):
+    """Its decision value becomes NaN after some examples."""
+    name = "diverger"
+    tasks = frozenset({"regression"})
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="regression", n_classes=2, seed=0, after: int = 10):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.after = after
+        self.seen = 0
+    def decision_one(self, x):
+        return float("nan") if self.seen > self.after else 0.0
+    def learn_one(self, x, y):
+        self.seen += 1
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+class Crasher(Algorithm):
+    """Kills its own process (as a segfault in compiled code would)."""
+    name = "crasher"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        os._exit(3)
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+class NaNData(Dataset):
+    """A data set with a NaN in row 7."""
+    name = "nandata"
+    def __init__(self):
+        pass
+    def load(self, seed):
+        X = np.ones((20, 3)); X[7, 1] = np.nan
+        return Data(X=X, y=np.ones(20), task="binary", n_classes=2)
+
+
+class EmptyData(Dataset):
+    """A data set with no rows."""
+    name = "emptydata"
+    def __init__(self):
+        pass
+    def load(self, seed):
+        return Data(X=np.zeros((0, 3)), y=np.zeros(0), task="binary", n_classes=2)
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    for cls in (Sleeper, Exploder, Diverger, Crasher):
+        register(cls)
+
+
+@hookimpl
+def kbench_register_datasets(register):
+    register(NaNData)
+    register(EmptyData)
+'''
