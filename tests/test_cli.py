@@ -1,0 +1,184 @@
+"""The kbench command line, run as a user runs it: a real executable in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import MISBEHAVING
+
+KBENCH = [sys.executable, "-m", "kbench.cli"]
+DIGITS = "digits[positive=5-9,scale=minmax,test_size=0.3,n=400]"
+
+
+def kbench(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="200")
+    return subprocess.run([*KBENCH, *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _error_line(proc: subprocess.CompletedProcess[str]) -> str:
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("kbench: error:")]
+    assert len(lines) >= 1, proc.stderr
+    return lines[0]
+
+
+def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
+    """A run writes one file per task and a leaderboard; running again skips finished tasks."""
+    out = tmp_path / "res"
+    args = ["run", "-a", "perceptron", "-a", "norma[eta=0.5,c=0.001,budget=100]", "-k", "rbf[gamma=0.05]",
+            "-d", DIGITS, "--seeds", "0-1", "--workers", "2", "--out", str(out)]
+    first = kbench(*args)
+    assert first.returncode == 0, first.stderr
+    assert "4 ok" in first.stderr
+    assert "perceptron" in first.stdout and "norma[budget=100,c=0.001]" in first.stdout
+    assert "held-out error" in first.stdout
+    assert len(list((out / "tasks").glob("*.parquet"))) == 4
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert set(runs["status"]) == {"ok"} and runs["stream_id"].nunique() == 2
+    # Every algorithm saw the identical stream of each seed.
+    assert (runs.groupby("seed")["stream_id"].nunique() == 1).all()
+    again = kbench(*args)
+    assert again.returncode == 0 and "4 of 4 tasks already have results" in again.stderr
+    assert "perceptron" in again.stdout
+    forced = kbench(*args, "--force")
+    assert forced.returncode == 0 and "4 ok" in forced.stderr
+
+
+def test_study_file(tmp_path: Path) -> None:
+    """A TOML study with two experiments runs every combination it lists."""
+    study = tmp_path / "study.toml"
+    study.write_text(f"""
+[study]
+seeds = [3]
+[[experiment]]
+datasets = ["{DIGITS}"]
+algorithms = ["perceptron"]
+kernels = ["rbf[gamma=0.05]", "linear"]
+[[experiment]]
+datasets = ["a9a[n=300]"]
+algorithms = ["norma[budget=50]"]
+losses = ["hinge", "logistic"]
+""")
+    proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(tmp_path / "r" / "runs.parquet")
+    assert len(runs) == 4 and set(runs["seed"]) == {3}
+    assert set(runs["loss"].dropna().str.split("[").str[0]) == {"hinge", "logistic"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-a", "percepton", "-d", "digits"], "unknown algorithm 'percepton' (did you mean 'perceptron'?)"),
+        (["-a", "norma[eta=-1]", "-d", "digits[positive=1]"], "norma: eta must be in (0"),
+        (["-a", "norma[step=1]", "-d", "digits[positive=1]"], "algorithm 'norma' has no parameter 'step'"),
+        (["-a", "perceptron", "-d", "digits[scale=huge]"], "stream option scale='huge'"),
+        (["-a", "perceptron", "-d", "digits", "--seeds", "a-b"], "--seeds 'a-b'"),
+        (["-a", "perceptron"], "give at least one -a/--algorithm and one -d/--dataset"),
+    ],
+)
+def test_bad_specs_give_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    """Unknown components, parameters and out-of-range values: one line, exit status 2."""
+    proc = kbench("run", *args, "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2
+    assert message in _error_line(proc)
+    assert "Traceback" not in proc.stderr
+
+
+def test_unwritable_output_folder(tmp_path: Path) -> None:
+    """An output folder that cannot be created is an error before anything runs."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    proc = kbench("run", "-a", "perceptron", "-d", DIGITS, "--out", str(blocker / "res"))
+    assert proc.returncode == 2 and "cannot write results to" in _error_line(proc)
+
+
+def test_misbehaving_plugins_do_not_stop_the_study(tmp_path: Path, plugin_dist) -> None:
+    """Hung, raising and crashing learners are recorded; bad data is reported; the rest runs."""
+    plugin_dist("kb_misbehaving", MISBEHAVING)
+    plugin_dist("kb_broken", "raise ImportError('missing dependency xyz')\n")
+    out = tmp_path / "res"
+    started = time.monotonic()
+    proc = kbench("run", "-a", "sleeper", "-a", "exploder", "-a", "crasher", "-a", "perceptron",
+                  "-d", "digits[positive=5-9,n=100]", "-d", "nandata", "--timeout", "3", "--workers", "2",
+                  "--out", str(out))
+    assert time.monotonic() - started < 60
+    assert proc.returncode == 1, proc.stderr  # the NaN data set is bad input
+    assert "plugin 'kb_broken' skipped: failed to load: ImportError: missing dependency xyz" in proc.stderr
+    assert "stream nandata (seed 0): data set 'nandata': training row 7 has a NaN" in proc.stderr
+    runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
+    assert runs.loc["sleeper", "status"] == "timeout"
+    assert runs.loc["exploder", "status"] == "error" and runs.loc["exploder", "reason"] == "RuntimeError: exploded on purpose"
+    assert runs.loc["crasher", "status"] == "error" and "worker process died (exit code 3)" in runs.loc["crasher", "reason"]
+    assert runs.loc["perceptron", "status"] == "ok"
+
+
+def test_corrupted_result_file_is_set_aside_and_rerun(tmp_path: Path) -> None:
+    """A result file damaged after a kill is kept aside as .corrupt, and its task runs again."""
+    out = tmp_path / "res"
+    args = ["run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-d", DIGITS, "--workers", "0", "--out", str(out)]
+    assert kbench(*args).returncode == 0
+    (task_file,) = (out / "tasks").glob("*.parquet")
+    task_file.write_bytes(task_file.read_bytes()[:100])
+    show = kbench("show", str(out))
+    assert show.returncode == 2 and "is unreadable" in _error_line(show)
+    again = kbench(*args)
+    assert again.returncode == 0 and "set aside" in again.stderr and "1 ok" in again.stderr
+    assert task_file.exists() and task_file.with_suffix(".parquet.corrupt").exists()
+    assert kbench("show", str(out)).returncode == 0
+
+
+def test_ctrl_c_keeps_finished_tasks(tmp_path: Path, plugin_dist) -> None:
+    """Ctrl-C stops the study, keeps every finished task, and the same command resumes."""
+    plugin_dist("kb_misbehaving", MISBEHAVING)
+    out = tmp_path / "res"
+    args = ["run", "-a", "perceptron", "-a", "sleeper", "-k", "rbf[gamma=0.05]", "-d", DIGITS,
+            "--seeds", "0-3", "--workers", "1", "--out", str(out)]
+    proc = subprocess.Popen([*KBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list((out / "tasks").glob("*.parquet"))) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(list((out / "tasks").glob("*.parquet"))) == 4  # the four perceptron tasks
+    os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: the whole process group
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted; 4 finished tasks are kept" in err
+    assert len(list((out / "tasks").glob("*.parquet"))) == 4
+    resumed = kbench(*args[:-4], "--seeds", "0-3", "--out", str(out), "--timeout", "1", "--workers", "2")
+    assert "4 of 8 tasks already have results" in resumed.stderr
+
+
+def test_list_and_plugins(plugin_dist) -> None:
+    """kbench list and kbench plugins show components, parameters and their plugins."""
+    plugin_dist("kb_misbehaving", MISBEHAVING)
+    listing = kbench("list", "algorithms")
+    assert listing.returncode == 0
+    assert "norma" in listing.stdout and "budget=1000" in listing.stdout and "kb_misbehaving" in listing.stdout
+    rows = json.loads(kbench("list", "--json").stdout)
+    norma = next(r for r in rows if r["name"] == "norma")
+    assert norma["plugin"] == "kbench.algorithms.norma" and norma["parameters"]["budget"]["default"] == 1000
+    assert "binary" in norma["tasks"]
+    a9a = next(r for r in rows if r["name"] == "a9a")
+    assert a9a["available"] and a9a["d"] == 123
+    plugins = {p["name"]: p for p in json.loads(kbench("plugins", "--json").stdout)}
+    assert plugins["kb_misbehaving"]["components"]["algorithms"] == ["sleeper", "exploder", "diverger", "crasher"]
+    assert plugins["kbench.kernels.radial"]["source"] == "builtin"
+
+
+@pytest.mark.slow
+def test_default_study_plans_and_runs(tmp_path: Path) -> None:
+    """`kbench run` with no arguments runs the default study on bundled data."""
+    proc = kbench("run", "--out", str(tmp_path / "r"), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(tmp_path / "r" / "runs.parquet")
+    assert (runs["status"] == "ok").all() and runs["dataset"].nunique() >= 3
+    assert "a9a" in proc.stdout

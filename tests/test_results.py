@@ -1,0 +1,83 @@
+"""The results store: atomic task files, the three tables, resumption and unreadable files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kbench.errors import ResultsError
+from kbench.registry import get_registry
+from kbench.results import ResultsStore, load_results
+from kbench.runner import failed_result, run_task
+from kbench.streams import StreamSpec, build_stream
+from kbench.tasks import Task
+
+
+def _result(seed: int = 0, regression: bool = False):
+    reg = get_registry()
+    task = Task(algorithm=reg.canonical("algorithm", "perceptron"), kernel=reg.canonical("kernel", "rbf[gamma=0.05]"),
+                loss=None, stream=StreamSpec("digits", seed=seed, positive="5-9", n=300, test_size=0.2, scale="minmax"),
+                seed=seed, checkpoints=6)
+    return run_task(task, build_stream(task.stream, reg), reg)
+
+
+def test_write_and_read_back(tmp_path) -> None:
+    """A written task reads back as a run row, its trace and its outcome vector."""
+    store = ResultsStore(tmp_path / "out")
+    store.prepare()
+    res = _result()
+    path = store.write(res)
+    assert path.name == f"{res.run['task_id']}.parquet"
+    assert not list(store.tasks_dir.glob(".tmp-*"))
+    tables = load_results(tmp_path / "out")
+    run = tables.runs.iloc[0]
+    assert run["status"] == "ok" and run["stream_id"] == res.run["stream_id"]
+    assert run["online_error"] == pytest.approx(res.run["online_error"])
+    assert run["config"]["algorithm"].startswith("perceptron")
+    assert len(tables.traces) == len(res.traces)
+    outcome = tables.outcomes.iloc[0]["outcome"]
+    assert outcome.dtype == bool and np.array_equal(outcome, res.outcomes.astype(bool))
+    long = tables.outcomes_long()
+    assert len(long) == 300 and set(long.columns) >= {"task_id", "stream_id", "example", "outcome"}
+    tables.save(tmp_path / "out")
+    assert {p.name for p in (tmp_path / "out").glob("*.parquet")} == {"runs.parquet", "traces.parquet", "outcomes.parquet"}
+
+
+def test_failed_tasks_are_stored_with_status(tmp_path) -> None:
+    """A failed task is a file too, with its status and reason and no outcomes."""
+    store = ResultsStore(tmp_path)
+    store.prepare()
+    ok = _result()
+    task = Task.from_dict(ok.run["config"])
+    store.write(failed_result(task, "timeout", "killed after the 1 s timeout"))
+    assert store.finished() == {task.task_id: "timeout"}
+    tables = load_results(tmp_path)
+    assert tables.runs.iloc[0]["reason"] == "killed after the 1 s timeout" and tables.outcomes.empty
+
+
+def test_unreadable_file_is_named(tmp_path) -> None:
+    """Reading a folder with a corrupted task file names the file and what to do."""
+    store = ResultsStore(tmp_path)
+    store.prepare()
+    store.write(_result())
+    (store.tasks_dir / "deadbeef.parquet").write_bytes(b"PAR1 truncated")
+    with pytest.raises(ResultsError, match=r"deadbeef.parquet is unreadable .*delete it, or rerun"):
+        load_results(tmp_path)
+    assert len(store.finished()) == 1  # resuming sets it aside instead
+    assert (store.tasks_dir / "deadbeef.parquet.corrupt").exists()
+
+
+def test_leftover_temporary_files_are_cleaned(tmp_path) -> None:
+    """A temporary file left by a run killed mid-write is removed; finished files stay."""
+    store = ResultsStore(tmp_path)
+    store.prepare()
+    store.write(_result())
+    (store.tasks_dir / ".tmp-abc.parquet").write_bytes(b"partial")
+    store.prepare()
+    assert not list(store.tasks_dir.glob(".tmp-*")) and len(store.finished()) == 1
+
+
+def test_not_a_results_folder(tmp_path) -> None:
+    """A folder without tasks/ is not mistaken for results."""
+    with pytest.raises(ResultsError, match="is not a kbench results folder"):
+        load_results(tmp_path)
