@@ -1,6 +1,7 @@
 # Shared inline derivatives of the scalar losses the compiled learners support.
-# Keep in sync with the ``cython_id`` of the loss plugins (kbench/plugins/losses).
-from libc.math cimport exp, fabs
+# Keep in sync with the ids that loss plugins return from ``compiled()``
+# (kbench/plugins/losses/_compiled_ids.py); tests/test_losses.py checks both sides.
+from libc.math cimport NAN, exp, fabs
 
 cdef enum:
     L_HINGE = 0
@@ -9,10 +10,21 @@ cdef enum:
     L_EPS_INSENSITIVE = 3
     L_SMOOTH_HINGE = 4
     L_SQUARED_HINGE = 5
+    L_RAMP = 6
+    L_HUBER = 7
+    L_NOVELTY = 8
+    # One past the largest id: the number of compiled losses.
+    L_COUNT = 9
 
 
 cdef inline double _loss_deriv(int kind, double f, double y, double p1) noexcept nogil:
-    """d loss(f, y) / d f for a scalar score f."""
+    """d loss(f, y) / d f for a scalar score f; p1 is the loss's one parameter.
+
+    At a kink the derivative is the one-sided value that makes the inactive side win
+    (0 at y f = 1 for the hinge), the convention of the Python plugins. An unknown
+    kind gives NaN, which poisons the learner's output instead of silently using
+    another loss.
+    """
     cdef double z, r
     if kind == L_HINGE:
         return -y if y * f < 1.0 else 0.0
@@ -39,6 +51,21 @@ cdef inline double _loss_deriv(int kind, double f, double y, double p1) noexcept
         if z <= -1.0:
             return -y
         return -y * (1.0 - z) / 2.0
-    else:  # L_SQUARED_HINGE
+    elif kind == L_SQUARED_HINGE:
         z = y * f
         return -2.0 * y * (1.0 - z) if z < 1.0 else 0.0
+    elif kind == L_RAMP:
+        # R_s = H_1 − H_s, each hinge with derivative 0 at its own kink: active on [s, 1).
+        z = y * f
+        return -y if (z < 1.0 and z >= p1) else 0.0
+    elif kind == L_HUBER:
+        r = f - y
+        if r > p1:
+            return p1
+        if r < -p1:
+            return -p1
+        return r
+    elif kind == L_NOVELTY:
+        # Labels carry no information in novelty detection; y is ignored.
+        return -1.0 if f < p1 else 0.0
+    return NAN

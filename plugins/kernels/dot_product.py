@@ -11,6 +11,7 @@ class Linear(CompiledKernel):
     """Linear kernel ``k(x, x') = ⟨x, x'⟩``."""
 
     name = "linear"
+    constant_diagonal = False
 
     def __init__(self) -> None:
         pass
@@ -25,7 +26,7 @@ class Polynomial(CompiledKernel):
     Parameters
     ----------
     degree
-        Exponent, ≥ 1.
+        Exponent, an integer ≥ 1.
     scale
         Multiplier of the inner product, > 0.
     offset
@@ -33,10 +34,14 @@ class Polynomial(CompiledKernel):
     """
 
     name = "poly"
+    constant_diagonal = False
     test_params = {"degree": 2}
 
     def __init__(self, *, degree: int = 3, scale: float = 1.0, offset: float = 1.0) -> None:
         check_range("poly", "degree", degree, low=1)
+        # A fractional power of a negative ⟨x, x'⟩ is undefined (and not a kernel).
+        if isinstance(degree, bool) or int(degree) != degree:
+            raise ValueError(f"poly: degree must be an integer, got {degree!r}")
         check_range("poly", "scale", scale, low=0.0, low_open=True)
         check_range("poly", "offset", offset, low=0.0)
         self.degree = degree

@@ -8,17 +8,20 @@ from kbench.kernels_api import KIND_LAPLACIAN, KIND_RBF, CompiledKernel
 
 
 class RBF(CompiledKernel):
-    """Gaussian kernel ``k(x, x') = exp(-gamma · ‖x − x'‖²)``.
+    """Gaussian (RBF) kernel ``k(x, x') = exp(−gamma · ‖x − x'‖²)``.
 
-    Give either ``gamma`` or ``sigma`` (``gamma = 1 / (2 sigma²)``); with neither,
-    ``gamma = 1``.
+    This is the one convention kbench uses for the Gaussian kernel, the same as
+    scikit-learn's ``rbf_kernel``. Give either ``gamma`` or ``sigma``, not both; the
+    width ``sigma`` is converted with ``gamma = 1 / (2 sigma²)``, so that
+    ``k(x, x') = exp(−‖x − x'‖² / (2 sigma²))``. With neither, ``gamma = 1``.
+    ``k(x, x) = 1`` for every x.
 
     Parameters
     ----------
     gamma
-        Inverse width, > 0.
+        Inverse squared width, > 0.
     sigma
-        Width, > 0; an alternative to gamma.
+        Width (standard deviation), > 0; an alternative to gamma.
     """
 
     name = "rbf"
@@ -47,7 +50,9 @@ class RBF(CompiledKernel):
 
 
 class Laplacian(CompiledKernel):
-    """Laplacian kernel ``k(x, x') = exp(-gamma · ‖x − x'‖₁)``.
+    """Laplacian kernel ``k(x, x') = exp(−gamma · ‖x − x'‖₁)`` (the L1 distance, not squared).
+
+    ``k(x, x) = 1`` for every x.
 
     Parameters
     ----------
