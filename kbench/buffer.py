@@ -121,6 +121,7 @@ class SupportBuffer:
             return out
         compiled = kernel.compiled()
         xsq = np.einsum("ij,ij->i", X, X)
+        block = max(1, min(block, 4_000_000 // m))  # keep the Gram scratch block under 32 MB
         K = np.empty((min(block, n), m))
         for a in range(0, n, block):
             b = min(a + block, n)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import platform
 import time
-import tracemalloc
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from kbench import __version__
+from kbench.memory import PeakMemory
 from kbench.registry import Registry, format_exception_line
 from kbench.streams import Stream
 from kbench.tasks import Task
@@ -105,9 +105,6 @@ def run_task(task: Task, stream: Stream, registry: Registry, *, trace_memory: bo
         result = failed_result(task, "memory", "MemoryError: the learner ran out of memory", stream)
     except Exception as exc:  # a failing learner is recorded and the study goes on
         result = failed_result(task, "error", format_exception_line(exc), stream)
-    finally:
-        if trace_memory and tracemalloc.is_tracing():
-            tracemalloc.stop()
     result.run["started_at"] = started
     result.run["finished_at"] = time.time()
     result.run["machine"] = machine_info()
@@ -148,23 +145,29 @@ def _check_stats(stats: dict[str, Any], seen: int) -> None:
 
 
 def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> TaskResult:
+    memory = PeakMemory() if trace_memory else None
+    try:
+        return _prequential(task, stream, registry, memory)
+    finally:
+        if memory is not None:
+            memory.close()
+
+
+def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None) -> TaskResult:
     X, y, n = stream.X, stream.y, stream.n
-    if trace_memory:
-        tracemalloc.start()
-    base_mem = tracemalloc.get_traced_memory()[0] if trace_memory else 0
     algo = make_algorithm(task, stream, registry)
     active = callable(getattr(algo, "wants_label", None))
     checkpoints = log_checkpoints(n, task.checkpoints)
     outcomes = np.zeros(n)
     rows: list[dict[str, Any]] = []
-    learn_time, peak_mem, queried = 0.0, 0, 0
+    learn_time, queried = 0.0, 0
     first_pass_pred = np.empty(n)
     for epoch in range(1, task.epochs + 1):
         done, wrong = 0, 0.0
         for stop in checkpoints:
             Xb, yb = X[done:stop], y[done:stop]
-            if trace_memory:
-                tracemalloc.reset_peak()
+            if memory is not None:
+                memory.begin()
             t0 = time.perf_counter()
             if active:
                 pred = np.empty(len(Xb))
@@ -177,8 +180,8 @@ def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> 
             else:
                 pred = algo.learn_predict_many(Xb, yb)
             learn_time += time.perf_counter() - t0
-            if trace_memory:
-                peak_mem = max(peak_mem, tracemalloc.get_traced_memory()[1] - base_mem)
+            if memory is not None:
+                memory.end()
             pred = np.asarray(pred, dtype=float)
             if pred.shape != (len(Xb),):
                 raise ValueError(f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples")
@@ -196,7 +199,7 @@ def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> 
             row = {"task_id": task.task_id, "stream_id": stream.stream_id, "epoch": epoch,
                    "seen": done, "mistakes": wrong, "online_error": wrong / done,
                    "time_s": learn_time, "labels_queried": queried,
-                   "peak_memory": peak_mem if trace_memory else np.nan}
+                   "peak_memory": memory.peak if memory is not None else np.nan}
             if stream.X_test is not None:
                 last = done == n
                 row["test_error"], row["test_n"] = _test_error(algo, stream, None if last else task.test_max)
@@ -216,7 +219,8 @@ def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> 
         "kernel_evals": final.get("kernel_evals", np.nan),
         "time_s": learn_time,
         "us_per_example": 1e6 * learn_time / (n * task.epochs),
-        "peak_memory": peak_mem if trace_memory else np.nan,
+        "peak_memory": memory.peak if memory is not None else np.nan,
+        "memory_method": memory.mode if memory is not None else "none",
         "labels_queried": queried if active else n * task.epochs,
         "constant_predictions": bool(np.all(first_pass_pred[n // 2 :] == first_pass_pred[-1])),
         "plugin": registry.entry("algorithm", task.algorithm.split("[")[0]).plugin,
