@@ -50,9 +50,9 @@ class RBF(CompiledKernel):
 
 
 class Laplacian(CompiledKernel):
-    """Laplacian kernel ``k(x, x') = exp(−gamma · ‖x − x'‖₁)`` (the L1 distance, not squared).
+    """Laplacian kernel ``k(x, x') = exp(−gamma · ‖x − x'‖₁)``.
 
-    ``k(x, x) = 1`` for every x.
+    The distance is the L1 norm, not squared. ``k(x, x) = 1`` for every x.
 
     Parameters
     ----------

@@ -40,7 +40,9 @@ def _scores_labels(f: Any, y: Any) -> tuple[np.ndarray, np.ndarray, bool]:
             raise ValueError("multiclass labels must be integers 0..C-1")
     labels = yv.astype(np.intp)
     if labels.size and (labels.min() < 0 or labels.max() >= C):
-        raise ValueError(f"multiclass labels must be in 0..{C - 1}, got {labels.min()}..{labels.max()}")
+        raise ValueError(
+            f"multiclass labels must be in 0..{C - 1}, got {labels.min()}..{labels.max()}"
+        )
     return F, labels, single
 
 
