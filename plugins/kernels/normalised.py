@@ -23,8 +23,9 @@ class Cosine(Kernel):
     to every other point's, so that ``k'`` stays positive semi-definite with unit
     diagonal: ``k'(x, x') = 1`` if both points are such points, 0 if just one is.
 
-    Rows and matrices are computed in NumPy from the base kernel's compiled rows,
-    matrices and diagonals.
+    Rows and matrices are computed in NumPy from the base kernel's rows, matrices and
+    diagonals (compiled for the built-in bases); :meth:`compiled` is None, so learners
+    take their Python path with this kernel.
 
     Parameters
     ----------
