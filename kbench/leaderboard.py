@@ -41,6 +41,13 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
         failed = group[group["status"] != "ok"].groupby("config_label")["status"].agg(
             lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
         agg = agg.join(failed.rename("failed"), how="outer")
+        # A learner whose late predictions are all one label has learned nothing useful,
+        # however its error compares; say so rather than let it rank quietly.
+        if "constant_predictions" in ok:
+            const = ok.groupby("config_label")["constant_predictions"].sum()
+            agg["constant"] = const.reindex(agg.index).fillna(0).astype(int)
+        else:
+            agg["constant"] = 0
         key = "test_error" if agg["test_error"].notna().any() else "online_error"
         boards[str(stream)] = agg.sort_values([key, "online_error"], na_position="last")
     return boards
@@ -50,6 +57,15 @@ def _fmt(value: float, spec: str) -> str:
     return "–" if value is None or (isinstance(value, float) and np.isnan(value)) else format(value, spec)
 
 
+def _notes(r: object) -> str:
+    notes = []
+    if getattr(r, "constant", 0):
+        notes.append(f"[yellow]constant predictions ({int(r.constant)} seeds)[/yellow]")
+    if isinstance(getattr(r, "failed", None), str):
+        notes.append(f"[red]{escape(r.failed)}[/red]")
+    return "; ".join(notes)
+
+
 def print_leaderboard(runs: pd.DataFrame, registry: Registry, console: Console | None = None) -> None:
     """Print the leaderboards as rich tables."""
     console = console or Console()
@@ -57,12 +73,12 @@ def print_leaderboard(runs: pd.DataFrame, registry: Registry, console: Console |
         table = Table(title=f"[bold]{escape(stream)}[/bold]", title_justify="left")
         for col, justify in (("algorithm", "left"), ("seeds", "right"), ("online error", "right"),
                              ("held-out error", "right"), ("SVs", "right"), ("kernel evals", "right"),
-                             ("time (s)", "right"), ("µs/example", "right"), ("failed", "left")):
+                             ("time (s)", "right"), ("µs/example", "right"), ("notes", "left")):
             table.add_column(col, justify=justify)
         for label, r in board.iterrows():
             sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
             table.add_row(escape(str(label)), _fmt(r.seeds, ".0f"), _fmt(r.online_error, ".4f") + sd,
                           _fmt(r.test_error, ".4f"), _fmt(r.n_support, ".0f"), _fmt(r.kernel_evals, ".3g"),
                           _fmt(r.time_s, ".3f"), _fmt(r.us_per_example, ".2f"),
-                          "" if not isinstance(r.failed, str) else escape(r.failed))
+                          _notes(r))
         console.print(table)
