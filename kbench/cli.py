@@ -71,19 +71,25 @@ def _registry():
 @click.option("--workers", type=int, default=None, help="Tasks run at once [default: number of cores]; 0 runs in this process.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("kbench-results"), show_default=True, help="Results folder.")
 @click.option("--timeout", type=float, default=None, help="Kill a task after this many seconds (recorded as timeout).")
+@click.option("--max-memory", default=None, help="Memory a task may allocate, e.g. 2G (a task that runs out is recorded).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where tasks run.")
+@click.option("--scheduler", default=None, help="Dask scheduler address (tcp://host:8786); without it a local Dask cluster is started.")
 @click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
 @click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
 @click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
 def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...], losses: tuple[str, ...],
         datasets: tuple[str, ...], seeds: str | None, n: int | None, epochs: int | None, workers: int | None,
-        out: Path, timeout: float | None, force: bool, retry_failed: bool, no_memory: bool) -> None:
+        out: Path, timeout: float | None, max_memory: str | None, executor: str, scheduler: str | None,
+        force: bool, retry_failed: bool, no_memory: bool) -> None:
     """Run a study and print a leaderboard per stream.
 
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
     the same command again resumes: tasks with results are skipped.
     """
-    from kbench.executors import LocalExecutor
+    from kbench.executors import DaskExecutor, LocalExecutor
+    from kbench.isolation import parse_memory
     from kbench.leaderboard import print_leaderboard
+    from kbench.errors import ResultsError
     from kbench.results import ResultsStore
     from kbench.streams import get_stream
     from kbench.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds, plan
@@ -93,6 +99,12 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
         raise KbenchError(f"--workers must be 0 or more, got {workers}")
     if timeout is not None and timeout <= 0:
         raise KbenchError(f"--timeout must be positive, got {timeout:g}")
+    try:
+        memory_limit = parse_memory(max_memory)
+    except ValueError as exc:
+        raise KbenchError(str(exc)) from None
+    if scheduler and executor != "dask":
+        raise KbenchError("--scheduler is for --executor dask")
     if study is not None and (algorithms or datasets):
         raise KbenchError("give either a STUDY file or -a/-d flags, not both")
     if study is None and not algorithms and not datasets:
@@ -142,7 +154,13 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
     todo = [t for t in todo if t.stream not in bad_streams]
 
     counts: dict[str, int] = {}
-    executor = LocalExecutor(workers, timeout=timeout, trace_memory=not no_memory)
+    if executor == "dask":
+        runner = DaskExecutor(scheduler=scheduler, workers=workers, timeout=timeout, max_memory=memory_limit,
+                              trace_memory=not no_memory)
+    else:
+        if workers == 0 and (timeout or memory_limit):
+            raise KbenchError("--timeout and --max-memory need worker processes (--workers 1 or more)")
+        runner = LocalExecutor(workers, timeout=timeout, max_memory=memory_limit, trace_memory=not no_memory)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                         console=err, auto_refresh=False, transient=False)
@@ -155,7 +173,12 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
             progress.refresh()
 
         def on_done(result: Any) -> None:
-            store.write(result)
+            try:
+                store.write(result)
+            except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
+                kept = sum(counts.values())
+                raise ResultsError(f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
+                                   "finished before are kept; fix that and run the same command to resume") from None
             counts[result.status] = counts.get(result.status, 0) + 1
             if result.status != "ok":
                 progress.console.print(f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
@@ -164,7 +187,7 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
             progress.refresh()
 
         try:
-            executor.run(todo, on_done, on_start, tick=progress.refresh)
+            runner.run(todo, on_done, on_start, tick=progress.refresh)
         except KeyboardInterrupt:
             progress.stop()
             done = sum(counts.values())

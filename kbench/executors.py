@@ -1,25 +1,34 @@
 """Executors run tasks and hand each result to the driver, which writes it.
 
-``LocalExecutor`` runs every task in a child process of its own (at most ``workers`` at
-once): a task that crashes, hangs past ``timeout`` or is interrupted cannot take the
-study down, and a hung task is killed even inside compiled code. ``workers=0`` runs
-tasks in this process, one after the other (no timeout), which is handy for debugging.
+Both executors run every task through :func:`execute_isolated`: a forked child process per
+task, so a task that raises, crashes, hangs past ``timeout`` or outgrows ``max_memory``
+affects only itself, and a hung task is killed even inside compiled code.
+
+- ``LocalExecutor``: at most ``workers`` children on this machine at once; ``workers=0``
+  runs tasks in this process, one after the other (no isolation), for debugging.
+- ``DaskExecutor``: tasks are submitted to a ``dask.distributed`` cluster (an existing
+  scheduler, or a ``LocalCluster`` it starts); each Dask worker builds and caches the
+  streams it needs and returns results to the driver, so workers need no shared disk.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-import signal
+import select
 import time
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Any
 
+from kbench.errors import KbenchError
+from kbench.isolation import Child, ChildDied, run_isolated
 from kbench.registry import Registry, format_exception_line, get_registry
 from kbench.runner import TaskResult, failed_result, run_task
 from kbench.streams import get_stream
 from kbench.tasks import Task
+
+OnDone = Callable[[TaskResult], None]
+OnStart = Callable[[Task], None]
 
 
 def execute(task: Task, *, registry: Registry | None = None, cache: Path | None = None,
@@ -37,12 +46,26 @@ def execute(task: Task, *, registry: Registry | None = None, cache: Path | None 
         return run_task(task, stream, registry, trace_memory=trace_memory)
 
 
-def _child(task: Task, conn: Connection, cache: Path | None, trace_memory: bool) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C and stops us
+def _died(task: Task, exc: ChildDied, max_memory: int | None) -> TaskResult:
+    reason = str(exc)
+    if max_memory is not None:
+        reason += f"; it may have hit the --max-memory limit of {max_memory / 2**20:.0f} MiB"
+    return failed_result(task, "error", reason)
+
+
+def execute_isolated(task: Task, *, timeout: float | None = None, max_memory: int | None = None,
+                     trace_memory: bool = True, cache: Path | None = None) -> TaskResult:
+    """Run :func:`execute` in a child process; timeouts and deaths become results."""
     try:
-        conn.send(execute(task, cache=cache, trace_memory=trace_memory))
-    finally:
-        conn.close()
+        return run_isolated(_execute_in_child, task, cache, trace_memory, timeout=timeout, max_memory=max_memory)
+    except TimeoutError as exc:
+        return failed_result(task, "timeout", str(exc))
+    except ChildDied as exc:
+        return _died(task, exc, max_memory)
+
+
+def _execute_in_child(task: Task, cache: Path | None, trace_memory: bool) -> TaskResult:
+    return execute(task, cache=cache, trace_memory=trace_memory)
 
 
 class LocalExecutor:
@@ -51,20 +74,26 @@ class LocalExecutor:
     Parameters
     ----------
     workers
-        Tasks run at once; 0 runs them in this process.
+        Tasks run at once (default: the number of cores); 0 runs them in this process.
     timeout
         Seconds after which a task is killed and recorded as ``timeout``.
+    max_memory
+        Bytes a task may allocate beyond what its process holds at the start.
     """
 
     def __init__(self, workers: int | None = None, *, timeout: float | None = None,
-                 cache: Path | None = None, trace_memory: bool = True) -> None:
+                 max_memory: int | None = None, cache: Path | None = None, trace_memory: bool = True) -> None:
         self.workers = (os.cpu_count() or 1) if workers is None else workers
         self.timeout = timeout
+        self.max_memory = max_memory
         self.cache = cache
         self.trace_memory = trace_memory
 
-    def run(self, tasks: Sequence[Task], on_done: Callable[[TaskResult], None],
-            on_start: Callable[[Task], None] | None = None,
+    def describe(self) -> str:
+        """One line for the progress display."""
+        return f"{self.workers} local worker{'s' if self.workers != 1 else ''}" if self.workers else "in this process"
+
+    def run(self, tasks: Sequence[Task], on_done: OnDone, on_start: OnStart | None = None,
             tick: Callable[[], None] | None = None) -> None:
         """Run every task, calling ``on_done`` with each result as it arrives."""
         if self.workers == 0:
@@ -73,43 +102,106 @@ class LocalExecutor:
                     on_start(task)
                 on_done(execute(task, cache=self.cache, trace_memory=self.trace_memory))
             return
-        ctx = mp.get_context("fork")
         pending = list(reversed(tasks))
-        running: dict[Connection, tuple[Task, mp.process.BaseProcess, float]] = {}
+        running: dict[Child, Task] = {}
         try:
             while pending or running:
                 while pending and len(running) < self.workers:
                     task = pending.pop()
-                    recv, send = ctx.Pipe(duplex=False)
-                    proc = ctx.Process(target=_child, args=(task, send, self.cache, self.trace_memory), daemon=True)
-                    proc.start()
-                    send.close()
-                    running[recv] = (task, proc, time.monotonic())
+                    running[Child(_execute_in_child, task, self.cache, self.trace_memory,
+                                  max_memory=self.max_memory)] = task
                     if on_start:
                         on_start(task)
-                for conn in wait(list(running), timeout=0.2):
-                    task, proc, _ = running.pop(conn)
+                ready, _, _ = select.select(list(running), [], [], 0.2)
+                for child in ready:
+                    if not child.pump():
+                        continue
+                    task = running.pop(child)
                     try:
-                        result = conn.recv()
-                    except (EOFError, OSError):
-                        proc.join(5)
-                        result = failed_result(task, "error", f"worker process died (exit code {proc.exitcode})")
-                    conn.close()
-                    proc.join(5)
+                        result = child.result()
+                    except ChildDied as exc:
+                        result = _died(task, exc, self.max_memory)
                     on_done(result)
                 if self.timeout is not None:
                     now = time.monotonic()
-                    for conn, (task, proc, started) in list(running.items()):
-                        if now - started > self.timeout:
-                            proc.kill()
-                            proc.join(5)
-                            conn.close()
-                            del running[conn]
+                    for child, task in list(running.items()):
+                        if now - child.started > self.timeout:
+                            child.kill()
+                            del running[child]
                             on_done(failed_result(task, "timeout", f"killed after the {self.timeout:g} s timeout"))
                 if tick:
                     tick()
         finally:
-            for conn, (_, proc, _) in running.items():
-                proc.kill()
-                proc.join(5)
-                conn.close()
+            for child in running:
+                child.kill()
+
+
+class DaskExecutor:
+    """Run tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    scheduler
+        Address of a running scheduler (``tcp://host:8786``); without it a
+        ``LocalCluster`` of ``workers`` single-threaded worker processes is started.
+    workers
+        Workers of the local cluster (default: the number of cores).
+    timeout, max_memory
+        As for :class:`LocalExecutor`, enforced on the workers.
+    """
+
+    def __init__(self, *, scheduler: str | None = None, workers: int | None = None,
+                 timeout: float | None = None, max_memory: int | None = None,
+                 trace_memory: bool = True) -> None:
+        self.scheduler = scheduler
+        self.workers = workers or os.cpu_count() or 1
+        self.timeout = timeout
+        self.max_memory = max_memory
+        self.trace_memory = trace_memory
+
+    def describe(self) -> str:  # noqa: D102
+        return f"dask at {self.scheduler}" if self.scheduler else f"dask local cluster of {self.workers} workers"
+
+    def _client(self) -> tuple[Any, Any]:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise KbenchError("--executor dask needs dask.distributed: pip install 'kbench[dask]'") from None
+        if self.scheduler:
+            try:
+                return Client(self.scheduler, timeout="10s"), None
+            except OSError as exc:
+                raise KbenchError(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
+        cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        return Client(cluster), cluster
+
+    def run(self, tasks: Sequence[Task], on_done: OnDone, on_start: OnStart | None = None,
+            tick: Callable[[], None] | None = None) -> None:
+        """Submit every task; write each result as it arrives at the driver."""
+        from dask.distributed import as_completed
+
+        client, cluster = self._client()
+        futures = {}
+        try:
+            for task in tasks:
+                fut = client.submit(execute_isolated, task, timeout=self.timeout, max_memory=self.max_memory,
+                                    trace_memory=self.trace_memory, key=f"kbench-{task.task_id}", pure=False)
+                futures[fut] = task
+            if on_start and tasks:
+                on_start(tasks[0])
+            for fut in as_completed(futures):
+                task = futures[fut]
+                try:
+                    result = fut.result()
+                except Exception as exc:  # a worker lost mid-task, for instance
+                    result = failed_result(task, "error", f"dask: {format_exception_line(exc)}")
+                on_done(result)
+                if tick:
+                    tick()
+        finally:
+            for fut in futures:
+                fut.cancel()
+            client.close()
+            if cluster is not None:
+                cluster.close()
