@@ -5,7 +5,9 @@ so worker processes load it rather than rebuild it. Its ``stream_id`` hashes its
 spec and contents; results carry it, and comparisons refuse to pair different ids.
 
 Stream options are written inside the data-set spec, beside its own parameters:
-``digits[positive=5-9,scale=minmax,n=1000]``.
+``digits[positive=5-9,scale=minmax,n=1000]``. Their names (:data:`STREAM_OPTIONS`) are
+reserved: a data set may not declare a parameter of the same name, because the option
+would take its value before the data set saw it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +29,12 @@ from kbench.components import Data
 from kbench.errors import DataError, SpecError
 from kbench.specs import coerce, parse_spec
 
-ORDERS = ("shuffle", "file")
+ORDERS = ("shuffle", "file", "counting")
+_COUNTING = re.compile(r"^counting(?:-(\d+)(?:x(\d+))?)?$")
+#: The SVMD paper's counting sequence: a D-digit counter run R times (000→999 twice).
+COUNTING_DIGITS, COUNTING_RUNS = 3, 2
+#: Bare ``counting`` on a pool too small for the paper's sequence keeps it about this long.
+COUNTING_LENGTH = COUNTING_RUNS * COUNTING_DIGITS * 10**COUNTING_DIGITS
 SCALES = ("none", "standard", "minmax")
 #: Options every stream accepts, with their types; data sets may not use these names.
 STREAM_OPTIONS: dict[str, Any] = {
@@ -49,7 +57,13 @@ class StreamSpec:
     seed
         Seed of the generator and of the shuffle.
     order
-        ``shuffle`` (seeded permutation) or ``file`` (the order the data set gives).
+        ``shuffle`` (seeded permutation), ``file`` (the order the data set gives) or
+        ``counting`` (digit data sets: the counting sequence of the SVMD paper, see
+        :func:`counting_sequence`; ``counting-D`` and ``counting-DxR`` fix the number of
+        digits D and of runs R). Time-ordered data sets (drifting streams, whose class
+        sets ``time_ordered = True``) keep their order under ``shuffle``: the order is
+        part of their definition and their generator already draws each concept's
+        examples at random.
     n
         Keep at most this many training examples (after ordering).
     test_size
@@ -70,8 +84,13 @@ class StreamSpec:
     scale: str = "none"
 
     def __post_init__(self) -> None:
-        if self.order not in ORDERS:
-            raise SpecError(f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)}")
+        if self.order not in ORDERS and not _COUNTING.match(self.order):
+            raise SpecError(f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)} "
+                            f"(or counting-D, counting-DxR)")
+        if self.order != "counting" and self.order.startswith("counting"):
+            digits, runs = counting_shape(self.order)
+            if digits is None or not 1 <= digits <= 6 or (runs is not None and runs < 1):
+                raise SpecError(f"stream option order={self.order!r}: needs 1 to 6 digits and at least one run")
         if self.scale not in SCALES:
             raise SpecError(f"stream option scale={self.scale!r}: expected one of {', '.join(SCALES)}")
         if self.n is not None and self.n < 1:
@@ -96,6 +115,64 @@ class StreamSpec:
         """A hash of the spec (and kbench's version), naming the cache file."""
         text = json.dumps({"spec": self.to_dict(), "kbench": __version__}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def counting_shape(order: str) -> tuple[int | None, int | None]:
+    """Digits and runs of a ``counting[-D[xR]]`` order; None where the order leaves them to the data."""
+    m = _COUNTING.match(order)
+    if not m:
+        raise SpecError(f"order={order!r} is not a counting order")
+    digits = int(m.group(1)) if m.group(1) else None
+    return digits, (int(m.group(2)) if m.group(2) else None)
+
+
+def counting_sequence(y: np.ndarray, rng: np.random.Generator, digits: int | None = None,
+                      runs: int | None = None, *, name: str = "data") -> np.ndarray:
+    """Row indices that put digit examples in the SVMD paper's counting-sequence order.
+
+    A ``digits``-digit decimal counter runs from 0 to 10^digits − 1, ``runs`` times; each
+    number contributes its digits (with leading zeros) in order, so ``000 001 002 ...``
+    gives the labels 0 0 0 0 0 1 0 0 2 ... Every run uses each class digits·10^(digits−1)
+    times. The examples of each class are drawn at random without replacement (seeded by
+    ``rng``), so no example appears twice. ``y`` holds class indices 0..9.
+
+    ``digits`` None (the bare ``order=counting``) asks for the paper's sequence, 000→999
+    twice, when every class has the 600 examples it needs; on a smaller pool it takes the
+    most digits (at most 3) for which one run fits and as many runs as fit, up to about
+    the paper's length of 6000 (scikit-learn's digits: 2 digits, 8 runs). ``runs`` None
+    with given ``digits`` takes as many runs as fit.
+    """
+    counts = np.bincount(y.astype(np.intp), minlength=10)
+    fewest = int(counts.min())
+    if digits is None:
+        fits = [d for d in range(COUNTING_DIGITS, 0, -1) if fewest >= d * 10 ** (d - 1)]
+        if not fits:
+            raise DataError(f"order=counting on {name!r}: class {int(counts.argmin())} has no examples")
+        digits = fits[0]
+        if runs is None:
+            runs = max(1, min(fewest // (digits * 10 ** (digits - 1)), COUNTING_LENGTH // (digits * 10**digits)))
+    elif runs is None:
+        runs = max(1, fewest // (digits * 10 ** (digits - 1)))
+    need = runs * digits * 10 ** (digits - 1)
+    if fewest < need:
+        short = int(counts.argmin())
+        raise DataError(f"order=counting-{digits}x{runs} on {name!r} needs {need} examples of each digit, "
+                        f"but class {short} has {fewest}; use fewer digits or runs")
+    pools = [rng.permutation(np.flatnonzero(y == c))[:need] for c in range(10)]
+    numbers = np.arange(10**digits)
+    # digit k (most significant first) of every number of one run
+    seq = np.stack([(numbers // 10 ** (digits - 1 - k)) % 10 for k in range(digits)], axis=1).ravel()
+    seq = np.tile(seq, runs)
+    out = np.empty(len(seq), dtype=np.intp)
+    for c in range(10):
+        at = np.flatnonzero(seq == c)
+        out[at] = pools[c][: len(at)]
+    return out
+
+
+def reserved_parameters(cls: Any) -> list[str]:
+    """The parameters of a data-set class that clash with a stream option (should be none)."""
+    return sorted(set(cls.parameters()) & set(STREAM_OPTIONS))
 
 
 def split_stream_options(spec: str) -> tuple[str, dict[str, Any]]:
@@ -162,6 +239,14 @@ def _parse_classes(text: str, data: Data, name: str) -> set[int]:
     return chosen
 
 
+def _check_digits(data: Data, name: str) -> None:
+    digits = tuple(str(i) for i in range(10))
+    if data.task != "multiclass" or data.n_classes != 10 or (data.class_names or digits) != digits:
+        classes = ", ".join(data.class_names[:4]) + ", ..." if data.class_names else f"{data.n_classes} classes"
+        raise DataError(f"order=counting orders the digits 0-9 of a digit data set; {name!r} is "
+                        f"{data.task} with {classes}")
+
+
 def _readonly(a: np.ndarray | None) -> np.ndarray | None:
     if a is None:
         return None
@@ -173,6 +258,10 @@ def _readonly(a: np.ndarray | None) -> np.ndarray | None:
 def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     """Load the data set and apply the stream options (no cache)."""
     dataset = registry.create("dataset", spec.dataset)
+    clash = reserved_parameters(type(dataset))
+    if clash:
+        raise DataError(f"data set {dataset.name!r} declares parameter {clash[0]!r}, a reserved stream option "
+                        f"name ({', '.join(STREAM_OPTIONS)}); its plugin must rename it")
     why = dataset.unavailable()
     if why:
         raise DataError(f"data set {dataset.name!r} is not available here: {why}")
@@ -191,13 +280,19 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
             raise DataError(f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}")
         _check_finite(name, "test", Xt, yt)
     task, n_classes = data.task, data.n_classes
+    counting = spec.order.startswith("counting")
+    if counting:
+        _check_digits(data, name)
     if spec.positive is not None:
         if task != "multiclass":
             raise DataError(f"positive= groups classes of a multiclass data set; {name!r} is {task}")
         pos = np.array(sorted(_parse_classes(spec.positive, data, name)), dtype=float)
+        y_class = y  # the counting order needs the digits, not the grouped labels
         y = np.where(np.isin(y, pos), 1.0, -1.0)
         yt = None if yt is None else np.where(np.isin(yt, pos), 1.0, -1.0)
         task, n_classes = "binary", 2
+    else:
+        y_class = y
     rng = np.random.default_rng(spec.seed)
     if spec.test_size > 0.0 and Xt is None:
         perm = rng.permutation(len(X))
@@ -205,9 +300,13 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
         if n_test >= len(X):
             raise DataError(f"data set {name!r}: test_size={spec.test_size} leaves no training examples")
         Xt, yt = X[perm[:n_test]], y[perm[:n_test]]
-        X, y = X[perm[n_test:]], y[perm[n_test:]]
-    if spec.order == "shuffle":
+        X, y, y_class = X[perm[n_test:]], y[perm[n_test:]], y_class[perm[n_test:]]
+    if spec.order == "shuffle" and not getattr(type(dataset), "time_ordered", False):
         perm = rng.permutation(len(X))
+        X, y = X[perm], y[perm]
+    elif counting:
+        digits, runs = counting_shape(spec.order)
+        perm = counting_sequence(y_class, rng, digits, runs, name=name)
         X, y = X[perm], y[perm]
     if spec.n is not None:
         X, y = X[: spec.n], y[: spec.n]
