@@ -304,6 +304,10 @@ def plugins(as_json: bool) -> None:
     Console().print(table)
 
 
+from kbench.cli_compare import compare, report  # noqa: E402
+cli.add_command(compare); cli.add_command(report)  # noqa: E702
+
+
 if __name__ == "__main__":  # pragma: no cover
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     main()

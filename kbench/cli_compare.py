@@ -1,0 +1,386 @@
+"""The ``kbench compare`` and ``kbench report`` commands (registered on the ``kbench`` group)."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kbench.errors import ResultsError
+
+METRIC_CHOICE = click.Choice(["online_error", "test_error", "final_epoch_error"])
+err = Console(stderr=True)
+
+
+def _short() -> Any:
+    """The registry's spec shortener, or None when the registry cannot load (labels stay full)."""
+    try:
+        from kbench.registry import get_registry
+
+        return get_registry().short
+    except Exception:  # a broken plugin must not stop reading results
+        return None
+
+
+def _load(results: Path, metric: str, alpha: float) -> tuple[Any, Any]:
+    """The results tables of a folder and their comparison."""
+    from kbench.compare import compare
+    from kbench.results import load_results
+
+    if not results.exists():
+        raise ResultsError(
+            f"results folder {results} does not exist; run kbench run --out {results} first"
+        )
+    tables = load_results(results)
+    return tables, compare(tables, metric=metric, alpha=alpha, short=_short())
+
+
+def _f(value: Any, spec: str = ".4f") -> str:
+    if value is None or (isinstance(value, float) and (math.isnan(value))):
+        return "–"
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    return format(value, spec)
+
+
+def _p(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if value < 1e-16:  # below double precision's resolution next to 1
+        return "<1e-16"
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+def _pct(value: Any) -> str:
+    return _f(100 * value if isinstance(value, (int, float)) else value, ".2f") + (
+        "%" if isinstance(value, (int, float)) and not math.isnan(value) else ""
+    )
+
+
+def _pp(value: Any) -> str:
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        return "–"
+    return f"{100 * value:+.2f} pp"
+
+
+def _pair(a: str, b: str) -> str:
+    return f"[bold]A[/bold] {a}\n[bold]B[/bold] {b}"
+
+
+def _res(result: str) -> str:
+    return {"win": "[green]A[/green]", "loss": "[red]B[/red]", "tie": "[dim]tie[/dim]"}.get(
+        result, result
+    )
+
+
+def _write_outputs(cmp: Any, csv_path: Path | None, json_path: Path | None) -> None:
+    try:
+        if csv_path is not None:
+            cmp.long_table().to_csv(csv_path, index=False)
+            err.print(f"kbench: wrote {csv_path}", highlight=False)
+        if json_path is not None:
+            json_path.write_text(json.dumps(cmp.to_dict(), indent=2, allow_nan=False))
+            err.print(f"kbench: wrote {json_path}", highlight=False)
+    except OSError as exc:
+        raise ResultsError(f"cannot write {exc.filename}: {exc.strerror}") from None
+
+
+def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
+    """Print a comparison as rich tables: per data set, across data sets, win/tie/loss."""
+    labels = cmp.labels
+    flagged = {r.label for r in cmp.configs.itertuples() if r.flags}
+
+    def lab(x: str) -> str:
+        return escape(x) + (" [yellow]⚠[/yellow]" if x in flagged else "")
+
+    seeds = cmp.seeds
+    pairs = cmp.pairs
+    tasks = cmp.runs.drop_duplicates("stream").set_index("stream")["task"]
+    for stream, group in seeds.groupby("stream", sort=True):  # one table per data set
+        sp = pairs[pairs["stream"] == stream]
+        regression = tasks.get(stream) == "regression"
+        err_fmt = (lambda v: _f(v, ".4g")) if regression else _pct
+        diff_fmt = (lambda v: _f(v, "+.4g")) if regression else _pp
+        n_seeds = int(group["n_pairs"].max())
+        t = Table(
+            title=f"[bold]{escape(str(stream))}[/bold]: every pair, {n_seeds} seed(s)"
+            + (" (mean squared error)" if regression else ""),
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        t.add_column("pair", overflow="fold", min_width=16, ratio=1)
+        for col in (
+            "error\nA",
+            "error\nB",
+            "A − B",
+            "streams\nA/=/B",
+            "p\npooled",
+            "p\nseeds",
+            "better",
+        ):
+            t.add_column(col, justify="left" if col == "better" else "right", no_wrap=True)
+        for r in group.itertuples():
+            verdict = (
+                r.pooled_result if isinstance(getattr(r, "pooled_result", None), str) else r.result
+            )
+            t.add_row(
+                _pair(lab(r.a), lab(r.b)),
+                err_fmt(r.mean_a),
+                err_fmt(r.mean_b),
+                diff_fmt(r.mean_diff),
+                f"{r.streams_won}/{r.streams_tied}/{r.streams_lost}",
+                _p(r.pooled_p_holm),
+                _p(r.p_holm),
+                _res(verdict),
+            )
+        console.print(t)
+        if streams:
+            for (sid, seed), g in sp.groupby(["stream_id", "seed"], sort=False):
+                st = Table(
+                    title=f"  stream {sid} (seed {seed}, n={int(g['n'].iloc[0])})",
+                    title_justify="left",
+                    box=box.SIMPLE_HEAD,
+                )
+                st.add_column("pair", overflow="fold", min_width=16, ratio=1)
+                for col in (
+                    "error\nA",
+                    "error\nB",
+                    "only A\nwrong" if not regression else "A\nworse",
+                    "only B\nwrong" if not regression else "B\nworse",
+                    "A − B" + ("" if regression else " (pp)") + "\n[95% CI]",
+                    "p\nHolm",
+                    "better",
+                ):
+                    st.add_column(col, justify="left" if col == "better" else "right", no_wrap=True)
+                for r in g.itertuples():
+                    ci_fmt = (
+                        (lambda v: _f(v, "+.3g")) if regression else (lambda v: _f(100 * v, "+.2f"))
+                    )
+                    ci = f"{ci_fmt(r.diff)} \\[{ci_fmt(r.ci_low)}, {ci_fmt(r.ci_high)}]"
+                    st.add_row(
+                        _pair(lab(r.a), lab(r.b)),
+                        err_fmt(r.err_a),
+                        err_fmt(r.err_b),
+                        str(r.a_worse),
+                        str(r.b_worse),
+                        ci,
+                        _p(r.p_holm),
+                        _res(r.result),
+                    )
+                console.print(st)
+    if len(seeds):
+        per_stream = "paired t" if (tasks == "regression").all() else "McNemar"
+        over_seeds = "Wilcoxon" if (seeds["test"] == "wilcoxon").all() else "sign"
+        console.print(
+            "[dim]streams A/=/B: streams where A is significantly better / not separable / "
+            f"B is better (per-stream {per_stream} tests, Holm); p pooled: the same test on all "
+            f"seeds' examples together, Holm over the pairs; p seeds: {over_seeds} test on the "
+            f"seeds' final {cmp.metric.replace('_', ' ')}s, Holm.[/dim]",
+            highlight=False,
+        )
+
+    rk = cmp.ranking
+    if len(rk.values.columns):
+        fr = rk.friedman
+        title = "[bold]across data sets[/bold]: mean rank (1 = lowest error)"
+        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+        t.add_column("#", justify="right")
+        t.add_column("configuration")
+        t.add_column("mean rank", justify="right")
+        cols = list(rk.values.index)
+        names = short_stream_names(cols)
+        for c in cols:
+            t.add_column(escape(names[c]), justify="right")
+        for i, (label, mr) in enumerate(rk.mean_ranks.items(), 1):
+            cells = [str(i), lab(str(label)), f"{mr:.2f}"]
+            for c in cols:
+                v, rnk = rk.values.loc[c, label], rk.ranks.loc[c, label]
+                text = f"{v:.4g}" if tasks.get(c) == "regression" else _pct(v)
+                cells.append(
+                    ("[bold green]" if rnk == 1 else "")
+                    + f"{text} ({rnk:g})"
+                    + ("[/bold green]" if rnk == 1 else "")
+                )
+            t.add_row(*cells)
+        console.print(t)
+        if fr["N"] >= 2 and fr["k"] >= 2:
+            console.print(
+                f"Friedman over {fr['N']} data sets and {fr['k']} configurations: "
+                f"χ² = {_f(fr['chi2'], '.3f')} (p = {_p(fr['p_chi2'])}), "
+                f"Iman–Davenport F = {_f(fr['F'], '.3f')} (p = {_p(fr['p_F'])}); "
+                f"Nemenyi critical difference {_f(fr['cd'], '.3f')} at α = {cmp.alpha:g}.",
+                highlight=False,
+            )
+            groups = (
+                "; ".join("{" + ", ".join(g) + "}" for g in rk.groups)
+                or "none (every pair is separated)"
+            )
+            console.print(
+                f"Groups not separated by the Nemenyi test: {escape(groups)}", highlight=False
+            )
+
+    if len(labels) >= 2 and len(cmp.wtl):
+        t = Table(
+            title="[bold]win/tie/loss over streams[/bold] (row against column; McNemar, Holm, "
+            f"α = {cmp.alpha:g})",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        t.add_column("")
+        for b in labels:
+            t.add_column(escape(b), justify="center")
+        idx = {(r.a, r.b): (r.wins, r.ties, r.losses) for r in cmp.wtl.itertuples()}
+        for a in labels:
+            cells = [lab(a)]
+            for b in labels:
+                if a == b:
+                    cells.append("[dim]·[/dim]")
+                elif (a, b) in idx:
+                    w, ti, lo = idx[(a, b)]
+                    colour = "green" if w > lo else "red" if lo > w else "white"
+                    cells.append(f"[{colour}]{w}/{ti}/{lo}[/{colour}]")
+                else:
+                    cells.append("[dim]–[/dim]")
+            t.add_row(*cells)
+        console.print(t)
+
+    failed = cmp.runs[cmp.runs["status"] != "ok"]
+    if len(failed):
+        t = Table(
+            title="[bold]tasks that did not finish[/bold]",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for col in ("configuration", "stream", "seed", "status", "reason"):
+            t.add_column(col)
+        for r in failed.itertuples():
+            t.add_row(
+                escape(str(r.label)),
+                escape(str(r.stream)),
+                str(r.seed),
+                f"[red]{escape(str(r.status))}[/red]",
+                escape(str(r.reason)),
+            )
+        console.print(t)
+    for note in cmp.notes:
+        console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
+
+
+def short_stream_names(streams: list[str]) -> dict[str, str]:
+    """Data-set names for display when they tell the streams apart, full labels otherwise."""
+    base = {s: str(s).split("[")[0] for s in streams}
+    return base if len(set(base.values())) == len(base) else {s: str(s) for s in streams}
+
+
+@click.command()
+@click.argument("results", type=click.Path(path_type=Path))
+@click.option(
+    "--metric",
+    type=METRIC_CHOICE,
+    default="online_error",
+    show_default=True,
+    help="Final error compared across seeds and data sets "
+    "(per-stream tests always use the online outcomes).",
+)
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option(
+    "--streams", "show_streams", is_flag=True, help="Also print every pair on every single stream."
+)
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write every pairwise test (all levels) to this CSV file.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write every table to this JSON file.",
+)
+def compare(
+    results: Path,
+    metric: str,
+    alpha: float,
+    show_streams: bool,
+    csv_path: Path | None,
+    json_path: Path | None,
+) -> None:
+    """Compare every pair of algorithm configurations in a RESULTS folder.
+
+    Per stream: exact McNemar tests on the per-example outcomes (paired t for
+    regression); per data set: tests over seeds; across data sets: mean ranks, the
+    Friedman test and Nemenyi groups; and a win/tie/loss matrix. Holm-corrected.
+    """
+    from kbench.compare import NothingToCompareError
+
+    started = time.perf_counter()
+    _, cmp = _load(results, metric, alpha)
+    if len(cmp.configs) < 2:
+        raise NothingToCompareError(
+            f"{results} holds one algorithm configuration ({cmp.labels[0]}): nothing to pair; "
+            "run at least two"
+        )
+    if cmp.pairs.empty:
+        raise NothingToCompareError(
+            f"no two configurations in {results} finished on the same stream: nothing to pair"
+        )
+    console = Console()
+    print_comparison(cmp, console, show_streams)
+    _write_outputs(cmp, csv_path, json_path)
+    err.print(
+        f"kbench: compared {len(cmp.configs)} configurations on "
+        f"{cmp.pairs['stream_id'].nunique()} streams ({len(cmp.pairs)} paired tests) "
+        f"in {time.perf_counter() - started:.2f} s",
+        highlight=False,
+    )
+
+
+@click.command()
+@click.argument("results", type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="HTML file to write [default: RESULTS/report.html].",
+)
+@click.option(
+    "--metric",
+    type=METRIC_CHOICE,
+    default="online_error",
+    show_default=True,
+    help="Final error ranked across seeds and data sets.",
+)
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option(
+    "--title", default=None, help="Title of the report [default: the results folder's name]."
+)
+def report(results: Path, out: Path | None, metric: str, alpha: float, title: str | None) -> None:
+    """Write a self-contained HTML report of a RESULTS folder (plots embedded)."""
+    from kbench.report import write_report
+
+    started = time.perf_counter()
+    tables, cmp = _load(results, metric, alpha)
+    out = out if out is not None else results / "report.html"
+    try:
+        path = write_report(
+            cmp, tables, out, title=title or results.resolve().name, source=str(results.resolve())
+        )
+    except OSError as exc:
+        raise ResultsError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    click.echo(str(path))
+    err.print(
+        f"kbench: report of {len(cmp.runs)} tasks written in {time.perf_counter() - started:.2f} s",
+        highlight=False,
+    )

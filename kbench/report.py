@@ -1,0 +1,1350 @@
+"""A self-contained HTML report of a results folder.
+
+One file, no network needed to view it: the CSS is inline and every plot is a PNG drawn
+with matplotlib's Agg canvas (no pyplot state, no backend switch) and embedded as a
+base64 data URI. Each configuration keeps one colour in every figure and table.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import math
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kbench import __version__
+from kbench.compare import Comparison
+from kbench.results import Results
+
+PALETTE = [
+    "#3b6fb6",
+    "#e07b39",
+    "#3a9d5d",
+    "#c8423b",
+    "#8062b3",
+    "#8c6d4f",
+    "#d36fae",
+    "#6f7782",
+    "#b5a33a",
+    "#35a7c2",
+    "#1f4e8c",
+    "#f2b134",
+    "#2e7d4f",
+    "#9b2d30",
+    "#5b3f8c",
+    "#c49a6c",
+]
+"""Colours of the configurations, in display order (colour-blind-safe where it matters:
+the first four differ in hue and lightness)."""
+
+STANDARD_TRACE_COLUMNS = {
+    "task_id",
+    "stream_id",
+    "epoch",
+    "seen",
+    "mistakes",
+    "online_error",
+    "time_s",
+    "labels_queried",
+    "peak_memory",
+    "test_error",
+    "test_n",
+    "n_support",
+    "kernel_evals",
+    "model_bytes",
+    "eta",
+}
+"""Trace columns every report draws (or deliberately leaves out); any other numeric column
+an algorithm reports through ``stats()`` gets a panel of its own."""
+
+STATUS_COLOURS = {
+    "ok": "#2e7d4f",
+    "error": "#c8423b",
+    "timeout": "#d98c1f",
+    "diverged": "#8062b3",
+    "memory": "#9b2d30",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+
+def _mpl() -> Any:
+    """matplotlib's Figure class, configured for report figures (imported on first use)."""
+    import matplotlib
+
+    matplotlib.rcParams.update(
+        {
+            "font.size": 9.5,
+            "axes.titlesize": 10.5,
+            "axes.titleweight": "bold",
+            "axes.labelsize": 9.5,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.edgecolor": "#8a929c",
+            "axes.grid": True,
+            "grid.color": "#e6e9ee",
+            "grid.linewidth": 0.8,
+            "axes.axisbelow": True,
+            "xtick.color": "#4a525c",
+            "ytick.color": "#4a525c",
+            "axes.labelcolor": "#2d333a",
+            "legend.frameon": False,
+            "figure.facecolor": "white",
+            "savefig.facecolor": "white",
+        }
+    )
+    from matplotlib.figure import Figure
+
+    return Figure
+
+
+def _png(fig: Any, dpi: int = 110, tight: bool = True) -> str:
+    """A figure as a base64 PNG data URI.
+
+    ``tight`` crops to the drawn content, at the cost of a second draw.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None, pad_inches=0.12)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _x_of(traces: pd.DataFrame, n: float) -> pd.Series:
+    """Examples seen since the start, across epochs."""
+    x = traces["seen"].astype(float)
+    if "epoch" in traces.columns and pd.notna(n):
+        x = x + (traces["epoch"].fillna(1).astype(float) - 1) * float(n)
+    return x
+
+
+def _band(traces: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
+    """Mean, min and max of ``y`` over the runs, at each value of ``x``."""
+    d = traces[[x, y]].dropna()
+    if d.empty:
+        return pd.DataFrame(columns=["x", "mean", "lo", "hi", "runs"])
+    g = d.groupby(x)[y]
+    out = pd.DataFrame({"mean": g.mean(), "lo": g.min(), "hi": g.max(), "runs": g.size()})
+    out.index.name = "x"
+    return out.reset_index()
+
+
+def _percent_axis(ax: Any, which: str = "y") -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(
+        FuncFormatter(
+            lambda v, _: f"{100 * v:.0f}%" if abs(v) >= 0.1 or v == 0 else f"{100 * v:.1f}%"
+        )
+    )
+
+
+def _zoom(ax: Any, bands: list[pd.DataFrame], x_cut: float, floor_zero: bool = True) -> None:
+    """Fit the y axis to the curves after the first few examples, where errors are 0 or 1."""
+    lows, highs = [], []
+    for b in bands:
+        part = b[b["x"] >= x_cut] if (b["x"] >= x_cut).any() else b
+        if len(part):
+            lows.append(part["lo"].min())
+            highs.append(part["hi"].max())
+    if not lows:
+        return
+    lo, hi = float(min(lows)), float(max(highs))
+    pad = 0.08 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-3)
+    bottom = lo - pad
+    if floor_zero:
+        bottom = max(0.0, bottom)
+    ax.set_ylim(bottom, hi + pad)
+
+
+def curves_figure(
+    stream: str, runs: pd.DataFrame, traces: pd.DataFrame, colours: dict[str, str], task: str
+) -> tuple[str | None, list[str]]:
+    """The curves of one data set, over seeds: one panel per quantity the traces hold.
+
+    Parameters
+    ----------
+    stream
+        Stream label (data set with its options).
+    runs
+        Finished runs of this data set (with ``label``, ``n``, ``offline``).
+    traces
+        Trace rows of these runs.
+    colours
+        Label → colour.
+    task
+        The stream's task (regression errors are not percentages).
+
+    Returns
+    -------
+    tuple
+        The PNG data URI (None when there is nothing to draw) and the panel titles.
+    """
+    online = runs[~runs["offline"]]
+    tr = traces[traces["task_id"].isin(online["task_id"])].copy()
+    if tr.empty:
+        return None, []
+    n_of = online.set_index("task_id")["n"]
+    tr["x"] = (
+        _x_of(tr, np.nan)
+        if "epoch" not in tr.columns
+        else tr["seen"].astype(float)
+        + (tr["epoch"].fillna(1).astype(float) - 1) * tr["task_id"].map(n_of).astype(float)
+    )
+    tr["label"] = tr["task_id"].map(online.set_index("task_id")["label"])
+    order = [lab for lab in colours if lab in set(tr["label"])]
+    regression = task == "regression"
+    err_name = "mean squared error" if regression else "error rate"
+    numeric = [
+        c
+        for c in tr.columns
+        if c not in STANDARD_TRACE_COLUMNS | {"x", "label"}
+        and pd.api.types.is_numeric_dtype(tr[c])
+        and tr[c].notna().any()
+    ]
+
+    def has(col: str) -> bool:
+        return col in tr.columns and tr[col].notna().any()
+
+    panels: list[tuple[str, str, str, str, bool]] = [  # title, x, y, y label, log y
+        (f"Online {err_name} (prequential)", "x", "online_error", f"online {err_name}", False)
+    ]
+    if has("test_error"):
+        panels.append((f"Held-out {err_name}", "x", "test_error", f"held-out {err_name}", False))
+    if has("time_s"):
+        panels.append(
+            (
+                f"Online {err_name} vs learner time",
+                "time_s",
+                "online_error",
+                f"online {err_name}",
+                False,
+            )
+        )
+    if has("n_support"):
+        panels.append(("Model size", "x", "n_support", "support vectors", False))
+    if has("time_s"):
+        panels.append(("Learner time", "x", "time_s", "cumulative learner time (s)", True))
+    if has("eta"):
+        panels.append(("Step size η", "x", "eta", "η", True))
+    if (
+        has("labels_queried")
+        and (tr["labels_queried"] < tr["seen"]).any()
+        and (tr["labels_queried"] > 0).any()
+    ):
+        panels.append(("Labels queried", "x", "labels_queried", "labels queried", False))
+    for c in numeric:
+        panels.append((c.replace("_", " ").capitalize(), "x", c, c.replace("_", " "), False))
+    if not has("n_support") and has("model_bytes"):
+        panels.append(("Model size", "x", "model_bytes", "model bytes", True))
+
+    Figure = _mpl()
+    from matplotlib.ticker import NullLocator
+
+    ncols = 3 if len(panels) > 4 else 2 if len(panels) > 1 else 1
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(4.1 * ncols, 3.0 * nrows + 0.45))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    max_n = float(online["n"].max()) if online["n"].notna().any() else float(tr["x"].max())
+    x_cut = max(10.0, max_n**0.3)
+    offline = runs[runs["offline"]]
+    for ax, (title, xcol, ycol, ylabel, logy) in zip(axes.flat, panels, strict=False):
+        bands = []
+        for lab in order:
+            sub = tr[tr["label"] == lab]
+            if xcol == "time_s":
+                # Runs have different clocks: average error and time at each checkpoint.
+                g = sub.groupby("x")[["time_s", ycol]].mean().dropna()
+                g = g[(g["time_s"] > 0) & (g.index >= x_cut)]
+                if len(g):
+                    ax.plot(g["time_s"], g[ycol], color=colours[lab], lw=1.8)
+                    bands.append(
+                        pd.DataFrame(
+                            {"x": g["time_s"], "mean": g[ycol], "lo": g[ycol], "hi": g[ycol]}
+                        )
+                    )
+                continue
+            b = _band(sub, "x", ycol)
+            if ycol in ("online_error", "test_error"):
+                b = b[
+                    b["x"] >= x_cut
+                ]  # before a few examples every error is 0 or 1: noise, not signal
+            if b.empty:
+                continue
+            if logy:
+                b = b[b["mean"] > 0]
+            ax.plot(b["x"], b["mean"], color=colours[lab], lw=1.8)
+            if (b["runs"] > 1).any():
+                ax.fill_between(b["x"], b["lo"], b["hi"], color=colours[lab], alpha=0.16, lw=0)
+            bands.append(b)
+        if ycol in ("online_error", "test_error") and len(offline):
+            for _, r in offline.iterrows():
+                val = (
+                    r.get("test_error")
+                    if ycol == "test_error" and pd.notna(r.get("test_error"))
+                    else r.get("online_error")
+                )
+                if pd.notna(val):
+                    ax.axhline(val, color=colours.get(r["label"], "#555"), lw=1.3, ls="--")
+        ax.set_xscale("log")
+        # Unlabelled minor ticks of log axes cost most of the drawing time and show nothing.
+        ax.xaxis.set_minor_locator(NullLocator())
+        if logy:
+            ax.set_yscale("log")
+            _log_ticks(ax, bands)
+        ax.set_title(title, loc="left")
+        ax.set_xlabel("learner time (s)" if xcol == "time_s" else "examples seen")
+        ax.set_ylabel(ylabel)
+        if ycol in ("online_error", "test_error"):
+            _zoom(ax, bands, 0.0, floor_zero=True)
+            if not regression:
+                _percent_axis(ax)
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Line2D([0], [0], color=colours[lab], lw=2.4, label=lab) for lab in order]
+    handles += [
+        Line2D(
+            [0],
+            [0],
+            color=colours.get(lab, "#555"),
+            lw=1.4,
+            ls="--",
+            label=f"{lab} (offline reference)",
+        )
+        for lab in offline["label"].unique()
+    ]
+    seeds = online.groupby("label")["seed"].nunique().max()
+    if seeds and seeds > 1:
+        handles.append(
+            Patch(
+                color="#9aa3ad", alpha=0.35, label=f"band: min–max over {seeds} seeds; line: mean"
+            )
+        )
+    fig.legend(
+        handles=handles,
+        loc="upper left",
+        ncol=min(len(handles), 3),
+        bbox_to_anchor=(0.0, 1.0),
+        fontsize=9.5,
+        handlelength=2.2,
+        columnspacing=1.6,
+    )
+    # A fixed layout: tight_layout would measure every tick label of every log axis again.
+    height = fig.get_figheight()
+    legend_in = 0.26 * math.ceil(len(handles) / 3) + 0.05
+    total = height + legend_in
+    fig.set_figheight(total)
+    fig.subplots_adjust(
+        left=0.065 if ncols == 3 else 0.09,
+        right=0.985,
+        bottom=0.5 / total,
+        top=1 - (legend_in + 0.3) / total,
+        wspace=0.3,
+        hspace=0.5,
+    )
+    return _png(fig, tight=False), [p[0] for p in panels]
+
+
+def _log_ticks(ax: Any, bands: list[pd.DataFrame]) -> None:
+    """Plain numbers on a log y axis, with 1-2-5 ticks when the curves span few decades."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    vals = pd.concat([b["mean"] for b in bands]) if bands else pd.Series(dtype=float)
+    vals = vals[vals > 0]
+    if len(vals) and np.log10(vals.max() / vals.min()) < 2.5:
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_locator(NullLocator())
+
+
+def _diverging_cmap() -> Any:
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list(
+        "kbench_div", ["#b8322e", "#e98f7a", "#f7f7f5", "#86c79a", "#23834a"]
+    ).with_extremes(bad="#eceef1")
+
+
+def pair_matrix_figure(
+    seeds: pd.DataFrame, labels: Sequence[str], regression: bool, alpha: float
+) -> str | None:
+    """Row-against-column matrix of one data set: error difference, pooled p, streams won.
+
+    Colour: green where the row configuration makes significantly fewer errors, red where
+    it makes more; the saturation grows with −log10 of the Holm-adjusted pooled p-value.
+    """
+    if seeds.empty:
+        return None
+    present = [lab for lab in labels if lab in set(seeds["a"]) | set(seeds["b"])]
+    k = len(present)
+    if k < 2:
+        return None
+    pos = {lab: i for i, lab in enumerate(present)}
+    score = np.full((k, k), np.nan)
+    text = [["" for _ in range(k)] for _ in range(k)]
+    pooled = "pooled_p_holm" in seeds.columns
+    for r in seeds.itertuples():
+        i, j = pos[r.a], pos[r.b]
+        p = r.pooled_p_holm if pooled else r.p_holm
+        diff = r.pooled_diff if pooled and pd.notna(r.pooled_diff) else r.mean_diff
+        strength = min(-math.log10(max(p, 1e-300)), 6.0) / 6.0 if pd.notna(p) else 0.0
+        signif = pd.notna(p) and p < alpha
+        s = strength if signif else 0.25 * strength
+        for ii, jj, sign in ((i, j, 1), (j, i, -1)):
+            d = sign * diff
+            score[ii, jj] = -np.sign(d) * s
+            dtxt = f"{d:+.3g}" if regression else f"{100 * d:+.2f} pp"
+            ptxt = "p=–" if pd.isna(p) else "p<1e-16" if p < 1e-16 else f"p={p:.2g}"
+            if pooled:
+                w, t, lo = (
+                    (r.streams_won, r.streams_tied, r.streams_lost)
+                    if sign == 1
+                    else (r.streams_lost, r.streams_tied, r.streams_won)
+                )
+                text[ii][jj] = f"{dtxt}\n{ptxt}\n{w}/{t}/{lo}"
+            else:
+                text[ii][jj] = f"{dtxt}\n{ptxt}"
+    Figure = _mpl()
+    size = 1.25 + 1.05 * k
+    fig = Figure(figsize=(size + 2.2, size * 0.82 + 0.6))
+    ax = fig.subplots()
+    masked = np.ma.masked_invalid(score)
+    cmap = _diverging_cmap()
+    ax.imshow(masked, cmap=cmap, vmin=-1, vmax=1, aspect="auto")
+    fs = 9 if k <= 4 else 8 if k <= 6 else 6.5
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                ax.text(j, i, "—", ha="center", va="center", color="#9aa3ad", fontsize=fs)
+            else:
+                strong = abs(score[i, j]) > 0.6
+                ax.text(
+                    j,
+                    i,
+                    text[i][j],
+                    ha="center",
+                    va="center",
+                    fontsize=fs,
+                    linespacing=1.35,
+                    color="white" if strong else "#1f2429",
+                    fontweight="bold" if strong else "normal",
+                )
+    ax.set_xticks(range(k), [_wrap(lab) for lab in present], rotation=0, fontsize=8.5)
+    ax.set_yticks(range(k), [_wrap(lab) for lab in present], fontsize=8.5)
+    ax.tick_params(length=0)
+    ax.grid(False)
+    for sp in ax.spines.values():
+        sp.set_visible(False)
+    ax.set_xticks(np.arange(-0.5, k, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, k, 1), minor=True)
+    ax.grid(which="minor", color="white", lw=2.5)
+    ax.tick_params(which="minor", length=0)
+    ax.xaxis.tick_top()
+    return _png(fig)
+
+
+def _wrap(label: str, width: int = 18) -> str:
+    """Break a long configuration label at commas so tick labels stay narrow."""
+    if len(label) <= width:
+        return label
+    out, line = [], ""
+    for part in label.replace(",", ",\u0000").split("\u0000"):
+        if line and len(line) + len(part) > width:
+            out.append(line)
+            line = part
+        else:
+            line += part
+    out.append(line)
+    return "\n".join(out)
+
+
+def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str]) -> str | None:
+    """Win/tie/loss over every stream as a heatmap (row against column)."""
+    present = [lab for lab in labels if lab in set(wtl["a"])]
+    k = len(present)
+    if k < 2:
+        return None
+    pos = {lab: i for i, lab in enumerate(present)}
+    score = np.full((k, k), np.nan)
+    text = [["" for _ in range(k)] for _ in range(k)]
+    for r in wtl.itertuples():
+        if r.a in pos and r.b in pos:
+            tot = r.wins + r.ties + r.losses
+            score[pos[r.a], pos[r.b]] = (r.wins - r.losses) / tot if tot else 0.0
+            text[pos[r.a]][pos[r.b]] = f"{r.wins} / {r.ties} / {r.losses}"
+    Figure = _mpl()
+    size = 1.25 + 1.05 * k
+    fig = Figure(figsize=(size + 2.2, size * 0.82 + 0.4))
+    ax = fig.subplots()
+    cmap = _diverging_cmap()
+    ax.imshow(np.ma.masked_invalid(score), cmap=cmap, vmin=-1, vmax=1, aspect="auto")
+    fs = 10 if k <= 4 else 8.5 if k <= 6 else 7
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                ax.text(j, i, "—", ha="center", va="center", color="#9aa3ad", fontsize=fs)
+            elif text[i][j]:
+                ax.text(
+                    j,
+                    i,
+                    text[i][j],
+                    ha="center",
+                    va="center",
+                    fontsize=fs,
+                    color="white" if abs(score[i, j]) > 0.6 else "#1f2429",
+                )
+    ax.set_xticks(range(k), [_wrap(lab) for lab in present], fontsize=8.5)
+    ax.set_yticks(range(k), [_wrap(lab) for lab in present], fontsize=8.5)
+    ax.xaxis.tick_top()
+    ax.grid(False)
+    ax.tick_params(length=0)
+    for sp in ax.spines.values():
+        sp.set_visible(False)
+    ax.set_xticks(np.arange(-0.5, k, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, k, 1), minor=True)
+    ax.grid(which="minor", color="white", lw=2.5)
+    ax.tick_params(which="minor", length=0)
+    return _png(fig)
+
+
+def cd_figure(
+    mean_ranks: pd.Series,
+    cd: float,
+    groups: list[list[str]],
+    colours: dict[str, str],
+    n_datasets: int,
+) -> str | None:
+    """Critical-difference diagram (Demšar 2006): mean ranks on an axis, the CD bar, and
+    thick bars joining configurations the Nemenyi test does not separate."""
+    k = len(mean_ranks)
+    if k < 2 or not np.isfinite(cd):
+        return None
+    Figure = _mpl()
+    half = math.ceil(k / 2)
+    height = 1.15 + 0.3 * half + 0.16 * len(groups)
+    fig = Figure(figsize=(9.6, height))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_axis_off()
+    lo, hi = 1.0, float(max(k, 2))
+    ax.set_xlim(lo - 1.9, hi + 1.9)
+    top = 0.0
+    ax.set_ylim(-(0.5 + 0.3 * half + 0.16 * len(groups)), 0.66)
+    ax.hlines(top, lo, hi, color="#2d333a", lw=1.2)
+    for t in range(1, k + 1):
+        ax.vlines(t, top, top + 0.07, color="#2d333a", lw=1.0)
+        ax.text(t, top + 0.11, str(t), ha="center", va="bottom", fontsize=9, color="#2d333a")
+    for t in np.arange(1.5, k, 1.0):
+        ax.vlines(t, top, top + 0.04, color="#2d333a", lw=0.7)
+    # The CD bar, drawn from rank 1.
+    ax.hlines(top + 0.42, lo, lo + cd, color="#c8423b", lw=2.0)
+    for xx in (lo, lo + cd):
+        ax.vlines(xx, top + 0.37, top + 0.47, color="#c8423b", lw=1.5)
+    ax.text(
+        lo + cd / 2,
+        top + 0.49,
+        f"CD = {cd:.2f}",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+        color="#c8423b",
+    )
+    ranks = mean_ranks.sort_values()
+    names = list(ranks.index)
+    for i, name in enumerate(names):
+        r = float(ranks[name])
+        left = i < half
+        row = i if left else k - 1 - i
+        y = -(0.34 + 0.3 * row + 0.16 * len(groups))
+        x_end = lo - 0.15 if left else hi + 0.15
+        colour = colours.get(str(name), "#2d333a")
+        ax.plot([r, r, x_end], [top, y, y], color=colour, lw=1.6, solid_joinstyle="miter")
+        ax.plot([r], [top], "o", color=colour, ms=5.5, zorder=5)
+        ax.text(
+            x_end + (-0.06 if left else 0.06),
+            y,
+            f"{name}  {r:.2f}" if left else f"{r:.2f}  {name}",
+            ha="right" if left else "left",
+            va="center",
+            fontsize=9.5,
+            color="#1f2429",
+        )
+    for gi, g in enumerate(groups):
+        rs = [float(ranks[x]) for x in g if x in ranks.index]
+        if len(rs) < 2:
+            continue
+        y = -(0.16 + 0.16 * gi)
+        ax.hlines(
+            y, min(rs) - 0.05, max(rs) + 0.05, color="#2d333a", lw=4.0, capstyle="round", zorder=6
+        )
+    return _png(fig, dpi=120)
+
+
+def overview_figure(
+    lb: pd.DataFrame,
+    labels: Sequence[str],
+    colours: dict[str, str],
+    stream_names: dict[str, str],
+    metric: str,
+) -> str | None:
+    """Dot plot: one row per data set, each configuration's mean error with its seed range."""
+    ok = lb[lb["seeds"] > 0]
+    if ok.empty:
+        return None
+    streams = list(dict.fromkeys(ok["stream"]))
+    col = "test_error" if metric == "test_error" else "online_error"
+    Figure = _mpl()
+    fig = Figure(figsize=(9.6, 0.62 * len(streams) * max(1, min(len(labels), 6)) / 2.2 + 1.2))
+    ax = fig.subplots()
+    k = len(labels)
+    span = 0.7
+    for si, s in enumerate(streams):
+        sub = ok[ok["stream"] == s]
+        for li, lab in enumerate(labels):
+            row = sub[sub["label"] == lab]
+            if row.empty:
+                continue
+            r = row.iloc[0]
+            v = r[col] if pd.notna(r[col]) else r["online_error"]
+            sd = r[f"{col}_sd"] if pd.notna(r[col]) else r["online_error_sd"]
+            y = si + (li - (k - 1) / 2) * (span / max(k, 1))
+            if pd.notna(sd) and sd > 0:
+                ax.hlines(y, v - sd, v + sd, color=colours[lab], lw=2.2, alpha=0.55)
+            ax.plot(
+                [v],
+                [y],
+                "o",
+                color=colours[lab],
+                ms=7,
+                zorder=4,
+                markeredgecolor="white",
+                markeredgewidth=0.8,
+            )
+    ax.set_yticks(range(len(streams)), [_wrap(stream_names.get(s, s), 24) for s in streams])
+    ax.invert_yaxis()
+    ax.grid(axis="y", visible=False)
+    for si in range(len(streams) - 1):
+        ax.axhline(si + 0.5, color="#e6e9ee", lw=1)
+    tasks = set(ok["task"])
+    if tasks - {"regression"}:
+        _percent_axis(ax, "x")
+    ax.set_xlabel(
+        ("held-out " if col == "test_error" else "online ") + "error (mean ± sd over seeds)"
+    )
+    from matplotlib.lines import Line2D
+
+    drawn = set(ok["label"])
+    handles = [
+        Line2D([0], [0], marker="o", color=colours[lab], lw=0, ms=7, label=lab)
+        for lab in labels
+        if lab in drawn
+    ]
+    ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.16 if len(streams) > 1 else -0.3),
+        ncol=min(len(handles), 3),
+        fontsize=9,
+    )
+    return _png(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML
+# ---------------------------------------------------------------------------------------------
+
+CSS = """
+:root { --ink:#1f2429; --muted:#5c6570; --line:#e3e7ec; --bg:#f4f6f9; --card:#fff; --accent:#3b6fb6;
+        --good:#23834a; --bad:#b8322e; --warn:#b7791f; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--ink);
+       font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+       "DejaVu Sans", sans-serif; }
+header { background: linear-gradient(120deg, #1d2b45 0%, #2c4a7a 100%); color:#fff;
+        padding: 28px 0 22px; }
+.wrap { max-width: 1280px; margin: 0 auto; padding: 0 28px; }
+header h1 { margin:0 0 4px; font-size: 27px; font-weight: 650; letter-spacing: .2px; }
+header .sub { color:#c9d6ea; font-size: 14px; }
+.chips { display:flex; flex-wrap:wrap; gap:10px; margin-top:16px; }
+.chip { background: rgba(255,255,255,.12); border:1px solid rgba(255,255,255,.18);
+        border-radius: 10px;
+        padding: 7px 14px; font-size: 13px; color:#e8eef8; }
+.chip b { display:block; font-size: 20px; color:#fff; font-weight:650; }
+nav { position: sticky; top:0; z-index: 5; background: rgba(255,255,255,.96);
+        border-bottom:1px solid var(--line);
+      backdrop-filter: blur(4px); }
+nav .wrap { display:flex; flex-wrap:wrap; gap: 4px 18px; padding-top:9px; padding-bottom:9px;
+        font-size: 13.5px; }
+nav a { color: var(--accent); text-decoration:none; white-space:nowrap; }
+nav a:hover { text-decoration: underline; }
+main { padding: 22px 0 40px; }
+section.card { background:var(--card); border:1px solid var(--line); border-radius: 14px;
+        padding: 20px 24px 22px;
+               margin: 0 0 22px; box-shadow: 0 1px 2px rgba(20,30,50,.04); }
+h2 { font-size: 20px; margin: 0 0 4px; }
+h3 { font-size: 15.5px; margin: 20px 0 8px; color:#2d333a; }
+.lede { color: var(--muted); margin: 0 0 14px; font-size: 14px; }
+.kv { color: var(--muted); font-size: 13.5px; margin-bottom: 12px; }
+.kv span { margin-right: 16px; white-space: nowrap; }
+.kv code { font-size: 12.5px; }
+figure { margin: 6px 0 10px; }
+figure img { max-width: 100%; height: auto; display:block; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; max-width: 980px; }
+.grid2 { display:grid; grid-template-columns: minmax(0,1fr) minmax(0,1fr); gap: 22px;
+        align-items:start; }
+.pairgrid { display:grid; grid-template-columns: minmax(0,auto) minmax(260px,1fr); gap: 26px;
+        align-items:center; }
+@media (max-width: 1000px) { .grid2, .pairgrid { grid-template-columns: 1fr; } }
+.howto { background:#f7f9fb; border:1px solid var(--line); border-radius:10px; padding: 12px 16px;
+        font-size: 13.5px;
+         color:#3b434c; }
+.howto ul { margin: 6px 0 0; padding-left: 18px; } .howto li { margin: 4px 0; }
+table { border-collapse: collapse; width: 100%; font-size: 13.5px;
+        font-variant-numeric: tabular-nums; }
+th, td { padding: 6px 10px; border-bottom: 1px solid var(--line); text-align: left;
+        vertical-align: top; }
+th { font-weight: 600; color: #3b434c; background: #f7f9fb; border-bottom: 1px solid #d5dbe2;
+        white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+tr:hover td { background: #fafbfd; }
+.scroll { overflow-x: auto; }
+.sw { display:inline-block; width: 11px; height: 11px; border-radius: 3px; margin-right: 7px;
+        vertical-align: -1px; }
+.cfg { white-space: nowrap; }
+.best { font-weight: 700; color: var(--good); }
+.rank1 { background: #e7f4ec; } .rank2 { background: #f1f8f3; }
+.sd { color: var(--muted); font-size: 12px; }
+.badge { display:inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px;
+        font-weight: 600; color:#fff; }
+.flag { display:inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px;
+        background:#fff4e0;
+        color:#8a5a00; border:1px solid #f0d7a6; margin: 1px 2px; white-space: nowrap; }
+.win { color: var(--good); font-weight: 600; } .loss { color: var(--bad); font-weight: 600;
+        } .tie { color: var(--muted); }
+.notes { border-left: 4px solid var(--warn); background: #fffaf0; padding: 10px 16px;
+        border-radius: 8px; margin: 0 0 22px; }
+.notes li { margin: 3px 0; font-size: 14px; }
+.empty { color: var(--muted); font-style: italic; }
+details { margin-top: 10px; } summary { cursor: pointer; color: var(--accent); font-size: 14px; }
+.nowrap { white-space: nowrap; }
+table.meta th { width: 220px; }
+.mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 12.5px; }
+footer { color: var(--muted); font-size: 12.5px; text-align:center; padding: 10px 0 30px; }
+"""
+
+# A tiny check the browser tests read back: how many images decoded, and script errors.
+SCRIPT = """
+window.addEventListener('error', function () {
+  var b = document.documentElement;
+  b.setAttribute('data-js-errors', String(+(b.getAttribute('data-js-errors') || 0) + 1));
+});
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  document.body.setAttribute('data-images', String(imgs.length));
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  document.body.setAttribute('data-images-loaded', String(ok.length));
+});
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _num(v: Any, spec: str = ".3g") -> str:
+    if (
+        v is None
+        or (isinstance(v, float) and not math.isfinite(v))
+        or (not isinstance(v, str) and pd.isna(v))
+    ):
+        return "–"
+    return format(v, spec)
+
+
+def _err(v: Any, regression: bool) -> str:
+    if v is None or pd.isna(v):
+        return "–"
+    return f"{v:.4g}" if regression else f"{100 * v:.2f}%"
+
+
+def _pval(p: Any) -> str:
+    if p is None or pd.isna(p):
+        return "–"
+    if p < 1e-16:
+        return "&lt;1e-16"
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def _swatch(label: str, colours: dict[str, str], flags: str = "") -> str:
+    flag = "".join(
+        f' <span class="flag" title="possibly degenerate learner">⚠ {_e(f)}</span>'
+        for f in flags.split("; ")
+        if f
+    )
+    colour = colours.get(label, "#999")
+    return (
+        f'<span class="cfg"><span class="sw" style="background:{colour}"></span>'
+        f"{_e(label)}</span>{flag}"
+    )
+
+
+def _spec(spec: Any) -> str:
+    """An escaped spec string that may break after its commas."""
+    return _e(spec).replace(",", ",<wbr>")
+
+
+def _img(uri: str | None, alt: str, caption: str = "") -> str:
+    if uri is None:
+        return ""
+    cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f'<figure><img src="{uri}" alt="{_e(alt)}">{cap}</figure>'
+
+
+def _slug(text: str, i: int) -> str:
+    base = (
+        "".join(c if c.isalnum() else "-" for c in text.split("[")[0].lower()).strip("-")
+        or "stream"
+    )
+    return f"ds-{i}-{base}"
+
+
+def _stream_names(streams: Sequence[str]) -> dict[str, str]:
+    base = {s: str(s).split("[")[0] for s in streams}
+    return base if len(set(base.values())) == len(base) else {s: str(s) for s in streams}
+
+
+def _failed_table(failed: pd.DataFrame, colours: dict[str, str], with_stream: bool) -> str:
+    if failed.empty:
+        return ""
+    head = (
+        "<tr><th>configuration</th>"
+        + ("<th>data set</th>" if with_stream else "")
+        + "<th class='num'>seed</th><th>status</th><th>reason</th></tr>"
+    )
+    rows = []
+    for r in failed.sort_values(["label", "seed"]).itertuples():
+        colour = STATUS_COLOURS.get(str(r.status), "#6f7782")
+        rows.append(
+            "<tr><td>"
+            + _swatch(r.label, colours)
+            + "</td>"
+            + (f"<td>{_e(r.stream)}</td>" if with_stream else "")
+            + f"<td class='num'>{_e(r.seed)}</td>"
+            f"<td><span class='badge' style='background:{colour}'>{_e(r.status)}</span></td>"
+            f"<td class='mono'>{_e(r.reason)}</td></tr>"
+        )
+    return f"<div class='scroll'><table>{head}{''.join(rows)}</table></div>"
+
+
+def _leaderboard_html(board: pd.DataFrame, colours: dict[str, str], regression: bool) -> str:
+    has_test = board["test_error"].notna().any()
+    head = (
+        ["#", "configuration", "seeds", "online error"]
+        + (["held-out error"] if has_test else [])
+        + ["SVs", "kernel evals", "time (s)", "µs / example", "not finished"]
+    )
+    rows = []
+    best_online = board["online_error"].min()
+    best_test = board["test_error"].min() if has_test else None
+    for r in board.itertuples():
+
+        def cell(v: Any, sd: Any, best: Any) -> str:
+            cls = " best" if pd.notna(v) and best is not None and v == best else ""
+            spread = _err(sd, regression) if regression else f"{100 * sd:.2f}"
+            sdt = f" <span class='sd'>± {spread}</span>" if pd.notna(sd) else ""
+            return f"<td class='num{cls}'>{_err(v, regression)}{sdt}</td>"
+
+        failed = f"<span class='loss'>{_e(r.failed)}</span>" if r.failed else ""
+        cells = [
+            f"<td class='num'>{'' if pd.isna(r.rank) else int(r.rank)}</td>",
+            f"<td>{_swatch(r.label, colours, r.flags)}</td>",
+            f"<td class='num'>{r.seeds}</td>",
+            cell(r.online_error, r.online_error_sd, best_online),
+        ]
+        if has_test:
+            cells.append(cell(r.test_error, r.test_error_sd, best_test))
+        cells += [
+            f"<td class='num'>{_num(r.n_support, '.0f')}</td>",
+            f"<td class='num'>{_num(r.kernel_evals, '.3g')}</td>",
+            f"<td class='num'>{_num(r.time_s, '.3f')}</td>",
+            f"<td class='num'>{_num(r.us_per_example, '.2f')}</td>",
+            f"<td>{failed}</td>",
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    ths = "".join(
+        f"<th class='{'num' if h not in ('configuration', 'not finished') else ''}'>{h}</th>"
+        for h in head
+    )
+    return f"<div class='scroll'><table><tr>{ths}</tr>{''.join(rows)}</table></div>"
+
+
+def _td(content: Any, cls: str = "") -> str:
+    """A table cell; ``cls`` 'num' right-aligns numbers."""
+    return f"<td class='{cls}'>{content}</td>" if cls else f"<td>{content}</td>"
+
+
+def _head(*names: str) -> str:
+    """A header row; a name starting with '#' is a numeric (right-aligned) column."""
+    cells = (
+        f"<th class='num'>{n[1:]}</th>" if n.startswith("#") else f"<th>{n}</th>" for n in names
+    )
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _table(head: str, rows: Sequence[str], cls: str = "") -> str:
+    attr = f" class='{cls}'" if cls else ""
+    return f"<div class='scroll'><table{attr}>{head}{''.join(rows)}</table></div>"
+
+
+VERDICT = {"win": "<span class='win'>A</span>", "loss": "<span class='loss'>B</span>"}
+
+
+def _pairs_html(seeds: pd.DataFrame, colours: dict[str, str], regression: bool) -> str:
+    if seeds.empty:
+        return "<p class='empty'>Nothing to pair on this data set.</p>"
+    pooled = "pooled_p_holm" in seeds.columns
+    names = ["A", "B", "#error A", "#error B", "#A − B"]
+    names += ["#streams A / = / B", "#p pooled (Holm)"] if pooled else []
+    names += ["#p over seeds (Holm)", "better"]
+    rows = []
+    for r in seeds.itertuples():
+        verdict = r.pooled_result if pooled and isinstance(r.pooled_result, str) else r.result
+        d = f"{r.mean_diff:+.4g}" if regression else f"{100 * r.mean_diff:+.2f} pp"
+        cells = [
+            _td(_swatch(r.a, colours)),
+            _td(_swatch(r.b, colours)),
+            _td(_err(r.mean_a, regression), "num"),
+            _td(_err(r.mean_b, regression), "num"),
+            _td(d, "num"),
+        ]
+        if pooled:
+            cells += [
+                _td(f"{r.streams_won} / {r.streams_tied} / {r.streams_lost}", "num"),
+                _td(_pval(r.pooled_p_holm), "num"),
+            ]
+        cells += [
+            _td(f"{_pval(r.p_holm)} <span class='sd'>{_e(r.test)}</span>", "num"),
+            _td(VERDICT.get(verdict, "<span class='tie'>tie</span>")),
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return _table(_head(*names), rows)
+
+
+def _stream_pairs_html(pairs: pd.DataFrame, colours: dict[str, str], regression: bool) -> str:
+    if pairs.empty:
+        return ""
+    worse = ["#A worse", "#B worse"] if regression else ["#only A wrong", "#only B wrong"]
+    head = _head(
+        "#seed",
+        "stream id",
+        "A",
+        "B",
+        "#error A",
+        "#error B",
+        *worse,
+        "#A − B [95% CI]",
+        "test",
+        "#p",
+        "#p Holm",
+        "better",
+    )
+    rows = []
+    for r in pairs.itertuples():
+        f = (lambda v: f"{v:+.4g}") if regression else (lambda v: f"{100 * v:+.2f}")
+        ci = f(r.diff)
+        if pd.notna(r.ci_low):
+            ci += f" [{f(r.ci_low)}, {f(r.ci_high)}]" + ("" if regression else " pp")
+        cells = [
+            _td(_e(r.seed), "num"),
+            _td(_e(r.stream_id), "mono"),
+            _td(_swatch(r.a, colours)),
+            _td(_swatch(r.b, colours)),
+            _td(_err(r.err_a, regression), "num"),
+            _td(_err(r.err_b, regression), "num"),
+            _td(r.a_worse, "num"),
+            _td(r.b_worse, "num"),
+            _td(ci, "num"),
+            _td(_e(r.test)),
+            _td(_pval(r.p), "num"),
+            _td(_pval(r.p_holm), "num"),
+            _td(VERDICT.get(r.result, "<span class='tie'>tie</span>")),
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return _table(head, rows)
+
+
+def _overall_table(
+    cmp: Comparison, lb: pd.DataFrame, colours: dict[str, str], names: dict[str, str]
+) -> str:
+    streams = list(dict.fromkeys(lb["stream"]))
+    col = "test_error" if cmp.metric == "test_error" else "online_error"
+    tasks = lb.drop_duplicates("stream").set_index("stream")["task"]
+    head = (
+        "<tr><th class='num'>#</th><th>configuration</th><th class='num'>mean rank</th>"
+        + "".join(f"<th class='num' title='{_e(s)}'>{_e(names.get(s, s))}</th>" for s in streams)
+        + "<th>not finished</th></tr>"
+    )
+    rows = []
+    for i, c in enumerate(cmp.configs.itertuples(), 1):
+        cells = [
+            f"<td class='num'>{i}</td>",
+            f"<td>{_swatch(c.label, colours, c.flags)}</td>",
+            f"<td class='num'>{_num(c.mean_rank, '.2f')}</td>",
+        ]
+        for s in streams:
+            row = lb[(lb["stream"] == s) & (lb["label"] == c.label)]
+            if row.empty or row.iloc[0]["seeds"] == 0:
+                cells.append("<td class='num'>–</td>")
+                continue
+            r = row.iloc[0]
+            v = r[col] if pd.notna(r[col]) else r["online_error"]
+            sd = r[f"{col}_sd"] if pd.notna(r[col]) else r["online_error_sd"]
+            reg = tasks.get(s) == "regression"
+            cls = "rank1 best" if r["rank"] == 1 else "rank2" if r["rank"] == 2 else ""
+            sdt = (
+                ""
+                if pd.isna(sd)
+                else f" <span class='sd'>± {sd:.3g}</span>"
+                if reg
+                else f" <span class='sd'>± {100 * sd:.2f}</span>"
+            )
+            cells.append(f"<td class='num {cls}'>{_err(v, reg)}{sdt}</td>")
+        fails = int(c.failed)
+        cells.append(
+            f"<td>{f'<span class=loss>{fails} of {int(c.runs)}</span>' if fails else ''}</td>"
+        )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<div class='scroll'><table>{head}{''.join(rows)}</table></div>"
+
+
+def _configs_html(cmp: Comparison, colours: dict[str, str]) -> str:
+    runs = cmp.runs
+    empty = pd.Series(dtype=object)
+    plugin = runs.groupby("config")["plugin"].first() if "plugin" in runs.columns else empty
+    version = (
+        runs.groupby("config")["plugin_version"].first()
+        if "plugin_version" in runs.columns
+        else empty
+    )
+    plugin, version = plugin.dropna(), version.dropna()  # runs that failed early record no plugin
+    rows = []
+    for key, c in cmp.configs.iterrows():
+        cells = [
+            _td(_swatch(c["label"], colours)),
+            _td(_spec(c["algorithm_spec"]), "mono"),
+            _td(_spec(c["kernel"]) or "–", "mono"),
+            _td(_spec(c["loss"]) or "–", "mono"),
+            _td(c["epochs"], "num"),
+            _td(f"{c['ok']} / {c['runs']}", "num"),
+            _td(f"{_e(plugin.get(key, '–'))} {_e(version.get(key, ''))}", "mono nowrap"),
+        ]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    head = _head("label", "algorithm", "kernel", "loss", "#epochs", "#finished", "plugin")
+    return _table(head, rows)
+
+
+def _metadata_html(cmp: Comparison, source: str) -> str:
+    runs = cmp.runs
+    written = runs.get("kbench_version", pd.Series(dtype=object)).dropna()
+    versions = sorted({str(v) for v in written})
+    machines: dict[str, dict[str, Any]] = {}
+    for m in runs.get("machine", pd.Series(dtype=object)).dropna():
+        if isinstance(m, dict):
+            machines.setdefault(str(m.get("host", "?")) + str(m.get("platform", "")), m)
+
+    def when(col: str, how: str) -> float:
+        if col not in runs:
+            return np.nan
+        return getattr(pd.to_numeric(runs[col], errors="coerce"), how)()
+
+    def ts(t: float) -> str:
+        return _dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S") if pd.notna(t) else "–"
+
+    items = [
+        ("results folder", f"<span class='mono'>{_e(source)}</span>"),
+        ("written by kbench", _e(", ".join(versions) or "?")),
+        ("report by kbench", _e(__version__) + f" (Python {_e(platform.python_version())})"),
+        ("tasks", f"{len(runs)} ({int((runs['status'] == 'ok').sum())} finished)"),
+        ("first task started", ts(when("started_at", "min"))),
+        ("last task finished", ts(when("finished_at", "max"))),
+        ("compared on", f"{_e(cmp.metric.replace('_', ' '))}, α = {cmp.alpha:g}"),
+    ]
+    meta = _table("", [f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in items], "meta")
+    keys = ("host", "platform", "processor", "cores", "python", "numpy")
+    mrows = [
+        "<tr>" + "".join(_td(_e(m.get(k, "")), "mono") for k in keys) + "</tr>"
+        for m in machines.values()
+    ]
+    return meta + ("<h3>Machines</h3>" + _table(_head(*keys), mrows) if mrows else "")
+
+
+def _howto(items: Sequence[str]) -> str:
+    lis = "".join(f"<li>{x}</li>" for x in items)
+    return f"<div class='howto'><b>How to read the matrix</b><ul>{lis}</ul></div>"
+
+
+def _summary_section(
+    cmp: Comparison, lb: pd.DataFrame, colours: dict[str, str], names: dict[str, str]
+) -> str:
+    which = "held-out" if cmp.metric == "test_error" else "online (prequential)"
+    figure = overview_figure(lb, cmp.labels, colours, names, cmp.metric)
+    return (
+        "<section class='card' id='summary'><h2>Summary</h2>"
+        f"<p class='lede'>Mean {which} error per data set over the seeds, best first by mean "
+        "rank. Green cells: best (darker) and second on the data set; ± is the standard "
+        "deviation over seeds (percentage points for error rates).</p>"
+        + _overall_table(cmp, lb, colours, names)
+        + _img(
+            figure,
+            "mean error per data set",
+            "Each dot is a configuration's mean error on a data set; the bar spans ± one "
+            "standard deviation over seeds.",
+        )
+        + "</section>"
+    )
+
+
+def _across_section(cmp: Comparison, colours: dict[str, str]) -> str:
+    rk, fr = cmp.ranking, cmp.ranking.friedman
+    out = ["<section class='card' id='across'><h2>Across data sets</h2>"]
+    if len(rk.values) >= 2 and len(rk.mean_ranks) >= 2:
+        f_text = "∞" if fr["F"] == math.inf else _num(fr["F"], ".3f")
+        out.append(
+            f"<p class='lede'>Friedman test over {fr['N']} data sets and {fr['k']} "
+            f"configurations: χ²<sub>F</sub> = {_num(fr['chi2'], '.3f')} "
+            f"(p = {_pval(fr['p_chi2'])}), Iman–Davenport F = {f_text} "
+            f"(p = {_pval(fr['p_F'])}). Configurations joined by a thick bar are not separated "
+            f"by the Nemenyi test at α = {cmp.alpha:g} (critical difference "
+            f"{_num(fr['cd'], '.2f')} in mean rank; Demšar 2006). Rank 1 is the lowest error.</p>"
+        )
+        cd = cd_figure(rk.mean_ranks, fr["cd"], rk.groups, colours, fr["N"])
+        out.append(_img(cd, "critical difference diagram"))
+    else:
+        out.append(
+            "<p class='empty'>Ranks across data sets need at least two data sets and "
+            "two configurations that finished on every one of them.</p>"
+        )
+    uri = wtl_figure(cmp.wtl, cmp.labels) if len(cmp.wtl) else None
+    if uri:
+        n_streams = cmp.pairs["stream_id"].nunique()
+        regression = (cmp.runs["task"] == "regression").any()
+        test = "exact McNemar" + (" or paired t" if regression else "")
+        out.append(
+            "<h3>Win / tie / loss over every stream</h3><div class='pairgrid'><div>"
+            + _img(uri, "win tie loss matrix")
+            + "</div>"
+            + _howto(
+                [
+                    f"Row against column, over all {n_streams} streams (data sets × seeds).",
+                    "Each cell counts the streams where the row makes significantly fewer errors / "
+                    "is not separable / makes significantly more.",
+                    f"Each stream is tested on its own examples ({test} test), Holm-corrected over "
+                    f"the pairs of the stream, α = {cmp.alpha:g}.",
+                    "Green: the row wins more streams than it loses; red: the reverse.",
+                ]
+            )
+            + "</div>"
+        )
+    out.append("</section>")
+    return "".join(out)
+
+
+def _dataset_section(
+    cmp: Comparison,
+    stream: str,
+    sid: str,
+    lb: pd.DataFrame,
+    traces: pd.DataFrame,
+    colours: dict[str, str],
+) -> str:
+    runs = cmp.runs
+    srun = runs[runs["stream"].astype(str) == stream]
+    ok = srun[srun["status"] == "ok"]
+    task = str(srun["task"].dropna().iloc[0]) if srun["task"].notna().any() else "binary"
+    regression = task == "regression"
+    n = ok["n"].dropna()
+    d = ok["d"].dropna() if "d" in ok.columns else pd.Series(dtype=float)
+    test_n = np.nan
+    if "test_n" in traces.columns:
+        test_n = traces[traces["task_id"].isin(ok["task_id"])]["test_n"].max()
+    ids = sorted(srun["stream_id"].dropna().astype(str).unique())
+    facts = [
+        f"task <b>{_e(task)}</b>",
+        f"n = <b>{int(n.max())}</b>" if len(n) else "",
+        f"d = <b>{int(d.max())}</b>" if len(d) else "",
+        f"held-out n = <b>{int(test_n)}</b>" if pd.notna(test_n) else "",
+        f"seeds <b>{srun['seed'].nunique()}</b>",
+        f"stream ids <span class='mono'>{_e(', '.join(ids[:6]))}"
+        f"{' …' if len(ids) > 6 else ''}</span>",
+    ]
+    part = [
+        f"<section class='card' id='{sid}'><h2>{_e(stream)}</h2><div class='kv'>"
+        + "".join(f"<span>{f}</span>" for f in facts if f)
+        + "</div>"
+    ]
+    uri, panels = curves_figure(stream, ok, traces, colours, task) if len(ok) else (None, [])
+    if uri:
+        part.append(
+            _img(
+                uri,
+                f"curves on {stream}: {'; '.join(panels)}",
+                "Logarithmic x axis. The error panels start after the first few examples, "
+                "too few to say anything, and fit their y axis to the curves.",
+            )
+        )
+    board = lb[lb["stream"] == stream]
+    part.append("<h3>Leaderboard</h3>" + _leaderboard_html(board, colours, regression))
+    seeds = cmp.seeds[cmp.seeds["stream"] == stream]
+    spairs = cmp.pairs[cmp.pairs["stream"] == stream]
+    if len(seeds):
+        test = "paired t" if regression else "exact McNemar"
+        what = "squared error" if regression else "error rate"
+        matrix = pair_matrix_figure(seeds, cmp.labels, regression, cmp.alpha)
+        part.append(
+            "<h3>Every pair</h3><div class='pairgrid'><div>"
+            + _img(matrix, f"pairs on {stream}")
+            + "</div>"
+            + _howto(
+                [
+                    "Each cell is the <b>row</b> configuration against the <b>column</b> one.",
+                    f"First line: difference of mean {what} (row − column); negative means the "
+                    "row makes fewer errors.",
+                    f"Second line: p-value of the {test} test on every example of every seed "
+                    "together, Holm-corrected over the pairs of this data set.",
+                    "Third line: streams (seeds) on which the row is significantly better / not "
+                    "separable / significantly worse, each tested on its own and Holm-corrected.",
+                    "Green: the row is better; red: worse. Full colour only where "
+                    f"p &lt; {cmp.alpha:g}.",
+                ]
+            )
+            + "</div>"
+        )
+        part.append(_pairs_html(seeds, colours, regression))
+        part.append(
+            f"<details><summary>Per-stream tests ({len(spairs)})</summary>"
+            + _stream_pairs_html(spairs, colours, regression)
+            + "</details>"
+        )
+    failed = srun[srun["status"] != "ok"]
+    if len(failed):
+        part.append(
+            f"<h3>Tasks that did not finish ({len(failed)})</h3>"
+            + _failed_table(failed, colours, False)
+        )
+    part.append("</section>")
+    return "".join(part)
+
+
+def render_report(
+    cmp: Comparison, results: Results, title: str = "kbench report", source: str = ""
+) -> str:
+    """The report as one HTML string.
+
+    Parameters
+    ----------
+    cmp
+        The comparison of the results (:func:`kbench.compare.compare`).
+    results
+        The results tables (for the traces).
+    title
+        Shown at the top of the page.
+    source
+        Where the results came from (shown in the metadata).
+    """
+    labels = cmp.labels
+    colours = {lab: PALETTE[i % len(PALETTE)] for i, lab in enumerate(labels)}
+    runs = cmp.runs
+    traces = results.traces if results.traces is not None else pd.DataFrame()
+    if traces.empty or "task_id" not in traces.columns:
+        traces = pd.DataFrame(columns=["task_id", "seen", "online_error"])
+    lb = cmp.leaderboard()
+    streams = sorted(runs["stream"].astype(str).unique())
+    names = _stream_names(streams)
+    seeds_per = runs.groupby("stream")["seed"].nunique()
+    chips = [
+        (len(labels), "configurations"),
+        (len(streams), "data sets"),
+        (int(seeds_per.max()) if len(seeds_per) else 0, "seeds per data set"),
+        (f"{int((runs['status'] == 'ok').sum())} / {len(runs)}", "tasks finished"),
+        (len(cmp.pairs), "paired tests"),
+    ]
+    chip_html = "".join(f"<div class='chip'><b>{v}</b>{_e(k)}</div>" for v, k in chips)
+
+    nav = ["<a href='#summary'>Summary</a>", "<a href='#across'>Across data sets</a>"]
+    sections = [_summary_section(cmp, lb, colours, names), _across_section(cmp, colours)]
+    for i, stream in enumerate(streams):
+        sid = _slug(stream, i)
+        nav.append(f"<a href='#{sid}'>{_e(names[stream])}</a>")
+        sections.append(_dataset_section(cmp, stream, sid, lb, traces, colours))
+    nav.append("<a href='#configurations'>Configurations</a>")
+    sections.append(
+        "<section class='card' id='configurations'><h2>Configurations</h2>"
+        "<p class='lede'>Full specifications behind the short labels used above.</p>"
+        + _configs_html(cmp, colours)
+        + "</section>"
+    )
+    failed = runs[runs["status"] != "ok"]
+    if len(failed):
+        nav.append("<a href='#failed'>Not finished</a>")
+        sections.append(
+            f"<section class='card' id='failed'><h2>Tasks that did not finish "
+            f"({len(failed)})</h2><p class='lede'>Recorded with their status and "
+            "reason; left out of every test.</p>"
+            + _failed_table(failed, colours, True)
+            + "</section>"
+        )
+    nav.append("<a href='#run'>Run</a>")
+    sections.append(
+        "<section class='card' id='run'><h2>Run</h2>" + _metadata_html(cmp, source) + "</section>"
+    )
+
+    notes = "".join(f"<li>{_e(n)}</li>" for n in cmp.notes)
+    notes_html = (
+        f"<div class='notes' id='notes'><b>Notes</b><ul>{notes}</ul></div>" if notes else ""
+    )
+    generated = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(title)} · kbench report</title><style>{CSS}</style>"
+        f"<script>{SCRIPT}</script></head><body>"
+        f"<header><div class='wrap'><h1>{_e(title)}</h1>"
+        "<div class='sub'>kbench report · every pair of algorithm configurations on identical "
+        f"streams · generated {generated}</div>"
+        f"<div class='chips'>{chip_html}</div></div></header>"
+        f"<nav><div class='wrap'>{''.join(nav)}</div></nav>"
+        f"<main><div class='wrap'>{notes_html}{''.join(sections)}</div></main>"
+        f"<footer>kbench {_e(__version__)}</footer></body></html>"
+    )
+
+
+def write_report(
+    cmp: Comparison,
+    results: Results,
+    out: str | Path,
+    title: str = "kbench report",
+    source: str = "",
+) -> Path:
+    """Write the report to ``out`` (parent folders created; written then renamed into place)."""
+    out = Path(out)
+    text = render_report(cmp, results, title=title, source=source)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,621 @@
+"""Tests of the comparison statistics and of ``kbench compare``.
+
+The statistics are checked against values computed by hand, against published worked
+examples (Demšar 2006; Newcombe's paired interval as tabulated by Fagerland, Lydersen and
+Laake) and against scipy. The command is run on a small real study made by ``kbench run``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from kbench import __version__
+from kbench.cli import cli
+from kbench.compare import (
+    Comparison,
+    NothingToCompareError,
+    StreamMismatchError,
+    cd_groups,
+    compare,
+    compare_outcomes,
+    compare_runs,
+    friedman,
+    friedman_from_ranks,
+    holm,
+    mcnemar_exact,
+    min_wilcoxon_n,
+    nemenyi_cd,
+    nemenyi_q,
+    paired_final_test,
+    paired_proportion_ci,
+    pooled_test,
+    sign_test,
+    wilcoxon_test,
+)
+from kbench.errors import KbenchError, ResultsError
+from kbench.results import Results, load_results
+
+KBENCH = Path(sys.executable).with_name("kbench")
+
+# Demšar (2006), Table 2: AUC of C4.5 and C4.5 with a tuned m on 14 data sets.
+C45 = [
+    0.763,
+    0.599,
+    0.954,
+    0.628,
+    0.882,
+    0.936,
+    0.661,
+    0.583,
+    0.775,
+    1.000,
+    0.940,
+    0.619,
+    0.972,
+    0.957,
+]
+C45M = [
+    0.768,
+    0.591,
+    0.971,
+    0.661,
+    0.888,
+    0.931,
+    0.668,
+    0.583,
+    0.838,
+    1.000,
+    0.962,
+    0.666,
+    0.981,
+    0.978,
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Single tests
+# ---------------------------------------------------------------------------------------------
+
+
+def test_mcnemar_exact_by_hand() -> None:
+    # 2 and 9 discordant examples: p = 2 * P(X <= 2), X ~ Bin(11, 1/2) = 2 * (1 + 11 + 55) / 2^11.
+    assert mcnemar_exact(2, 9) == pytest.approx(134 / 2048, rel=1e-12)
+    assert mcnemar_exact(9, 2) == pytest.approx(134 / 2048, rel=1e-12)
+    # One discordant example cannot be significant; none means no evidence at all.
+    assert mcnemar_exact(1, 0) == pytest.approx(1.0)
+    assert mcnemar_exact(0, 0) == 1.0
+    # 0 against 6: p = 2 / 64.
+    assert mcnemar_exact(0, 6) == pytest.approx(2 / 64)
+
+
+def test_newcombe_paired_interval_matches_published_example() -> None:
+    # Fagerland, Lydersen & Laake, "Statistical Analysis of Contingency Tables", ch. 8
+    # (Cavo et al. 2012): table [[59, 6], [16, 80]] gives -0.0621 (95% CI -0.1186 to -0.0046).
+    diff, lo, hi = paired_proportion_ci(59, 6, 16, 80)
+    assert diff == pytest.approx(-10 / 161)
+    assert round(diff, 4) == -0.0621
+    assert round(lo, 4) == -0.1186
+    assert round(hi, 4) == -0.0046
+
+
+def test_newcombe_interval_is_symmetric_and_bounded() -> None:
+    d1, lo1, hi1 = paired_proportion_ci(40, 7, 3, 50)
+    d2, lo2, hi2 = paired_proportion_ci(40, 3, 7, 50)
+    assert d1 == pytest.approx(-d2)
+    assert lo1 == pytest.approx(-hi2) and hi1 == pytest.approx(-lo2)
+    d, lo, hi = paired_proportion_ci(
+        0, 10, 0, 0
+    )  # one classifier always right, the other always wrong
+    assert d == 1.0 and -1.0 <= lo <= 1.0 and hi == pytest.approx(1.0)
+
+
+def test_identical_predictions_give_p_one() -> None:
+    rng = np.random.default_rng(0)
+    correct = rng.random(500) < 0.8
+    res = compare_outcomes(correct, correct.copy(), "binary")
+    assert res["p"] == 1.0
+    assert res["diff"] == 0.0 and res["a_worse"] == 0 and res["b_worse"] == 0
+    assert res["errors_a"] == res["errors_b"] == int((~correct).sum())
+    sq = rng.random(200)
+    reg = compare_outcomes(sq, sq.copy(), "regression")
+    assert reg["p"] == 1.0 and reg["diff"] == 0.0
+
+
+def test_compare_outcomes_counts_by_hand() -> None:
+    a = np.array([1, 1, 0, 0, 1, 0, 1, 1], dtype=bool)  # A wrong on 2, 3, 5
+    b = np.array([1, 0, 1, 0, 0, 0, 1, 1], dtype=bool)  # B wrong on 1, 3, 4, 5
+    res = compare_outcomes(a, b, "binary")
+    assert res["n"] == 8
+    assert res["errors_a"] == 3 and res["errors_b"] == 4
+    assert (
+        res["a_worse"] == 1 and res["b_worse"] == 2
+    )  # only A wrong: example 2; only B wrong: 1 and 4
+    assert res["err_a"] == pytest.approx(3 / 8) and res["diff"] == pytest.approx(-1 / 8)
+    assert res["p"] == pytest.approx(stats.binomtest(1, 3, 0.5).pvalue)
+    assert res["ci_low"] < res["diff"] < res["ci_high"]
+
+
+def test_regression_pairs_use_the_paired_t_test() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.exponential(1.0, 300)
+    b = a * 1.15 + rng.normal(0, 0.05, 300) ** 2
+    res = compare_outcomes(a, b, "regression")
+    ref = stats.ttest_rel(a, b)
+    assert res["test"] == "paired t"
+    assert res["statistic"] == pytest.approx(ref.statistic)
+    assert res["p"] == pytest.approx(ref.pvalue)
+    ci = ref.confidence_interval(0.95)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((ci.low, ci.high))
+    assert math.isnan(res["errors_a"])
+
+
+def test_pooled_test_equals_one_test_on_all_examples() -> None:
+    rng = np.random.default_rng(2)
+    rows, a_all, b_all = [], [], []
+    for n in (120, 200, 80):
+        a = rng.exponential(1.0, n)
+        b = a + rng.normal(0.05, 0.3, n)
+        rows.append(compare_outcomes(a, b, "regression") | {"task": "regression"})
+        a_all.append(a)
+        b_all.append(b)
+    pooled = pooled_test(pd.DataFrame(rows))
+    ref = stats.ttest_rel(np.concatenate(a_all), np.concatenate(b_all))
+    assert pooled["pooled_p"] == pytest.approx(ref.pvalue, rel=1e-9)
+    rows = [
+        compare_outcomes(rng.random(100) < 0.7, rng.random(100) < 0.6, "binary")
+        | {"task": "binary"}
+        for _ in range(3)
+    ]
+    pooled = pooled_test(pd.DataFrame(rows))
+    aw, bw = sum(r["a_worse"] for r in rows), sum(r["b_worse"] for r in rows)
+    assert pooled["pooled_p"] == pytest.approx(stats.binomtest(aw, aw + bw, 0.5).pvalue)
+
+
+def test_holm_by_hand() -> None:
+    # Sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 = 0.04 -> monotone 0.06.
+    adj = holm([0.01, 0.04, 0.03, 0.005])
+    assert adj == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    adj = holm([0.5, float("nan"), 0.9])
+    assert math.isnan(adj[1]) and adj[0] == pytest.approx(1.0) and adj[2] == pytest.approx(1.0)
+    assert len(holm([])) == 0
+
+
+def test_sign_and_wilcoxon_tests() -> None:
+    neg, zeros, pos, p = sign_test([-0.1, -0.2, -0.05, -0.3, -0.01])
+    assert (neg, zeros, pos) == (5, 0, 0) and p == pytest.approx(2 / 32)
+    # Demšar 2006, section 3.1.3: C4.5+m against C4.5 gives R+ = 93 and R- = 12.
+    d = np.array(C45M) - np.array(C45)
+    r_plus, p = wilcoxon_test(d)
+    assert r_plus == pytest.approx(93.0)
+    assert d.size * (d.size + 1) / 2 - r_plus == pytest.approx(12.0)
+    assert p == pytest.approx(stats.wilcoxon(d, zero_method="zsplit").pvalue)
+    assert p < 0.05  # Demšar: significant at 0.05 (T = 12 < 21)
+    assert wilcoxon_test([0.0, 0.0, 0.0]) == (3.0, 1.0)
+    # Six pairs are the fewest with which the two-sided exact test can reach 0.05.
+    assert min_wilcoxon_n(0.05) == 6
+    few = paired_final_test([-0.1, -0.2, -0.05, -0.3, -0.01])
+    assert few["test"] == "sign" and few["p"] == pytest.approx(0.0625)
+    many = paired_final_test(-np.arange(1, 8) / 100)
+    assert many["test"] == "wilcoxon" and many["p"] == pytest.approx(
+        stats.wilcoxon(-np.arange(1, 8) / 100).pvalue
+    )
+
+
+def test_friedman_reproduces_demsar_example() -> None:
+    # Demšar 2006, section 3.2.2: four C4.5 variants on 14 data sets with mean ranks
+    # 3.143, 2.000, 2.893, 1.964 give chi2_F = 9.28 and F_F = 3.69.
+    res = friedman_from_ranks([3.143, 2.000, 2.893, 1.964], 14)
+    assert res["chi2"] == pytest.approx(9.28, abs=0.01)
+    assert res["F"] == pytest.approx(3.69, abs=0.01)
+    # The critical value of F(3, 39) at 0.05 is 2.85, so the null hypothesis is rejected.
+    assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=0.01)
+    assert res["F"] > 2.85 and res["p_F"] < 0.05
+    # The Nemenyi critical difference of the same example: 2.569 * sqrt(4*5 / (6*14)) = 1.25.
+    assert nemenyi_q(4) == pytest.approx(2.569, abs=1e-3)
+    assert nemenyi_cd(4, 14) == pytest.approx(1.25, abs=0.005)
+    # Demšar's table of q_0.05 for 2, 3 and 10 classifiers (given to three decimals).
+    assert [nemenyi_q(k) for k in (2, 3, 10)] == pytest.approx([1.960, 2.343, 3.164], abs=1e-3)
+
+
+def test_friedman_matches_scipy_without_ties() -> None:
+    rng = np.random.default_rng(3)
+    values = pd.DataFrame(rng.random((10, 4)), columns=list("ABCD"))
+    res = friedman(values)
+    ref = stats.friedmanchisquare(*[values[c] for c in values.columns])
+    assert res["chi2"] == pytest.approx(ref.statistic)
+    assert res["p_chi2"] == pytest.approx(ref.pvalue)
+    # Lower is better: the column with the smallest values on every row gets rank 1.
+    values["A"] = -1.0
+    assert friedman(values)["mean_ranks"]["A"] == 1.0
+
+
+def test_cd_groups_by_hand() -> None:
+    ranks = pd.Series({"A": 1.0, "B": 1.5, "C": 2.9, "D": 3.6})
+    assert cd_groups(ranks, 1.25) == [["A", "B"], ["C", "D"]]
+    assert cd_groups(ranks, 2.0) == [["A", "B", "C"], ["C", "D"]]
+    assert cd_groups(ranks, 0.1) == []
+    assert cd_groups(ranks, 10.0) == [["A", "B", "C", "D"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables built by hand
+# ---------------------------------------------------------------------------------------------
+
+
+def _run(
+    task_id: str,
+    algo: str,
+    stream: str,
+    seed: int,
+    stream_id: str,
+    *,
+    status: str = "ok",
+    task: str = "binary",
+    online_error: float = 0.2,
+    n: int = 50,
+    **extra: object,
+) -> dict:
+    return {
+        "task_id": task_id,
+        "algorithm": algo.split("[")[0],
+        "algorithm_spec": algo,
+        "kernel": "rbf[gamma=1.0]",
+        "loss": None,
+        "dataset": stream.split("[")[0],
+        "stream": stream,
+        "stream_seed": seed,
+        "stream_id": stream_id,
+        "seed": seed,
+        "epochs": 1,
+        "task": task,
+        "n": n,
+        "d": 2,
+        "kbench_version": __version__,
+        "status": status,
+        "reason": "" if status == "ok" else "RuntimeError: boom",
+        "online_error": online_error,
+        "test_error": np.nan,
+        "constant_predictions": False,
+    } | extra
+
+
+def _results(runs: list[dict], outcomes: dict[str, np.ndarray]) -> Results:
+    out = pd.DataFrame(
+        [
+            {
+                "task_id": t,
+                "stream_id": next(r["stream_id"] for r in runs if r["task_id"] == t),
+                "outcome": o,
+            }
+            for t, o in outcomes.items()
+        ],
+        columns=["task_id", "stream_id", "outcome"],
+    )
+    return Results(runs=pd.DataFrame(runs), traces=pd.DataFrame(), outcomes=out)
+
+
+def test_results_of_different_streams_are_refused() -> None:
+    a = _run("t1", "perceptron", "toy", 0, "aaaa")
+    b = _run("t2", "norma", "toy", 0, "bbbb")
+    with pytest.raises(StreamMismatchError, match="different streams") as info:
+        compare_runs(a, b, np.ones(50, bool), np.ones(50, bool))
+    assert isinstance(info.value, KbenchError)
+    assert "\n" not in str(info.value)
+    with pytest.raises(StreamMismatchError):
+        compare_outcomes(np.ones(5, bool), np.ones(6, bool), "binary")
+
+
+def test_compare_never_pairs_across_stream_ids() -> None:
+    rng = np.random.default_rng(4)
+    runs = [
+        _run("t1", "perceptron", "toy", 0, "aaaa"),
+        _run("t2", "norma", "toy", 0, "aaaa"),
+        _run("t3", "budget", "toy", 0, "cccc"),
+    ]  # same data set and seed, but the stream changed
+    res = compare(_results(runs, {t: rng.random(50) < 0.8 for t in ("t1", "t2", "t3")}))
+    assert len(res.pairs) == 1
+    assert set(res.pairs[["a", "b"]].iloc[0]) == {"perceptron", "norma"}
+    assert any("different stream ids" in n and "budget" in n for n in res.notes)
+
+
+def test_regression_study_from_tables() -> None:
+    rng = np.random.default_rng(5)
+    runs, outcomes = [], {}
+    for seed in range(3):
+        base = rng.exponential(1.0, 80)
+        for i, (algo, scale) in enumerate((("good", 1.0), ("bad", 1.6))):
+            tid = f"s{seed}-{i}"
+            outcomes[tid] = base * scale
+            runs.append(
+                _run(
+                    tid,
+                    algo,
+                    "reg",
+                    seed,
+                    f"id{seed}",
+                    task="regression",
+                    n=80,
+                    online_error=float(outcomes[tid].mean()),
+                )
+            )
+    res = compare(_results(runs, outcomes))
+    assert set(res.pairs["test"]) == {"paired t"}
+    assert (res.pairs["result"] == "win").all() and (res.pairs["a"] == "good").all()
+    row = res.seeds.iloc[0]
+    assert row["streams_won"] == 3 and row["pooled_result"] == "win"
+    assert row["pooled_p"] == pytest.approx(
+        stats.ttest_rel(
+            np.concatenate([outcomes[f"s{s}-0"] for s in range(3)]),
+            np.concatenate([outcomes[f"s{s}-1"] for s in range(3)]),
+        ).pvalue,
+        rel=1e-9,
+    )
+
+
+def test_ranking_and_win_tie_loss_from_tables() -> None:
+    rng = np.random.default_rng(6)
+    runs, outcomes = [], {}
+    for ds in ("d1", "d2", "d3", "d4"):
+        for seed in range(2):
+            for i, (algo, acc) in enumerate((("strong", 0.95), ("middle", 0.75), ("weak", 0.55))):
+                tid = f"{ds}-{seed}-{i}"
+                outcomes[tid] = rng.random(400) < acc
+                runs.append(
+                    _run(
+                        tid,
+                        algo,
+                        ds,
+                        seed,
+                        f"{ds}-{seed}",
+                        n=400,
+                        online_error=1 - outcomes[tid].mean(),
+                    )
+                )
+    res = compare(_results(runs, outcomes))
+    assert isinstance(res, Comparison)
+    assert list(res.ranking.mean_ranks.index) == ["strong", "middle", "weak"]
+    assert list(res.ranking.mean_ranks) == [1.0, 2.0, 3.0]
+    assert res.labels == ["strong", "middle", "weak"]
+    fr = res.ranking.friedman
+    assert fr["N"] == 4 and fr["k"] == 3 and fr["chi2"] == pytest.approx(8.0)
+    assert fr["cd"] == pytest.approx(nemenyi_cd(3, 4))
+    wtl = res.wtl.set_index(["a", "b"])
+    assert tuple(wtl.loc[("strong", "weak")]) == (8, 0, 0)
+    assert tuple(wtl.loc[("weak", "strong")]) == (0, 0, 8)
+    assert len(res.pairs) == 8 * 3
+    # Holm within each stream: three pairs, so the smallest p is multiplied by three.
+    one = res.pairs[res.pairs["stream_id"] == "d1-0"].sort_values("p")
+    assert one["p_holm"].iloc[0] == pytest.approx(min(1.0, 3 * one["p"].iloc[0]))
+    long = res.long_table()
+    assert set(long["level"]) == {"stream", "seeds", "datasets"}
+    json.dumps(res.to_dict(), allow_nan=False)
+
+
+def test_failed_runs_are_kept_out_and_reported() -> None:
+    rng = np.random.default_rng(7)
+    runs = [
+        _run("t1", "perceptron", "toy", 0, "aaaa"),
+        _run("t2", "norma", "toy", 0, "aaaa"),
+        _run("t3", "exploder", "toy", 0, "aaaa", status="error", online_error=np.nan),
+    ]
+    res = compare(_results(runs, {"t1": rng.random(50) < 0.8, "t2": rng.random(50) < 0.7}))
+    assert len(res.pairs) == 1
+    assert "exploder" in set(res.configs["label"])
+    assert int(res.configs.set_index("label").loc["exploder", "failed"]) == 1
+    assert any("did not finish" in n for n in res.notes)
+    lb = res.leaderboard()
+    assert lb.set_index("label").loc["exploder", "failed"] == "error×1"
+
+
+def test_degenerate_learners_are_flagged() -> None:
+    rng = np.random.default_rng(8)
+    runs = [
+        _run("t1", "perceptron", "toy", 0, "aaaa", online_error=0.1, majority_error=0.4),
+        _run(
+            "t2",
+            "constant",
+            "toy",
+            0,
+            "aaaa",
+            online_error=0.4,
+            majority_error=0.4,
+            constant_predictions=True,
+        ),
+    ]
+    traces = pd.DataFrame({"task_id": ["t1", "t2"], "seen": [50, 30], "epoch": [1, 1]})
+    res = compare(
+        Results(
+            runs=pd.DataFrame(runs),
+            traces=traces,
+            outcomes=_results(
+                runs, {"t1": rng.random(50) < 0.9, "t2": rng.random(50) < 0.6}
+            ).outcomes,
+        )
+    )
+    flags = res.runs.set_index("label")["flags"]
+    assert flags["perceptron"] == ""
+    assert "constant predictions" in flags["constant"]
+    assert "at majority-class rate" in flags["constant"]
+    assert "saw 30 of 50 examples" in flags["constant"]
+    assert any(n.startswith("degenerate learner: constant") for n in res.notes)
+
+
+def test_bad_tables_are_refused() -> None:
+    with pytest.raises(NothingToCompareError, match="no task results"):
+        compare(Results(runs=pd.DataFrame(), traces=pd.DataFrame(), outcomes=pd.DataFrame()))
+    failed = [_run("t1", "perceptron", "toy", 0, "aaaa", status="error")]
+    with pytest.raises(NothingToCompareError, match=r"no task finished .*1 error"):
+        compare(_results(failed, {}))
+    newer = [_run("t1", "perceptron", "toy", 0, "aaaa", kbench_version="99.0.0")]
+    with pytest.raises(ResultsError, match="newer than this kbench"):
+        compare(_results(newer, {"t1": np.ones(50, bool)}))
+    single = [_run("t1", "perceptron", "toy", 0, "aaaa")]
+    res = compare(_results(single, {"t1": np.ones(50, bool)}))
+    assert res.pairs.empty and any("nothing to pair" in n for n in res.notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# A real study through the command line
+# ---------------------------------------------------------------------------------------------
+
+STUDY = [
+    "-a",
+    "perceptron",
+    "-a",
+    "norma[eta=0.5,c=0.001,budget=40]",
+    "-a",
+    "norma[eta=1.0,schedule=inv_sqrt,c=0.0001,budget=40]",
+    "-k",
+    "rbf[gamma=0.5]",
+    "-d",
+    "twonorm[n=250,n_test=150]",
+    "-d",
+    "checkerboard[n=250,n_test=150,noise=0.1]",
+    "-d",
+    "digits[positive=5-9,scale=minmax,test_size=0.3,n=250]",
+    "--seeds",
+    "0-2",
+    "--workers",
+    "0",
+]
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    """A small real study: three configurations, three data sets, three seeds."""
+    out = tmp_path / "results"
+    res = CliRunner().invoke(cli, ["run", *STUDY, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def _kbench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(KBENCH), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_compare_command_on_a_real_study(study: Path, tmp_path: Path) -> None:
+    csv_path, json_path = tmp_path / "pairs.csv", tmp_path / "cmp.json"
+    res = CliRunner().invoke(
+        cli,
+        ["compare", str(study), "--csv", str(csv_path), "--json", str(json_path), "--streams"],
+        terminal_width=200,
+    )
+    assert res.exit_code == 0, res.output
+    for text in (
+        "twonorm",
+        "checkerboard",
+        "digits",
+        "perceptron",
+        "norma[c=0.001]",
+        "across data sets",
+        "win/tie/loss",
+        "Friedman over 3 data sets and 3 configurations",
+    ):
+        assert text in res.output
+    table = pd.read_csv(csv_path)
+    assert set(table["level"]) == {"stream", "seeds", "datasets"}
+    streams = table[table["level"] == "stream"]
+    assert len(streams) == 3 * 3 * 3  # data sets x seeds x pairs
+    # Recompute one McNemar test straight from the outcome vectors of its two tasks.
+    data = json.loads(json_path.read_text())
+    pair = data["stream_pairs"][0]
+    row = streams[
+        (streams["stream_id"] == pair["stream_id"])
+        & (streams["a"] == pair["a"])
+        & (streams["b"] == pair["b"])
+        & (streams["seed"] == pair["seed"])
+    ].iloc[0]
+    outcome = load_results(study).outcomes.set_index("task_id")["outcome"]
+    a_wrong, b_wrong = ~outcome[pair["task_a"]], ~outcome[pair["task_b"]]
+    aw, bw = int((a_wrong & ~b_wrong).sum()), int((b_wrong & ~a_wrong).sum())
+    assert (row["a_worse"], row["b_worse"]) == (aw, bw)
+    assert row["p"] == pytest.approx(stats.binomtest(aw, aw + bw, 0.5).pvalue if aw + bw else 1.0)
+    data = json.loads(json_path.read_text())
+    assert {
+        "configurations",
+        "leaderboard",
+        "stream_pairs",
+        "seed_pairs",
+        "datasets",
+        "win_tie_loss",
+        "notes",
+    } <= set(data)
+    assert data["datasets"]["friedman"]["N"] == 3
+
+
+def test_compare_command_bad_input(study: Path, tmp_path: Path, plugin_dist) -> None:
+    missing = _kbench("compare", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2
+    assert (
+        missing.stderr.strip().startswith("kbench: error:")
+        and len(missing.stderr.strip().splitlines()) == 1
+    )
+    assert "does not exist" in missing.stderr
+
+    empty = tmp_path / "empty"
+    (empty / "tasks").mkdir(parents=True)
+    res = _kbench("compare", str(empty))
+    assert res.returncode == 2 and "no task results" in res.stderr
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    res = _kbench("compare", str(plain))
+    assert res.returncode == 2 and "not a kbench results folder" in res.stderr
+
+    single = tmp_path / "single"
+    ok = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "-a",
+            "perceptron",
+            "-d",
+            "twonorm[n=100,n_test=50]",
+            "--workers",
+            "0",
+            "--out",
+            str(single),
+        ],
+    )
+    assert ok.exit_code == 0, ok.output
+    res = _kbench("compare", str(single))
+    assert res.returncode == 2 and "nothing to pair" in res.stderr
+
+    from conftest import MISBEHAVING
+
+    plugin_dist("kbench_misbehaving", MISBEHAVING)
+    failed = tmp_path / "failed"
+    ran = _kbench(
+        "run",
+        "-a",
+        "exploder",
+        "-d",
+        "twonorm[n=100,n_test=50]",
+        "--workers",
+        "0",
+        "--out",
+        str(failed),
+    )
+    assert "error" in ran.stderr
+    res = _kbench("compare", str(failed))
+    assert res.returncode == 2 and "no task finished" in res.stderr and "1 error" in res.stderr
+
+    # An unreadable result file is named, in one line.
+    broken = next((study / "tasks").glob("*.parquet"))
+    broken.write_bytes(b"not parquet")
+    res = _kbench("compare", str(study))
+    assert (
+        res.returncode == 2
+        and broken.name in res.stderr
+        and len(res.stderr.strip().splitlines()) == 1
+    )

@@ -1,0 +1,216 @@
+"""Tests of ``kbench report``: a real study, the HTML it gives, and a real headless browser."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from kbench.cli import cli
+
+STUDY = [
+    "-a",
+    "perceptron",
+    "-a",
+    "norma[eta=0.5,c=0.001,budget=40]",
+    "-a",
+    "norma[eta=1.0,schedule=inv_sqrt,c=0.0001,budget=40]",
+    "-k",
+    "rbf[gamma=0.5]",
+    "-d",
+    "twonorm[n=250,n_test=150]",
+    "-d",
+    "checkerboard[n=250,n_test=150,noise=0.1]",
+    "-d",
+    "digits[positive=5-9,scale=minmax,test_size=0.3,n=250]",
+    "--seeds",
+    "0-2",
+    "--workers",
+    "0",
+]
+
+
+def _chromium() -> str:
+    """Path of Debian's chromium, installing it with apt-get when it is missing."""
+    path = shutil.which("chromium")
+    if path is None:
+        subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            check=True,
+            capture_output=True,
+            timeout=1200,
+        )
+        path = shutil.which("chromium")
+    assert path is not None, "chromium is needed to test the report: apt-get install chromium"
+    return path
+
+
+def _browser(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    """A small real study: three configurations, three data sets, three seeds."""
+    out = tmp_path / "results"
+    res = CliRunner().invoke(cli, ["run", *STUDY, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_report_in_a_real_browser(study: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    res = CliRunner().invoke(cli, ["report", str(study), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.is_file()
+    text = out.read_text()
+
+    # Self-contained: no external resource of any kind.
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", text)
+    assert "<link" not in text
+    # The expected sections, and every data set with its curves and pair matrix.
+    for anchor in ("id='summary'", "id='across'", "id='configurations'", "id='run'"):
+        assert anchor in text
+    for name in ("twonorm", "checkerboard", "digits"):
+        assert f"<h2>{name}[" in text
+    for heading in (
+        "Leaderboard",
+        "Every pair",
+        "Win / tie / loss over every stream",
+        "Friedman test over 3 data sets",
+        "Machines",
+        "Step size",
+        "Per-stream tests",
+    ):
+        assert heading in text
+    assert 'alt="critical difference diagram"' in text
+    assert 'alt="win tie loss matrix"' in text
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
+    assert len(images) >= 3 + 2 * 3  # overview, CD, win/tie/loss; curves and matrix per data set
+    for b64 in images:
+        with Image.open(io.BytesIO(base64.b64decode(b64))) as im:
+            assert im.width > 200 and im.height > 100
+
+    # A real browser: every image decodes, no script error, and the page is not blank.
+    dom = _browser("--virtual-time-budget=5000", "--dump-dom", out.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    n_images = re.search(r'data-images="(\d+)"', dom.stdout)
+    loaded = re.search(r'data-images-loaded="(\d+)"', dom.stdout)
+    assert n_images and loaded, "the page's load handler did not run"
+    assert int(n_images.group(1)) == len(images) == int(loaded.group(1))
+    html_tag = re.search(r"<html[^>]*>", dom.stdout)
+    assert html_tag and "data-js-errors" not in html_tag.group(0), (
+        "a script error was raised on the page"
+    )
+    console_errors = [
+        ln
+        for ln in dom.stderr.splitlines()
+        if "CONSOLE" in ln and ("Error" in ln or "Uncaught" in ln)
+    ]
+    assert not console_errors, console_errors
+
+    shot = tmp_path / "report.png"
+    ran = _browser(f"--screenshot={shot}", "--window-size=1280,2000", out.as_uri())
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert shot.is_file() and shot.stat().st_size > 10_000
+    with Image.open(shot) as im:
+        assert im.size == (1280, 2000)
+        colours = im.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 200, "the screenshot is (nearly) blank"
+
+
+def test_report_shows_failed_tasks(tmp_path: Path, plugin_dist) -> None:
+    from conftest import MISBEHAVING
+
+    plugin_dist("kbench_misbehaving", MISBEHAVING)
+    out = tmp_path / "results"
+    res = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "-a",
+            "perceptron",
+            "-a",
+            "norma[budget=30]",
+            "-a",
+            "exploder[after=20]",
+            "-k",
+            "rbf[gamma=0.5]",
+            "-d",
+            "twonorm[n=120,n_test=60]",
+            "--seeds",
+            "0-1",
+            "--workers",
+            "0",
+            "--out",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, ["report", str(out)])
+    assert res.exit_code == 0, res.output
+    text = (out / "report.html").read_text()
+    assert "Tasks that did not finish (2)" in text
+    assert "exploded on purpose" in text
+    assert ">error</span>" in text
+    assert "2 of 2" in text  # the exploder's unfinished runs in the summary table
+    # A single data set: no ranking across data sets, said in words rather than a broken figure.
+    assert "need at least two data sets" in text
+
+
+def test_report_of_a_single_configuration_still_draws_curves(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    res = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "-a",
+            "perceptron",
+            "-k",
+            "rbf[gamma=0.5]",
+            "-d",
+            "twonorm[n=120,n_test=60]",
+            "--workers",
+            "0",
+            "--out",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    html_path = tmp_path / "one.html"
+    res = CliRunner().invoke(
+        cli, ["report", str(out), "-o", str(html_path), "--title", "one learner"]
+    )
+    assert res.exit_code == 0, res.output
+    text = html_path.read_text()
+    assert "<h1>one learner</h1>" in text
+    assert "nothing to pair" in text
+    assert 'alt="curves on twonorm' in text
+
+
+def test_report_bad_input(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "nowhere")])
+    assert res.exit_code != 0
+    assert "does not exist" in str(res.exception)
