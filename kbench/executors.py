@@ -179,9 +179,9 @@ class DaskExecutor:
     def run(self, tasks: Sequence[Task], on_done: OnDone, on_start: OnStart | None = None,
             tick: Callable[[], None] | None = None) -> None:
         """Submit every task; write each result as it arrives at the driver."""
+        client, cluster = self._client()
         from dask.distributed import as_completed
 
-        client, cluster = self._client()
         futures = {}
         try:
             for task in tasks:

@@ -93,7 +93,7 @@ class ResultsStore:
             meta[OUTCOMES_KEY] = _encode_outcomes(np.asarray(result.outcomes), run.get("task") != "regression")
         table = table.replace_schema_metadata(meta)
         final = self.path(result.run["task_id"])
-        fd, tmp = tempfile.mkstemp(dir=self.tasks_dir, prefix=".tmp-", suffix=".parquet")
+        fd, tmp = tempfile.mkstemp(dir=self.tasks_dir, prefix=".tmp-", suffix=".part")
         try:
             with os.fdopen(fd, "wb") as fh:
                 pq.write_table(table, fh, compression="zstd")
@@ -108,7 +108,7 @@ class ResultsStore:
     def finished(self) -> dict[str, str]:
         """task_id → status of every readable result; unreadable files are set aside."""
         done = {}
-        for path in sorted(self.tasks_dir.glob("*.parquet")):
+        for path in _task_files(self.tasks_dir):
             try:
                 run = read_run(path)
             except ResultsError:
@@ -124,6 +124,11 @@ class ResultsStore:
     def load(self) -> Results:
         """Read every task file into the three tables."""
         return load_results(self.folder)
+
+
+def _task_files(folder: Path) -> list[Path]:
+    """Finished task files (temporary files start with a dot and are not results)."""
+    return sorted(p for p in folder.glob("*.parquet") if not p.name.startswith("."))
 
 
 def read_run(path: Path) -> dict[str, Any]:
@@ -170,7 +175,7 @@ def load_results(folder: str | Path) -> Results:
     if not tasks_dir.is_dir():
         raise ResultsError(f"{folder} is not a kbench results folder (no tasks/ inside); run kbench run --out {folder} first")
     runs, traces, outcomes = [], [], []
-    for path in sorted(tasks_dir.glob("*.parquet")):
+    for path in _task_files(tasks_dir):
         try:
             table = pq.read_table(path)
         except Exception as exc:

@@ -127,6 +127,35 @@ class Crasher(Algorithm):
         return {"n_support": 0, "kernel_evals": 0}
 
 
+class Segfaulter(Algorithm):
+    """Dereferences a null pointer in compiled code."""
+    name = "segfaulter"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        import ctypes
+        ctypes.string_at(0)
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+class Hog(Algorithm):
+    """Allocates 4 GiB on its first example."""
+    name = "hog"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        self.block = np.ones(2**29)
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
 class NaNData(Dataset):
     """A data set with a NaN in row 7."""
     name = "nandata"
@@ -148,7 +177,7 @@ class EmptyData(Dataset):
 
 @hookimpl
 def kbench_register_algorithms(register):
-    for cls in (Sleeper, Exploder, Diverger, Crasher):
+    for cls in (Sleeper, Exploder, Diverger, Crasher, Segfaulter, Hog):
         register(cls)
 
 

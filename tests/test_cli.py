@@ -170,7 +170,7 @@ def test_list_and_plugins(plugin_dist) -> None:
     a9a = next(r for r in rows if r["name"] == "a9a")
     assert a9a["available"] and a9a["d"] == 123
     plugins = {p["name"]: p for p in json.loads(kbench("plugins", "--json").stdout)}
-    assert plugins["kb_misbehaving"]["components"]["algorithms"] == ["sleeper", "exploder", "diverger", "crasher"]
+    assert plugins["kb_misbehaving"]["components"]["algorithms"][:4] == ["sleeper", "exploder", "diverger", "crasher"]
     assert plugins["kbench.kernels.radial"]["source"] == "builtin"
 
 
