@@ -54,10 +54,14 @@ def load_study(path: str | Path) -> list[Experiment]:
         raise KbenchError(f"study file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise KbenchError(f"study file {path} is not valid TOML: {exc}") from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
+        raise KbenchError(f"study file {path} cannot be read: {exc}") from None
     defaults = data.get("study", {})
     blocks = data.get("experiment", [])
     if not blocks:
         blocks = [{}]
+    if not isinstance(defaults, dict) or not isinstance(blocks, list) or not all(isinstance(b, dict) for b in blocks):
+        raise KbenchError(f"study file {path}: [study] must be a table and [[experiment]] an array of tables")
     allowed = {f.name for f in fields(Experiment)}
     experiments = []
     for i, block in enumerate(blocks):
@@ -65,11 +69,32 @@ def load_study(path: str | Path) -> list[Experiment]:
         unknown = sorted(set(merged) - allowed)
         if unknown:
             raise KbenchError(f"study file {path}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(allowed))})")
+        for key, value in merged.items():
+            _check_type(path, i + 1, key, value)
         for key in ("algorithms", "datasets"):
             if not merged.get(key):
                 raise KbenchError(f"study file {path}: experiment {i + 1} lists no {key}")
         experiments.append(Experiment(**merged))
     return experiments
+
+
+_LISTS_OF_STR = ("algorithms", "datasets", "kernels", "losses")
+_INTS = ("epochs", "checkpoints", "test_max")
+
+
+def _check_type(path: Path, index: int, key: str, value: object) -> None:
+    where = f"study file {path}: experiment {index}: {key}"
+    if key in _LISTS_OF_STR:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise KbenchError(f"{where} must be a list of spec strings, got {value!r}")
+    elif key == "seeds":
+        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            raise KbenchError(f"{where} must be a list of integers, got {value!r}")
+    elif key in _INTS or key == "n":
+        if not (isinstance(value, int) and not isinstance(value, bool)):
+            raise KbenchError(f"{where} must be an integer, got {value!r}")
+    elif key == "name" and not isinstance(value, str):
+        raise KbenchError(f"{where} must be a string, got {value!r}")
 
 
 @dataclass
@@ -85,6 +110,10 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
     tasks: dict[str, Task] = {}
     skipped: list[tuple[str, str]] = []
     for exp in experiments:
+        if not exp.seeds:
+            raise SpecError("a study needs at least one seed")
+        if exp.checkpoints < 1 or exp.test_max < 1:
+            raise SpecError("checkpoints and test_max must be at least 1")
         if exp.epochs < 1:
             raise SpecError(f"epochs must be at least 1, got {exp.epochs}")
         if exp.n is not None and exp.n < 1:
