@@ -21,13 +21,37 @@ err = Console(stderr=True)
 
 
 def _short() -> Any:
-    """The registry's spec shortener, or None when the registry cannot load (labels stay full)."""
-    try:
-        from kbench.registry import get_registry
+    """A spec shortener for labels, or None when the registry cannot load (labels stay full).
 
-        return get_registry().short
+    It is the registry's ``short``; for a spec the registry no longer resolves (a parameter
+    renamed since the run, say) it still drops the parameters left at a declared default.
+    """
+    try:
+        from kbench.components import format_value
+        from kbench.registry import get_registry
+        from kbench.specs import parse_spec
+
+        registry = get_registry()
     except Exception:  # a broken plugin must not stop reading results
         return None
+
+    def short(kind: str, spec: str) -> str:
+        out = registry.short(kind, spec)
+        if out != spec:
+            return out
+        try:
+            name, params = parse_spec(spec)
+            declared = registry.entry(kind, name).cls.parameters()
+        except Exception:  # unknown component: show the spec as it was run
+            return spec
+        keep = [
+            f"{k}={v}"
+            for k, v in params.items()
+            if k not in declared or v != format_value(declared[k].default)
+        ]
+        return f"{name}[{','.join(keep)}]" if keep else name
+
+    return short
 
 
 def _load(results: Path, metric: str, alpha: float) -> tuple[Any, Any]:

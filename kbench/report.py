@@ -142,14 +142,11 @@ def _band(traces: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
 
 
 def _percent_axis(ax: Any, which: str = "y") -> None:
-    from matplotlib.ticker import FuncFormatter
+    """Error rates as percentages, with as many decimals as the axis range needs."""
+    from matplotlib.ticker import PercentFormatter
 
     axis = ax.yaxis if which == "y" else ax.xaxis
-    axis.set_major_formatter(
-        FuncFormatter(
-            lambda v, _: f"{100 * v:.0f}%" if abs(v) >= 0.1 or v == 0 else f"{100 * v:.1f}%"
-        )
-    )
+    axis.set_major_formatter(PercentFormatter(xmax=1.0))
 
 
 def _zoom(ax: Any, bands: list[pd.DataFrame], x_cut: float, floor_zero: bool = True) -> None:
@@ -208,12 +205,12 @@ def curves_figure(
     order = [lab for lab in colours if lab in set(tr["label"])]
     regression = task == "regression"
     err_name = "mean squared error" if regression else "error rate"
-    numeric = [
+    numeric = [  # other statistics an algorithm reports; a constant one tells nothing
         c
         for c in tr.columns
         if c not in STANDARD_TRACE_COLUMNS | {"x", "label"}
         and pd.api.types.is_numeric_dtype(tr[c])
-        and tr[c].notna().any()
+        and tr[c].nunique(dropna=True) > 1
     ]
 
     def has(col: str) -> bool:
@@ -460,11 +457,11 @@ def pair_matrix_figure(
 
 
 def _wrap(label: str, width: int = 18) -> str:
-    """Break a long configuration label at commas so tick labels stay narrow."""
+    """Break a long configuration label before its bracket and after commas."""
     if len(label) <= width:
         return label
     out, line = [], ""
-    for part in label.replace(",", ",\u0000").split("\u0000"):
+    for part in label.replace(",", ",\u0000").replace("[", "\u0000[").split("\u0000"):
         if line and len(line) + len(part) > width:
             out.append(line)
             line = part
@@ -602,65 +599,64 @@ def overview_figure(
     stream_names: dict[str, str],
     metric: str,
 ) -> str | None:
-    """Dot plot: one row per data set, each configuration's mean error with its seed range."""
+    """Dot plots, one panel per data set: each configuration's mean error and its spread.
+
+    Each panel has its own x axis, so error rates and mean squared errors never share one.
+    """
     ok = lb[lb["seeds"] > 0]
     if ok.empty:
         return None
     streams = list(dict.fromkeys(ok["stream"]))
+    drawn = [lab for lab in labels if lab in set(ok["label"])]
     col = "test_error" if metric == "test_error" else "online_error"
+    k = len(drawn)
+    from matplotlib.ticker import MaxNLocator
+
+    ncols = 1 if len(streams) == 1 else 2 if len(streams) <= 4 or k > 6 else 3
+    nrows = math.ceil(len(streams) / ncols)
     Figure = _mpl()
-    fig = Figure(figsize=(9.6, 0.62 * len(streams) * max(1, min(len(labels), 6)) / 2.2 + 1.2))
-    ax = fig.subplots()
-    k = len(labels)
-    span = 0.7
-    for si, s in enumerate(streams):
-        sub = ok[ok["stream"] == s]
-        for li, lab in enumerate(labels):
-            row = sub[sub["label"] == lab]
-            if row.empty:
+    fig = Figure(figsize=(1.9 + 4.0 * ncols, nrows * (0.27 * k + 0.95)))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for i, s in enumerate(streams):
+        ax = axes.flat[i]
+        sub = ok[ok["stream"] == s].set_index("label")
+        for li, lab in enumerate(drawn):
+            if lab not in sub.index:
                 continue
-            r = row.iloc[0]
-            v = r[col] if pd.notna(r[col]) else r["online_error"]
-            sd = r[f"{col}_sd"] if pd.notna(r[col]) else r["online_error_sd"]
-            y = si + (li - (k - 1) / 2) * (span / max(k, 1))
+            r = sub.loc[lab]
+            use = col if pd.notna(r[col]) else "online_error"
+            v, sd = r[use], r[f"{use}_sd"]
             if pd.notna(sd) and sd > 0:
-                ax.hlines(y, v - sd, v + sd, color=colours[lab], lw=2.2, alpha=0.55)
+                ax.hlines(li, v - sd, v + sd, color=colours[lab], lw=2.4, alpha=0.5)
             ax.plot(
                 [v],
-                [y],
+                [li],
                 "o",
                 color=colours[lab],
-                ms=7,
+                ms=7.5,
                 zorder=4,
                 markeredgecolor="white",
                 markeredgewidth=0.8,
             )
-    ax.set_yticks(range(len(streams)), [_wrap(stream_names.get(s, s), 24) for s in streams])
-    ax.invert_yaxis()
-    ax.grid(axis="y", visible=False)
-    for si in range(len(streams) - 1):
-        ax.axhline(si + 0.5, color="#e6e9ee", lw=1)
-    tasks = set(ok["task"])
-    if tasks - {"regression"}:
-        _percent_axis(ax, "x")
-    ax.set_xlabel(
-        ("held-out " if col == "test_error" else "online ") + "error (mean ± sd over seeds)"
+        ax.set_ylim(k - 0.5, -0.5)
+        ax.set_yticks(range(k), [_wrap(lab, 30) for lab in drawn] if i % ncols == 0 else [""] * k)
+        ax.grid(axis="y", visible=False)
+        ax.set_title(stream_names.get(s, s), loc="left")
+        task = sub["task"].dropna()
+        if len(task) and task.iloc[0] != "regression":
+            _percent_axis(ax, "x")
+        ax.tick_params(axis="y", length=0)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # percentages with decimals are wide
+        ax.margins(x=0.12)
+    for ax in list(axes.flat)[len(streams) :]:
+        ax.set_visible(False)
+    which = "held-out" if col == "test_error" else "online"
+    fig.supxlabel(
+        f"{which} error: mean over seeds (dot) ± one standard deviation (bar)",
+        fontsize=9.5,
+        color="#4a525c",
     )
-    from matplotlib.lines import Line2D
-
-    drawn = set(ok["label"])
-    handles = [
-        Line2D([0], [0], marker="o", color=colours[lab], lw=0, ms=7, label=lab)
-        for lab in labels
-        if lab in drawn
-    ]
-    ax.legend(
-        handles=handles,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.16 if len(streams) > 1 else -0.3),
-        ncol=min(len(handles), 3),
-        fontsize=9,
-    )
+    fig.tight_layout()
     return _png(fig)
 
 
@@ -725,7 +721,7 @@ tr:hover td { background: #fafbfd; }
 .scroll { overflow-x: auto; }
 .sw { display:inline-block; width: 11px; height: 11px; border-radius: 3px; margin-right: 7px;
         vertical-align: -1px; }
-.cfg { white-space: nowrap; }
+.cfg { overflow-wrap: normal; }
 .best { font-weight: 700; color: var(--good); }
 .rank1 { background: #e7f4ec; } .rank2 { background: #f1f8f3; }
 .sd { color: var(--muted); font-size: 12px; }
@@ -799,7 +795,7 @@ def _swatch(label: str, colours: dict[str, str], flags: str = "") -> str:
     colour = colours.get(label, "#999")
     return (
         f'<span class="cfg"><span class="sw" style="background:{colour}"></span>'
-        f"{_e(label)}</span>{flag}"
+        f"{_spec(label)}</span>{flag}"
     )
 
 
@@ -1112,8 +1108,8 @@ def _summary_section(
         + _img(
             figure,
             "mean error per data set",
-            "Each dot is a configuration's mean error on a data set; the bar spans ± one "
-            "standard deviation over seeds.",
+            "One panel per data set, each with its own axis; configurations in the order of the "
+            "table.",
         )
         + "</section>"
     )
