@@ -1,11 +1,19 @@
-"""Compiled prequential block loop of NORMA (Kivinen, Smola and Williamson) for scalar scores.
+"""Compiled NORMA (Kivinen, Smola and Williamson 2004): the block loop and the one-step update.
 
-The ω most recent non-zero terms are kept in a circular buffer. The shrinking
-f ← (1 − ηc) f is done lazily: stored coefficients are a_j and the true ones are
-scale·a_j, so one step costs one kernel row and no pass over the buffer.
+f ← (1 − η_t c) f − η_t Σ_y ξ_{t,y} k((x_t, y), ·), with the ω most recent non-zero terms
+kept in a circular buffer. Scores are vectors (one per class for multiclass through the
+delta kernel on labels, F = kᵀA; one otherwise). The shrinking is lazy: stored
+coefficients are A and the true ones are scale·A, so a step costs one kernel row and no
+pass over the buffer.
+
+``norma_block`` runs the prequential loop (predict, then learn) for compiled kernels and
+losses. ``norma_apply`` is the update alone, given the loss gradient; the Python path of
+the learner calls it after computing the gradient with the loss plugin, so that both
+paths share one implementation of the update.
 """
 include "_kernel_ops.pxi"
 include "_loss_ops.pxi"
+include "_online_ops.pxi"
 
 from libc.math cimport sqrt
 
@@ -13,6 +21,20 @@ cdef enum:
     S_CONSTANT = 0
     S_INV_SQRT = 1
     S_DECAY_TAU = 2
+
+# Indices of the state array. Keep STATE_FIELDS in the same order.
+cdef enum:
+    N_M = 0
+    N_HEAD = 1
+    N_T = 2
+    N_SCALE = 3
+    N_EVALS = 4
+    N_EPS = 5
+    N_VIOL = 6
+    N_EVICT = 7
+    N_SIZE = 8
+
+STATE_FIELDS = ("m", "head", "t", "scale", "kernel_evals", "eps", "violations", "evictions")
 
 
 cdef inline double _step(int schedule, double eta0, double tau, double t) noexcept nogil:
@@ -24,56 +46,116 @@ cdef inline double _step(int schedule, double eta0, double tau, double t) noexce
     return eta0 * sqrt(tau / (tau + t))
 
 
-def norma_block(int kind, double gamma, double scale, double offset, double degree,
-                int loss_kind, double loss_p1, int schedule, double eta0, double tau,
-                double c, bint use_offset, bint regression,
-                double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
-                const double[:, ::1] X, const double[::1] y, double[::1] pred,
-                double[::1] krow):
-    """Predict then learn every row of X.
+cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, double* sq,
+                               double* A, Py_ssize_t d, Py_ssize_t cap, const double* x,
+                               double xsq, const double* xi, int s) noexcept nogil:
+    """One NORMA step after the prediction: shrink, store −η ξ, move the offset and margin."""
+    cdef Py_ssize_t C = g.C, m = <Py_ssize_t>st[N_M], head = <Py_ssize_t>st[N_HEAD]
+    cdef Py_ssize_t c, j, slot
+    cdef double t = st[N_T], cs = st[N_SCALE], eta, eta_e, grad, z
+    cdef bint nonzero = False
+    eta = _step(g.schedule, g.eta0, g.tau, t)
+    cs *= 1.0 - eta * g.c
+    if cs < 1e-200:
+        # Fold the global scale into the coefficients before it underflows (or, with
+        # η c = 1, when the old terms have been cancelled exactly).
+        for j in range(m * C):
+            A[j] *= cs
+        cs = 1.0
+    for c in range(C):
+        if xi[c] != 0.0:
+            nonzero = True
+    if nonzero:
+        if m < cap:
+            slot = m
+            m += 1
+        else:
+            slot = head
+            head = (head + 1) % cap
+            st[N_EVICT] += 1.0
+        memcpy(SV + slot * d, x, d * sizeof(double))
+        sq[slot] = xsq
+        for c in range(C):
+            A[slot * C + c] = -eta * xi[c] / cs
+        if g.use_offset:
+            for c in range(C):
+                b[c] -= eta * xi[c]
+    if g.nu_mode != NU_OFF:
+        # The margin's plain step follows the same schedule as η, started at η_ε,0.
+        eta_e = g.eta_eps0 * _step(g.schedule, 1.0, g.tau, t)
+        # ∂J/∂ε = s − ν for margins, ν − s for a regression tube.
+        grad = (s - g.nu) if g.nu_mode == NU_MARGIN else (g.nu - s)
+        if g.nu_additive:
+            st[N_EPS] -= eta_e * grad
+            if st[N_EPS] < 0.0:
+                st[N_EPS] = 0.0
+        else:
+            # Log-space step ε ← ε exp(−η_ε ε ∂J/∂ε), exponent clipped against overflow.
+            z = -eta_e * st[N_EPS] * grad
+            if z > 50.0:
+                z = 50.0
+            elif z < -50.0:
+                z = -50.0
+            st[N_EPS] *= exp(z)
+    st[N_VIOL] += s
+    st[N_M] = m
+    st[N_HEAD] = head
+    st[N_T] = t + 1.0
+    st[N_SCALE] = cs
 
-    ``state`` holds ``[m, head, t, coef_scale, b, kernel_evals]`` and is updated in place.
-    Binary predictions are ±1 (sign of f + b, ties to +1); regression predicts f + b.
+
+def norma_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
+                double[::1] state, double[::1] b, const double[:, ::1] X, const double[::1] y,
+                double[::1] pred, double[::1] krow, double[::1] work):
+    """Predict then learn every row of X; predictions (made before each update) go to pred.
+
+    ``A`` is the buffer's cap × C coefficient block, ``state`` the array named by
+    STATE_FIELDS, ``b`` the offsets (C) and ``work`` scratch of at least 3·C entries.
+    Binary predictions are ±1 (ties to +1), multiclass the arg-max (lowest index on
+    ties), novelty +1 unless f + b falls below the margin, regression f + b; NaN once a
+    score is not finite.
     """
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, j, slot
-    cdef Py_ssize_t m = <Py_ssize_t>state[0], head = <Py_ssize_t>state[1]
-    cdef double t = state[2], cs = state[3], b = state[4], evals = state[5]
-    cdef double f, xi, eta, xsq, shrink
+    cdef Cfg g = _read_cfg(cfg)
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
+    cdef Py_ssize_t C = g.C
+    cdef double xsq, cs, eps
+    cdef double* F = &work[0]
+    cdef double* xi = &work[C]
+    cdef double* chi = &work[2 * C]
+    cdef int s
+    if A.shape[1] != C or b.shape[0] != C or work.shape[0] < 3 * C or state.shape[0] != N_SIZE:
+        raise ValueError("kbench: norma_block array shapes do not match the configuration")
+    if X.shape[0] and (d != SV.shape[1] or krow.shape[0] < cap):
+        raise ValueError("kbench: norma_block got rows of the wrong dimension")
+    if n == 0:
+        return
     with nogil:
         for i in range(n):
+            m = <Py_ssize_t>state[N_M]
             xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
+            _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, &SV[0, 0], m, d, &sq[0],
                         &X[i, 0], xsq, &krow[0])
-            evals += m
-            f = (cs * _dot(&krow[0], &a[0], <int>m) if m > 0 else 0.0) + b
-            if regression:
-                pred[i] = f
-            else:
-                pred[i] = 1.0 if f >= 0.0 else -1.0
-            xi = _loss_deriv(loss_kind, f, y[i], loss_p1)
-            eta = _step(schedule, eta0, tau, t)
-            shrink = 1.0 - eta * c
-            cs *= shrink
-            if cs < 1e-200:  # fold the global scale into the coefficients before it underflows
-                for j in range(m):
-                    a[j] *= cs
-                cs = 1.0
-            if xi != 0.0:
-                if m < cap:
-                    slot = m
-                    m += 1
-                else:
-                    slot = head
-                    head = (head + 1) % cap
-                memcpy(&SV[slot, 0], &X[i, 0], d * sizeof(double))
-                sq[slot] = xsq
-                a[slot] = -eta * xi / cs
-                if use_offset:
-                    b -= eta * xi
-            t += 1.0
-    state[0] = m
-    state[1] = head
-    state[2] = t
-    state[3] = cs
-    state[4] = b
-    state[5] = evals
+            state[N_EVALS] += m
+            _expansion(&krow[0], &A[0, 0], m, C, F)
+            cs = state[N_SCALE]
+            for c in range(C):
+                F[c] = cs * F[c] + b[c]
+            eps = state[N_EPS]
+            pred[i] = _predict(&g, F, eps if g.nu_mode != NU_OFF else g.margin)
+            s = _gradient(&g, eps, F, F, y[i], xi, chi)
+            _norma_update(&g, &state[0], &b[0], &SV[0, 0], &sq[0], &A[0, 0], d, cap,
+                          &X[i, 0], xsq, xi, s)
+
+
+def norma_apply(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
+                double[::1] state, double[::1] b, const double[::1] x, double xsq,
+                const double[::1] xi, int s):
+    """The update of one example whose gradient ξ (and violation indicator s) the caller
+    computed at the current scores; the per-example Python path of the learner."""
+    cdef Cfg g = _read_cfg(cfg)
+    if A.shape[1] != g.C or b.shape[0] != g.C or xi.shape[0] != g.C or state.shape[0] != N_SIZE:
+        raise ValueError("kbench: norma_apply array shapes do not match the configuration")
+    if x.shape[0] != SV.shape[1]:
+        raise ValueError("kbench: norma_apply got a row of the wrong dimension")
+    _norma_update(&g, &state[0], &b[0], &SV[0, 0], &sq[0], &A[0, 0], SV.shape[1], SV.shape[0],
+                  &x[0] if x.shape[0] else NULL, xsq, &xi[0], s)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("_kernels", "_perceptron", "_norma", "_losses")
+MODULES = ("_kernels", "_perceptron", "_norma", "_losses", "_svmd")
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}
 

@@ -1,72 +1,118 @@
-"""NORMA: online kernel gradient descent with a circular budget (Kivinen, Smola and Williamson 2004)."""
+"""NORMA: online kernel gradient descent with a circular budget (Kivinen, Smola, Williamson 2004).
+
+In the form of the SVMD paper (Vishwanathan, Schraudolph and Smola 2006, Algorithm 1 and
+eqs. 31–35): any registered loss, multiclass through the delta kernel on labels,
+novelty detection, ε-insensitive regression, offsets, and the ν-trick. The compiled
+block loop (``cython_core/_norma.pyx``) runs compiled kernels and losses; the
+per-example path computes the gradient with the loss plugin and applies the same
+compiled update, so both make the same predictions.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
 import numpy as np
+from kbench.cython_core import _norma
+from kbench.plugins.algorithms._online_kernel import (
+    NU_OFF,
+    OnlineKernelLearner,
+    make_cfg,
+    python_gradient,
+)
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm, check_range
-from kbench.cython_core import _norma
+from kbench.components import check_range
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
+NU_RULES = ("log", "additive")
+_S = {name: i for i, name in enumerate(_norma.STATE_FIELDS)}
 
 
-class NORMA(Algorithm):
+class NORMA(OnlineKernelLearner):
     """NORMA, the online SVM: stochastic gradient descent in the RKHS.
 
-    Each step ``f ← (1 − η_t c) f − η_t ℓ'(f(x_t), y_t) k(x_t, ·)``; only the ``budget``
-    most recent non-zero terms are kept (a circular buffer, oldest evicted first). The
-    shrinking by ``1 − η_t c`` is applied lazily through one global scale factor.
+    Each step ``f ← (1 − η_t c) f − η_t Σ_y ξ_{t,y} k((x_t, y), ·)`` with ξ_t the loss
+    gradient at the scores ``F + b``; only the ``budget`` most recent non-zero terms are
+    kept (a circular buffer, oldest evicted first). The shrinking by ``1 − η_t c`` is
+    applied lazily through one global scale factor.
+
+    Tasks: binary, multiclass (one score per class through the delta kernel on labels,
+    ``F = kᵀA``; predictions are the arg-max, lowest index on ties), regression, and
+    novelty detection (a point is flagged, −1, when ``f(x) + b`` falls below the margin:
+    the novelty hinge's ``rho``, or the adapted ε of the ν-trick).
+
+    With ``nu > 0`` the ν-trick replaces the fixed margin of the hinge (binary), the
+    multiclass hinge, the novelty hinge or the tube of the ε-insensitive loss by an
+    adapted ε, and adds ∓νε to the loss. ε takes plain steps on the same schedule as η
+    (started at ``eta_eps``): in log space, ``ε ← ε exp(−η_ε ε (s − ν))`` (``nu_rule=log``,
+    the kbench spec's NORMA-ν baseline), or Kivinen et al.'s additive rule
+    ``ε ← max(0, ε − η_ε (s − ν))`` (``nu_rule=additive``), with s = 1 when the example
+    violates the margin; for a regression tube the sign of ``s − ν`` flips. A novelty
+    hinge with its own ``nu > 0`` turns the trick on by itself, starting from its ``rho``.
 
     Parameters
     ----------
     eta
-        Initial step size η₀ > 0.
+        Initial step size η₀ > 0, with η₀·c ≤ 1.
     schedule
-        ``constant`` (η₀), ``inv_sqrt`` (η₀/√t) or ``decay_tau`` (η₀·√(τ/(τ+t))), with t
-        the number of examples seen before the current one.
+        ``constant`` (η₀), ``inv_sqrt`` (η₀/√(t+1)) or ``decay_tau`` (η₀·√(τ/(τ+t))), with t
+        the number of examples seen before the current one (the first step is η₀).
     tau
         τ of the ``decay_tau`` schedule.
     c
-        Regularisation constant; η₀·c < 1.
+        Regularisation constant c ≥ 0 (NORMA's λ).
     budget
         ω, the number of expansion terms kept.
     offset
-        Learn an unregularised offset b with the same step sizes.
+        Learn an unregularised offset b (one per class) with the same step sizes.
+    nu
+        ν ∈ [0, 1) of the ν-trick, the target fraction of margin violators; 0 turns it off.
+    margin0
+        Initial margin (or tube half-width) ε₀ > 0 of the ν-trick.
+    eta_eps
+        Initial step size η_ε,0 > 0 of the margin.
+    nu_rule
+        ``log`` (log-space steps, ε stays positive) or ``additive`` (Kivinen et al.).
     """
 
     name = "norma"
-    tasks = frozenset({"binary", "regression"})
-    uses_loss = True
-    default_loss = "hinge"
     test_params = {"budget": 16}
 
     def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 eta: float = 0.5, schedule: Literal["constant", "inv_sqrt", "decay_tau"] = "constant",
+                 eta: float = 0.5,
+                 schedule: Literal["constant", "inv_sqrt", "decay_tau"] = "constant",
                  tau: float = 100.0, c: float = 0.01, budget: int = 1000,
-                 offset: bool = False) -> None:
+                 offset: bool = False, nu: float = 0.0, margin0: float = 1.0, eta_eps: float = 1.0,
+                 nu_rule: Literal["log", "additive"] = "log") -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("norma", "eta", eta, low=0.0, low_open=True)
         check_range("norma", "tau", tau, low=0.0, low_open=True)
-        check_range("norma", "c", c, low=0.0)
-        check_range("norma", "budget", budget, low=1)
-        if eta * c >= 1.0:
-            raise ValueError(f"norma: eta·c must be < 1 (the shrink factor 1 − ηc must stay positive), got {eta * c!r}")
+        self._check_common("norma", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0,
+                           eta_eps=eta_eps)
+        if eta * c > 1.0:
+            raise ValueError("norma: eta·c must be ≤ 1 (the shrink factor 1 − ηc must not be "
+                             f"negative), got {eta * c!r}")
         if schedule not in SCHEDULES:
-            raise ValueError(f"norma: unknown schedule {schedule!r}")
+            raise ValueError(f"norma: unknown schedule {schedule!r} "
+                             f"(choose from {', '.join(SCHEDULES)})")
+        if nu_rule not in NU_RULES:
+            raise ValueError(f"norma: unknown nu_rule {nu_rule!r} "
+                             f"(choose from {', '.join(NU_RULES)})")
         self.eta, self.schedule, self.tau, self.c = eta, schedule, tau, c
         self.budget, self.offset = budget, offset
-        self._buf: SupportBuffer | None = None
-        # m, head, t, coefficient scale, b, kernel evaluations: shared with the compiled loop.
-        self._state = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+        self.nu, self.margin0, self.eta_eps, self.nu_rule = nu, margin0, eta_eps, nu_rule
+        assert self.kernel is not None
+        C = self._setup.n_out
+        self._cfg = make_cfg(self.kernel, self._setup, eta0=eta, c=c, use_offset=offset,
+                             schedule=SCHEDULES[schedule], tau=tau, eta_eps0=eta_eps,
+                             nu_additive=nu_rule == "additive")
+        self._state = np.zeros(len(_norma.STATE_FIELDS))
+        self._state[_S["scale"]] = 1.0
+        self._state[_S["eps"]] = self._setup.margin0
+        self._b = np.zeros(C)
+        self._work = np.zeros(3 * C)
 
-    def _buffer(self, d: int) -> SupportBuffer:
-        if self._buf is None:
-            self._buf = SupportBuffer(d, self.budget)
-        return self._buf
+    # -- the schedule, for stats() ---------------------------------------------------------
 
     def _step(self, t: float) -> float:
         if self.schedule == "constant":
@@ -75,61 +121,84 @@ class NORMA(Algorithm):
             return self.eta / np.sqrt(t + 1.0)
         return self.eta * np.sqrt(self.tau / (self.tau + t))
 
-    def _decision(self, x) -> float:
+    def _margin(self) -> float:
+        if self._setup.nu_mode != NU_OFF:
+            return float(self._state[_S["eps"]])
+        return self._setup.margin
+
+    # -- the online protocol ----------------------------------------------------------------
+
+    def _scores(self, x: np.ndarray, xsq: float) -> np.ndarray:
+        """F + b at x from one (cached) kernel row; the same arithmetic as the block loop."""
         buf = self._buffer(len(x))
-        k = buf.row(self.kernel, x)  # cached: predict_one then learn_one compute one row
-        self._state[5] = buf.kernel_evals
-        return float(self._state[3] * (k @ buf.alpha[: buf.size, 0])) + self._state[4]
+        k = buf.row(self.kernel, x, xsq)
+        return self._state[_S["scale"]] * buf.scores(k) + self._b
 
     def decision_one(self, x):  # noqa: D102
-        return self._decision(x)
+        return self._output(self._scores(x, self._xsq(x)))
 
     def learn_one(self, x, y):  # noqa: D102
-        buf = self._buffer(len(x))
-        f = self._decision(x)
-        xi = float(self.loss.derivative(f, y))
-        st = self._state
-        eta = self._step(st[2])
-        st[3] *= 1.0 - eta * self.c
-        if st[3] < 1e-200:  # fold the global scale into the coefficients before it underflows
-            buf.alpha[: buf.size, 0] *= st[3]
-            st[3] = 1.0
-        if xi != 0.0:
-            buf.add(x, -eta * xi / st[3])
-            st[0], st[1] = buf.size, buf.head
-            if self.offset:
-                st[4] -= eta * xi
-        st[2] += 1.0
+        xsq = self._xsq(x)
+        Fb = self._scores(x, xsq)
+        with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
+            xi, _, s = python_gradient(self._setup, self.loss, float(self._state[_S["eps"]]),
+                                       Fb, Fb, float(y))
+        buf = self._buf
+        assert buf is not None
+        _norma.norma_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, x, xsq,
+                           xi, s)
+        self._sync(self._state[_S["m"]], self._state[_S["head"]])
 
     def learn_predict_many(self, X, y):  # noqa: D102
-        compiled, loss_c = self.kernel.compiled(), self.loss.compiled()
-        if compiled is None or loss_c is None:
+        if not self._compiled_block():
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
-        _norma.norma_block(*compiled, *loss_c, SCHEDULES[self.schedule], self.eta, self.tau,
-                           self.c, self.offset, self.task == "regression", buf.X, buf.sq,
-                           buf.alpha.reshape(-1), self._state,
-                           X, y, pred, buf.krow)
-        buf.size, buf.head, buf.kernel_evals = (int(v) for v in self._state[[0, 1, 5]])
-        buf.touch()
+        self._state[_S["kernel_evals"]] = buf.kernel_evals
+        _norma.norma_block(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b,
+                           X, y, pred, buf.krow, self._work)
+        buf.kernel_evals = int(self._state[_S["kernel_evals"]])
+        self._sync(self._state[_S["m"]], self._state[_S["head"]])
         return pred
 
     def predict_many(self, X):  # noqa: D102
         if self._buf is None:
-            f = np.full(len(X), self._state[4])
+            F = np.zeros((len(X), self.n_outputs))
         else:
-            f = self._buf.decision_many(self.kernel, X, scale=self._state[3])[:, 0] + self._state[4]
-        return f if self.task == "regression" else np.where(f >= 0.0, 1.0, -1.0)
+            F = self._buf.decision_many(self.kernel, X)
+        return self._labels(self._state[_S["scale"]] * F + self._b)
+
+    # -- inspection -------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, np.ndarray | float]:
+        """Copies of the model: stored rows ``X``, true coefficients ``alpha`` (m × C, the
+        lazy scale applied), offsets ``b``, the margin ``eps`` and the examples seen ``t``."""
+        buf = self._buf
+        m = buf.size if buf else 0
+        alpha = buf.alpha[:m] if buf else np.zeros((0, self.n_outputs))
+        return {
+            "X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
+            "alpha": self._state[_S["scale"]] * alpha,
+            "b": self._b.copy(),
+            "eps": float(self._state[_S["eps"]]),
+            "t": float(self._state[_S["t"]]),
+            "violations": float(self._state[_S["violations"]]),
+        }
 
     def stats(self):  # noqa: D102
         buf = self._buf
-        return {
+        st = self._state
+        out = {
             "n_support": buf.size if buf else 0,
-            "kernel_evals": int(self._state[5]),
-            "eta": self._step(self._state[2]),
+            "kernel_evals": buf.kernel_evals if buf else 0,
+            "eta": self._step(st[_S["t"]]),
+            "violations": int(st[_S["violations"]]),
+            "evictions": int(st[_S["evictions"]]),
             "model_bytes": buf.nbytes() if buf else 0,
         }
+        if self._setup.nu_mode != NU_OFF:
+            out["eps"] = float(st[_S["eps"]])
+        return out
 
 
 @hookimpl

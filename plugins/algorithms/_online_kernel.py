@@ -1,0 +1,254 @@
+"""Shared Python side of kbench's online kernel learners with a circular buffer (NORMA, SVMD).
+
+It turns a loss and a task into the codes of the compiled loops
+(``cython_core/_online_ops.pxi``), computes the loss gradient ξ, the Hessian–trace
+product χ = Λ·V and the margin-violation indicator s with the loss plugins (the Python
+path, which runs any registered loss and kernel), and holds what both learners share:
+the buffer, the prediction rules and the checks of the ν-trick.
+
+The module name starts with an underscore, so the registry does not load it as a plugin.
+Every formula here mirrors one in ``_online_ops.pxi`` operation for operation: the
+compiled block loop and the per-example path must make the same predictions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from kbench.cython_core import _kernels
+from kbench.cython_core._svmd import CFG_FIELDS
+from kbench.plugins.losses.margin import Hinge
+from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
+from kbench.plugins.losses.novelty import NoveltyHinge
+from kbench.plugins.losses.regression import EpsilonInsensitive
+
+from kbench.buffer import SupportBuffer
+from kbench.components import Algorithm, Kernel, Loss, check_range
+
+#: Task codes of the compiled loops (T_* in _online_ops.pxi).
+TASK_CODES = {"binary": 0, "multiclass": 1, "regression": 2, "novelty": 3}
+#: Compiled ids of the two built-in multiclass losses, and the id of a Python-only loss.
+L_MC_HINGE, L_SOFTMAX, L_PYTHON = 64, 65, -1
+#: ν-trick modes: off, an adapted hinge margin, an adapted ε-insensitive tube.
+NU_OFF, NU_MARGIN, NU_TUBE = 0, 1, 2
+#: The loss whose margin (or tube) the ν-trick adapts, per task.
+NU_LOSSES: dict[str, type[Loss]] = {"binary": Hinge, "multiclass": MulticlassHinge,
+                                    "novelty": NoveltyHinge, "regression": EpsilonInsensitive}
+CFG_INDEX = {name: i for i, name in enumerate(CFG_FIELDS)}
+
+
+@dataclass(frozen=True)
+class LossSetup:
+    """How a learner runs its loss: outputs, compiled codes and the ν-trick's settings."""
+
+    n_out: int
+    task_code: int
+    loss_id: int
+    loss_p1: float
+    nu_mode: int
+    nu: float
+    margin0: float
+    #: Fixed margin of novelty detection without the ν-trick (the loss's ``rho``).
+    margin: float
+    #: Whether the loss has a second derivative (the Hessian term of SVMD).
+    hessian: bool
+
+
+def setup_loss(owner: str, loss: Loss, task: str, n_classes: int, nu: float,
+               margin0: float) -> LossSetup:
+    """Check that ``loss`` fits ``task`` (and the ν-trick) and return how to run it.
+
+    The ν-trick is on when ``nu > 0``; for novelty detection it is also on when the
+    novelty hinge itself carries ``nu > 0``, and then its ``rho`` is the initial margin.
+    """
+    if task not in loss.tasks:
+        raise ValueError(f"{owner}: loss {loss.name!r} cannot be used for {task} tasks "
+                         f"(it supports {', '.join(sorted(loss.tasks))})")
+    n_out = 1
+    if task == "multiclass":
+        if n_classes < 2:
+            raise ValueError(f"{owner}: a multiclass task needs n_classes ≥ 2, got {n_classes}")
+        n_out = int(n_classes)
+    loss_nu = float(getattr(loss, "nu", 0.0)) if type(loss) is NoveltyHinge else 0.0
+    if nu > 0.0 and loss_nu > 0.0 and nu != loss_nu:
+        raise ValueError(f"{owner}: nu={nu!r} and the loss's nu={loss_nu!r} disagree; set one")
+    if nu == 0.0 and loss_nu > 0.0:
+        nu, margin0 = loss_nu, float(loss.rho)  # the loss's own ν-trick settings
+        if margin0 <= 0.0:
+            raise ValueError(f"{owner}: the ν-trick needs the novelty hinge's rho > 0, "
+                             f"got {margin0!r}")
+    nu_mode = NU_OFF
+    if nu > 0.0:
+        need = NU_LOSSES[task]
+        if type(loss) is not need:
+            raise ValueError(f"{owner}: the ν-trick (nu > 0) adapts the margin of loss "
+                             f"{need.name!r} on {task} tasks; got loss {loss.name!r}")
+        nu_mode = NU_TUBE if task == "regression" else NU_MARGIN
+    compiled = loss.compiled()
+    if compiled is not None:
+        loss_id, p1 = int(compiled[0]), float(compiled[1])
+    elif type(loss) is MulticlassHinge:
+        loss_id, p1 = L_MC_HINGE, 0.0
+    elif type(loss) is Softmax:
+        loss_id, p1 = L_SOFTMAX, 0.0
+    else:
+        loss_id, p1 = L_PYTHON, 0.0
+    margin = float(getattr(loss, "rho", 0.0)) if task == "novelty" else 0.0
+    return LossSetup(n_out=n_out, task_code=TASK_CODES[task], loss_id=loss_id, loss_p1=p1,
+                     nu_mode=nu_mode, nu=float(nu), margin0=float(margin0), margin=margin,
+                     hessian=bool(loss.has_second_derivative) and nu_mode == NU_OFF)
+
+
+def make_cfg(kernel: Kernel, setup: LossSetup, **values: float) -> np.ndarray:
+    """The configuration array of the compiled loops (fields named by ``CFG_FIELDS``)."""
+    cfg = np.zeros(len(CFG_FIELDS))
+    compiled = kernel.compiled()
+    if compiled is None:  # the block loop will not run; the per-example path needs no codes
+        compiled = (-1, 0.0, 0.0, 0.0, 0.0)
+    kind, gamma, scale, offset, degree = compiled
+    fields = {"kind": kind, "gamma": gamma, "scale": scale, "offset": offset, "degree": degree,
+              "task": setup.task_code, "n_out": setup.n_out, "loss": setup.loss_id,
+              "loss_p1": setup.loss_p1, "nu_mode": setup.nu_mode, "nu": setup.nu,
+              "margin": setup.margin, "eta_max": np.inf} | values
+    for name, value in fields.items():
+        cfg[CFG_INDEX[name]] = float(value)
+    return cfg
+
+
+def python_gradient(setup: LossSetup, loss: Loss, eps: float, Fb: np.ndarray, V: np.ndarray,
+                    y: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """ξ, χ = Λ·V and the violation indicator s at the scores Fb, from the loss plugin.
+
+    With the ν-trick the margin (or tube) is ``eps`` and the formulas are the ν-losses'
+    (spec §1.6, §1.9), written as the compiled loop writes them.
+    """
+    C = setup.n_out
+    chi = np.zeros(C)
+    if setup.nu_mode == NU_OFF:
+        if C == 1:
+            f = float(Fb[0])
+            xi = np.array([float(loss.derivative(f, y))])
+            if setup.hessian:
+                chi[0] = float(loss.second_derivative(f, y)) * V[0]
+        else:
+            xi = np.asarray(loss.derivative(Fb, y), dtype=np.float64).copy()
+            if setup.hessian:
+                chi = np.asarray(loss.second_derivative(Fb, y), dtype=np.float64) @ V
+        return xi, chi, int(np.any(xi != 0.0))
+    xi = np.zeros(C)
+    s = 0
+    if setup.task_code == TASK_CODES["multiclass"]:
+        label = int(y)
+        masked = Fb.copy()
+        masked[label] = -np.inf
+        rival = int(np.argmax(masked))
+        if eps + Fb[rival] - Fb[label] > 0.0:
+            xi[label], xi[rival], s = -1.0, 1.0, 1
+        return xi, chi, s
+    f = float(Fb[0])
+    if setup.nu_mode == NU_TUBE:
+        if abs(f - y) > eps:
+            xi[0], s = (1.0 if f - y > 0.0 else -1.0), 1
+    elif setup.task_code == TASK_CODES["novelty"]:
+        if f < eps:
+            xi[0], s = -1.0, 1
+    elif y * f < eps:
+        xi[0], s = -y, 1
+    return xi, chi, s
+
+
+class OnlineKernelLearner(Algorithm):
+    """Common machinery of NORMA and SVMD: a circular buffer of the ω most recent terms.
+
+    Not registered itself. Subclasses set ``columns_per_output`` (coefficient columns per
+    score: 1 for f alone, 2 for f and SVMD's trace v) and implement the update.
+
+    Parameters
+    ----------
+    kernel, loss, task, n_classes, seed
+        As for every kbench algorithm.
+    """
+
+    tasks = frozenset(TASK_CODES)
+    uses_loss = True
+    default_loss = "hinge"
+    columns_per_output: ClassVar[int] = 1
+
+    _buf: SupportBuffer | None
+    _setup: LossSetup
+    budget: int
+
+    def _check_common(self, owner: str, *, eta: float, c: float, budget: int, nu: float,
+                      margin0: float, eta_eps: float) -> None:
+        check_range(owner, "eta", eta, low=0.0, low_open=True)
+        check_range(owner, "c", c, low=0.0)
+        check_range(owner, "budget", budget, low=1)
+        check_range(owner, "nu", nu, low=0.0, high=1.0, high_open=True)
+        check_range(owner, "margin0", margin0, low=0.0, low_open=True)
+        check_range(owner, "eta_eps", eta_eps, low=0.0, low_open=True)
+        assert self.loss is not None  # Algorithm.__init__ checked it (uses_loss)
+        self._setup = setup_loss(owner, self.loss, self.task, self.n_classes, nu, margin0)
+        self._buf = None
+        self._one = np.zeros(1)
+
+    @property
+    def n_outputs(self) -> int:
+        """Scores per example: the number of classes for multiclass, else 1."""
+        return self._setup.n_out
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        if self._buf is None:
+            self._buf = SupportBuffer(d, self.budget,
+                                      n_outputs=self.columns_per_output * self._setup.n_out)
+        return self._buf
+
+    def _xsq(self, x: np.ndarray) -> float:
+        """‖x‖² computed by the compiled core, as the block loop computes it."""
+        _kernels.sq_norms(x.reshape(1, -1), self._one)
+        return float(self._one[0])
+
+    def _compiled_block(self) -> bool:
+        """Whether the compiled block loop can run this kernel and loss."""
+        assert self.kernel is not None
+        s = self._setup
+        return self.kernel.compiled() is not None and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
+
+    def _margin(self) -> float:
+        """The margin below which novelty detection flags a point."""
+        return self._setup.margin
+
+    def _output(self, Fb: np.ndarray) -> Any:
+        """The decision value returned by ``decision_one`` for scores Fb (offsets included)."""
+        if self.task == "multiclass":
+            return Fb
+        if self.task == "novelty":
+            return float(Fb[0] - self._margin())
+        return float(Fb[0])
+
+    def label_of(self, f: Any) -> float:  # noqa: D102 - documented on Algorithm
+        if not np.all(np.isfinite(f)):
+            return float("nan")  # a diverged learner: the runner stops the task here
+        return super().label_of(f)
+
+    def _labels(self, F: np.ndarray) -> np.ndarray:
+        """Labels of a block of scores (n × C, offsets included), as ``label_of`` gives them."""
+        finite = np.all(np.isfinite(F), axis=1)
+        if self.task == "multiclass":
+            out = np.argmax(np.where(np.isfinite(F), F, 0.0), axis=1).astype(np.float64)
+        elif self.task == "regression":
+            out = F[:, 0].copy()
+        elif self.task == "novelty":
+            out = np.where(F[:, 0] - self._margin() >= 0.0, 1.0, -1.0)
+        else:
+            out = np.where(F[:, 0] >= 0.0, 1.0, -1.0)
+        out[~finite] = np.nan
+        return out
+
+    def _sync(self, m: float, head: float) -> None:
+        """Record the compiled update's new buffer size and head in the buffer object."""
+        buf = self._buf
+        assert buf is not None
+        buf.size, buf.head = int(m), int(head)
+        buf.touch()
