@@ -260,6 +260,12 @@ def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
     for (lineno, _), lab in zip(body, labels, strict=True):
         if not lab:
             raise DataError(f"{path}:{lineno}: column {j_label + 1} ({names[j_label]!r}): the label is empty")
+    try:  # the fast path; the loop below finds and names the first bad cell
+        X = np.array([[row[j] for j in feat] for row in cells], dtype=np.float64).reshape(len(cells), len(feat))
+        if np.isfinite(X).all():
+            return X, labels, [names[j] for j in feat]
+    except ValueError:
+        pass
     X = np.empty((len(cells), len(feat)))
     for r, (lineno, row) in enumerate(body):
         for c, j in enumerate(feat):
