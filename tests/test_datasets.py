@@ -95,7 +95,7 @@ def test_info_is_cheap_and_declares_the_source(name):
     start = time.perf_counter()
     info = obj.info()
     why = obj.unavailable()
-    assert time.perf_counter() - start < 0.05, f"{name}: info() and unavailable() must not load the data"
+    assert time.perf_counter() - start < 0.25, f"{name}: info() and unavailable() must not load the data"
     assert why is None or (isinstance(why, str) and "\n" not in why)
     if cls.source in ("generator", "bundled", "package", "debian") and why is None:
         assert {"n", "d"} <= set(info)
