@@ -1,0 +1,70 @@
+"""Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
+include "_kernel_ops.pxi"
+include "_budget_ops.pxi"
+
+cdef enum:
+    NOT_COMPILED = -1  # a third-party kernel: rows come from Python
+
+
+def bpa_s_block(int kind, double gamma, double kscale, double koffset, double degree,
+                double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] kdiag,
+                double[::1] state, double C,
+                const double[:, ::1] X, const double[::1] y, double[::1] pred,
+                double[::1] krow, bint have_row, double kxx_given):
+    """BPA-S (Wang and Vucetic 2010) on every row of X.
+
+    ``state`` = ``[m, kernel_evals, removals]``; ``kdiag[j]`` = k(x_j, x_j). On a hinge loss
+    ℓ = 1 − y f(x) > 0: τ = min(C, ℓ / k(x, x)); below the budget x is added with α = τy;
+    at the budget the support vector r minimising α_r² (k(x_r, x_r) − k(x_r, x)²/k(x, x))
+    is replaced by x with α = τy + α_r k(x_r, x)/k(x, x).
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
+    cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
+    cdef double evals = state[1], removals = state[2]
+    cdef double f, xsq, kxx, loss, tau, cost, best, beta
+    with nogil:
+        for i in range(n):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            if not (have_row and i == 0):
+                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                            &X[i, 0], xsq, &krow[0])
+                evals += m
+            _scores(&krow[0], &a[0], m, 1, 1.0, &f)
+            pred[i] = 1.0 if f >= 0.0 else -1.0
+            loss = 1.0 - y[i] * f
+            if loss <= 0.0:
+                continue
+            if kind == NOT_COMPILED and have_row and i == 0:
+                kxx = kxx_given
+            else:
+                kxx = _kernel_one(kind, gamma, kscale, koffset, degree, &X[i, 0], &X[i, 0], d,
+                                  xsq, xsq)
+                evals += 1.0
+            if kxx <= 0.0:
+                continue  # k(x, ·) = 0: there is no direction to move in
+            tau = loss / kxx
+            if tau > C:
+                tau = C
+            if m < B:
+                memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                sq[m] = xsq
+                a[m] = tau * y[i]
+                kdiag[m] = kxx
+                m += 1
+                continue
+            r = 0
+            best = 0.0
+            for j in range(m):
+                cost = a[j] * a[j] * (kdiag[j] - krow[j] * krow[j] / kxx)
+                if j == 0 or cost < best:
+                    best = cost
+                    r = j
+            beta = tau * y[i] + a[r] * krow[r] / kxx
+            memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
+            sq[r] = xsq
+            a[r] = beta
+            kdiag[r] = kxx
+            removals += 1.0
+    state[0] = m
+    state[1] = evals
+    state[2] = removals

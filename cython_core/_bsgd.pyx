@@ -1,0 +1,309 @@
+"""Compiled prequential block loop of kernel Pegasos and budgeted SGD (BSGD), binary and multiclass.
+
+Both run the Pegasos step f ← (1 − 1/t) f + (1/(λt)) · (violation) on the hinge loss
+(Crammer–Singer's for multiclass). Coefficients are stored unscaled: the true ones are
+cs·alpha[j], so the (1 − 1/t) shrinking costs nothing per support vector. BSGD keeps at
+most B support vectors by removal, projection or merging after each addition; Pegasos
+has no budget (the arrays grow) and an optional projection onto the ball of radius 1/√λ.
+"""
+include "_kernel_ops.pxi"
+include "_budget_ops.pxi"
+
+from libc.math cimport exp, log, sqrt
+
+cdef enum:
+    NOT_COMPILED = -1  # a third-party kernel: rows come from Python
+    M_NONE = 0         # Pegasos: no budget
+    M_REMOVAL = 1
+    M_PROJECTION = 2
+    M_MERGE = 3
+    # state slots
+    S_M = 0
+    S_T = 1
+    S_CS = 2
+    S_EVALS = 3
+    S_MAINT = 4
+    S_NORM2 = 5
+
+# Golden-section search: shrink [0, 1] until it is narrower than this (h to about 1e-4).
+cdef double GOLDEN_TOL = 1e-4
+cdef double INV_PHI = 0.6180339887498949  # (√5 − 1)/2
+# Relative difference below which two removal costs count as equal.
+cdef double TIE_TOL = 1e-9
+# A new vector this close to the span (δ² below SPAN_TOL·k(x,x)) is projected, not added.
+cdef double SPAN_TOL = 1e-10
+
+
+cdef inline double _merge_value(double a, double b, double logk, double h) noexcept nogil:
+    """a·k^{(1−h)²} + b·k^{h²}: the merged coefficient for z = h·x_m + (1−h)·x_n (RBF)."""
+    return a * exp(logk * (1.0 - h) * (1.0 - h)) + b * exp(logk * h * h)
+
+
+cdef inline double _golden_h(double a, double b, double k) noexcept nogil:
+    """The h in [0, 1] maximising a·k^{(1−h)²} + b·k^{h²} (a, b ≥ 0), by golden-section search.
+
+    For the RBF kernel k(x_m, z) = k^{(1−h)²} and k(x_n, z) = k^{h²} with k = k(x_m, x_n),
+    so this maximises the merged coefficient, which minimises the weight degradation.
+    """
+    cdef double lo = 0.0, hi = 1.0, x1, x2, f1, f2, logk
+    if k < 1e-300:
+        k = 1e-300
+    logk = log(k)
+    x1 = hi - INV_PHI * (hi - lo)
+    x2 = lo + INV_PHI * (hi - lo)
+    f1 = _merge_value(a, b, logk, x1)
+    f2 = _merge_value(a, b, logk, x2)
+    while hi - lo > GOLDEN_TOL:
+        # A near-tie (exact when a = b, the Pegasos case, by symmetry about h = ½) keeps the
+        # left part; deciding it by rounding noise would make the merge irreproducible.
+        if f1 < f2 - 1e-12 * (f1 if f1 > f2 else f2):
+            lo = x1
+            x1 = x2
+            f1 = f2
+            x2 = lo + INV_PHI * (hi - lo)
+            f2 = _merge_value(a, b, logk, x2)
+        else:
+            hi = x2
+            x2 = x1
+            f2 = f1
+            x1 = hi - INV_PHI * (hi - lo)
+            f1 = _merge_value(a, b, logk, x1)
+    return 0.5 * (lo + hi)
+
+
+def merge_point(double a, double b, double k):
+    """``(h, α_z)`` for merging a·φ(x_m) + b·φ(x_n) (same sign) into α_z·φ(h x_m + (1−h) x_n)."""
+    cdef double s = 1.0 if a + b >= 0.0 else -1.0
+    cdef double h = _golden_h(s * a, s * b, k)
+    cdef double logk = log(k if k > 1e-300 else 1e-300)
+    return h, _merge_value(a, b, logk, h)
+
+
+cdef inline double _norm2(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) noexcept nogil:
+    cdef Py_ssize_t c
+    cdef double s = 0.0
+    for c in range(C):
+        s += alpha[j, c] * alpha[j, c]
+    return s
+
+
+cdef inline void _remove_slot(double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
+                              double[::1] kdiag, double[::1] stamp, Py_ssize_t p,
+                              Py_ssize_t last, Py_ssize_t d, Py_ssize_t C) noexcept nogil:
+    """Delete support vector p by moving the last one into its slot."""
+    if p == last:
+        return
+    memcpy(&SV[p, 0], &SV[last, 0], d * sizeof(double))
+    memcpy(&alpha[p, 0], &alpha[last, 0], C * sizeof(double))
+    sq[p] = sq[last]
+    kdiag[p] = kdiag[last]
+    stamp[p] = stamp[last]
+
+
+cdef inline Py_ssize_t _smallest(double[:, ::1] alpha, double[::1] kdiag, double[::1] stamp,
+                                 Py_ssize_t m, Py_ssize_t C) noexcept nogil:
+    """The vector with the smallest ‖α_j‖² k(x_j, x_j), the oldest among ties.
+
+    Pegasos gives every vector the same |α| (each enters with 1/(λt) and all shrink
+    alike), so ties are the rule, not the exception; costs within a relative 10⁻⁹ count
+    as tied, so that rounding noise does not decide which vector goes.
+    """
+    cdef Py_ssize_t j, p = 0
+    cdef double cost, best = _norm2(alpha, 0, C) * kdiag[0]
+    for j in range(1, m):
+        cost = _norm2(alpha, j, C) * kdiag[j]
+        if cost < best * (1.0 - TIE_TOL) or (cost <= best * (1.0 + TIE_TOL) and stamp[j] < stamp[p]):
+            best = cost
+            p = j
+    return p
+
+
+cdef inline Py_ssize_t _label(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) noexcept nogil:
+    """The class a support vector stands for: the sign (binary) or the largest coefficient."""
+    if C == 1:
+        return 1 if alpha[j, 0] >= 0.0 else 0
+    return _argmax(&alpha[j, 0], C)
+
+
+def bsgd_block(int kind, double gamma, double kscale, double koffset, double degree,
+               double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, double[::1] kdiag,
+               double[::1] stamp, double[:, ::1] Kinv, double[::1] state, double lam, int mode,
+               Py_ssize_t budget, bint project_ball,
+               const double[:, ::1] X, const double[::1] y, double[::1] pred,
+               double[::1] krow, double[::1] krow2, double[::1] dvec, double[::1] scores,
+               bint have_row, double kxx_given, Py_ssize_t start):
+    """Predict then learn rows start, start+1, … of X; return the next row to process.
+
+    ``state`` = ``[m, t, cs, kernel_evals, maintenance_steps, ‖f‖²]``. With ``mode`` M_NONE
+    (Pegasos) the loop stops before a row when the arrays are full so that Python can grow
+    them; the other modes keep at most ``budget`` vectors (the arrays hold budget + 1).
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], C = alpha.shape[1]
+    cdef Py_ssize_t ld = Kinv.shape[0]
+    cdef Py_ssize_t m = <Py_ssize_t>state[S_M], i, j, c, yi, guess, rv, p, q, lab
+    cdef double t = state[S_T], cs = state[S_CS], evals = state[S_EVALS]
+    cdef double nmaint = state[S_MAINT], norm2 = state[S_NORM2]
+    cdef double f, xsq, kxx, eta, decay, marg, delta2, cost, best, pk, ratio, h, kpn, logk
+    cdef double ca, cb, sgn, deg, bestdeg, besth, az, rho
+    cdef bint viol
+    cdef double coef[2]
+    cdef Py_ssize_t cls[2]
+    cdef Py_ssize_t ncoef
+    i = start
+    with nogil:
+        while i < n:
+            if mode == M_NONE and m == cap:
+                break  # Python grows the arrays and calls again from row i
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            if not (have_row and i == start):
+                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                            &X[i, 0], xsq, &krow[0])
+                evals += m
+            _scores(&krow[0], &alpha[0, 0], m, C, cs, &scores[0])
+            yi = <Py_ssize_t>y[i]
+            if C == 1:
+                f = scores[0]
+                pred[i] = 1.0 if f >= 0.0 else -1.0
+                marg = y[i] * f
+                viol = marg < 1.0
+                ncoef = 1
+                cls[0] = 0
+                coef[0] = y[i]
+            else:
+                guess = _argmax(&scores[0], C)
+                pred[i] = <double>guess
+                rv = _rival(&scores[0], C, yi)
+                marg = scores[yi] - scores[rv]
+                viol = marg < 1.0
+                ncoef = 2
+                cls[0] = yi
+                cls[1] = rv
+                coef[0] = 1.0
+                coef[1] = -1.0
+            t += 1.0
+            eta = 1.0 / (lam * t)
+            decay = 1.0 - 1.0 / t
+            # ‖f‖² after the shrink and the step (only Pegasos' projection needs it):
+            # ‖decay·f + η u k(x, ·)‖² = decay²‖f‖² + 2·decay·η·(u·f(x)) + η²‖u‖² k(x, x).
+            if t == 1.0:
+                cs = 1.0  # (1 − 1/1) = 0 erases f; the model is empty anyway
+                norm2 = 0.0
+            else:
+                cs *= decay
+                norm2 *= decay * decay
+            if viol:
+                if kind == NOT_COMPILED and have_row and i == start:
+                    kxx = kxx_given
+                else:
+                    kxx = _kernel_one(kind, gamma, kscale, koffset, degree, &X[i, 0], &X[i, 0],
+                                      d, xsq, xsq)
+                    evals += 1.0
+                if project_ball:
+                    norm2 += 2.0 * decay * eta * marg + eta * eta * ncoef * kxx
+                    if t == 1.0:
+                        norm2 = eta * eta * ncoef * kxx
+                # the new term's stored coefficients are η·u / cs
+                if mode == M_PROJECTION and m > 0:
+                    _kinv_solve(&Kinv[0, 0], ld, m, &krow[0], &dvec[0])
+                    delta2 = kxx - _dot(&krow[0], &dvec[0], <int>m)
+                    if delta2 <= SPAN_TOL * kxx:
+                        # x is (numerically) in the span: project its term onto it.
+                        for j in range(m):
+                            for q in range(ncoef):
+                                alpha[j, cls[q]] += eta * coef[q] / cs * dvec[j]
+                        nmaint += 1.0
+                        viol = False
+                    else:
+                        _kinv_append(&Kinv[0, 0], ld, m, &dvec[0], delta2)
+                elif mode == M_PROJECTION:
+                    Kinv[0, 0] = 1.0 / kxx
+                if viol:
+                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    sq[m] = xsq
+                    kdiag[m] = kxx
+                    stamp[m] = t
+                    for c in range(C):
+                        alpha[m, c] = 0.0
+                    for q in range(ncoef):
+                        alpha[m, cls[q]] = eta * coef[q] / cs
+                    m += 1
+                if mode != M_NONE and m > budget:
+                    nmaint += 1.0
+                    if mode == M_REMOVAL or mode == M_MERGE:
+                        p = _smallest(alpha, kdiag, stamp, m, C)
+                        if mode == M_MERGE:
+                            _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                                        &sq[0], &SV[p, 0], sq[p], &krow2[0])
+                            evals += m
+                            lab = _label(alpha, p, C)
+                            q = -1
+                            bestdeg = 0.0
+                            besth = 0.0
+                            for j in range(m):
+                                if j == p or _label(alpha, j, C) != lab:
+                                    continue
+                                kpn = krow2[j]
+                                c = 0 if C == 1 else lab
+                                sgn = 1.0 if alpha[p, c] + alpha[j, c] >= 0.0 else -1.0
+                                h = _golden_h(sgn * alpha[p, c], sgn * alpha[j, c], kpn)
+                                logk = log(kpn if kpn > 1e-300 else 1e-300)
+                                ca = exp(logk * (1.0 - h) * (1.0 - h))
+                                cb = exp(logk * h * h)
+                                # ‖α_p φ_p + α_j φ_j‖² − ‖α_z‖², α_z = α_p·ca + α_j·cb
+                                deg = 0.0
+                                for c in range(C):
+                                    az = alpha[p, c] * ca + alpha[j, c] * cb
+                                    deg += (alpha[p, c] * alpha[p, c] + alpha[j, c] * alpha[j, c]
+                                            + 2.0 * kpn * alpha[p, c] * alpha[j, c] - az * az)
+                                if q < 0 or deg < bestdeg:
+                                    q = j
+                                    bestdeg = deg
+                                    besth = h
+                            if q >= 0:
+                                h = besth
+                                kpn = krow2[q]
+                                logk = log(kpn if kpn > 1e-300 else 1e-300)
+                                ca = exp(logk * (1.0 - h) * (1.0 - h))
+                                cb = exp(logk * h * h)
+                                for c in range(C):
+                                    alpha[p, c] = alpha[p, c] * ca + alpha[q, c] * cb
+                                for j in range(d):
+                                    SV[p, j] = h * SV[p, j] + (1.0 - h) * SV[q, j]
+                                sq[p] = _dot(&SV[p, 0], &SV[p, 0], <int>d) if d > 0 else 0.0
+                                kdiag[p] = 1.0
+                                stamp[p] = t  # the merged vector is new
+                                p = q  # the partner's slot is the one freed
+                        _remove_slot(SV, sq, alpha, kdiag, stamp, p, m - 1, d, C)
+                        m -= 1
+                    else:
+                        # Projection: drop the vector whose projection onto the others loses
+                        # least, ‖α_p‖² / Kinv_pp, and add its term's projection to the others.
+                        p = 0
+                        best = 0.0
+                        for j in range(m):
+                            cost = _norm2(alpha, j, C) / Kinv[j, j]
+                            if j == 0 or cost < best:
+                                best = cost
+                                p = j
+                        pk = Kinv[p, p]
+                        for j in range(m):
+                            if j == p:
+                                continue
+                            ratio = -Kinv[j, p] / pk
+                            for c in range(C):
+                                alpha[j, c] += alpha[p, c] * ratio
+                        _kinv_remove(&Kinv[0, 0], ld, m, p, &dvec[0])
+                        _remove_slot(SV, sq, alpha, kdiag, stamp, p, m - 1, d, C)
+                        m -= 1
+            if project_ball and norm2 > 1.0 / lam:
+                rho = 1.0 / sqrt(lam * norm2)
+                cs *= rho
+                norm2 = 1.0 / lam
+            i += 1
+    state[S_M] = m
+    state[S_T] = t
+    state[S_CS] = cs
+    state[S_EVALS] = evals
+    state[S_MAINT] = nmaint
+    state[S_NORM2] = norm2
+    return i

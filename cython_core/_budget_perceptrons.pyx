@@ -1,0 +1,311 @@
+"""Compiled prequential block loops of the budget perceptrons: RBP, Forgetron, Projectron(++).
+
+Every loop predicts then learns examples in turn, computing one kernel row per example
+(``_kernel_row``) and reusing it for the prediction and the update. The per-example
+Python path (``learn_one``) calls the same loop on one example with ``have_row`` set: the
+row it passes in is then used as is, so a third-party kernel (``kind < 0``) can be used
+and both paths run the same update code.
+"""
+include "_kernel_ops.pxi"
+include "_budget_ops.pxi"
+
+from libc.math cimport fabs, sqrt
+
+cdef enum:
+    NOT_COMPILED = -1  # a third-party kernel: rows come from Python
+
+
+cdef inline double _self_kernel(int kind, double gamma, double kscale, double koffset,
+                                double degree, const double* x, Py_ssize_t d,
+                                double xsq) noexcept nogil:
+    return _kernel_one(kind, gamma, kscale, koffset, degree, x, x, d, xsq, xsq)
+
+
+def scores(const double[::1] krow, const double[:, ::1] alpha, Py_ssize_t m, double cs,
+           double[::1] out):
+    """out = cs · alpha[:m]ᵀ krow[:m], with the arithmetic of the block loops."""
+    with nogil:
+        _scores(&krow[0], &alpha[0, 0], m, alpha.shape[1], cs, &out[0])
+
+
+def sqnorm(const double[::1] x):
+    """‖x‖², with the arithmetic of the block loops."""
+    return _dot(&x[0], &x[0], <int>x.shape[0]) if x.shape[0] > 0 else 0.0
+
+
+def rng_draws(unsigned long long state, Py_ssize_t n):
+    """The next n uniform doubles of the generator started at ``state`` (for tests)."""
+    cdef uint64_t s = state
+    out = []
+    for _ in range(n):
+        out.append(_rng_uniform(&s))
+    return out
+
+
+# -- random budget perceptron ---------------------------------------------------------------
+
+def rbp_block(int kind, double gamma, double kscale, double koffset, double degree,
+              double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, uint64_t[::1] rng,
+              Py_ssize_t m, const double[:, ::1] X, const double[::1] y, double[::1] pred,
+              double[::1] krow, double[::1] scores, bint have_row):
+    """Random budget perceptron on every row of X; returns ``(m, kernel_evals)``.
+
+    Binary: on y·f(x) ≤ 0 store x with α = y. Multiclass (C columns): on a mistake store x
+    with +1 for the true class and −1 for the predicted one. When the B slots are full the
+    new vector overwrites a slot drawn uniformly from the generator ``rng``.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
+    cdef Py_ssize_t i, c, guess, yi, slot
+    cdef long long evals = 0
+    cdef double f, xsq
+    cdef bint mistake
+    with nogil:
+        for i in range(n):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            if not (have_row and i == 0):
+                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                            &X[i, 0], xsq, &krow[0])
+                evals += m
+            _scores(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
+            if C == 1:
+                f = scores[0]
+                pred[i] = 1.0 if f >= 0.0 else -1.0
+                mistake = y[i] * f <= 0.0
+                guess = 0
+            else:
+                guess = _argmax(&scores[0], C)
+                pred[i] = <double>guess
+                mistake = guess != <Py_ssize_t>y[i]
+            if not mistake:
+                continue
+            if m < B:
+                slot = m
+                m += 1
+            else:
+                slot = _rng_below(&rng[0], B)
+            memcpy(&SV[slot, 0], &X[i, 0], d * sizeof(double))
+            sq[slot] = xsq
+            if C == 1:
+                alpha[slot, 0] = y[i]
+            else:
+                yi = <Py_ssize_t>y[i]
+                for c in range(C):
+                    alpha[slot, c] = 0.0
+                alpha[slot, yi] = 1.0
+                alpha[slot, guess] = -1.0
+    return m, evals
+
+
+# -- Forgetron (self-tuned) -----------------------------------------------------------------
+
+cdef inline double _forgetron_phi(double sigma, double mu, double room) noexcept nogil:
+    """The largest φ in (0, 1] with Ψ(σ, φ, μ) = (σφ)² + 2σφ(1 − μ) ≤ room.
+
+    room = (15/32)·M − Q is positive on every mistake (Q stays below (15/32)·M by
+    construction and M has just grown by one), so a positive φ always exists.
+    """
+    cdef double a = sigma * sigma, b = 2.0 * sigma * (1.0 - mu), disc, phi
+    if a + b <= room:
+        return 1.0
+    if a <= 0.0:
+        phi = room / b
+    else:
+        disc = sqrt(b * b + 4.0 * a * room)
+        # The positive root of aφ² + bφ − room, in the form that does not cancel.
+        if b >= 0.0:
+            phi = 2.0 * room / (b + disc)
+        else:
+            phi = (disc - b) / (2.0 * a)
+    if phi > 1.0:
+        phi = 1.0
+    if phi < 0.0:
+        phi = 0.0
+    return phi
+
+
+def forgetron_block(int kind, double gamma, double kscale, double koffset, double degree,
+                    double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
+                    const double[:, ::1] X, const double[::1] y, double[::1] pred,
+                    double[::1] krow, double[::1] krow2, bint have_row, bint have_row2):
+    """Self-tuned Forgetron on every row of X (binary).
+
+    ``state`` = ``[m, head, cs, Q, M, kernel_evals]``: the true coefficients are cs·a[j];
+    head is the oldest slot; Q the accumulated removal damage; M the number of mistakes.
+    ``have_row2`` says krow2 already holds the row of the oldest vector (per-example path
+    with a third-party kernel); otherwise it is computed when needed.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
+    cdef Py_ssize_t m = <Py_ssize_t>state[0], head = <Py_ssize_t>state[1], i, j, r
+    cdef double cs = state[2], Q = state[3], M = state[4], evals = state[5]
+    cdef double f, xsq, fr, yr, mu, sigma, phi, out
+    with nogil:
+        for i in range(n):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            if not (have_row and i == 0):
+                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                            &X[i, 0], xsq, &krow[0])
+                evals += m
+            _scores(&krow[0], &a[0], m, 1, cs, &out)
+            f = out
+            pred[i] = 1.0 if f >= 0.0 else -1.0
+            if y[i] * f > 0.0:
+                continue
+            M += 1.0
+            if m < B:
+                memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                sq[m] = xsq
+                a[m] = y[i] / cs
+                m += 1
+                continue
+            # Full: the perceptron step makes B+1 terms; shrink by φ, then drop the oldest.
+            r = head
+            if not (have_row2 and i == 0):
+                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                            &SV[r, 0], sq[r], &krow2[0])
+                evals += m
+            _scores(&krow2[0], &a[0], m, 1, cs, &out)
+            fr = out + y[i] * krow[r]  # f'(x_r) with f' = f + y_t k(x_t, ·)
+            yr = 1.0 if a[r] > 0.0 else -1.0  # shrinking keeps the sign of the label
+            mu = yr * fr
+            sigma = fabs(cs * a[r])
+            phi = _forgetron_phi(sigma, mu, 15.0 / 32.0 * M - Q)
+            Q += sigma * sigma * phi * phi + 2.0 * sigma * phi * (1.0 - mu)
+            memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
+            sq[r] = xsq
+            a[r] = y[i] / cs  # true coefficient φ·y once cs is multiplied by φ below
+            head = (head + 1) % B
+            if phi <= 0.0:
+                # Nothing of the old function survives: keep only the new term.
+                for j in range(m):
+                    a[j] = 0.0
+                a[r] = y[i]
+                cs = 1.0
+            else:
+                cs *= phi
+                if cs < 1e-200:  # fold the scale into the coefficients before it underflows
+                    for j in range(m):
+                        a[j] *= cs
+                    cs = 1.0
+    state[0] = m
+    state[1] = head
+    state[2] = cs
+    state[3] = Q
+    state[4] = M
+    state[5] = evals
+
+
+# -- Projectron and Projectron++ ------------------------------------------------------------
+
+def projectron_block(int kind, double gamma, double kscale, double koffset, double degree,
+                     double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
+                     double[:, ::1] Kinv, double[::1] state, double eta, bint plus,
+                     const double[:, ::1] X, const double[::1] y, double[::1] pred,
+                     double[::1] krow, double[::1] dvec, double[::1] scores,
+                     bint have_row, double kxx_given):
+    """Projectron (``plus`` false) or Projectron++ (``plus`` true) on every row of X.
+
+    ``state`` = ``[m, kernel_evals, n_projected, n_margin_updates]``. Kinv (B×B) holds the
+    inverse Gram matrix of the m support vectors. ``kxx_given`` is k(x, x) of the first
+    example when ``have_row`` is set and the kernel is not compiled.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
+    cdef Py_ssize_t m = <Py_ssize_t>state[0], i, c, guess, yi, rv
+    cdef double evals = state[1], nproj = state[2], nmargin = state[3]
+    cdef double f, xsq, kxx, margin, delta2, pk2, loss, excess, tau, mult, dirn
+    cdef bint mistake
+    cdef int one = 1, mm, nc = <int>C
+    with nogil:
+        for i in range(n):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            if not (have_row and i == 0):
+                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                            &X[i, 0], xsq, &krow[0])
+                evals += m
+            _scores(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
+            yi = <Py_ssize_t>y[i]
+            if C == 1:
+                f = scores[0]
+                pred[i] = 1.0 if f >= 0.0 else -1.0
+                margin = y[i] * f
+                mistake = margin <= 0.0
+                guess = 0
+                rv = 0
+            else:
+                guess = _argmax(&scores[0], C)
+                pred[i] = <double>guess
+                mistake = guess != yi
+                rv = guess if mistake else _rival(&scores[0], C, yi)
+                margin = scores[yi] - scores[rv]
+            if not (mistake or (plus and margin < 1.0)):
+                continue
+            if kind == NOT_COMPILED and have_row and i == 0:
+                kxx = kxx_given
+            else:
+                kxx = _self_kernel(kind, gamma, kscale, koffset, degree, &X[i, 0], d, xsq)
+                evals += 1.0
+            if m > 0:
+                _kinv_solve(&Kinv[0, 0], B, m, &krow[0], &dvec[0])
+                pk2 = _dot(&krow[0], &dvec[0], <int>m)
+                delta2 = kxx - pk2
+                if delta2 < 0.0:  # rounding when x is (almost) in the span
+                    delta2 = 0.0
+                pk2 = kxx - delta2
+            else:
+                delta2 = kxx
+                pk2 = 0.0
+            mm = <int>m
+            if mistake:
+                # Add x unless it is within η of the span (or the budget is full); the 1e-10
+                # floor keeps a point that is numerically in the span out of Kinv.
+                if m == 0 or (m < B and delta2 > eta and delta2 > 1e-10 * kxx):
+                    _kinv_append(&Kinv[0, 0], B, m, &dvec[0], delta2)
+                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    sq[m] = xsq
+                    if C == 1:
+                        alpha[m, 0] = y[i]
+                    else:
+                        for c in range(C):
+                            alpha[m, c] = 0.0
+                        alpha[m, yi] = 1.0
+                        alpha[m, guess] = -1.0
+                    m += 1
+                else:
+                    nproj += 1.0
+                    if C == 1:
+                        dirn = y[i]
+                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, 0], &one)
+                    else:
+                        dirn = 1.0
+                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, yi], &nc)
+                        dirn = -1.0
+                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, guess], &nc)
+                continue
+            # Projectron++ margin error: a projected step only, never a new support vector.
+            if pk2 <= 0.0:
+                continue
+            loss = 1.0 - margin
+            mult = 1.0 if C == 1 else 2.0  # ‖Φ(x,y) − Φ(x,r)‖² = 2k(x,x) in the multiclass case
+            if eta > 0.0:
+                excess = loss - mult * delta2 / eta
+            else:
+                excess = loss if delta2 == 0.0 else -1.0
+            if excess <= 0.0:
+                continue
+            tau = loss / (mult * pk2)
+            if tau > 1.0:
+                tau = 1.0
+            if 2.0 * excess / (mult * pk2) < tau:
+                tau = 2.0 * excess / (mult * pk2)
+            nmargin += 1.0
+            if C == 1:
+                dirn = tau * y[i]
+                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, 0], &one)
+            else:
+                dirn = tau
+                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, yi], &nc)
+                dirn = -tau
+                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, rv], &nc)
+    state[0] = m
+    state[1] = evals
+    state[2] = nproj
+    state[3] = nmargin

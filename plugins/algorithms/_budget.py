@@ -1,0 +1,201 @@
+"""Shared machinery of the budgeted kernel learners (not a plugin: the name starts with _).
+
+A learner keeps its support vectors in a :class:`~kbench.buffer.SupportBuffer` and runs a
+compiled block loop over examples. ``learn_one`` runs the same loop on one example with the
+kernel row already computed (``have_row``), so the per-example path and the block path
+execute the same update code; with a third-party kernel, which the compiled loop cannot
+evaluate, the row (and any other kernel value the update needs) comes from Python and only
+the per-example path is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from kbench.cython_core import _bsgd, _budget_perceptrons
+
+from kbench.buffer import SupportBuffer
+from kbench.components import Algorithm
+
+#: The kernel tuple the compiled loops receive for a kernel they cannot compute.
+NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
+
+
+def sqnorm(x: np.ndarray) -> float:
+    """‖x‖² computed exactly as the compiled loops compute it."""
+    return _budget_perceptrons.sqnorm(x)
+
+
+def seed_state(seed: int) -> np.ndarray:
+    """The one-word state of the compiled SplitMix64 generator for a learner's seed."""
+    return np.array([seed % (1 << 64)], dtype=np.uint64)
+
+
+class BudgetLearner(Algorithm):
+    """Base of the kernel-expansion learners with a budget of support vectors.
+
+    Subclasses set ``capacity`` handling through :meth:`_capacity`, implement
+    :meth:`_run` (the compiled loop on a block) and may extend :meth:`_allocate`.
+    """
+
+    #: Whether the expansion's arrays double when full (learners without a budget).
+    growable = False
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self._outputs = n_classes if task == "multiclass" else 1
+        self._buf: SupportBuffer | None = None
+        self._compiled = kernel.compiled() if kernel is not None else None
+
+    # -- storage ------------------------------------------------------------------------------
+
+    def _capacity(self) -> int:
+        return int(self.budget)  # type: ignore[attr-defined]
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        if self._buf is None:
+            self._buf = SupportBuffer(d, self._capacity(), n_outputs=self._outputs)
+            self._allocate(d)
+        return self._buf
+
+    def _allocate(self, d: int) -> None:
+        """Allocate the learner's own arrays beside the buffer (called once, on first use)."""
+
+    def _kargs(self) -> tuple[int, float, float, float, float]:
+        return self._compiled if self._compiled is not None else NOT_COMPILED
+
+    def _scale(self) -> float:
+        """The factor that multiplies every stored coefficient (lazy shrinking)."""
+        return 1.0
+
+    # -- the online protocol --------------------------------------------------------------------
+
+    def _row(self, x: np.ndarray) -> np.ndarray:
+        buf = self._buffer(len(x))
+        return buf.row(self.kernel, x, xsq=sqnorm(x))
+
+    def _self_kernel(self, x: np.ndarray) -> float:
+        """k(x, x) from Python, for the per-example path of a third-party kernel."""
+        if self._compiled is not None:
+            return float("nan")  # the compiled loop computes it itself
+        return float(np.asarray(self.kernel.diag(x[None, :]))[0])
+
+    def decision_one(self, x):
+        self._row(x)
+        buf = self._buf
+        out = np.empty(self._outputs)
+        _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, self._scale(), out)
+        return out if self.task == "multiclass" else float(out[0])
+
+    def learn_one(self, x, y):
+        self._row(x)
+        pred = np.empty(1)
+        self._run(x[None, :], np.array([float(y)]), pred, True)
+        self._buf.touch()
+
+    def _fast_ok(self) -> bool:
+        """Whether the compiled block loop can run on its own (compiled kernel and loss)."""
+        return self._compiled is not None
+
+    def learn_predict_many(self, X, y):
+        if not self._fast_ok():
+            return super().learn_predict_many(X, y)
+        self._buffer(X.shape[1])
+        pred = np.empty(len(X))
+        if len(X):
+            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
+            self._buf.touch()
+        return pred
+
+    def _run(self, X: np.ndarray, y: np.ndarray, pred: np.ndarray, have_row: bool) -> None:
+        """Predict then learn every row of X in compiled code, writing the predictions."""
+        raise NotImplementedError
+
+    def predict_many(self, X):
+        if self._buf is None or self._buf.size == 0:
+            n = len(X)
+            return np.zeros(n) if self.task == "multiclass" else np.ones(n)
+        out = self._buf.decision_many(self.kernel, X, scale=self._scale())
+        if self.task == "multiclass":
+            return np.argmax(out, axis=1).astype(float)
+        return np.where(out[:, 0] >= 0.0, 1.0, -1.0)
+
+    def stats(self) -> dict[str, Any]:
+        buf = self._buf
+        return {
+            "n_support": buf.size if buf else 0,
+            "kernel_evals": buf.kernel_evals if buf else 0,
+            "model_bytes": self._nbytes(),
+        }
+
+    def _nbytes(self) -> int:
+        return self._buf.nbytes() if self._buf is not None else 0
+
+
+class PegasosFamily(BudgetLearner):
+    """Shared driver of kernel Pegasos and budgeted SGD (``cython_core/_bsgd.pyx``).
+
+    Subclasses set ``_mode`` (0 none, 1 removal, 2 projection, 3 merge) and the
+    attributes ``lam`` and, for BSGD, ``budget``; Pegasos sets ``project``.
+    """
+
+    _mode = 0
+
+    def _init_state(self) -> None:
+        # m, t, coefficient scale, kernel evaluations in the loop, maintenance steps, ‖f‖².
+        self._state = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+    def _capacity(self):
+        # One spare slot: the new vector is stored, then maintenance brings m back to B.
+        return 64 if self._mode == 0 else int(self.budget) + 1  # type: ignore[attr-defined]
+
+    def _allocate(self, d):
+        cap = self._buf.capacity
+        self._kdiag = np.zeros(cap)
+        self._stamp = np.zeros(cap)  # the step at which each vector entered (ties → oldest)
+        self._krow2 = np.zeros(cap)
+        self._dvec = np.zeros(cap)
+        self._Kinv = np.zeros((cap, cap)) if self._mode == 2 else np.zeros((1, 1))
+        self._scores = np.empty(self._outputs)
+
+    def _grow(self) -> None:
+        buf = self._buf
+        buf.grow()
+        cap = buf.capacity
+        for attr in ("_kdiag", "_stamp", "_krow2", "_dvec"):
+            old = getattr(self, attr)
+            new = np.zeros(cap)
+            new[: len(old)] = old
+            setattr(self, attr, new)
+
+    def _scale(self):
+        return float(self._state[2])
+
+    def _run(self, X, y, pred, have_row):
+        buf, st = self._buf, self._state
+        kxx = self._self_kernel(X[0]) if have_row else float("nan")
+        budget = int(getattr(self, "budget", 0) or 0)
+        project = bool(getattr(self, "project", False))
+        start = 0
+        while True:
+            st[0] = buf.size
+            evals0 = st[3]
+            start = _bsgd.bsgd_block(*self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag,
+                                     self._stamp, self._Kinv, st, self.lam, self._mode, budget, project,
+                                     X, y, pred, buf.krow, self._krow2, self._dvec, self._scores,
+                                     have_row, kxx, start)
+            buf.size = int(st[0])
+            buf.kernel_evals += int(st[3] - evals0)
+            if start == len(X):
+                return
+            self._grow()
+
+    def stats(self):
+        return super().stats() | {"scale": float(self._state[2]),
+                                  "maintenance_steps": float(self._state[4])}
+
+    def _nbytes(self):
+        if self._buf is None:
+            return 0
+        return super()._nbytes() + sum(a.nbytes for a in (self._kdiag, self._stamp, self._krow2, self._dvec, self._Kinv))

@@ -1,0 +1,66 @@
+"""Budget passive–aggressive learning: BPA-S, the simple removal variant (binary)."""
+
+from __future__ import annotations
+
+import numpy as np
+from kbench.cython_core import _bpa
+from kbench.plugins.algorithms._budget import BudgetLearner
+
+from kbench import hookimpl
+from kbench.components import check_range
+
+
+class BudgetPA(BudgetLearner):
+    """Budget passive–aggressive, simple variant BPA-S (Wang and Vucetic 2010), binary.
+
+    The kernel PA-I update with at most B support vectors. On a hinge loss
+    ``ℓ = 1 − y f(x) > 0`` (with ``k = k(x, x)``) the PA-I step is ``τ = min(C, ℓ/k)``.
+    Below the budget x is added with ``α = τ y``. At the budget, BPA-S solves the PA-I
+    problem ``min ½‖f − f_t‖² + Cξ`` subject to ``y f(x) ≥ 1 − ξ`` with one support
+    vector r removed and only the new coefficient free: the solution is
+    ``α_new = τ y + α_r k(x_r, x)/k`` (the PA step plus the projection of the removed
+    term onto ``k(x, ·)``), and the removed vector is the one minimising the objective,
+    which reduces to ``r = argmin_j α_j² (k(x_j, x_j) − k(x_j, x)²/k)`` — an O(B) scan of
+    the kernel row already computed for the prediction.
+
+    Parameters
+    ----------
+    budget
+        B ≥ 1, the largest number of support vectors.
+    C
+        The PA-I aggressiveness C > 0 (largest step).
+    """
+
+    name = "bpa_s"
+    tasks = frozenset({"binary"})
+    test_params = {"budget": 12}
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 budget: int = 100, C: float = 1.0) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range("bpa_s", "budget", budget, low=1)
+        check_range("bpa_s", "C", C, low=0.0, low_open=True)
+        self.budget, self.C = budget, C
+        self._state = np.zeros(3)  # m, kernel evaluations in the loop, removals
+
+    def _allocate(self, d):
+        self._kdiag = np.zeros(self.budget)
+
+    def _run(self, X, y, pred, have_row):
+        buf, st = self._buf, self._state
+        kxx = self._self_kernel(X[0]) if have_row else float("nan")
+        st[0] = buf.size
+        evals0 = st[1]
+        _bpa.bpa_s_block(*self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st,
+                         self.C, X, y, pred, buf.krow, have_row, kxx)
+        buf.size = int(st[0])
+        buf.kernel_evals += int(st[1] - evals0)
+
+    def stats(self):
+        return super().stats() | {"removals": float(self._state[2])}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register BPA-S."""
+    register(BudgetPA)

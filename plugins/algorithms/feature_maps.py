@@ -1,0 +1,323 @@
+"""Online gradient descent on kernel feature maps: Fourier (FOGD) and Nyström (NOGD)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from kbench.cython_core import _budget_perceptrons, _feature_maps
+from kbench.plugins.algorithms._budget import NOT_COMPILED, sqnorm
+from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
+
+from kbench import hookimpl
+from kbench.buffer import SupportBuffer
+from kbench.components import Algorithm, check_range
+from kbench.kernels_api import KIND_LAPLACIAN, KIND_RBF
+
+TASK_KIND = {"binary": 0, "multiclass": 1, "regression": 2}
+#: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.
+NYSTROM_TOL = 1e-10
+
+
+def _compiled_loss(loss, task: str) -> tuple[int, float] | None:
+    """The loss id the compiled loops use, or None for a loss only Python can evaluate."""
+    if task == "multiclass":
+        if isinstance(loss, MulticlassHinge):
+            return (0, 0.0)
+        if isinstance(loss, Softmax):
+            return (1, 0.0)
+        return None
+    return loss.compiled()
+
+
+class _LinearOGD(Algorithm):
+    """Shared parts: task handling, the loss and the linear weights W (p × outputs)."""
+
+    tasks = frozenset({"binary", "multiclass", "regression"})
+    uses_loss = True
+    default_loss = "hinge"
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self._outputs = n_classes if task == "multiclass" else 1
+        self._task_kind = TASK_KIND[task]
+        self._loss_c = _compiled_loss(loss, task)
+
+    def _gradient(self, scores: np.ndarray, y: float) -> np.ndarray:
+        """∂ loss/∂ scores from the Python loss (per-example path of a non-compiled loss)."""
+        if self.task == "multiclass":
+            return np.ascontiguousarray(self.loss.derivative(scores, y), dtype=np.float64)
+        return np.array([float(self.loss.derivative(float(scores[0]), float(y)))])
+
+    def _labels(self, F: np.ndarray) -> np.ndarray:
+        if self.task == "multiclass":
+            return np.argmax(F, axis=1).astype(float)
+        if self.task == "regression":
+            return F[:, 0].copy()
+        return np.where(F[:, 0] >= 0.0, 1.0, -1.0)
+
+
+class FOGD(_LinearOGD):
+    """Fourier online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
+
+    Random Fourier features of a shift-invariant kernel (Rahimi and Recht 2007): D
+    frequencies ``ω_i`` drawn once from the kernel's spectral density — ``N(0, 2γ I)``
+    for ``rbf`` ``exp(−γ‖x−x'‖²)``, independent Cauchy(0, γ) coordinates for
+    ``laplacian`` ``exp(−γ‖x−x'‖₁)`` — give ``z(x) = [cos(ω_iᵀx), sin(ω_iᵀx)]_{i≤D}/√D``,
+    2D features with ``z(x)ᵀz(x') → k(x, x')`` as D grows. Then online gradient descent
+    on the linear model ``f = Wᵀ z(x)`` with a constant step: ``W ← W − η z(x) gᵀ``,
+    ``g = ∂ℓ(f(x), y)/∂f``, the loss's derivative (the paper uses the hinge loss;
+    multiclass uses the Crammer–Singer hinge or softmax). The frequencies come from the
+    learner's seed. There are no support vectors; the model has 2D·outputs weights. A
+    sparse example (a quarter or fewer non-zeros) is mapped by summing the rows of the
+    frequency matrix for its non-zeros.
+
+    Parameters
+    ----------
+    D
+        Number of random frequencies, ≥ 1 (2D features).
+    eta
+        Step size η > 0.
+    """
+
+    name = "fogd"
+    test_params = {"D": 32}
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 D: int = 400, eta: float = 0.002) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range("fogd", "D", D, low=1)
+        check_range("fogd", "eta", eta, low=0.0, low_open=True)
+        compiled = kernel.compiled()
+        if compiled is None or compiled[0] not in (KIND_RBF, KIND_LAPLACIAN):
+            raise ValueError(
+                f"fogd: random Fourier features need a kernel with a known spectral density; "
+                f"supported kernels: rbf, laplacian (got {kernel.spec()})")
+        self.D, self.eta = D, eta
+        self._kind, self._gamma = compiled[0], compiled[1]
+        self._Omega: np.ndarray | None = None
+
+    def _setup(self, d: int) -> None:
+        if self._Omega is not None:
+            return
+        rng = np.random.default_rng(self.seed)
+        if self._kind == KIND_RBF:
+            self._Omega = rng.normal(0.0, np.sqrt(2.0 * self._gamma), size=(d, self.D))
+        else:
+            self._Omega = self._gamma * rng.standard_cauchy(size=(d, self.D))
+        self._W = np.zeros((2 * self.D, self._outputs))
+        self._u = np.empty(self.D)
+        self._z = np.empty(2 * self.D)
+        self._scores = np.empty(self._outputs)
+        self._g = np.zeros(self._outputs)
+
+    def features(self, x: np.ndarray) -> np.ndarray:
+        """The random Fourier features z(x) (a copy)."""
+        self._setup(len(x))
+        _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
+        return self._z.copy()
+
+    def decision_one(self, x):
+        self._setup(len(x))
+        _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
+        _feature_maps.linear_scores(self._W, self._z, self._scores)
+        return self._scores.copy() if self.task == "multiclass" else float(self._scores[0])
+
+    def learn_one(self, x, y):
+        self._setup(len(x))
+        if self._loss_c is not None:
+            self._block(x[None, :], np.array([float(y)]), np.empty(1))
+            return
+        _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
+        _feature_maps.linear_scores(self._W, self._z, self._scores)
+        _feature_maps.linear_step(self._W, self._z, self._gradient(self._scores, y), self.eta)
+
+    def _block(self, X, y, pred):
+        _feature_maps.fogd_block(self._Omega, self._W, self.eta, self._task_kind, *self._loss_c,
+                                 X, y, pred, self._u, self._z, self._scores, self._g)
+
+    def learn_predict_many(self, X, y):
+        if self._loss_c is None:
+            return super().learn_predict_many(X, y)
+        self._setup(X.shape[1])
+        pred = np.empty(len(X))
+        if len(X):
+            self._block(X, np.ascontiguousarray(y, dtype=np.float64), pred)
+        return pred
+
+    def predict_many(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        self._setup(X.shape[1])
+        F = np.empty((len(X), self._outputs))
+        if len(X):
+            _feature_maps.fogd_decision_many(self._Omega, self._W, X, F, self._u, self._z)
+        return self._labels(F)
+
+    def stats(self):
+        nbytes = 0 if self._Omega is None else self._Omega.nbytes + self._W.nbytes
+        return {"n_support": 0, "kernel_evals": 0, "n_features": 2 * self.D, "model_bytes": nbytes}
+
+
+class NOGD(_LinearOGD):
+    """Nyström online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
+
+    Two phases. First kernel online gradient descent, ``f ← f − η g k(x, ·)`` with
+    ``g = ∂ℓ(f(x), y)/∂f`` (a support vector for each non-zero gradient), until B support
+    vectors are stored. They become the Nyström landmarks: with ``K = V Λ Vᵀ`` the
+    eigen-decomposition of their Gram matrix, keeping the ``r`` largest eigenvalues,
+    the feature map is ``z(x) = Λ_r^{-1/2} V_rᵀ k_B(x)`` (``z(x)ᵀz(x')`` is the Nyström
+    approximation of ``k(x, x')``), and the kernel expansion ``f = Σ α_j k(x_j, ·)``
+    becomes the weights ``W = Λ_r^{1/2} V_rᵀ α`` (the same function when r = B). Then
+    linear online gradient descent ``W ← W − η z(x) gᵀ``, one kernel row over the B
+    landmarks per example. With B larger than the number of updates NOGD is exactly
+    kernel online gradient descent. Multiclass uses the Crammer–Singer hinge or softmax
+    on one score per class.
+
+    A rank-deficient landmark set (repeated or nearly dependent examples, common on
+    binary data such as a9a) is regularised by dropping the eigenvalues below
+    ``10⁻¹⁰ λ_max`` (the pseudo-inverse of K); kbench warns when that happens and reports
+    the rank kept as ``nystrom_rank`` in ``stats()``.
+
+    Parameters
+    ----------
+    budget
+        B ≥ 1, the number of landmarks (support vectors of the first phase).
+    eta
+        Step size η > 0 of both phases.
+    rank
+        Largest number of eigen-directions kept (r ≤ B); None keeps every direction
+        above the tolerance.
+    """
+
+    name = "nogd"
+    test_params = {"budget": 12}
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 budget: int = 100, eta: float = 0.2, rank: int | None = None) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range("nogd", "budget", budget, low=1)
+        check_range("nogd", "eta", eta, low=0.0, low_open=True)
+        if rank is not None:
+            check_range("nogd", "rank", rank, low=1, high=budget)
+        self.budget, self.eta, self.rank = budget, eta, rank
+        self._compiled = kernel.compiled()
+        self._buf: SupportBuffer | None = None
+        self._nystrom = False
+        self._M = np.zeros((1, budget))
+        self._W = np.zeros((1, self._outputs))
+        self._eigenvalues = np.zeros(0)
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        if self._buf is None:
+            self._buf = SupportBuffer(d, self.budget, n_outputs=self._outputs)
+            self._z = np.zeros(self.budget)
+            self._scores = np.empty(self._outputs)
+            self._g = np.zeros(self._outputs)
+        return self._buf
+
+    def _build_map(self) -> None:
+        """Turn the B support vectors into Nyström landmarks and α into linear weights."""
+        buf = self._buf
+        K = np.asarray(self.kernel.matrix(buf.X, buf.X))
+        K = 0.5 * (K + K.T)
+        lam, V = np.linalg.eigh(K)
+        order = np.argsort(lam)[::-1]
+        lam, V = lam[order], V[:, order]
+        top = max(float(lam[0]), 0.0)
+        keep = int(np.sum(lam > NYSTROM_TOL * top)) if top > 0.0 else 0
+        keep = max(keep, 1)
+        if keep < self.budget and (self.rank is None or keep < self.rank):
+            warnings.warn(
+                f"nogd: the {self.budget} Nyström landmarks are rank-deficient (rank {keep}: "
+                "repeated or nearly dependent examples); eigenvalues below "
+                f"{NYSTROM_TOL:g}·λ_max are dropped (a pseudo-inverse), so the feature map "
+                f"has {keep} dimensions", RuntimeWarning, stacklevel=3)
+        if self.rank is not None:
+            keep = min(keep, self.rank)
+        lam = np.maximum(lam[:keep], np.finfo(float).tiny)
+        V = V[:, :keep]
+        self._M = np.ascontiguousarray(V.T / np.sqrt(lam)[:, None])
+        self._W = np.ascontiguousarray((V.T * np.sqrt(lam)[:, None]) @ buf.alpha)
+        self._z = np.zeros(keep)
+        self._eigenvalues = lam
+        self._nystrom = True
+
+    def _row(self, x: np.ndarray) -> np.ndarray:
+        return self._buffer(len(x)).row(self.kernel, x, xsq=sqnorm(x))
+
+    def _scores_from_row(self) -> np.ndarray:
+        buf = self._buf
+        if self._nystrom:
+            _feature_maps.nystrom_features(self._M, buf.krow, self._z)
+            _feature_maps.linear_scores(self._W, self._z, self._scores)
+        else:
+            _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, 1.0, self._scores)
+        return self._scores
+
+    def decision_one(self, x):
+        self._row(x)
+        s = self._scores_from_row()
+        return s.copy() if self.task == "multiclass" else float(s[0])
+
+    def learn_one(self, x, y):
+        self._row(x)
+        if self._loss_c is None:
+            # The loop recomputes the scores itself; only the gradient comes from Python.
+            self._g[:] = self._gradient(self._scores_from_row(), y)
+        self._run(x[None, :], np.array([float(y)]), np.empty(1), True)
+        self._buf.touch()
+
+    def _run(self, X, y, pred, have_row):
+        buf = self._buf
+        kargs = self._compiled if self._compiled is not None else NOT_COMPILED
+        loss_kind, p1 = self._loss_c if self._loss_c is not None else (-1, 0.0)
+        start = 0
+        while start < len(X):
+            start, buf.size, evals = _feature_maps.nogd_block(
+                *kargs, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W, self._nystrom,
+                self.eta, self._task_kind, loss_kind, p1, X, y, pred, buf.krow, self._z,
+                self._scores, self._g, have_row, start)
+            buf.kernel_evals += evals
+            if not self._nystrom and buf.size == self.budget:
+                self._build_map()
+                buf.touch()
+            have_row = False
+
+    def learn_predict_many(self, X, y):
+        if self._compiled is None or self._loss_c is None:
+            return super().learn_predict_many(X, y)
+        self._buffer(X.shape[1])
+        pred = np.empty(len(X))
+        if len(X):
+            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
+            self._buf.touch()
+        return pred
+
+    def predict_many(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        buf = self._buf
+        if buf is None or buf.size == 0:
+            return self._labels(np.zeros((len(X), self._outputs)))
+        if not self._nystrom:
+            return self._labels(buf.decision_many(self.kernel, X))
+        F = np.empty((len(X), self._outputs))
+        for a in range(0, len(X), 2048):
+            Z = np.asarray(self.kernel.matrix(X[a:a + 2048], buf.X)) @ self._M.T
+            F[a:a + 2048] = Z @ self._W
+        return self._labels(F)
+
+    def stats(self):
+        buf = self._buf
+        return {
+            "n_support": buf.size if buf else 0,
+            "kernel_evals": buf.kernel_evals if buf else 0,
+            "nystrom_rank": len(self._eigenvalues) if self._nystrom else 0,
+            "model_bytes": (buf.nbytes() + self._M.nbytes + self._W.nbytes) if buf else 0,
+        }
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register FOGD and NOGD."""
+    register(FOGD)
+    register(NOGD)
