@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("_kernels", "_perceptron", "_norma", "_losses", "_svmd")
+MODULES = ("_kernels", "_perceptron", "_norma", "_losses", "_svmd", "_budget_perceptrons", "_bpa",
+           "_bsgd", "_bogd", "_feature_maps")
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}
 
