@@ -39,6 +39,12 @@ STATE_FIELDS = ("m", "head", "t", "kernel_evals", "eta", "pi", "norm_sq", "eps",
                 "v_eps", "violations", "steps_eta_c_ge_1", "gv", "evictions")
 
 
+cdef inline double _smd_factor(double u) noexcept nogil:
+    """max(½, u), the linearised exp of eq. 4, except that NaN stays NaN: a diverged
+    ⟨g, v⟩ must show in η rather than pass for a halving."""
+    return 0.5 if u < 0.5 else u
+
+
 cdef inline bint _inserts(const Cfg* g, const double* xi, const double* chi) noexcept nogil:
     """Whether the step stores a term: α_t = −ηξ or β_t = −η(ξ + λχ) is non-zero."""
     cdef Py_ssize_t c
@@ -75,7 +81,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
         gv += xi[c] * V[c]
     st[V_GV] = gv
     # (c) i: η_t = η_{t−1} max(½, 1 − μ ⟨g_t, v_t⟩) (eq. 36), adapted before use.
-    eta = st[V_ETA] * max(0.5, 1.0 - g.mu * gv)
+    eta = st[V_ETA] * _smd_factor(1.0 - g.mu * gv)
     if eta > g.eta_max:
         eta = g.eta_max
     st[V_ETA] = eta
@@ -145,7 +151,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     # Offsets (eqs. 53–55): per-class step sizes and traces, adapted with the same μ, λ.
     if g.use_offset:
         for c in range(C):
-            eb = off[C + c] * max(0.5, 1.0 - g.mu * xi[c] * off[2 * C + c])
+            eb = off[C + c] * _smd_factor(1.0 - g.mu * xi[c] * off[2 * C + c])
             off[C + c] = eb
             off[2 * C + c] = lam * off[2 * C + c] - eb * xi[c]
             off[c] -= eb * xi[c]
@@ -155,7 +161,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
         sg = (s - g.nu) if g.nu_mode == NU_MARGIN else (g.nu - s)
         ge = st[V_EPS] * sg
         ee_old = st[V_ETA_EPS]
-        ee = ee_old * max(0.5, 1.0 - g.mu * ge * st[V_V_EPS])
+        ee = ee_old * _smd_factor(1.0 - g.mu * ge * st[V_V_EPS])
         st[V_ETA_EPS] = ee
         if g.lagged:
             ee = ee_old  # eq. 60's indexing: the new step size is first used next step
