@@ -182,9 +182,9 @@ class PegasosFamily(BudgetLearner):
             st[0] = buf.size
             evals0 = st[3]
             start = _bsgd.bsgd_block(*self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag,
-                                     self._stamp, self._Kinv, st, self.lam, self._mode, budget, project,
-                                     X, y, pred, buf.krow, self._krow2, self._dvec, self._scores,
-                                     have_row, kxx, start)
+                                     self._stamp, self._Kinv, st, self.lam, self._mode, budget,
+                                     project, X, y, pred, buf.krow, self._krow2, self._dvec,
+                                     self._scores, have_row, kxx, start)
             buf.size = int(st[0])
             buf.kernel_evals += int(st[3] - evals0)
             if start == len(X):
@@ -198,4 +198,5 @@ class PegasosFamily(BudgetLearner):
     def _nbytes(self):
         if self._buf is None:
             return 0
-        return super()._nbytes() + sum(a.nbytes for a in (self._kdiag, self._stamp, self._krow2, self._dvec, self._Kinv))
+        extra = (self._kdiag, self._stamp, self._krow2, self._dvec, self._Kinv)
+        return super()._nbytes() + sum(a.nbytes for a in extra)

@@ -30,7 +30,8 @@ class BOGD(BudgetLearner):
 
     Draws come from a seeded SplitMix64 generator. The (1 − ηλ) shrinking and the
     uniform rescaling are kept in one scale factor. Note that ``(1 − ηλ)·B/(B − 1) > 1``
-    lets the coefficients grow; choose ``ηλ ≥ 1/B`` for a bounded model.
+    lets the coefficients grow; choose ``ηλ ≥ 1/B`` for a bounded model (the defaults
+    give ``ηλ = 1/100``, neutral at the default budget).
 
     Parameters
     ----------

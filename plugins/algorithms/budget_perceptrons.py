@@ -117,7 +117,8 @@ class Forgetron(BudgetLearner):
         buf.kernel_evals += int(st[5] - evals0)
 
     def stats(self):
-        return super().stats() | {"scale": float(self._state[2]), "removal_damage": float(self._state[3])}
+        return super().stats() | {"scale": float(self._state[2]),
+                                  "removal_damage": float(self._state[3])}
 
     def _nbytes(self):
         return super()._nbytes() + (self._krow2.nbytes if self._buf is not None else 0)
@@ -195,7 +196,9 @@ class Projectron(BudgetLearner):
                                   "margin_updates": float(self._state[3])}
 
     def _nbytes(self):
-        return super()._nbytes() + (self._Kinv.nbytes + self._d.nbytes if self._buf is not None else 0)
+        if self._buf is None:
+            return 0
+        return super()._nbytes() + self._Kinv.nbytes + self._d.nbytes
 
 
 class ProjectronPP(Projectron):

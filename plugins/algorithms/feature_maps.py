@@ -70,21 +70,23 @@ class FOGD(_LinearOGD):
     multiclass uses the Crammer–Singer hinge or softmax). The frequencies come from the
     learner's seed. There are no support vectors; the model has 2D·outputs weights. A
     sparse example (a quarter or fewer non-zeros) is mapped by summing the rows of the
-    frequency matrix for its non-zeros.
+    frequency matrix for its non-zeros; cos and sin come from one vectorised polynomial
+    pass (error below 3·10⁻¹⁵) instead of 2D calls to the C library.
 
     Parameters
     ----------
     D
         Number of random frequencies, ≥ 1 (2D features).
     eta
-        Step size η > 0.
+        Step size η > 0. The features have unit norm (``‖z(x)‖ = 1``), so η plays the
+        role of kernel OGD's step with ``k(x, x) = 1``; the default 0.1 suits it.
     """
 
     name = "fogd"
     test_params = {"D": 32}
 
     def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 D: int = 400, eta: float = 0.002) -> None:
+                 D: int = 400, eta: float = 0.1) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("fogd", "D", D, low=1)
         check_range("fogd", "eta", eta, low=0.0, low_open=True)
@@ -193,7 +195,7 @@ class NOGD(_LinearOGD):
     test_params = {"budget": 12}
 
     def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, eta: float = 0.2, rank: int | None = None) -> None:
+                 budget: int = 100, eta: float = 0.1, rank: int | None = None) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("nogd", "budget", budget, low=1)
         check_range("nogd", "eta", eta, low=0.0, low_open=True)
