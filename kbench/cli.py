@@ -241,6 +241,7 @@ def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
             row["task"], row["source"] = cls.task, cls.source
             try:
                 obj = cls()
+                row["task"] = obj.task
                 row.update(obj.info())
                 why = obj.unavailable()
             except Exception as exc:  # a listing must not fail because one data set is broken

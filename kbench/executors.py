@@ -56,6 +56,9 @@ def _died(task: Task, exc: ChildDied, max_memory: int | None) -> TaskResult:
 def execute_isolated(task: Task, *, timeout: float | None = None, max_memory: int | None = None,
                      trace_memory: bool = True, cache: Path | None = None) -> TaskResult:
     """Run :func:`execute` in a child process; timeouts and deaths become results."""
+    # Load the registry here, before forking, so that every child inherits it instead of
+    # importing every plugin again (on a Dask worker this runs once per worker process).
+    get_registry()
     try:
         return run_isolated(_execute_in_child, task, cache, trace_memory, timeout=timeout, max_memory=max_memory)
     except TimeoutError as exc:

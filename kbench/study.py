@@ -161,7 +161,7 @@ def _stream_base(spec: str, registry: Registry, exp: Experiment) -> tuple[str, d
     StreamSpec(dataset="-", **options)  # validates the options
     cls, _ = registry.resolve("dataset", dataset_spec)
     dataset = registry.create("dataset", dataset_spec)
-    task_kind = cls.task
+    task_kind = dataset.task  # an instance may choose its task (e.g. a table or file source)
     n_classes = dataset.info().get("classes", 2)
     if options.get("positive") is not None:
         if task_kind != "multiclass":

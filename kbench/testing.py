@@ -173,7 +173,7 @@ def check_dataset(cls: type[Dataset], registry: Registry) -> None:
     who = f"dataset {cls.name!r}"
     assert a.X.ndim == 2 and len(a.X) == len(a.y) > 0, f"{who}: X {a.X.shape} and y {a.y.shape} do not match"
     assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y), f"{who}: load(seed) is not deterministic"
-    assert a.task == cls.task, f"{who}: loads a {a.task} task but declares {cls.task}"
+    assert a.task == ds.task, f"{who}: loads a {a.task} task but declares {ds.task}"
     _check_labels(who, a.task, a.y, a.n_classes)
     if a.X_test is not None:
         assert a.X_test.shape[1] == a.X.shape[1], f"{who}: test split has {a.X_test.shape[1]} columns, training {a.X.shape[1]}"
