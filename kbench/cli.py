@@ -77,10 +77,11 @@ def _registry():
 @click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
 @click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
 @click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
+@click.option("--no-report", is_flag=True, help="Do not write OUT/report.html at the end.")
 def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...], losses: tuple[str, ...],
         datasets: tuple[str, ...], seeds: str | None, n: int | None, epochs: int | None, workers: int | None,
         out: Path, timeout: float | None, max_memory: str | None, executor: str, scheduler: str | None,
-        force: bool, retry_failed: bool, no_memory: bool) -> None:
+        force: bool, retry_failed: bool, no_memory: bool, no_report: bool) -> None:
     """Run a study and print a leaderboard per stream.
 
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
@@ -202,6 +203,13 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
     ids = {t.task_id for t in the_plan.tasks}
     runs = results.runs[results.runs["task_id"].isin(ids)] if len(results.runs) else results.runs
     print_leaderboard(runs, registry)
+    if not no_report and (runs["status"] == "ok").any():
+        from kbench.cli_compare import _load
+        from kbench.report import write_report
+
+        tables, cmp = _load(out, "online_error", 0.05)
+        path = write_report(cmp, tables, out / "report.html", title=out.resolve().name, source=str(out.resolve()))
+        err.print(f"kbench: report written to {path} (kbench compare {out} for every pair's tests)", highlight=False)
     if bad_streams:
         sys.exit(1)
 

@@ -138,6 +138,14 @@ def _test_error(algo: Any, stream: Stream, limit: int | None) -> tuple[float, in
     return float(np.mean(pred != yt)), len(yt)
 
 
+def _majority_error(task_kind: str, y: np.ndarray) -> float:
+    """Error of always predicting the most frequent label: what a learner that learned nothing gets."""
+    if task_kind not in ("binary", "multiclass") or len(y) == 0:
+        return np.nan
+    _, counts = np.unique(y, return_counts=True)
+    return float(1.0 - counts.max() / len(y))
+
+
 def _check_stats(stats: dict[str, Any], seen: int) -> None:
     for key, value in stats.items():
         if isinstance(value, (int, float, np.floating)) and not np.isfinite(value):
@@ -223,6 +231,8 @@ def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMem
         "memory_method": memory.mode if memory is not None else "none",
         "labels_queried": queried if active else n * task.epochs,
         "constant_predictions": bool(np.all(first_pass_pred[n // 2 :] == first_pass_pred[-1])),
+        "majority_error": _majority_error(stream.task, y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test) if stream.y_test is not None else np.nan,
         "plugin": registry.entry("algorithm", task.algorithm.split("[")[0]).plugin,
         "plugin_version": registry.entry("algorithm", task.algorithm.split("[")[0]).version,
     }

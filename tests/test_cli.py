@@ -41,7 +41,9 @@ def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
     assert "perceptron" in first.stdout and "norma[budget=100,c=0.001]" in first.stdout
     assert "held-out error" in first.stdout
     assert len(list((out / "tasks").glob("*.parquet"))) == 4
+    assert "report written to" in first.stderr and "<html" in (out / "report.html").read_text()[:500].lower()
     runs = pd.read_parquet(out / "runs.parquet")
+    assert ((runs["majority_error"] > 0.3) & (runs["majority_error"] < 0.7)).all()
     assert set(runs["status"]) == {"ok"} and runs["stream_id"].nunique() == 2
     # Every algorithm saw the identical stream of each seed.
     assert (runs.groupby("seed")["stream_id"].nunique() == 1).all()

@@ -108,7 +108,7 @@ def test_cli_answers_bad_specs_with_one_line(tmp_path: Path, capsys: pytest.Capt
     from kbench import cli
 
     monkeypatch.setattr(sys, "argv", ["kbench", "run", "-a", algorithm, "-d", dataset, "--n", "20",
-                                      "--workers", "0", "--no-memory", "--out", str(tmp_path / "r")])
+                                      "--workers", "0", "--no-memory", "--no-report", "--out", str(tmp_path / "r")])
     try:
         cli.main()
         code = 0
