@@ -288,7 +288,8 @@ class Algorithm(Component):
     uses_loss: ClassVar[bool] = False
     #: Loss used when a study names none (only for ``uses_loss`` algorithms).
     default_loss: ClassVar[str | None] = None
-    #: Batch learners trained once on the whole stream have no online curve.
+    #: Batch learners trained once on the whole stream (by :meth:`fit`) have no online
+    #: curve: the runner records their held-out error only, and reports draw it as a line.
     offline: ClassVar[bool] = False
 
     def __init__(
@@ -362,6 +363,10 @@ class Algorithm(Component):
     def stats(self) -> dict[str, float]:
         """Model statistics; at least ``n_support`` and ``kernel_evals``."""
         raise NotImplementedError
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Train on the whole stream at once (only ``offline`` algorithms implement it)."""
+        raise NotImplementedError(f"{self.name} is an online learner; it has no batch fit")
 
     # Optional: def wants_label(self, x) -> bool, for active learning.
     wants_label: Any = None

@@ -89,7 +89,7 @@ class ResultsStore:
         table = pa.Table.from_pandas(traces, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[RUN_KEY] = json.dumps(run).encode()
-        if result.run.get("status") == "ok":
+        if result.run.get("status") == "ok" and not result.run.get("offline"):
             meta[OUTCOMES_KEY] = _encode_outcomes(np.asarray(result.outcomes), run.get("task") != "regression")
         table = table.replace_schema_metadata(meta)
         final = self.path(result.run["task_id"])

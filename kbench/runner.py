@@ -161,9 +161,41 @@ def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> 
             memory.close()
 
 
+def _offline(task: Task, stream: Stream, registry: Registry, algo: Any, memory: PeakMemory | None) -> TaskResult:
+    """A batch reference: one fit on the whole stream, then its held-out error."""
+    if memory is not None:
+        memory.begin()
+    t0 = time.perf_counter()
+    algo.fit(stream.X, stream.y)
+    fit_time = time.perf_counter() - t0
+    if memory is not None:
+        memory.end()
+    stats = algo.stats()
+    _check_stats(stats, stream.n)
+    test_error, test_n = _test_error(algo, stream, None) if stream.X_test is not None else (np.nan, 0)
+    row = {"task_id": task.task_id, "stream_id": stream.stream_id, "epoch": 1, "seen": stream.n,
+           "mistakes": np.nan, "online_error": np.nan, "time_s": fit_time, "labels_queried": stream.n,
+           "peak_memory": memory.peak if memory is not None else np.nan, "test_error": test_error, "test_n": test_n}
+    row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
+    entry = registry.entry("algorithm", task.algorithm.split("[")[0])
+    run = base_row(task, stream) | {
+        "status": "ok", "reason": "", "offline": True, "mistakes": np.nan, "online_error": np.nan,
+        "test_error": test_error, "final_epoch_error": np.nan, "n_support": stats.get("n_support", np.nan),
+        "kernel_evals": stats.get("kernel_evals", np.nan), "time_s": fit_time,
+        "us_per_example": 1e6 * fit_time / stream.n, "peak_memory": row["peak_memory"],
+        "memory_method": memory.mode if memory is not None else "none", "labels_queried": stream.n,
+        "constant_predictions": False, "majority_error": _majority_error(stream.task, stream.y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test) if stream.y_test is not None else np.nan,
+        "plugin": entry.plugin, "plugin_version": entry.version,
+    }
+    return TaskResult(run=run, traces=pd.DataFrame([row]), outcomes=np.zeros(0))
+
+
 def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None) -> TaskResult:
     X, y, n = stream.X, stream.y, stream.n
     algo = make_algorithm(task, stream, registry)
+    if algo.offline:
+        return _offline(task, stream, registry, algo, memory)
     active = callable(getattr(algo, "wants_label", None))
     checkpoints = log_checkpoints(n, task.checkpoints)
     outcomes = np.zeros(n)
@@ -219,6 +251,7 @@ def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMem
     run = base_row(task, stream) | {
         "status": "ok",
         "reason": "",
+        "offline": False,
         "mistakes": first["mistakes"],
         "online_error": first["online_error"],
         "test_error": final.get("test_error", np.nan),

@@ -255,7 +255,28 @@ def check_algorithm(cls: type[Algorithm], registry: Registry) -> None:
         _check_algorithm_task(cls, task, registry)
 
 
+def _check_offline(cls: type[Algorithm], task: str, registry: Registry) -> None:
+    """A batch reference: fit is deterministic, leaves the stream alone, and predicts labels."""
+    who = f"algorithm {cls.name!r} ({task}, offline)"
+    s = toy_stream(task)
+    X0 = s.X.copy()
+    a, b = make_test_algorithm(cls, task, registry), make_test_algorithm(cls, task, registry)
+    a.fit(s.X, s.y)
+    b.fit(s.X, s.y)
+    assert np.array_equal(s.X, X0), f"{who}: wrote into the stream"
+    pa, pb = np.asarray(a.predict_many(s.X_test), float), np.asarray(b.predict_many(s.X_test), float)
+    assert np.array_equal(pa, pb), f"{who}: not deterministic for a fixed seed"
+    po = np.array([a.predict_one(x) for x in s.X_test])
+    assert np.array_equal(pa, po), f"{who}: predict_many differs from predict_one"
+    st = a.stats()
+    for key in ("n_support", "kernel_evals"):
+        assert key in st and np.isfinite(st[key]), f"{who}: stats() lacks a finite {key!r}"
+
+
 def _check_algorithm_task(cls: type[Algorithm], task: str, registry: Registry) -> None:
+    if cls.offline:
+        _check_offline(cls, task, registry)
+        return
     who = f"algorithm {cls.name!r} ({task})"
     s = toy_stream(task)
     X0, y0 = s.X.copy(), s.y.copy()

@@ -1,0 +1,98 @@
+"""Batch reference learners, trained once on the whole stream: the accuracy an online learner aims at."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kbench import hookimpl
+from kbench.components import Algorithm, check_range
+from kbench.kernels_api import KIND_LINEAR, KIND_POLY, KIND_RBF
+
+
+class LibSVMReference(Algorithm):
+    """Batch soft-margin SVM (LIBSVM through scikit-learn's ``SVC``), trained once on the stream.
+
+    An offline reference: the runner fits it on every training example of the stream and
+    records its held-out error; reports draw it as a horizontal line beside the online
+    curves. RBF, linear and polynomial kernels map onto LIBSVM's own; any other kernel
+    is passed as a precomputed Gram matrix (memory grows with n²).
+
+    Parameters
+    ----------
+    C
+        Soft-margin constant, > 0.
+    tol
+        LIBSVM's stopping tolerance.
+    cache_mb
+        LIBSVM's kernel cache in MB.
+    """
+
+    name = "libsvm"
+    tasks = frozenset({"binary", "multiclass"})
+    offline = True
+    test_params = {"C": 1.0}
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 C: float = 1.0, tol: float = 1e-3, cache_mb: float = 500.0) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range("libsvm", "C", C, low=0.0, low_open=True)
+        check_range("libsvm", "tol", tol, low=0.0, low_open=True)
+        check_range("libsvm", "cache_mb", cache_mb, low=1.0)
+        self.C, self.tol, self.cache_mb = C, tol, cache_mb
+        self._svc = None
+        self._X: np.ndarray | None = None
+
+    def _make(self):
+        from sklearn.svm import SVC
+
+        c = self.kernel.compiled()
+        common = {"C": self.C, "tol": self.tol, "cache_size": self.cache_mb, "random_state": self.seed}
+        if c is not None and c[0] == KIND_RBF:
+            return SVC(kernel="rbf", gamma=c[1], **common), False
+        if c is not None and c[0] == KIND_LINEAR:
+            return SVC(kernel="linear", **common), False
+        if c is not None and c[0] == KIND_POLY:
+            return SVC(kernel="poly", gamma=c[2], coef0=c[3], degree=int(c[4]), **common), False
+        return SVC(kernel="precomputed", **common), True
+
+    def fit(self, X, y):  # noqa: D102
+        self._svc, self._precomputed = self._make()
+        if self._precomputed:
+            self._X = np.array(X)
+            self._svc.fit(self.kernel.matrix(X, X), y)
+        else:
+            self._svc.fit(X, y)
+
+    def predict_many(self, X):  # noqa: D102
+        if self._svc is None:
+            return np.full(len(X), 0.0 if self.task == "multiclass" else 1.0)
+        Z = self.kernel.matrix(X, self._X) if self._precomputed else X
+        return np.asarray(self._svc.predict(Z), dtype=float)
+
+    def decision_one(self, x):  # noqa: D102
+        if self._svc is None:
+            return np.zeros(self.n_classes) if self.task == "multiclass" else 0.0
+        Z = self.kernel.matrix(x[None, :], self._X) if self._precomputed else x[None, :]
+        f = self._svc.decision_function(Z)[0]
+        if self.task == "multiclass":
+            scores = np.full(self.n_classes, -np.inf)
+            scores[self._svc.classes_.astype(int)] = f
+            return scores
+        return float(f)
+
+    def predict_one(self, x):  # noqa: D102
+        return float(self.predict_many(x[None, :])[0])
+
+    def learn_one(self, x, y):  # noqa: D102
+        raise NotImplementedError("libsvm is a batch reference: the runner calls fit on the whole stream")
+
+    def stats(self):  # noqa: D102
+        n_sv = int(self._svc.n_support_.sum()) if self._svc is not None else 0
+        # LIBSVM does not report how many kernel values it computed; 0 means "not counted".
+        return {"n_support": n_sv, "kernel_evals": 0}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the batch references."""
+    register(LibSVMReference)
