@@ -23,10 +23,10 @@ class BOGD(BudgetLearner):
 
     * ``uniform`` (BOGD): ``p_j = 1/B``, every other coefficient times ``B/(B − 1)``;
     * ``weighted``: ``p_j = (1 − |α_j|/Σ_i|α_i|)/(B − 1)``, so vectors with small
-      coefficients are removed more often, each kept one divided by ``1 − p_j``. The
-      weighted rule of the paper's BOGD++ is not fixed by the text kbench follows; this
-      choice sums to one, favours small coefficients and keeps every ``p_j ≤ 1/(B−1)``,
-      so no rescaling factor can blow up.
+      coefficients are removed more often, each kept one divided by ``1 − p_j``. These
+      are not claimed to be the exact probabilities of the paper's BOGD++ (which also
+      samples by coefficient size); they sum to one, favour small coefficients and keep
+      every ``p_j ≤ 1/(B−1)``, so no rescaling factor can blow up.
 
     Draws come from a seeded SplitMix64 generator. The (1 − ηλ) shrinking and the
     uniform rescaling are kept in one scale factor. Note that ``(1 − ηλ)·B/(B − 1) > 1``
