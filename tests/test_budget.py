@@ -942,3 +942,23 @@ def test_multiclass_softmax_compiled_equals_python(spec: str) -> None:
     b = make(spec, task="multiclass", n_classes=3, loss=PySoftmax())
     assert np.array_equal(a.learn_predict_many(X, y), b.learn_predict_many(X, y))
     assert np.allclose(a._W, b._W, rtol=1e-10, atol=1e-12)
+
+
+def test_budgeted_study_file_is_valid() -> None:
+    """The shipped study names valid learners at B = 50–500, on four or more data sets, 5 seeds."""
+    import re
+    from pathlib import Path
+
+    import kbench
+    from kbench.study import load_study
+
+    experiments = load_study(Path(kbench.__file__).parent / "studies" / "budgeted.toml")
+    assert len({ds for e in experiments for ds in e.datasets}) >= 4
+    budgets = set()
+    for e in experiments:
+        assert e.seeds == [0, 1, 2, 3, 4]
+        task = "multiclass" if e.losses == ["multiclass_hinge"] else "binary"
+        for spec in e.algorithms:
+            budgets.add(int(re.search(r"(?:budget|D)=(\d+)", spec).group(1)))
+            make(spec, task=task, n_classes=10 if task == "multiclass" else 2, kernel=e.kernels[0])
+    assert budgets == {50, 100, 200, 500}
