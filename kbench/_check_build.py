@@ -8,8 +8,19 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("_kernels", "_perceptron", "_norma", "_losses", "_svmd", "_budget_perceptrons", "_bpa",
-           "_bsgd", "_bogd", "_feature_maps")
+MODULES = (
+    "_kernels",
+    "_perceptron",
+    "_norma",
+    "_losses",
+    "_svmd",
+    "_budget_perceptrons",
+    "_bpa",
+    "_bsgd",
+    "_bogd",
+    "_feature_maps",
+    "_pistol",
+)
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}
 

@@ -1,0 +1,104 @@
+"""PiSTOL: parameter-free kernel SGD (Orabona, NIPS 2014, Algorithm 3; kbench specs/002).
+
+PiSTOL keeps the negative sum of the past functional gradients, ``g_t = −Σ_{i≤t} s_i k(x_i, ·)``,
+and predicts with a multiple of it that grows with ‖g‖: ``f_t = w_t g_{t−1}``,
+``w_t = (b/α_{t−1}) exp(‖g_{t−1}‖²/(2α_{t−1}))``, ``α_t = aL + a Σ_{i≤t} |s_i| ‖k(x_i, ·)‖``.
+There is no step size and no regulariser to tune. The paper evaluates the average of
+the iterates, kept here in closed form, so one pass gives its whole learning curve.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
+
+from kbench import hookimpl
+from kbench.components import check_range
+
+#: a/L at which Theorem 1's constant φ(L/a) stays finite: 1 − x − x e^{x/2} > 0 for
+#: x = L/a needs a/L ≥ 2.24898; the paper rounds it to 2.25 (specs/002 §1.1, P1).
+A_OVER_L = 2.25
+
+
+class PiSTOL(AveragedExpansion):
+    """PiSTOL, Parameter-free STOchastic Learning (Orabona 2014, Algorithm 3).
+
+    Round t: ``w_t = exp(log b − log α_{t−1} + ‖g_{t−1}‖²/(2α_{t−1}))`` (computed in log
+    space); online prediction ``p_t = w_t g_{t−1}(x_t)``; gradient ``s_t = ∂ℓ/∂f`` at p_t; if
+    ``s_t ≠ 0``, ``g_t = g_{t−1} − s_t k(x_t, ·)`` (a new support vector with coefficient
+    −s_t), ``‖g_t‖² = ‖g_{t−1}‖² − 2 s_t g_{t−1}(x_t) + s_t² k(x_t, x_t)`` (exact, from the
+    kernel row already computed; clamped at 0) and ``α_t = α_{t−1} + a |s_t| √k(x_t, x_t)``.
+    The sum of multipliers ``W_t = Σ_{τ≤t} w_τ`` grows every round, and each support
+    vector keeps ``W`` at its round, so the average of the iterates
+    ``f̄_T = (1/T) Σ_{t=1}^T f_t = Σ_i c_i (W_T − W_(i))/T k(x_i, ·)`` (it includes f_1 = 0
+    and ends at f_T) costs nothing extra.
+
+    ``output=average`` (the paper's evaluated predictor) predicts with f̄_T after T
+    examples, ``output=last`` with the next iterate ``f_{T+1} = w_{T+1} g_T``, which is
+    also the online prediction PiSTOL's gradients are taken at. Multiclass runs the same
+    update in H^C (‖s‖ the Euclidean norm of the gradient vector); regression with a
+    Lipschitz loss (ε-insensitive, Huber).
+
+    The theory assumes ``k(x, x) ≤ 1`` (true for RBF and Laplacian kernels); stats()
+    reports the largest k(x, x) met as ``sup_kxx``. The multiplier is kept in log space;
+    if log w ever exceeds 700 the learner raises ``MultiplierOverflow`` (specs/002 P3)
+    rather than return infinities. ``max_exponent`` is the largest ‖g‖²/(2α) used.
+
+    Parameters
+    ----------
+    a
+        a > 0; None takes a = 2.25·L with L the loss's Lipschitz constant, the smallest
+        value for which Theorem 1 holds.
+    b
+        b > 0, the scale of the first predictions (w_1 = b/(aL)).
+    output
+        ``average`` (f̄_T) or ``last`` (f_{T+1}).
+    """
+
+    name = "pistol"
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 a: float | None = None, b: float = 1.0,
+                 output: Literal["average", "last"] = "average") -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        assert self.loss is not None
+        L = float(self.loss.lipschitz)
+        if not math.isfinite(L) or L <= 0.0:
+            raise ValueError(
+                f"pistol: loss {self.loss.name!r} is not Lipschitz (Lipschitz constant {L!r}); "
+                "PiSTOL's α and its guarantees need a finite constant: use logistic, "
+                "smooth_hinge, hinge, softmax, multiclass_hinge, huber or eps_insensitive")
+        if a is not None:
+            check_range("pistol", "a", a, low=0.0, low_open=True)
+        check_range("pistol", "b", b, low=0.0, low_open=True)
+        if output not in ("average", "last"):
+            raise ValueError(f"pistol: output must be 'average' or 'last', got {output!r}")
+        self.a, self.b, self.output = a, b, output
+        self.L = L
+        self.a_value = A_OVER_L * L if a is None else float(a)
+        self._mode, self._output = "pistol", output
+        self._setup_expansion("pistol", a=self.a_value, b=b, L=L)
+
+    def stats(self):
+        out = super().stats()
+        st = self._state
+        alpha = st[_S["acc_alpha"]]
+        expo = st[_S["norm2"]] / (2.0 * alpha)
+        out.update({
+            "acc_alpha": float(alpha),
+            "exponent": float(expo),
+            "max_exponent": float(max(st[_S["max_exponent"]], expo)),
+            # w of the next round; log w ≤ 700 holds while the learner runs (it raises
+            # before), so this stays finite.
+            "multiplier": math.exp(min(math.log(self.b) - math.log(alpha) + expo, 700.0)),
+            "sup_kxx": float(st[_S["sup_kxx"]]),
+        })
+        return out
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register PiSTOL."""
+    register(PiSTOL)

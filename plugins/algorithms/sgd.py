@@ -1,0 +1,74 @@
+"""Kernel SGD without regularisation, last iterate and averaged (Orabona 2014, Algorithm 1).
+
+The step-size baselines of the PiSTOL paper (specs/002 §1.4): ``f_{t+1} = f_t − η_t s_t k(x_t, ·)``
+with ``s_t = ∂ℓ/∂f`` at ``f_t(x_t)``. The paper's Algorithm 1 prints the update with a
+``+`` sign (P10); this is the descent direction. ``asgd`` returns the average of the
+iterates ``f̄_T = (1/T) Σ_{t=1}^T f_t``, whose coefficient of the i-th term is
+``c_i (T − i)/T``; ``sgd`` returns the last iterate.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from kbench.plugins.algorithms._averaged import SCHEDULES, AveragedExpansion
+
+from kbench import hookimpl
+from kbench.components import check_range
+
+
+class KernelSGD(AveragedExpansion):
+    """Kernel SGD, last iterate: ``f_{t+1} = f_t − η_t ∂ℓ(f_t(x_t), y_t)/∂f · k(x_t, ·)``.
+
+    No regulariser, no budget: every example with a non-zero gradient becomes a support
+    vector. Predictions use the current iterate f_t. Any loss (a non-Lipschitz one, such
+    as the squared loss, needs a small enough η to stay stable); multiclass updates
+    one score per class with the loss's gradient vector.
+
+    Parameters
+    ----------
+    eta
+        Step size η > 0 (η_t = η, or η/√t with ``schedule=inv_sqrt``, t = 1, 2, …).
+    schedule
+        ``constant`` or ``inv_sqrt``.
+    """
+
+    name = "sgd"
+    _output = "last"
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 eta: float = 1.0, schedule: Literal["constant", "inv_sqrt"] = "constant") -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range(self.name, "eta", eta, low=0.0, low_open=True)
+        if schedule not in SCHEDULES:
+            raise ValueError(f"{self.name}: schedule must be one of {', '.join(SCHEDULES)}, "
+                             f"got {schedule!r}")
+        self.eta, self.schedule = eta, schedule
+        self._mode = "sgd"
+        self._setup_expansion(self.name, eta=eta, schedule=schedule)
+
+
+class AveragedSGD(KernelSGD):
+    """Averaged kernel SGD (ASGD, Orabona 2014 Algorithm 1): the SGD iterates of ``sgd``,
+    predicting with their average ``f̄_T = (1/T) Σ_{t=1}^T f_t`` (f_1 = 0 included).
+
+    The average is kept in closed form, coefficient ``c_i (T − i)/T`` for the term added
+    at round i, so each prediction costs one kernel row, as for the last iterate.
+
+    Parameters
+    ----------
+    eta
+        Step size η > 0 (η_t = η, or η/√t with ``schedule=inv_sqrt``, t = 1, 2, …).
+    schedule
+        ``constant`` or ``inv_sqrt``.
+    """
+
+    name = "asgd"
+    _output = "average"
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register kernel SGD (last iterate) and averaged kernel SGD."""
+    register(KernelSGD)
+    register(AveragedSGD)
