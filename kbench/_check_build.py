@@ -20,6 +20,7 @@ MODULES = (
     "_bogd",
     "_feature_maps",
     "_pistol",
+    "_pa",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

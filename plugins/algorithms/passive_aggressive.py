@@ -1,0 +1,131 @@
+"""Kernel passive–aggressive learning: PA, PA-I and PA-II (Crammer et al. 2006), binary."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from kbench.cython_core import _pa
+
+from kbench import hookimpl
+from kbench.buffer import SupportBuffer
+from kbench.components import Algorithm, check_range
+
+VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
+#: The kernel tuple the compiled loop receives for a kernel it cannot compute.
+NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
+
+
+class PassiveAggressive(Algorithm):
+    """Kernel passive–aggressive classifier without a budget (Crammer, Dekel, Keshet,
+    Shalev-Shwartz and Singer 2006), binary.
+
+    ``f(x) = Σ_i α_i k(x_i, x)``. On a hinge loss ``ℓ = max(0, 1 − y f(x)) > 0`` the example
+    is stored with ``α = τ y``, the smallest change of f that satisfies (PA) or trades off
+    (PA-I, PA-II) the margin constraint ``y f(x) ≥ 1``:
+
+    * PA: ``τ = ℓ / k(x, x)``;
+    * PA-I: ``τ = min(C, ℓ / k(x, x))``;
+    * PA-II: ``τ = ℓ / (k(x, x) + 1/(2C))``.
+
+    Every example with a positive loss becomes a support vector: the model grows with the
+    stream (on Covertype the ramp-SVM paper's PA kept all 10 000 examples). The paper does not
+    say which variant it ran; kbench defaults to PA-I.
+
+    Parameters
+    ----------
+    variant
+        ``PA``, ``PA-I`` or ``PA-II``.
+    C
+        Aggressiveness C > 0 of PA-I and PA-II (unused by PA).
+    """
+
+    name = "pa"
+    tasks = frozenset({"binary"})
+    test_params = {"C": 1.0}
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 variant: Literal["PA", "PA-I", "PA-II"] = "PA-I", C: float = 1.0) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        if variant not in VARIANTS:
+            raise ValueError(f"pa: unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
+        check_range("pa", "C", C, low=0.0, low_open=True)
+        self.variant, self.C = variant, C
+        self._v = VARIANTS[variant]
+        self._buf: SupportBuffer | None = None
+        assert self.kernel is not None
+        self._compiled = self.kernel.compiled()
+        self._one = np.empty(1)
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        if self._buf is None:
+            self._buf = SupportBuffer(d, 64, growable=True)
+        return self._buf
+
+    def decision_one(self, x):  # noqa: D102
+        buf = self._buffer(len(x))
+        return float(buf.scores(buf.row(self.kernel, x))[0])
+
+    def learn_one(self, x, y):  # noqa: D102
+        if y != 1.0 and y != -1.0:
+            raise ValueError(f"pa: labels must be −1 or +1, got {y!r}")
+        buf = self._buffer(len(x))
+        if buf.size == buf.capacity:
+            buf.grow()
+        buf.row(self.kernel, x)  # the cached row when predict_one(x) came just before
+        kxx = float("nan")
+        if self._compiled is None:
+            kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
+            buf.kernel_evals += 1
+        self._one[0] = float(y)
+        i, m, evals = _pa.pa_block(*(self._compiled or NOT_COMPILED), buf.X, buf.sq, buf.alpha,
+                                   buf.size, x[None, :], self._one, np.empty(1), buf.krow,
+                                   self._v, float(self.C), True, kxx, 0)
+        buf.size = m
+        buf.kernel_evals += evals
+        buf.touch()
+
+    def learn_predict_many(self, X, y):  # noqa: D102
+        if self._compiled is None:
+            return super().learn_predict_many(X, y)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if not np.all((y == 1.0) | (y == -1.0)):
+            raise ValueError("pa: labels must be −1 or +1")
+        buf = self._buffer(X.shape[1])
+        pred = np.empty(len(X))
+        i = 0
+        while True:
+            i, buf.size, evals = _pa.pa_block(*self._compiled, buf.X, buf.sq, buf.alpha,
+                                              buf.size, X, y, pred, buf.krow, self._v,
+                                              float(self.C), False, 0.0, i)
+            buf.kernel_evals += evals
+            buf.touch()
+            if i == len(X):
+                return pred
+            buf.grow()
+
+    def predict_many(self, X):  # noqa: D102
+        if self._buf is None or self._buf.size == 0:
+            return np.ones(len(X))
+        return np.where(self._buf.decision_many(self.kernel, X)[:, 0] >= 0.0, 1.0, -1.0)
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        """Copies of the support vectors X and their coefficients alpha (α_i = τ_i y_i)."""
+        buf = self._buf
+        m = buf.size if buf else 0
+        return {"X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
+                "alpha": buf.alpha[:m, 0].copy() if buf else np.zeros(0)}
+
+    def stats(self):  # noqa: D102
+        buf = self._buf
+        return {
+            "n_support": buf.size if buf else 0,
+            "kernel_evals": buf.kernel_evals if buf else 0,
+            "model_bytes": buf.nbytes() if buf else 0,
+        }
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the passive–aggressive learners."""
+    register(PassiveAggressive)
