@@ -82,6 +82,20 @@ class SVMD(OnlineKernelLearner):
     eta_max
         Optional cap on η (e.g. 1/c keeps the shrink factor 1 − ηc non-negative); None
         for none, as in the paper.
+
+    Notes
+    -----
+    Reading choices, after the kbench spec (specs/000_svmd.md): η is adapted before it is
+    used (Algorithm 2, not eq. 36's indices); v_{t+1}(x_t) comes in closed form from F, V
+    and k(x_t, x_t) instead of a third kernel expansion; the Hessian term is used for
+    every loss with a second derivative (logistic, softmax, squared, and also Huber and
+    the smoothed and squared hinges); the offsets follow eqs. 53–55 without the f–b
+    Hessian coupling of logistic losses, as the paper does; ‖f‖² is clamped at 0; the
+    margin's log-space step is clipped to ±50; a NaN ⟨g, v⟩ makes η NaN (so the runner
+    reports the divergence) instead of halving it. Steps with ηc ≥ 1 are allowed, as in
+    the paper's ν experiments (η₀ = c = 1), and counted in ``stats()``. A binary score of
+    exactly 0 predicts +1, kbench's rule for every learner (the spec would count it as a
+    mistake).
     """
 
     name = "svmd"
