@@ -21,6 +21,8 @@ MODULES = (
     "_feature_maps",
     "_pistol",
     "_pa",
+    "_kernel_cache",
+    "_huller",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

@@ -1,0 +1,202 @@
+# An LRU cache of kernel rows between support vectors, with a byte budget; included (after
+# _kernel_ops.pxi) by the learners that revisit their support vectors: the Huller's removal
+# attempts, LASVM's REPROCESS. It is an include, like _kernel_ops.pxi, so that no compiled
+# module imports another at run time; the state is a handful of arrays owned by the caller.
+#
+# Keys are support-vector slots 0..L-1 of the learner's buffer. The row of key i holds
+# k(SV[i], SV[j]) for j < length (a valid prefix: LIBSVM's lazily extended rows). A row is
+# extended, not recomputed, when more support vectors have been added since it was filled.
+# When the learner removes the support vector of slot i and moves its last one (slot
+# `last`) into i, _kc_move mirrors the move in every cached row (LIBSVM's swap_index).
+#
+# Pool slots (rows of `rows`) sit on a doubly linked LRU list with a sentinel at index
+# n_slots: nxt[sentinel] is the most recently used row, prv[sentinel] the least; free pool
+# slots are kept at the least-recently-used end, so taking the back one either reuses a
+# free row or evicts the oldest.
+
+cdef enum:
+    KC_HITS = 0       # rows found complete
+    KC_PARTIAL = 1    # rows found and extended
+    KC_MISSES = 2     # rows computed from scratch
+    KC_EVALS = 3      # kernel values computed by the cache
+    KC_NCOUNTERS = 4
+
+cdef struct KCache:
+    double* rows            # n_slots × L
+    Py_ssize_t L            # row length: the learner's support-vector capacity
+    Py_ssize_t n_slots      # rows the budget holds (0: nothing is cached)
+    long long* length       # per pool slot: valid prefix
+    long long* key          # per pool slot: the key it holds, or -1 when free
+    long long* prv          # n_slots + 1 entries, the last is the sentinel
+    long long* nxt
+    long long* key_slot     # per key: its pool slot, or -1
+    long long* counters     # KC_HITS .. KC_EVALS
+
+
+cdef struct KParams:
+    int kind
+    double gamma, scale, offset, degree
+
+
+cdef inline KCache _kc_view(double[:, ::1] rows, long long[:, ::1] meta,
+                            long long[::1] key_slot, long long[::1] counters) noexcept:
+    """The cache whose arrays these are; ``meta`` rows: length, key, prv, nxt."""
+    cdef KCache c
+    c.n_slots = meta.shape[1] - 1
+    c.L = rows.shape[1]
+    c.rows = &rows[0, 0] if c.n_slots > 0 else NULL
+    c.length = &meta[0, 0]
+    c.key = &meta[1, 0]
+    c.prv = &meta[2, 0]
+    c.nxt = &meta[3, 0]
+    c.key_slot = &key_slot[0]
+    c.counters = &counters[0]
+    return c
+
+
+cdef inline void _kc_unlink(KCache* c, long long s) noexcept nogil:
+    c.nxt[c.prv[s]] = c.nxt[s]
+    c.prv[c.nxt[s]] = c.prv[s]
+
+
+cdef inline void _kc_front(KCache* c, long long s) noexcept nogil:
+    cdef long long head = c.n_slots
+    c.nxt[s] = c.nxt[head]
+    c.prv[s] = head
+    c.prv[c.nxt[head]] = s
+    c.nxt[head] = s
+
+
+cdef inline void _kc_back(KCache* c, long long s) noexcept nogil:
+    cdef long long head = c.n_slots
+    c.prv[s] = c.prv[head]
+    c.nxt[s] = head
+    c.nxt[c.prv[head]] = s
+    c.prv[head] = s
+
+
+cdef inline long long _kc_take(KCache* c, long long key) noexcept nogil:
+    """A pool slot for key, empty: a free one, else the least recently used row (evicted)."""
+    cdef long long s = c.prv[c.n_slots]
+    if c.key[s] >= 0:
+        c.key_slot[c.key[s]] = -1
+    c.key[s] = key
+    c.length[s] = 0
+    c.key_slot[key] = s
+    _kc_unlink(c, s)
+    _kc_front(c, s)
+    return s
+
+
+cdef inline long long _kc_lookup(KCache* c, long long key, Py_ssize_t m,
+                                 long long* have) noexcept nogil:
+    """The pool slot of key's row (marked most recent, taken if absent) and its valid prefix.
+
+    Counts a hit, a partial hit or a miss for a row needed to length m; -1 when nothing
+    can be cached (the caller computes the row into its own scratch).
+    """
+    cdef long long s
+    if c.n_slots == 0:
+        c.counters[KC_MISSES] += 1
+        have[0] = 0
+        return -1
+    s = c.key_slot[key]
+    if s >= 0:
+        _kc_unlink(c, s)
+        _kc_front(c, s)
+        have[0] = c.length[s]
+        if have[0] >= m:
+            c.counters[KC_HITS] += 1
+        else:
+            c.counters[KC_PARTIAL] += 1
+        return s
+    c.counters[KC_MISSES] += 1
+    have[0] = 0
+    return _kc_take(c, key)
+
+
+cdef inline double* _kc_fetch(KCache* c, KParams* kp, long long key, Py_ssize_t m,
+                              const double* SV, const double* sq, Py_ssize_t d,
+                              double* scratch) noexcept nogil:
+    """k(SV[key], SV[j]) for j < m: a cached row, extended as needed, or scratch."""
+    cdef long long have
+    cdef long long s = _kc_lookup(c, key, m, &have)
+    cdef double* row = scratch if s < 0 else c.rows + s * c.L
+    if have < m:
+        _kernel_row(kp.kind, kp.gamma, kp.scale, kp.offset, kp.degree, SV + have * d,
+                    m - have, d, sq + have, SV + key * d, sq[key], row + have)
+        c.counters[KC_EVALS] += m - have
+        if s >= 0:
+            c.length[s] = m
+    return row
+
+
+cdef inline void _kc_store(KCache* c, long long key, const double* src,
+                           Py_ssize_t m) noexcept nogil:
+    """Cache a row computed elsewhere (the row of an example that just became a support vector)."""
+    cdef long long s
+    if c.n_slots == 0 or m > c.L:
+        return
+    s = c.key_slot[key]
+    if s < 0:
+        s = _kc_take(c, key)
+    else:
+        _kc_unlink(c, s)
+        _kc_front(c, s)
+    memcpy(c.rows + s * c.L, src, m * sizeof(double))
+    c.length[s] = m
+
+
+cdef inline void _kc_drop(KCache* c, long long key) noexcept nogil:
+    cdef long long s
+    if c.n_slots == 0:
+        return
+    s = c.key_slot[key]
+    if s < 0:
+        return
+    c.key_slot[key] = -1
+    c.key[s] = -1
+    c.length[s] = 0
+    _kc_unlink(c, s)
+    _kc_back(c, s)
+
+
+cdef inline void _kc_move(KCache* c, long long i, long long last) noexcept nogil:
+    """The support vector of slot i was removed and that of slot `last` moved into i.
+
+    Drops i's row; in every other row entry `last` moves to entry i and the prefix ends
+    at `last`. A row that stopped between i and last loses the stale entry i and
+    everything after it (it is extended again when next needed).
+    """
+    cdef long long s, s_last, n
+    cdef double* row
+    if c.n_slots == 0:
+        return
+    _kc_drop(c, i)
+    for s in range(c.n_slots):
+        if c.key[s] < 0:
+            continue
+        n = c.length[s]
+        row = c.rows + s * c.L
+        if n > last:
+            row[i] = row[last]
+            c.length[s] = last
+        elif n > i:
+            c.length[s] = i
+    if i != last:
+        s_last = c.key_slot[last]
+        if s_last >= 0:
+            c.key[s_last] = i
+            c.key_slot[i] = s_last
+            c.key_slot[last] = -1
+
+
+cdef inline void _kc_clear(KCache* c) noexcept nogil:
+    cdef long long s
+    if c.n_slots == 0:
+        return
+    for s in range(c.n_slots):
+        if c.key[s] >= 0:
+            c.key_slot[c.key[s]] = -1
+        c.key[s] = -1
+        c.length[s] = 0

@@ -1,0 +1,411 @@
+"""The Huller (Bordes and Bottou, ECML 2005): an online hard-margin SVM with a bias, in hull form.
+
+The maximum-margin hyperplane is the perpendicular bisector of the closest points X_P and
+X_N of the two classes' convex hulls (specs/003 §1). Each is kept as a convex combination
+of support vectors; one UPDATE moves one of them along the segment towards (λ > 0) or away
+from (λ < 0) a single example with an exact line search, which inserts, shrinks or
+removes a support vector. Every example gets an insertion attempt and is followed by a
+removal attempt on a support vector drawn at random (the pairing of the paper's Fig. 4).
+The hull dot products X_P·X_P, X_N·X_P, X_N·X_N follow by O(1) recursions.
+
+The compiled core is ``cython_core/_huller.pyx``; kernels without a compiled form run the
+same core with rows computed by ``kernel.row`` (the Python path).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from kbench.cython_core import _huller, _kernels
+from kbench.plugins.algorithms._example_ids import ExampleIds
+from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
+
+from kbench import hookimpl
+from kbench.components import Algorithm, check_range
+
+#: Relative size below which ‖X_P − X_N‖² counts as zero when scaling decisions.
+_TINY = 1e-300
+
+
+class Huller(Algorithm):
+    """The Huller: online nearest-point SVM with a bias that can also remove support vectors.
+
+    Binary only. The decision value is in the standard SVM scale (specs/003 §1.3):
+    ``f(x) = ŷ(x) / (d²/2)`` with ``ŷ(x) = (X_P − X_N)·x + (X_N·X_N − X_P·X_P)/2`` and
+    ``d² = ‖X_P − X_N‖²``, so support vectors of the converged solution sit at
+    ``y f = 1`` and ``2αᵢ/d²`` are LIBSVM's dual coefficients; :meth:`decision_function`
+    also gives the raw ŷ. The hard-margin problem needs the classes to be separable in
+    the kernel's feature space: when the two hulls (nearly) touch, ‖X_P − X_N‖² below
+    1e-6 of max(‖X_P‖², ‖X_N‖²), the learner warns once, keeps going (every update stays
+    finite), and reports ``nonseparable = 1`` in ``stats()``; use the soft variant (``C``).
+
+    Initialisation: the first ``n_init_per_class`` examples of each class are averaged
+    (X_c is their mean); the class's hull is then updated like any other. Before an
+    example of each class has been seen the learner predicts the only class seen (+1 at
+    first); examples of a class whose average is complete wait until the other class
+    appears and are then given their insertion attempts.
+
+    Across passes (the runner's ``epochs``) an example is known again by its row in the
+    stream's array (see ``_example_ids``): an example that is a support vector gets an
+    UPDATE as a support vector (re-optimised, possibly removed), not a second copy.
+
+    Parameters
+    ----------
+    C
+        None (default): hard margin. A number > 0: the soft margin of the kernel
+        ``K + δᵢⱼ/C`` (the L2-slack SVM), δ the identity of training examples; the
+        decision on new points uses the plain kernel.
+    n_init_per_class
+        Examples of each class averaged into the initial hull points, ≥ 1.
+    removals
+        Removal attempts (UPDATEs on a random support vector) after each insertion
+        attempt; 0 gives the insertion-only variant.
+    allow_negative_lambda
+        Let an UPDATE on a support vector move away from it (λ down to −αₖ/(1−αₖ)),
+        which shrinks or removes it; False is the paper's "first algorithm" (λ ∈ [0, 1]).
+    cache_mb
+        Budget of the kernel-row cache between support vectors (removal attempts and
+        revisited examples read it), in MB; 0 caches nothing.
+    """
+
+    name = "huller"
+    tasks = frozenset({"binary"})
+    test_params = {"cache_mb": 1.0}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float | None = None,
+        n_init_per_class: int = 5,
+        removals: int = 1,
+        allow_negative_lambda: bool = True,
+        cache_mb: float = 256.0,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        if C is not None:
+            check_range(self.name, "C", C, low=0.0, low_open=True)
+        check_range(self.name, "n_init_per_class", n_init_per_class, low=1)
+        check_range(self.name, "removals", removals, low=0)
+        check_range(self.name, "cache_mb", cache_mb, low=0.0)
+        self.C = C
+        self.n_init_per_class = n_init_per_class
+        self.removals = removals
+        self.allow_negative_lambda = allow_negative_lambda
+        self.cache_mb = cache_mb
+        compiled = kernel.compiled()
+        self._compiled = compiled
+        self._core = _huller.HullerCore(
+            *(compiled or (0, 0.0, 0.0, 0.0, 0.0)),
+            compiled is not None,
+            0.0 if C is None else 1.0 / C,
+            allow_negative_lambda,
+            removals,
+            n_init_per_class,
+            seed % (1 << 64),
+        )
+        self._ids = ExampleIds()
+        self._id_slot = np.full(0, -1, dtype=np.int64)
+        self._cache: KernelCache | None = None
+        self._d = -1
+        self._pending: list[tuple[np.ndarray, float, int]] = []
+        self._pending_ids: set[int] = set()
+        self._warned = False
+
+    # -- storage ------------------------------------------------------------------------------
+
+    def _ensure(self, d: int) -> None:
+        if self._d == d:
+            return
+        if self._d >= 0:
+            raise ValueError(f"{self.name}: examples have {d} features, earlier ones had {self._d}")
+        self._d = d
+        self._cache = KernelCache(int(self.cache_mb * MB), 64)
+        self._allocate(64, 0)
+        self._core.bind_ids(self._id_slot)
+
+    def _allocate(self, cap: int, keep: int) -> None:
+        old = getattr(self, "_SV", None)
+        arrays = {
+            "_SV": np.zeros((cap, self._d)),
+            "_sq": np.zeros(cap),
+            "_ap": np.zeros(cap),
+            "_an": np.zeros(cap),
+            "_lab": np.zeros(cap),
+            "_sv_ids": np.full(cap, -1, dtype=np.int64),
+            "_krow": np.zeros(cap),
+            "_scratch": np.zeros(cap),
+        }
+        if old is not None:
+            for name, arr in arrays.items():
+                arr[:keep] = getattr(self, name)[:keep]
+        for name, arr in arrays.items():
+            setattr(self, name, arr)
+        core = self._core
+        core.bind(
+            self._SV,
+            self._sq,
+            self._ap,
+            self._an,
+            self._lab,
+            self._sv_ids,
+            self._krow,
+            self._scratch,
+        )
+        assert self._cache is not None
+        if self._cache.capacity != cap:
+            self._cache.resize(cap)
+        core.bind_cache(*self._cache.arrays())
+
+    def _grow(self) -> None:
+        self._allocate(2 * self._core.cap, self._core.m)
+
+    def _bind_ids(self) -> None:
+        if len(self._id_slot) != self._ids.n:
+            self._id_slot = np.full(self._ids.n, -1, dtype=np.int64)
+            m = self._core.m
+            for s in range(m):  # ids given before registration were -1: nothing to map
+                if 0 <= self._sv_ids[s] < len(self._id_slot):
+                    self._id_slot[self._sv_ids[s]] = s
+            self._core.bind_ids(self._id_slot)
+
+    # -- learning -----------------------------------------------------------------------------
+
+    def _block(self, X: np.ndarray, y: np.ndarray, ids: np.ndarray, pred: np.ndarray) -> None:
+        core = self._core
+        i = 0
+        while i < len(X):
+            i, status = core.block(X, y, ids, pred, i)
+            if status == _huller.STATUS_GROW:
+                self._grow()
+            elif status == _huller.STATUS_PENDING:
+                self._keep(X[i - 1], float(y[i - 1]), int(ids[i - 1]))
+            elif status == _huller.STATUS_FLUSH:
+                self._flush()
+            else:
+                break
+
+    def _keep(self, x: np.ndarray, y: float, xid: int) -> None:
+        """Hold an example until the other class has one (a view of the stream when it has an id)."""
+        if xid >= 0:
+            if xid in self._pending_ids:
+                return
+            self._pending_ids.add(xid)
+        self._pending.append((x if xid >= 0 else x.copy(), y, xid))
+        self._core.n_pending = len(self._pending)
+
+    def _flush(self) -> None:
+        """Insertion attempts for the held examples, now that both classes have one."""
+        pending, self._pending, self._pending_ids = self._pending, [], set()
+        self._core.n_pending = 0
+        if self._compiled is not None:
+            P = np.ascontiguousarray(np.array([p[0] for p in pending]))
+            yP = np.array([p[1] for p in pending])
+            idP = np.array([p[2] for p in pending], dtype=np.int64)
+            i, dummy = 0, np.empty(len(P))
+            while i < len(P):
+                i, status = self._core.block(P, yP, idP, dummy, i, True)
+                if status == _huller.STATUS_GROW:
+                    self._grow()
+        else:
+            for x, y, xid in pending:
+                self._learn_python(x, y, xid, removal_attempts=False)
+
+    def learn_predict_many(self, X, y):
+        self._ensure(X.shape[1])
+        if self._compiled is None:
+            return super().learn_predict_many(X, y)
+        ids = self._ids.block(X)
+        self._bind_ids()
+        pred = np.empty(len(X))
+        self._block(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
+        self._after()
+        return pred
+
+    def learn_one(self, x, y):
+        self._ensure(len(x))
+        xid = self._ids.one(x)
+        self._bind_ids()
+        if self._compiled is not None:
+            self._block(
+                x[None, :], np.array([float(y)]), np.array([xid], dtype=np.int64), np.empty(1)
+            )
+        else:
+            self._learn_python(x, float(y), xid, removal_attempts=True)
+        self._after()
+
+    def _learn_python(self, x: np.ndarray, y: float, xid: int, *, removal_attempts: bool) -> None:
+        """One example through the core with rows from ``kernel.row`` (kernels without a compiled form)."""
+        core, cache = self._core, self._cache
+        assert cache is not None
+        if core.m == core.cap:
+            self._grow()
+        m = core.m
+        k = core.slot_of(xid)
+        xsq = float(x @ x)
+        if k >= 0:
+            row = cache.fetch(self.kernel, k, m, self._SV, self._sq, self._scratch)
+            kap = float(row[k])
+        else:
+            row = self._krow[:m]
+            if m:
+                row[:] = self.kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=xsq)
+            core.row_evals += m
+            kap = float(np.asarray(self.kernel.diag(x[None, :]))[0])
+        status = core.learn_row(x, xsq, y, xid, row if m else self._krow[:0], kap)
+        if status == _huller.STATUS_PENDING:
+            self._keep(x, y, xid)
+            return
+        if status == _huller.STATUS_FLUSH:
+            self._flush()
+            return
+        if removal_attempts:
+            for _ in range(self.removals):
+                r = core.pick()
+                if r < 0:
+                    continue
+                core.update_sv(
+                    r, cache.fetch(self.kernel, r, core.m, self._SV, self._sq, self._scratch)
+                )
+
+    def _after(self) -> None:
+        if self._core.nonseparable and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"kbench {self.name}: the convex hulls of the two classes (nearly) touch "
+                f"(‖X_P − X_N‖² = {self.d2:.3g}, below 1e-6 of the hull points' squared norms), "
+                "so the data are not separable with this kernel (or barely) and the hard-margin "
+                f"solution degenerates; use the soft-margin variant {self.name}[C=...] "
+                "(kernel K + δᵢⱼ/C)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+    # -- prediction ---------------------------------------------------------------------------
+
+    @property
+    def d2(self) -> float:
+        """‖X_P − X_N‖² (in the training geometry, with the ridge 1/C when soft)."""
+        c = self._core
+        return c.PP - 2.0 * c.NP + c.NN
+
+    def _scale(self) -> float:
+        d2 = self.d2
+        return 0.5 * d2 if d2 > _TINY else 1.0
+
+    def _one_class_value(self) -> float | None:
+        """The decision before both classes have an example: the class seen, or 0."""
+        c = self._core
+        if c.n_pos > 0 and c.n_neg > 0:
+            return None
+        return -1.0 if c.n_neg > 0 else (1.0 if c.n_pos > 0 else 0.0)
+
+    def _raw_one(self, x: np.ndarray) -> float:
+        core = self._core
+        if self._compiled is not None:
+            return float(core.decision(x, float(x @ x))[0])
+        m = core.m
+        row = np.asarray(self.kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=float(x @ x)))
+        return float(core.decision_row(np.ascontiguousarray(row, dtype=np.float64))[0])
+
+    def decision_one(self, x):
+        if self._d < 0:
+            return 0.0
+        fixed = self._one_class_value()
+        if fixed is not None:
+            return fixed
+        return self._raw_one(x) / self._scale()
+
+    def decision_function(self, X: np.ndarray, *, canonical: bool = True) -> np.ndarray:
+        """Decision values of the rows of X: in the SVM scale, or the raw ŷ (``canonical=False``)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        c = self._core
+        if self._d < 0 or c.m == 0:
+            return np.zeros(len(X))
+        m = c.m
+        coef = np.ascontiguousarray(np.column_stack([self._ap[:m], self._an[:m]]))
+        AB = np.empty((len(X), 2))
+        if self._compiled is not None:
+            xsq = np.einsum("ij,ij->i", X, X)
+            block = max(1, min(2048, 4_000_000 // m))
+            K = np.empty((min(block, len(X)), m))
+            for a in range(0, len(X), block):
+                b = min(a + block, len(X))
+                _kernels.decision_block(
+                    *self._compiled, self._SV, self._sq, coef, m, X[a:b], xsq[a:b], K, AB[a:b]
+                )
+        else:
+            AB[:] = np.asarray(self.kernel.matrix(X, self._SV[:m])) @ coef
+        raw = AB[:, 0] - AB[:, 1] + 0.5 * (c.NN - c.PP)
+        fixed = self._one_class_value()
+        if fixed is not None:
+            return np.full(len(X), fixed)
+        return raw / self._scale() if canonical else raw
+
+    def predict_many(self, X):
+        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+
+    # -- inspection ---------------------------------------------------------------------------
+
+    def support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(SV, y, α)``: the support vectors, their labels and hull coefficients (each class sums to 1)."""
+        m = self._core.m if self._d >= 0 else 0
+        if m == 0:
+            return np.zeros((0, max(self._d, 0))), np.zeros(0), np.zeros(0)
+        return (self._SV[:m].copy(), self._lab[:m].copy(), (self._ap + self._an)[:m].copy())
+
+    def svm_dual(self) -> tuple[np.ndarray, float]:
+        """The standard SVM's signed dual coefficients ``2yᵢαᵢ/d²`` and bias ``(X_N·X_N − X_P·X_P)/d²``."""
+        _, lab, alpha = self.support()
+        d2 = self.d2
+        c = self._core
+        return 2.0 * lab * alpha / d2, (c.NN - c.PP) / d2
+
+    def hull_scalars(self) -> tuple[float, float, float]:
+        """The recursively maintained ``(X_P·X_P, X_N·X_P, X_N·X_N)``."""
+        c = self._core
+        return c.PP, c.NP, c.NN
+
+    def exact_scalars(self) -> tuple[float, float, float]:
+        """``(X_P·X_P, X_N·X_P, X_N·X_N)`` recomputed from the Gram matrix of the support vectors."""
+        SV, _, _ = self.support()
+        m = len(SV)
+        if m == 0:
+            return 0.0, 0.0, 0.0
+        K = np.asarray(self.kernel.matrix(SV, SV))
+        if self.C is not None:
+            K = K + np.eye(m) / self.C
+        ap, an = self._ap[:m], self._an[:m]
+        return float(ap @ K @ ap), float(an @ K @ ap), float(an @ K @ an)
+
+    def stats(self):
+        c = self._core
+        cache = self._cache
+        out = {
+            "n_support": c.m if self._d >= 0 else 0,
+            "kernel_evals": c.row_evals + (cache.kernel_evals if cache else 0),
+            "insertions": c.insertions,
+            "removed": c.removed,
+            "updates": c.updates,
+            "noop_updates": c.noops,
+            "pending": len(self._pending),
+            "hull_distance_sq": self.d2,
+            "nonseparable": int(c.nonseparable),
+        }
+        if c.n_pos > 0 and c.n_neg > 0 and self.d2 > _TINY:
+            out["bias"] = (c.NN - c.PP) / self.d2
+            out["margin"] = 0.5 * float(np.sqrt(self.d2))
+        if cache is not None:
+            out.update(cache.stats())
+        return out
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the Huller."""
+    register(Huller)
