@@ -313,3 +313,43 @@ def test_novelty_hinge_with_nu_turns_the_trick_on() -> None:
     )
     assert np.array_equal(a.learn_predict_many(X, y), b.learn_predict_many(X, y))
     assert a.stats()["eps"] == b.stats()["eps"] != 0.3
+
+
+def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
+    """A loss without a compiled form and a kernel written in NumPy run through the Python
+    path (the loss plugin's derivative, NumPy kernel rows) and match their compiled twins."""
+    from kbench.plugins.losses.multiclass import Softmax
+
+    from kbench.components import Kernel
+
+    class PySoftmax(Softmax):
+        """Softmax under another class, so the learner has no compiled id for it."""
+
+        name = "py_softmax"
+
+    class PyRBF(Kernel):
+        """RBF in plain NumPy."""
+
+        name = "py_rbf"
+
+        def row(self, S, x, *, out=None, sq=None, xsq=None):
+            return np.exp(-GAMMA * ((S - x) ** 2).sum(1))
+
+        def matrix(self, A, B):
+            return np.exp(-GAMMA * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+        def diag(self, A):
+            return np.ones(len(A))
+
+    reg = get_registry()
+    X, y = data("multiclass")
+    spec = "norma[eta=0.5,c=0.05,budget=30,offset=true,schedule=inv_sqrt]"
+    ref = make(spec, "softmax", "multiclass")
+    p_ref = ref.learn_predict_many(X, y)
+    for kernel, loss in [(reg.create("kernel", f"rbf[gamma={GAMMA}]"), PySoftmax()),
+                         (PyRBF(), reg.create("loss", "softmax"))]:
+        algo = reg.create("algorithm", spec, kernel=kernel, loss=loss, task="multiclass", n_classes=3)
+        assert not algo._compiled_block()
+        assert np.array_equal(algo.learn_predict_many(X, y), p_ref)
+        assert np.allclose(algo.snapshot()["alpha"], ref.snapshot()["alpha"], rtol=1e-9, atol=1e-12)
+        assert np.array_equal(algo.predict_many(X[:50]), ref.predict_many(X[:50]))
