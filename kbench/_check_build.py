@@ -20,7 +20,9 @@ MODULES = (
     "_bogd",
     "_feature_maps",
     "_pistol",
+    "_ramp",
     "_pa",
+    "_idsvm",
     "_kernel_cache",
     "_huller",
 )

@@ -12,12 +12,24 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from kbench.errors import KbenchError
 
-KIND_NAMES = {"algorithms": "algorithm", "kernels": "kernel", "losses": "loss", "datasets": "dataset"}
+KIND_NAMES = {
+    "algorithms": "algorithm",
+    "kernels": "kernel",
+    "losses": "loss",
+    "datasets": "dataset",
+}
 err = Console(stderr=True)
 
 
@@ -50,7 +62,10 @@ def _registry():
 
     reg = get_registry()
     for info in reg.failures():
-        err.print(f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]", highlight=False)
+        err.print(
+            f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]",
+            highlight=False,
+        )
     return reg
 
 
@@ -61,36 +76,108 @@ def _registry():
 
 @cli.command()
 @click.argument("study", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-a", "--algorithm", "algorithms", multiple=True, help="Algorithm spec, e.g. norma[eta=0.1] (repeatable).")
-@click.option("-k", "--kernel", "kernels", multiple=True, help="Kernel spec, e.g. rbf[gamma=0.5] (repeatable).")
-@click.option("-l", "--loss", "losses", multiple=True, help="Loss spec for algorithms that take one (repeatable).")
-@click.option("-d", "--dataset", "datasets", multiple=True, help="Data-set spec with stream options, e.g. digits[positive=5-9] (repeatable).")
+@click.option(
+    "-a",
+    "--algorithm",
+    "algorithms",
+    multiple=True,
+    help="Algorithm spec, e.g. norma[eta=0.1] (repeatable).",
+)
+@click.option(
+    "-k",
+    "--kernel",
+    "kernels",
+    multiple=True,
+    help="Kernel spec, e.g. rbf[gamma=0.5] (repeatable).",
+)
+@click.option(
+    "-l",
+    "--loss",
+    "losses",
+    multiple=True,
+    help="Loss spec for algorithms that take one (repeatable).",
+)
+@click.option(
+    "-d",
+    "--dataset",
+    "datasets",
+    multiple=True,
+    help="Data-set spec with stream options, e.g. digits[positive=5-9] (repeatable).",
+)
 @click.option("--seeds", default=None, help="Seeds: 0,1,2 or 0-4 [default: 0].")
-@click.option("--n", "n", type=int, default=None, help="Stream length (at most this many training examples).")
+@click.option(
+    "--n", "n", type=int, default=None, help="Stream length (at most this many training examples)."
+)
 @click.option("--epochs", type=int, default=None, help="Passes over the stream [default: 1].")
-@click.option("--workers", type=int, default=None, help="Tasks run at once [default: number of cores]; 0 runs in this process.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("kbench-results"), show_default=True, help="Results folder.")
-@click.option("--timeout", type=float, default=None, help="Kill a task after this many seconds (recorded as timeout).")
-@click.option("--max-memory", default=None, help="Memory a task may allocate, e.g. 2G (a task that runs out is recorded).")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True, help="Where tasks run.")
-@click.option("--scheduler", default=None, help="Dask scheduler address (tcp://host:8786); without it a local Dask cluster is started.")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("kbench-results"),
+    show_default=True,
+    help="Results folder.",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="Kill a task after this many seconds (recorded as timeout).",
+)
+@click.option(
+    "--max-memory",
+    default=None,
+    help="Memory a task may allocate, e.g. 2G (a task that runs out is recorded).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where tasks run.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    help="Dask scheduler address (tcp://host:8786); without it a local Dask cluster is started.",
+)
 @click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
 @click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
 @click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
 @click.option("--no-report", is_flag=True, help="Do not write OUT/report.html at the end.")
-def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...], losses: tuple[str, ...],
-        datasets: tuple[str, ...], seeds: str | None, n: int | None, epochs: int | None, workers: int | None,
-        out: Path, timeout: float | None, max_memory: str | None, executor: str, scheduler: str | None,
-        force: bool, retry_failed: bool, no_memory: bool, no_report: bool) -> None:
+def run(
+    study: Path | None,
+    algorithms: tuple[str, ...],
+    kernels: tuple[str, ...],
+    losses: tuple[str, ...],
+    datasets: tuple[str, ...],
+    seeds: str | None,
+    n: int | None,
+    epochs: int | None,
+    workers: int | None,
+    out: Path,
+    timeout: float | None,
+    max_memory: str | None,
+    executor: str,
+    scheduler: str | None,
+    force: bool,
+    retry_failed: bool,
+    no_memory: bool,
+    no_report: bool,
+) -> None:
     """Run a study and print a leaderboard per stream.
 
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
     the same command again resumes: tasks with results are skipped.
     """
+    from kbench.errors import ResultsError
     from kbench.executors import DaskExecutor, LocalExecutor
     from kbench.isolation import parse_memory
     from kbench.leaderboard import print_leaderboard
-    from kbench.errors import ResultsError
     from kbench.results import ResultsStore
     from kbench.streams import get_stream
     from kbench.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds, plan
@@ -110,13 +197,24 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
         raise KbenchError("give either a STUDY file or -a/-d flags, not both")
     if study is None and not algorithms and not datasets:
         study = DEFAULT_STUDY
-        err.print(f"kbench: running the default study ({DEFAULT_STUDY.name}); see kbench run --help for your own")
+        err.print(
+            f"kbench: running the default study ({DEFAULT_STUDY.name}); see kbench run --help for your own"
+        )
     if study is not None:
         experiments = load_study(study)
     else:
         if not algorithms or not datasets:
-            raise KbenchError("give at least one -a/--algorithm and one -d/--dataset (or a STUDY file)")
-        experiments = [Experiment(algorithms=list(algorithms), datasets=list(datasets), kernels=list(kernels), losses=list(losses))]
+            raise KbenchError(
+                "give at least one -a/--algorithm and one -d/--dataset (or a STUDY file)"
+            )
+        experiments = [
+            Experiment(
+                algorithms=list(algorithms),
+                datasets=list(datasets),
+                kernels=list(kernels),
+                losses=list(losses),
+            )
+        ]
     for exp in experiments:
         if seeds is not None:
             exp.seeds = parse_seeds(seeds)
@@ -137,12 +235,20 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
     store.prepare()
     finished = {} if force else store.finished()
     for path in store.corrupt_files():
-        err.print(f"[yellow]kbench: warning: unreadable result file set aside as {path}; its task is rerun[/yellow]", highlight=False)
-    todo = [t for t in the_plan.tasks
-            if t.task_id not in finished or (retry_failed and finished[t.task_id] != "ok")]
+        err.print(
+            f"[yellow]kbench: warning: unreadable result file set aside as {path}; its task is rerun[/yellow]",
+            highlight=False,
+        )
+    todo = [
+        t
+        for t in the_plan.tasks
+        if t.task_id not in finished or (retry_failed and finished[t.task_id] != "ok")
+    ]
     skipped_done = len(the_plan.tasks) - len(todo)
     if skipped_done:
-        err.print(f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)")
+        err.print(
+            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)"
+        )
 
     # Build every stream once, here, so that workers only load it from the cache.
     bad_streams: dict[Any, str] = {}
@@ -150,21 +256,43 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
         try:
             get_stream(spec, registry)
         except Exception as exc:
-            bad_streams[spec] = str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
-            err.print(f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}", highlight=False)
+            bad_streams[spec] = (
+                str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
+            )
+            err.print(
+                f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}",
+                highlight=False,
+            )
     todo = [t for t in todo if t.stream not in bad_streams]
 
     counts: dict[str, int] = {}
     if executor == "dask":
-        runner = DaskExecutor(scheduler=scheduler, workers=workers, timeout=timeout, max_memory=memory_limit,
-                              trace_memory=not no_memory)
+        runner = DaskExecutor(
+            scheduler=scheduler,
+            workers=workers,
+            timeout=timeout,
+            max_memory=memory_limit,
+            trace_memory=not no_memory,
+        )
     else:
         if workers == 0 and (timeout or memory_limit):
-            raise KbenchError("--timeout and --max-memory need worker processes (--workers 1 or more)")
-        runner = LocalExecutor(workers, timeout=timeout, max_memory=memory_limit, trace_memory=not no_memory)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                        console=err, auto_refresh=False, transient=False)
+            raise KbenchError(
+                "--timeout and --max-memory need worker processes (--workers 1 or more)"
+            )
+        runner = LocalExecutor(
+            workers, timeout=timeout, max_memory=memory_limit, trace_memory=not no_memory
+        )
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=err,
+        auto_refresh=False,
+        transient=False,
+    )
     started = time.time()
     with progress:
         bar = progress.add_task("starting", total=len(todo))
@@ -178,12 +306,17 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
                 store.write(result)
             except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
                 kept = sum(counts.values())
-                raise ResultsError(f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
-                                   "finished before are kept; fix that and run the same command to resume") from None
+                raise ResultsError(
+                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
+                    "finished before are kept; fix that and run the same command to resume"
+                ) from None
             counts[result.status] = counts.get(result.status, 0) + 1
             if result.status != "ok":
-                progress.console.print(f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
-                                       f"(seed {result.run['seed']}): {result.run['reason']}", highlight=False)
+                progress.console.print(
+                    f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
+                    f"(seed {result.run['seed']}): {result.run['reason']}",
+                    highlight=False,
+                )
             progress.advance(bar)
             progress.refresh()
 
@@ -192,7 +325,10 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
         except KeyboardInterrupt:
             progress.stop()
             done = sum(counts.values())
-            click.echo(f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume", err=True)
+            click.echo(
+                f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
+                err=True,
+            )
             sys.exit(130)
     elapsed = time.time() - started
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
@@ -208,8 +344,13 @@ def run(study: Path | None, algorithms: tuple[str, ...], kernels: tuple[str, ...
         from kbench.report import write_report
 
         tables, cmp = _load(out, "online_error", 0.05)
-        path = write_report(cmp, tables, out / "report.html", title=out.resolve().name, source=str(out.resolve()))
-        err.print(f"kbench: report written to {path} (kbench compare {out} for every pair's tests)", highlight=False)
+        path = write_report(
+            cmp, tables, out / "report.html", title=out.resolve().name, source=str(out.resolve())
+        )
+        err.print(
+            f"kbench: report written to {path} (kbench compare {out} for every pair's tests)",
+            highlight=False,
+        )
     if bad_streams:
         sys.exit(1)
 
@@ -236,8 +377,14 @@ def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
         entry = registry.entry(kind, name)
         cls = entry.cls
         row: dict[str, Any] = {
-            "kind": kind, "name": name, "plugin": entry.plugin, "version": entry.version,
-            "parameters": {p.name: {"type": p.type_name, "default": p.default} for p in cls.parameters().values()},
+            "kind": kind,
+            "name": name,
+            "plugin": entry.plugin,
+            "version": entry.version,
+            "parameters": {
+                p.name: {"type": p.type_name, "default": p.default}
+                for p in cls.parameters().values()
+            },
             "summary": (cls.__doc__ or "").strip().splitlines()[0],
         }
         if kind == "algorithm":
@@ -277,7 +424,12 @@ def list_(kind: str | None, as_json: bool) -> None:
     console = Console()
     for k in kinds:
         table = Table(title=f"[bold]{k}s[/bold]", title_justify="left")
-        for col in ("name", "parameters (default)", "tasks" if k in ("algorithm", "loss", "dataset") else "", "plugin"):
+        for col in (
+            "name",
+            "parameters (default)",
+            "tasks" if k in ("algorithm", "loss", "dataset") else "",
+            "plugin",
+        ):
             if col:
                 table.add_column(col)
         for r in (r for r in rows if r["kind"] == k):
@@ -287,10 +439,12 @@ def list_(kind: str | None, as_json: bool) -> None:
                 cells.append(", ".join(r["tasks"]))
             elif k == "dataset":
                 shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}, classes={r.get('classes', '?')}"
-                avail = "" if r["available"] else f" [red]unavailable: {escape(r['unavailable'])}[/red]"
+                avail = (
+                    "" if r["available"] else f" [red]unavailable: {escape(r['unavailable'])}[/red]"
+                )
                 cells.append(escape(f"{r['task']} ({r['source']}; {shape})") + avail)
             cells.append(r["plugin"])
-            table.add_row(*(c if '[red]' in c else escape(c) for c in cells))
+            table.add_row(*(c if "[red]" in c else escape(c) for c in cells))
         console.print(table)
 
 
@@ -307,14 +461,18 @@ def plugins(as_json: bool) -> None:
     for col in ("plugin", "source", "version", "registered", "status"):
         table.add_column(col)
     for i in infos:
-        status = "disabled" if i.disabled else (f"[red]{escape(i.error)}[/red]" if i.error else "ok")
+        status = (
+            "disabled" if i.disabled else (f"[red]{escape(i.error)}[/red]" if i.error else "ok")
+        )
         registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
         table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
     Console().print(table)
 
 
 from kbench.cli_compare import compare, report  # noqa: E402
-cli.add_command(compare); cli.add_command(report)  # noqa: E702
+
+cli.add_command(compare)
+cli.add_command(report)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -70,7 +70,9 @@ class Component:
                     f"parameter {p.name!r} of {cls.__qualname__} must be keyword-only with a default"
                 )
             if p.name not in hints:
-                raise TypeError(f"parameter {p.name!r} of {cls.__qualname__} has no type annotation")
+                raise TypeError(
+                    f"parameter {p.name!r} of {cls.__qualname__} has no type annotation"
+                )
             params[p.name] = Parameter(p.name, hints[p.name], p.default)
         cls._parameters_cache = params  # type: ignore[attr-defined]
         return params
@@ -302,7 +304,9 @@ class Algorithm(Component):
         seed: int = 0,
     ) -> None:
         if task not in self.tasks:
-            raise ValueError(f"{self.name}: task {task!r} is not supported (supports {sorted(self.tasks)})")
+            raise ValueError(
+                f"{self.name}: task {task!r} is not supported (supports {sorted(self.tasks)})"
+            )
         if self.uses_kernel and kernel is None:
             raise ValueError(f"{self.name}: needs a kernel")
         if self.uses_loss and loss is None:

@@ -31,8 +31,13 @@ OnDone = Callable[[TaskResult], None]
 OnStart = Callable[[Task], None]
 
 
-def execute(task: Task, *, registry: Registry | None = None, cache: Path | None = None,
-            trace_memory: bool = True) -> TaskResult:
+def execute(
+    task: Task,
+    *,
+    registry: Registry | None = None,
+    cache: Path | None = None,
+    trace_memory: bool = True,
+) -> TaskResult:
     """Load the task's stream (from the cache) and run the task, single-threaded BLAS."""
     from threadpoolctl import threadpool_limits
 
@@ -53,14 +58,22 @@ def _died(task: Task, exc: ChildDied, max_memory: int | None) -> TaskResult:
     return failed_result(task, "error", reason)
 
 
-def execute_isolated(task: Task, *, timeout: float | None = None, max_memory: int | None = None,
-                     trace_memory: bool = True, cache: Path | None = None) -> TaskResult:
+def execute_isolated(
+    task: Task,
+    *,
+    timeout: float | None = None,
+    max_memory: int | None = None,
+    trace_memory: bool = True,
+    cache: Path | None = None,
+) -> TaskResult:
     """Run :func:`execute` in a child process; timeouts and deaths become results."""
     # Load the registry here, before forking, so that every child inherits it instead of
     # importing every plugin again (on a Dask worker this runs once per worker process).
     get_registry()
     try:
-        return run_isolated(_execute_in_child, task, cache, trace_memory, timeout=timeout, max_memory=max_memory)
+        return run_isolated(
+            _execute_in_child, task, cache, trace_memory, timeout=timeout, max_memory=max_memory
+        )
     except TimeoutError as exc:
         return failed_result(task, "timeout", str(exc))
     except ChildDied as exc:
@@ -84,8 +97,15 @@ class LocalExecutor:
         Bytes a task may allocate beyond what its process holds at the start.
     """
 
-    def __init__(self, workers: int | None = None, *, timeout: float | None = None,
-                 max_memory: int | None = None, cache: Path | None = None, trace_memory: bool = True) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        timeout: float | None = None,
+        max_memory: int | None = None,
+        cache: Path | None = None,
+        trace_memory: bool = True,
+    ) -> None:
         self.workers = (os.cpu_count() or 1) if workers is None else workers
         self.timeout = timeout
         self.max_memory = max_memory
@@ -94,10 +114,19 @@ class LocalExecutor:
 
     def describe(self) -> str:
         """One line for the progress display."""
-        return f"{self.workers} local worker{'s' if self.workers != 1 else ''}" if self.workers else "in this process"
+        return (
+            f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
+            if self.workers
+            else "in this process"
+        )
 
-    def run(self, tasks: Sequence[Task], on_done: OnDone, on_start: OnStart | None = None,
-            tick: Callable[[], None] | None = None) -> None:
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_done: OnDone,
+        on_start: OnStart | None = None,
+        tick: Callable[[], None] | None = None,
+    ) -> None:
         """Run every task, calling ``on_done`` with each result as it arrives."""
         if self.workers == 0:
             for task in tasks:
@@ -111,8 +140,15 @@ class LocalExecutor:
             while pending or running:
                 while pending and len(running) < self.workers:
                     task = pending.pop()
-                    running[Child(_execute_in_child, task, self.cache, self.trace_memory,
-                                  max_memory=self.max_memory)] = task
+                    running[
+                        Child(
+                            _execute_in_child,
+                            task,
+                            self.cache,
+                            self.trace_memory,
+                            max_memory=self.max_memory,
+                        )
+                    ] = task
                     if on_start:
                         on_start(task)
                 ready, _, _ = select.select(list(running), [], [], 0.2)
@@ -131,7 +167,11 @@ class LocalExecutor:
                         if now - child.started > self.timeout:
                             child.kill()
                             del running[child]
-                            on_done(failed_result(task, "timeout", f"killed after the {self.timeout:g} s timeout"))
+                            on_done(
+                                failed_result(
+                                    task, "timeout", f"killed after the {self.timeout:g} s timeout"
+                                )
+                            )
                 if tick:
                     tick()
         finally:
@@ -153,34 +193,58 @@ class DaskExecutor:
         As for :class:`LocalExecutor`, enforced on the workers.
     """
 
-    def __init__(self, *, scheduler: str | None = None, workers: int | None = None,
-                 timeout: float | None = None, max_memory: int | None = None,
-                 trace_memory: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        scheduler: str | None = None,
+        workers: int | None = None,
+        timeout: float | None = None,
+        max_memory: int | None = None,
+        trace_memory: bool = True,
+    ) -> None:
         self.scheduler = scheduler
         self.workers = workers or os.cpu_count() or 1
         self.timeout = timeout
         self.max_memory = max_memory
         self.trace_memory = trace_memory
 
-    def describe(self) -> str:  # noqa: D102
-        return f"dask at {self.scheduler}" if self.scheduler else f"dask local cluster of {self.workers} workers"
+    def describe(self) -> str:
+        return (
+            f"dask at {self.scheduler}"
+            if self.scheduler
+            else f"dask local cluster of {self.workers} workers"
+        )
 
     def _client(self) -> tuple[Any, Any]:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise KbenchError("--executor dask needs dask.distributed: pip install 'kbench[dask]'") from None
+            raise KbenchError(
+                "--executor dask needs dask.distributed: pip install 'kbench[dask]'"
+            ) from None
         if self.scheduler:
             try:
                 return Client(self.scheduler, timeout="10s"), None
             except OSError as exc:
-                raise KbenchError(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
-        cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
+                raise KbenchError(
+                    f"cannot reach the Dask scheduler at {self.scheduler}: {exc}"
+                ) from None
+        cluster = LocalCluster(
+            n_workers=self.workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
         return Client(cluster), cluster
 
-    def run(self, tasks: Sequence[Task], on_done: OnDone, on_start: OnStart | None = None,
-            tick: Callable[[], None] | None = None) -> None:
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_done: OnDone,
+        on_start: OnStart | None = None,
+        tick: Callable[[], None] | None = None,
+    ) -> None:
         """Submit every task; write each result as it arrives at the driver."""
         client, cluster = self._client()
         from dask.distributed import as_completed
@@ -188,8 +252,15 @@ class DaskExecutor:
         futures = {}
         try:
             for task in tasks:
-                fut = client.submit(execute_isolated, task, timeout=self.timeout, max_memory=self.max_memory,
-                                    trace_memory=self.trace_memory, key=f"kbench-{task.task_id}", pure=False)
+                fut = client.submit(
+                    execute_isolated,
+                    task,
+                    timeout=self.timeout,
+                    max_memory=self.max_memory,
+                    trace_memory=self.trace_memory,
+                    key=f"kbench-{task.task_id}",
+                    pure=False,
+                )
                 futures[fut] = task
             if on_start and tasks:
                 on_start(tasks[0])

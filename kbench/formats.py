@@ -60,7 +60,9 @@ def _is_gzip(path: Path) -> bool:
 def _open_text(path: str | Path) -> io.TextIOBase:
     path = _existing(path)
     if _is_gzip(path):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict", newline="")
+        return io.TextIOWrapper(
+            gzip.open(path, "rb"), encoding="utf-8", errors="strict", newline=""
+        )
     return open(path, encoding="utf-8", errors="strict", newline="")
 
 
@@ -73,8 +75,10 @@ def _read_error(path: str | Path, exc: BaseException) -> DataError:
 def _check_size(path: str | Path, n: int, d: int, max_elements: int) -> None:
     if n * d > max_elements:
         gb = n * d * 8 / 1e9
-        raise DataError(f"{path}: {n} rows × {d} features would need {gb:.1f} GB as a dense float64 array "
-                        f"(kbench's limit is {max_elements} values); reduce the file or its dimension")
+        raise DataError(
+            f"{path}: {n} rows × {d} features would need {gb:.1f} GB as a dense float64 array "
+            f"(kbench's limit is {max_elements} values); reduce the file or its dimension"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,8 +86,9 @@ def _check_size(path: str | Path, n: int, d: int, max_elements: int) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def read_libsvm(path: str | Path, n_features: int | None = None, *,
-                max_elements: int = MAX_ELEMENTS) -> tuple[np.ndarray, np.ndarray]:
+def read_libsvm(
+    path: str | Path, n_features: int | None = None, *, max_elements: int = MAX_ELEMENTS
+) -> tuple[np.ndarray, np.ndarray]:
     """Read a LIBSVM/svmlight file into a dense ``(X, y)``.
 
     Parameters
@@ -118,7 +123,9 @@ def read_libsvm(path: str | Path, n_features: int | None = None, *,
                 try:
                     label = float(parts[0])
                 except ValueError:
-                    raise DataError(f"{path}:{lineno}: label {parts[0]!r} is not a number") from None
+                    raise DataError(
+                        f"{path}:{lineno}: label {parts[0]!r} is not a number"
+                    ) from None
                 if not math.isfinite(label):
                     raise DataError(f"{path}:{lineno}: label {parts[0]!r} is not finite")
                 r = len(labels)
@@ -131,15 +138,25 @@ def read_libsvm(path: str | Path, n_features: int | None = None, *,
                     try:
                         j, v = int(idx), float(val)
                     except ValueError:
-                        raise DataError(f"{path}:{lineno}: malformed feature {tok!r} (expected index:value)") from None
+                        raise DataError(
+                            f"{path}:{lineno}: malformed feature {tok!r} (expected index:value)"
+                        ) from None
                     if not sep or j < 1:
-                        raise DataError(f"{path}:{lineno}: malformed feature {tok!r} (indices start at 1)")
+                        raise DataError(
+                            f"{path}:{lineno}: malformed feature {tok!r} (indices start at 1)"
+                        )
                     if j <= prev:
-                        raise DataError(f"{path}:{lineno}: feature indices must increase ({j} after {prev})")
+                        raise DataError(
+                            f"{path}:{lineno}: feature indices must increase ({j} after {prev})"
+                        )
                     if not math.isfinite(v):
-                        raise DataError(f"{path}:{lineno}: feature {j} has non-finite value {val!r}")
+                        raise DataError(
+                            f"{path}:{lineno}: feature {j} has non-finite value {val!r}"
+                        )
                     if n_features is not None and j > n_features:
-                        raise DataError(f"{path}:{lineno}: feature index {j} exceeds the declared dimension {n_features}")
+                        raise DataError(
+                            f"{path}:{lineno}: feature index {j} exceeds the declared dimension {n_features}"
+                        )
                     prev = j
                     rows.append(r)
                     cols.append(j - 1)
@@ -179,9 +196,14 @@ def _sniff_delimiter(first: str) -> str | None:
     return None  # whitespace-separated
 
 
-def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
-             delimiter: str = "auto", max_elements: int = MAX_ELEMENTS
-             ) -> tuple[np.ndarray, list[str], list[str]]:
+def read_csv(
+    path: str | Path,
+    label: str | int = -1,
+    *,
+    header: str = "auto",
+    delimiter: str = "auto",
+    max_elements: int = MAX_ELEMENTS,
+) -> tuple[np.ndarray, list[str], list[str]]:
     """Read delimited text with one label column into ``(X, labels, feature names)``.
 
     Parameters
@@ -212,14 +234,20 @@ def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
     if header not in ("auto", "yes", "no"):
         raise DataError(f"{path}: header must be auto, yes or no, got {header!r}")
     if delimiter != "auto" and delimiter not in DELIMITERS:
-        raise DataError(f"{path}: delimiter must be auto or one of {', '.join(DELIMITERS)}, got {delimiter!r}")
+        raise DataError(
+            f"{path}: delimiter must be auto or one of {', '.join(DELIMITERS)}, got {delimiter!r}"
+        )
     records: list[tuple[int, list[str]]] = []
     try:
         with _open_text(path) as fh:
             text_lines = fh.read().splitlines()
     except _READ_ERRORS as exc:
         raise _read_error(path, exc) from None
-    content = [(i, ln) for i, ln in enumerate(text_lines, 1) if ln.strip() and not ln.lstrip().startswith("#")]
+    content = [
+        (i, ln)
+        for i, ln in enumerate(text_lines, 1)
+        if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     if not content:
         raise DataError(f"{path}: no rows")
     sep = _sniff_delimiter(content[0][1]) if delimiter == "auto" else DELIMITERS[delimiter]
@@ -227,7 +255,9 @@ def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
         if sep is None:
             records = [(i, ln.split()) for i, ln in content]
         else:
-            reader = csv.reader([ln for _, ln in content], delimiter=sep, skipinitialspace=True, strict=True)
+            reader = csv.reader(
+                [ln for _, ln in content], delimiter=sep, skipinitialspace=True, strict=True
+            )
             records = [(content[k][0], row) for k, row in enumerate(reader)]
     except csv.Error as exc:
         raise DataError(f"{path}: malformed delimited text: {exc}") from None
@@ -238,8 +268,14 @@ def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
     elif header == "no":
         has_header = False
     else:
-        has_header = len(records) > 1 and len(records[1][1]) == width and any(
-            not _is_number(a) and _is_number(b) for a, b in zip(records[0][1], records[1][1], strict=True))
+        has_header = (
+            len(records) > 1
+            and len(records[1][1]) == width
+            and any(
+                not _is_number(a) and _is_number(b)
+                for a, b in zip(records[0][1], records[1][1], strict=True)
+            )
+        )
         if not has_header and not _is_int(label):
             has_header = True  # a label given by name implies a header row
     names = records[0][1] if has_header else [f"col{j}" for j in range(width)]
@@ -254,14 +290,20 @@ def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
     cells: list[list[str]] = []
     for lineno, row in body:
         if len(row) != width:
-            raise DataError(f"{path}:{lineno}: has {len(row)} cells, expected {width} (as in line {records[0][0]})")
+            raise DataError(
+                f"{path}:{lineno}: has {len(row)} cells, expected {width} (as in line {records[0][0]})"
+            )
         cells.append(row)
     labels = [row[j_label] for row in cells]
     for (lineno, _), lab in zip(body, labels, strict=True):
         if not lab:
-            raise DataError(f"{path}:{lineno}: column {j_label + 1} ({names[j_label]!r}): the label is empty")
+            raise DataError(
+                f"{path}:{lineno}: column {j_label + 1} ({names[j_label]!r}): the label is empty"
+            )
     try:  # the fast path; the loop below finds and names the first bad cell
-        X = np.array([[row[j] for j in feat] for row in cells], dtype=np.float64).reshape(len(cells), len(feat))
+        X = np.array([[row[j] for j in feat] for row in cells], dtype=np.float64).reshape(
+            len(cells), len(feat)
+        )
         if np.isfinite(X).all():
             return X, labels, [names[j] for j in feat]
     except ValueError:
@@ -276,7 +318,9 @@ def read_csv(path: str | Path, label: str | int = -1, *, header: str = "auto",
                 what = "empty cell" if not text else f"{text!r} is not a number"
                 raise DataError(f"{path}:{lineno}: column {j + 1} ({names[j]!r}): {what}") from None
             if not math.isfinite(v):
-                raise DataError(f"{path}:{lineno}: column {j + 1} ({names[j]!r}): {text!r} is not finite")
+                raise DataError(
+                    f"{path}:{lineno}: column {j + 1} ({names[j]!r}): {text!r} is not finite"
+                )
             X[r, c] = v
     return X, labels, [names[j] for j in feat]
 
@@ -294,11 +338,15 @@ def _label_column(path: str | Path, label: str | int, names: list[str], has_head
     if _is_int(label):
         j = int(label)
         if not -width <= j < width:
-            raise DataError(f"{path}: label column {j} does not exist (the file has {width} columns, 0..{width - 1})")
+            raise DataError(
+                f"{path}: label column {j} does not exist (the file has {width} columns, 0..{width - 1})"
+            )
         return j % width
     shown = ", ".join(repr(n) for n in names[:12]) + (", ..." if width > 12 else "")
     if not has_header:
-        raise DataError(f"{path}: label column {label!r} names a column, but the file has no header row")
+        raise DataError(
+            f"{path}: label column {label!r} names a column, but the file has no header row"
+        )
     raise DataError(f"{path}: no label column {label!r} (columns: {shown})")
 
 
@@ -325,16 +373,22 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
                 keys = set(z.files)
                 missing = {"X", "y"} - keys
                 if missing:
-                    raise DataError(f"{path}: no array {sorted(missing)[0]!r} "
-                                    f"(it holds: {', '.join(sorted(keys)) or 'nothing'})")
+                    raise DataError(
+                        f"{path}: no array {sorted(missing)[0]!r} "
+                        f"(it holds: {', '.join(sorted(keys)) or 'nothing'})"
+                    )
                 if ("X_test" in keys) != ("y_test" in keys):
-                    raise DataError(f"{path}: has {'X_test' if 'X_test' in keys else 'y_test'} without "
-                                    f"{'y_test' if 'X_test' in keys else 'X_test'}")
+                    raise DataError(
+                        f"{path}: has {'X_test' if 'X_test' in keys else 'y_test'} without "
+                        f"{'y_test' if 'X_test' in keys else 'X_test'}"
+                    )
                 raw = {k: z[k] for k in ("X", "y", "X_test", "y_test") if k in keys}
     except DataError:
         raise
     except Exception as exc:  # numpy's npz/zip/npy readers raise many kinds on damaged input
-        raise DataError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {_first_line(exc)})") from None
+        raise DataError(
+            f"{path}: not a readable .npz archive ({type(exc).__name__}: {_first_line(exc)})"
+        ) from None
     out: dict[str, np.ndarray] = {}
     for key, a in raw.items():
         if not isinstance(a, np.ndarray):  # a member stored without the .npy format
@@ -343,7 +397,9 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
             raise DataError(f"{path}: array {key!r} has dtype {a.dtype}; kbench needs numbers")
         if key.startswith("X"):
             if a.ndim != 2:
-                raise DataError(f"{path}: array {key!r} must be 2-D (examples × features), got shape {a.shape}")
+                raise DataError(
+                    f"{path}: array {key!r} must be 2-D (examples × features), got shape {a.shape}"
+                )
             a = a.astype(np.float64)
             bad = ~np.isfinite(a).all(axis=1)
         else:
@@ -352,7 +408,9 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
             a = a.astype(np.float64).ravel()
             bad = ~np.isfinite(a)
         if bad.any():
-            raise DataError(f"{path}: array {key!r} has a NaN or infinite value in row {int(np.argmax(bad))}")
+            raise DataError(
+                f"{path}: array {key!r} has a NaN or infinite value in row {int(np.argmax(bad))}"
+            )
         out[key] = a
     for xk, yk in (("X", "y"), ("X_test", "y_test")):
         if xk in out and len(out[xk]) != len(out[yk]):
@@ -360,7 +418,9 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
     if len(out["X"]) == 0:
         raise DataError(f"{path}: X has no rows")
     if "X_test" in out and out["X_test"].shape[1] != out["X"].shape[1]:
-        raise DataError(f"{path}: X_test has {out['X_test'].shape[1]} columns but X has {out['X'].shape[1]}")
+        raise DataError(
+            f"{path}: X_test has {out['X_test'].shape[1]} columns but X has {out['X'].shape[1]}"
+        )
     return out
 
 
@@ -375,8 +435,11 @@ def npz_shapes(path: str | Path) -> dict[str, tuple[int, ...]]:
                     continue
                 with zf.open(info) as fh:
                     version = np.lib.format.read_magic(fh)
-                    read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                            else np.lib.format.read_array_header_2_0)
+                    read = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
                     shape, _, _ = read(fh)
                 shapes[info.filename[:-4]] = tuple(shape)
     except Exception as exc:  # any damage: the caller falls back to not knowing
@@ -408,7 +471,9 @@ def _parse_idx_header(path: Path, head: bytes) -> tuple[np.dtype, tuple[int, ...
         raise DataError(f"{path}: IDX header declares 0 dimensions")
     offset = 4 + 4 * nd
     if len(head) < offset:
-        raise DataError(f"{path}: IDX header declares {nd} dimensions but the file ends inside the header")
+        raise DataError(
+            f"{path}: IDX header declares {nd} dimensions but the file ends inside the header"
+        )
     dims = tuple(int(v) for v in np.frombuffer(head, dtype=">u4", count=nd, offset=4))
     return np.dtype(IDX_TYPES[head[2]]), dims, offset
 
@@ -443,8 +508,10 @@ def read_idx(path: str | Path, *, max_elements: int = MAX_ELEMENTS) -> np.ndarra
             count = math.prod(dims)
             # a zero dimension makes count 0, but NumPy still refuses absurd other dimensions
             if math.prod(d for d in dims if d) > max_elements:
-                raise DataError(f"{path}: IDX header declares {' × '.join(map(str, dims))} = {count} values, "
-                                f"more than kbench's limit of {max_elements}")
+                raise DataError(
+                    f"{path}: IDX header declares {' × '.join(map(str, dims))} = {count} values, "
+                    f"more than kbench's limit of {max_elements}"
+                )
             expected = count * dtype.itemsize
             body = fh.read(expected + 1)
     except DataError:
@@ -454,8 +521,10 @@ def read_idx(path: str | Path, *, max_elements: int = MAX_ELEMENTS) -> np.ndarra
     if len(body) != expected:
         shape = " × ".join(map(str, dims))
         got = f"{len(body)}" if len(body) <= expected else "more than that"
-        raise DataError(f"{path}: IDX header says {shape} values of {dtype.itemsize} byte(s) = {expected} bytes "
-                        f"after the {offset}-byte header, but the file has {got}")
+        raise DataError(
+            f"{path}: IDX header says {shape} values of {dtype.itemsize} byte(s) = {expected} bytes "
+            f"after the {offset}-byte header, but the file has {got}"
+        )
     return np.frombuffer(body, dtype=dtype).reshape(dims).astype(dtype.newbyteorder("="))
 
 
@@ -503,8 +572,9 @@ def _fmt(v: Any) -> str:
     return format(float(v), "g") if isinstance(v, (float, np.floating)) else str(v)
 
 
-def encode_labels(y: Sequence[Any] | np.ndarray, y_test: Sequence[Any] | np.ndarray | None,
-                  task: str, where: str) -> tuple[np.ndarray, np.ndarray | None, int, tuple[str, ...] | None]:
+def encode_labels(
+    y: Sequence[Any] | np.ndarray, y_test: Sequence[Any] | np.ndarray | None, task: str, where: str
+) -> tuple[np.ndarray, np.ndarray | None, int, tuple[str, ...] | None]:
     """Encode raw labels (numbers or names) for a task.
 
     Parameters
@@ -546,8 +616,10 @@ def encode_labels(y: Sequence[Any] | np.ndarray, y_test: Sequence[Any] | np.ndar
     if task == "binary":
         if len(values) > 2:
             shown = ", ".join(_fmt(v) for v in values[:6]) + (", ..." if len(values) > 6 else "")
-            raise DataError(f"{where}: task=binary needs two classes but the labels take {len(values)} values "
-                            f"({shown}); use task=multiclass (and positive= to group classes)")
+            raise DataError(
+                f"{where}: task=binary needs two classes but the labels take {len(values)} values "
+                f"({shown}); use task=multiclass (and positive= to group classes)"
+            )
         if numeric and set(values) <= {-1.0, 1.0}:
             neg, pos = -1.0, 1.0
         elif numeric and set(values) <= {0.0, 1.0}:
@@ -555,7 +627,9 @@ def encode_labels(y: Sequence[Any] | np.ndarray, y_test: Sequence[Any] | np.ndar
         elif len(values) == 2:
             neg, pos = values
         else:
-            raise DataError(f"{where}: task=binary needs two classes but all labels are {_fmt(values[0])}")
+            raise DataError(
+                f"{where}: task=binary needs two classes but all labels are {_fmt(values[0])}"
+            )
         enc = {neg: -1.0, pos: 1.0}
         out = np.array([enc[v] for v in tr.tolist()])
         out_t = None if te is None else np.array([enc[v] for v in te.tolist()])
@@ -618,8 +692,10 @@ def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.
                 out.write(block)
         got = h.hexdigest()
         if got != sha256:
-            raise DataError(f"{url}: checksum mismatch: expected sha256 {sha256}, the download has {got}; "
-                            f"it was discarded{' and the cached copy left as it was' if target.exists() else ''}")
+            raise DataError(
+                f"{url}: checksum mismatch: expected sha256 {sha256}, the download has {got}; "
+                f"it was discarded{' and the cached copy left as it was' if target.exists() else ''}"
+            )
         os.replace(tmp, target)
     except DataError:
         Path(tmp).unlink(missing_ok=True)

@@ -9,6 +9,7 @@ processes are daemonic and ``multiprocessing`` refuses to start children from th
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import pickle
@@ -35,12 +36,11 @@ def parse_memory(text: str | int | None) -> int | None:
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
     t = text.strip().upper().removesuffix("B").removesuffix("I")
     try:
-        if t and t[-1] in units:
-            value = float(t[:-1]) * units[t[-1]]
-        else:
-            value = float(t)
+        value = float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
     except ValueError:
-        raise ValueError(f"--max-memory {text!r}: expected a size such as 2G, 500M or 1000000") from None
+        raise ValueError(
+            f"--max-memory {text!r}: expected a size such as 2G, 500M or 1000000"
+        ) from None
     if value <= 0:
         raise ValueError(f"--max-memory {text!r}: must be positive")
     return int(value)
@@ -59,10 +59,9 @@ def _vm_size() -> int:
 
 def _in_child(max_memory: int | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
-    try:  # die with the parent, so a killed driver leaves no orphan learners running
+    # Die with the parent, so a killed driver leaves no orphan learners running (Linux only).
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
     if max_memory is not None:
         # The address space already mapped (interpreter, libraries, the stream) is not the
         # learner's: the limit is what the task may add on top of it.
@@ -125,19 +124,16 @@ class Child:
 
     def kill(self) -> None:
         """Kill and reap the child."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             os.close(self.fd)
-        except OSError:
-            pass
         os.waitpid(self.pid, 0)
 
 
-def run_isolated(fn: Callable[..., Any], *args: Any, timeout: float | None = None,
-                 max_memory: int | None = None) -> Any:
+def run_isolated(
+    fn: Callable[..., Any], *args: Any, timeout: float | None = None, max_memory: int | None = None
+) -> Any:
     """Run ``fn(*args)`` in a child and wait; TimeoutError after ``timeout`` seconds."""
     child = Child(fn, *args, max_memory=max_memory)
     try:

@@ -17,12 +17,25 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
         return {}
     runs = runs.copy()
     runs["config_label"] = [
-        " ".join(p for p in (registry.short("algorithm", a),
-                             registry.short("kernel", k) if isinstance(k, str) else "",
-                             registry.short("loss", lo) if isinstance(lo, str) else "") if p)
+        " ".join(
+            p
+            for p in (
+                registry.short("algorithm", a),
+                registry.short("kernel", k) if isinstance(k, str) else "",
+                registry.short("loss", lo) if isinstance(lo, str) else "",
+            )
+            if p
+        )
         for a, k, lo in zip(runs["algorithm_spec"], runs["kernel"], runs["loss"], strict=True)
     ]
-    for col in ("online_error", "test_error", "n_support", "kernel_evals", "time_s", "us_per_example"):
+    for col in (
+        "online_error",
+        "test_error",
+        "n_support",
+        "kernel_evals",
+        "time_s",
+        "us_per_example",
+    ):
         if col not in runs:
             runs[col] = np.nan
     boards = {}
@@ -38,8 +51,11 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
             time_s=("time_s", "mean"),
             us_per_example=("us_per_example", "mean"),
         )
-        failed = group[group["status"] != "ok"].groupby("config_label")["status"].agg(
-            lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
+        failed = (
+            group[group["status"] != "ok"]
+            .groupby("config_label")["status"]
+            .agg(lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
+        )
         agg = agg.join(failed.rename("failed"), how="outer")
         # A learner whose late predictions are all one label has learned nothing useful,
         # however its error compares; say so rather than let it rank quietly.
@@ -54,7 +70,11 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
 
 
 def _fmt(value: float, spec: str) -> str:
-    return "–" if value is None or (isinstance(value, float) and np.isnan(value)) else format(value, spec)
+    return (
+        "–"
+        if value is None or (isinstance(value, float) and np.isnan(value))
+        else format(value, spec)
+    )
 
 
 def _notes(r: object) -> str:
@@ -66,19 +86,36 @@ def _notes(r: object) -> str:
     return "; ".join(notes)
 
 
-def print_leaderboard(runs: pd.DataFrame, registry: Registry, console: Console | None = None) -> None:
+def print_leaderboard(
+    runs: pd.DataFrame, registry: Registry, console: Console | None = None
+) -> None:
     """Print the leaderboards as rich tables."""
     console = console or Console()
     for stream, board in leaderboard(runs, registry).items():
         table = Table(title=f"[bold]{escape(stream)}[/bold]", title_justify="left")
-        for col, justify in (("algorithm", "left"), ("seeds", "right"), ("online error", "right"),
-                             ("held-out error", "right"), ("SVs", "right"), ("kernel evals", "right"),
-                             ("time (s)", "right"), ("µs/example", "right"), ("notes", "left")):
+        for col, justify in (
+            ("algorithm", "left"),
+            ("seeds", "right"),
+            ("online error", "right"),
+            ("held-out error", "right"),
+            ("SVs", "right"),
+            ("kernel evals", "right"),
+            ("time (s)", "right"),
+            ("µs/example", "right"),
+            ("notes", "left"),
+        ):
             table.add_column(col, justify=justify)
         for label, r in board.iterrows():
             sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
-            table.add_row(escape(str(label)), _fmt(r.seeds, ".0f"), _fmt(r.online_error, ".4f") + sd,
-                          _fmt(r.test_error, ".4f"), _fmt(r.n_support, ".0f"), _fmt(r.kernel_evals, ".3g"),
-                          _fmt(r.time_s, ".3f"), _fmt(r.us_per_example, ".2f"),
-                          _notes(r))
+            table.add_row(
+                escape(str(label)),
+                _fmt(r.seeds, ".0f"),
+                _fmt(r.online_error, ".4f") + sd,
+                _fmt(r.test_error, ".4f"),
+                _fmt(r.n_support, ".0f"),
+                _fmt(r.kernel_evals, ".3g"),
+                _fmt(r.time_s, ".3f"),
+                _fmt(r.us_per_example, ".2f"),
+                _notes(r),
+            )
         console.print(table)

@@ -43,11 +43,17 @@ def _jsonable(value: Any) -> Any:
 
 def _encode_outcomes(outcomes: np.ndarray, binary: bool) -> bytes:
     if binary:
-        payload = {"kind": "bits", "n": len(outcomes),
-                   "data": base64.b64encode(zlib.compress(np.packbits(outcomes > 0.5).tobytes())).decode()}
+        payload = {
+            "kind": "bits",
+            "n": len(outcomes),
+            "data": base64.b64encode(zlib.compress(np.packbits(outcomes > 0.5).tobytes())).decode(),
+        }
     else:
-        payload = {"kind": "float32", "n": len(outcomes),
-                   "data": base64.b64encode(zlib.compress(outcomes.astype("<f4").tobytes())).decode()}
+        payload = {
+            "kind": "float32",
+            "n": len(outcomes),
+            "data": base64.b64encode(zlib.compress(outcomes.astype("<f4").tobytes())).decode(),
+        }
     return json.dumps(payload).encode()
 
 
@@ -74,7 +80,9 @@ class ResultsStore:
             os.close(fd)
             os.unlink(probe)
         except OSError as exc:
-            raise ResultsError(f"cannot write results to {self.folder}: {exc.strerror or exc}; choose another folder with --out") from None
+            raise ResultsError(
+                f"cannot write results to {self.folder}: {exc.strerror or exc}; choose another folder with --out"
+            ) from None
         for stale in self.tasks_dir.glob(".tmp-*"):  # left by a run killed mid-write
             stale.unlink(missing_ok=True)
 
@@ -85,12 +93,18 @@ class ResultsStore:
     def write(self, result: TaskResult) -> Path:
         """Write one task's result atomically (temporary file, fsync, rename)."""
         run = _jsonable(result.run)
-        traces = result.traces if len(result.traces.columns) else pd.DataFrame({"task_id": pd.Series([], dtype=str)})
+        traces = (
+            result.traces
+            if len(result.traces.columns)
+            else pd.DataFrame({"task_id": pd.Series([], dtype=str)})
+        )
         table = pa.Table.from_pandas(traces, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[RUN_KEY] = json.dumps(run).encode()
         if result.run.get("status") == "ok" and not result.run.get("offline"):
-            meta[OUTCOMES_KEY] = _encode_outcomes(np.asarray(result.outcomes), run.get("task") != "regression")
+            meta[OUTCOMES_KEY] = _encode_outcomes(
+                np.asarray(result.outcomes), run.get("task") != "regression"
+            )
         table = table.replace_schema_metadata(meta)
         final = self.path(result.run["task_id"])
         fd, tmp = tempfile.mkstemp(dir=self.tasks_dir, prefix=".tmp-", suffix=".part")
@@ -137,7 +151,9 @@ def read_run(path: Path) -> dict[str, Any]:
         meta = pq.read_schema(path).metadata or {}
         return json.loads(meta[RUN_KEY])
     except Exception as exc:
-        raise ResultsError(f"result file {path} is unreadable ({type(exc).__name__}); delete it, or rerun that task with --force") from None
+        raise ResultsError(
+            f"result file {path} is unreadable ({type(exc).__name__}); delete it, or rerun that task with --force"
+        ) from None
 
 
 @dataclass
@@ -155,15 +171,29 @@ class Results:
 
     def outcomes_long(self) -> pd.DataFrame:
         """Outcomes as one row per (task, example)."""
-        parts = [pd.DataFrame({"task_id": r.task_id, "stream_id": r.stream_id,
-                               "example": np.arange(len(r.outcome)), "outcome": r.outcome})
-                 for r in self.outcomes.itertuples()]
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["task_id", "stream_id", "example", "outcome"])
+        parts = [
+            pd.DataFrame(
+                {
+                    "task_id": r.task_id,
+                    "stream_id": r.stream_id,
+                    "example": np.arange(len(r.outcome)),
+                    "outcome": r.outcome,
+                }
+            )
+            for r in self.outcomes.itertuples()
+        ]
+        return (
+            pd.concat(parts, ignore_index=True)
+            if parts
+            else pd.DataFrame(columns=["task_id", "stream_id", "example", "outcome"])
+        )
 
     def save(self, folder: str | Path) -> None:
         """Write the three tables as Parquet files beside the task files."""
         folder = Path(folder)
-        self.runs.drop(columns=["config", "machine"], errors="ignore").to_parquet(folder / "runs.parquet", index=False)
+        self.runs.drop(columns=["config", "machine"], errors="ignore").to_parquet(
+            folder / "runs.parquet", index=False
+        )
         self.traces.to_parquet(folder / "traces.parquet", index=False)
         self.outcomes_long().to_parquet(folder / "outcomes.parquet", index=False)
 
@@ -173,23 +203,34 @@ def load_results(folder: str | Path) -> Results:
     folder = Path(folder)
     tasks_dir = folder / "tasks"
     if not tasks_dir.is_dir():
-        raise ResultsError(f"{folder} is not a kbench results folder (no tasks/ inside); run kbench run --out {folder} first")
+        raise ResultsError(
+            f"{folder} is not a kbench results folder (no tasks/ inside); run kbench run --out {folder} first"
+        )
     runs, traces, outcomes = [], [], []
     for path in _task_files(tasks_dir):
         try:
             table = pq.read_table(path)
         except Exception as exc:
-            raise ResultsError(f"result file {path} is unreadable ({type(exc).__name__}); delete it, or rerun that task with --force") from None
+            raise ResultsError(
+                f"result file {path} is unreadable ({type(exc).__name__}); delete it, or rerun that task with --force"
+            ) from None
         meta = table.schema.metadata or {}
         if RUN_KEY not in meta:
-            raise ResultsError(f"result file {path} has no kbench run record; delete it, or rerun that task with --force")
+            raise ResultsError(
+                f"result file {path} has no kbench run record; delete it, or rerun that task with --force"
+            )
         run = json.loads(meta[RUN_KEY])
         runs.append(run)
         if table.num_rows:
             traces.append(table.to_pandas())
         if OUTCOMES_KEY in meta:
-            outcomes.append({"task_id": run["task_id"], "stream_id": run["stream_id"],
-                             "outcome": _decode_outcomes(meta[OUTCOMES_KEY])})
+            outcomes.append(
+                {
+                    "task_id": run["task_id"],
+                    "stream_id": run["stream_id"],
+                    "outcome": _decode_outcomes(meta[OUTCOMES_KEY]),
+                }
+            )
     runs_df = pd.DataFrame(runs)
     traces_df = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
     out_df = pd.DataFrame(outcomes, columns=["task_id", "stream_id", "outcome"])

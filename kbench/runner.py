@@ -94,7 +94,9 @@ def failed_result(task: Task, status: str, reason: str, stream: Stream | None = 
     return TaskResult(run=run, traces=pd.DataFrame({"task_id": pd.Series([], dtype=str)}))
 
 
-def run_task(task: Task, stream: Stream, registry: Registry, *, trace_memory: bool = True) -> TaskResult:
+def run_task(
+    task: Task, stream: Stream, registry: Registry, *, trace_memory: bool = True
+) -> TaskResult:
     """Run one task on its stream; exceptions become an ``error`` or ``diverged`` result."""
     started = time.time()
     try:
@@ -115,8 +117,15 @@ def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
     """Construct the task's algorithm with its kernel, loss and the stream's task."""
     kernel = registry.create("kernel", task.kernel) if task.kernel else None
     loss = registry.create("loss", task.loss) if task.loss else None
-    return registry.create("algorithm", task.algorithm, kernel=kernel, loss=loss, task=stream.task,
-                           n_classes=stream.n_classes, seed=task.seed)
+    return registry.create(
+        "algorithm",
+        task.algorithm,
+        kernel=kernel,
+        loss=loss,
+        task=stream.task,
+        n_classes=stream.n_classes,
+        seed=task.seed,
+    )
 
 
 def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -161,7 +170,9 @@ def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> 
             memory.close()
 
 
-def _offline(task: Task, stream: Stream, registry: Registry, algo: Any, memory: PeakMemory | None) -> TaskResult:
+def _offline(
+    task: Task, stream: Stream, registry: Registry, algo: Any, memory: PeakMemory | None
+) -> TaskResult:
     """A batch reference: one fit on the whole stream, then its held-out error."""
     if memory is not None:
         memory.begin()
@@ -172,26 +183,53 @@ def _offline(task: Task, stream: Stream, registry: Registry, algo: Any, memory: 
         memory.end()
     stats = algo.stats()
     _check_stats(stats, stream.n)
-    test_error, test_n = _test_error(algo, stream, None) if stream.X_test is not None else (np.nan, 0)
-    row = {"task_id": task.task_id, "stream_id": stream.stream_id, "epoch": 1, "seen": stream.n,
-           "mistakes": np.nan, "online_error": np.nan, "time_s": fit_time, "labels_queried": stream.n,
-           "peak_memory": memory.peak if memory is not None else np.nan, "test_error": test_error, "test_n": test_n}
+    test_error, test_n = (
+        _test_error(algo, stream, None) if stream.X_test is not None else (np.nan, 0)
+    )
+    row = {
+        "task_id": task.task_id,
+        "stream_id": stream.stream_id,
+        "epoch": 1,
+        "seen": stream.n,
+        "mistakes": np.nan,
+        "online_error": np.nan,
+        "time_s": fit_time,
+        "labels_queried": stream.n,
+        "peak_memory": memory.peak if memory is not None else np.nan,
+        "test_error": test_error,
+        "test_n": test_n,
+    }
     row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
     entry = registry.entry("algorithm", task.algorithm.split("[")[0])
     run = base_row(task, stream) | {
-        "status": "ok", "reason": "", "offline": True, "mistakes": np.nan, "online_error": np.nan,
-        "test_error": test_error, "final_epoch_error": np.nan, "n_support": stats.get("n_support", np.nan),
-        "kernel_evals": stats.get("kernel_evals", np.nan), "time_s": fit_time,
-        "us_per_example": 1e6 * fit_time / stream.n, "peak_memory": row["peak_memory"],
-        "memory_method": memory.mode if memory is not None else "none", "labels_queried": stream.n,
-        "constant_predictions": False, "majority_error": _majority_error(stream.task, stream.y),
-        "majority_test_error": _majority_error(stream.task, stream.y_test) if stream.y_test is not None else np.nan,
-        "plugin": entry.plugin, "plugin_version": entry.version,
+        "status": "ok",
+        "reason": "",
+        "offline": True,
+        "mistakes": np.nan,
+        "online_error": np.nan,
+        "test_error": test_error,
+        "final_epoch_error": np.nan,
+        "n_support": stats.get("n_support", np.nan),
+        "kernel_evals": stats.get("kernel_evals", np.nan),
+        "time_s": fit_time,
+        "us_per_example": 1e6 * fit_time / stream.n,
+        "peak_memory": row["peak_memory"],
+        "memory_method": memory.mode if memory is not None else "none",
+        "labels_queried": stream.n,
+        "constant_predictions": False,
+        "majority_error": _majority_error(stream.task, stream.y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test)
+        if stream.y_test is not None
+        else np.nan,
+        "plugin": entry.plugin,
+        "plugin_version": entry.version,
     }
     return TaskResult(run=run, traces=pd.DataFrame([row]), outcomes=np.zeros(0))
 
 
-def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None) -> TaskResult:
+def _prequential(
+    task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None
+) -> TaskResult:
     X, y, n = stream.X, stream.y, stream.n
     algo = make_algorithm(task, stream, registry)
     if algo.offline:
@@ -224,7 +262,9 @@ def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMem
                 memory.end()
             pred = np.asarray(pred, dtype=float)
             if pred.shape != (len(Xb),):
-                raise ValueError(f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples")
+                raise ValueError(
+                    f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples"
+                )
             if not np.isfinite(pred).all():
                 bad = done + int(np.argmax(~np.isfinite(pred)))
                 raise Diverged(f"non-finite prediction at example {bad}")
@@ -232,18 +272,33 @@ def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMem
             if epoch == 1:
                 outcomes[done:stop] = score
                 first_pass_pred[done:stop] = pred
-            wrong += float(score.sum()) if stream.task == "regression" else float(len(score) - score.sum())
+            wrong += (
+                float(score.sum())
+                if stream.task == "regression"
+                else float(len(score) - score.sum())
+            )
             done = int(stop)
             stats = algo.stats()
             _check_stats(stats, done)
-            row = {"task_id": task.task_id, "stream_id": stream.stream_id, "epoch": epoch,
-                   "seen": done, "mistakes": wrong, "online_error": wrong / done,
-                   "time_s": learn_time, "labels_queried": queried,
-                   "peak_memory": memory.peak if memory is not None else np.nan}
+            row = {
+                "task_id": task.task_id,
+                "stream_id": stream.stream_id,
+                "epoch": epoch,
+                "seen": done,
+                "mistakes": wrong,
+                "online_error": wrong / done,
+                "time_s": learn_time,
+                "labels_queried": queried,
+                "peak_memory": memory.peak if memory is not None else np.nan,
+            }
             if stream.X_test is not None:
                 last = done == n
-                row["test_error"], row["test_n"] = _test_error(algo, stream, None if last else task.test_max)
-            row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
+                row["test_error"], row["test_n"] = _test_error(
+                    algo, stream, None if last else task.test_max
+                )
+            row.update(
+                {k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))}
+            )
             rows.append(row)
     traces = pd.DataFrame(rows)
     final = rows[-1]
@@ -265,7 +320,9 @@ def _prequential(task: Task, stream: Stream, registry: Registry, memory: PeakMem
         "labels_queried": queried if active else n * task.epochs,
         "constant_predictions": bool(np.all(first_pass_pred[n // 2 :] == first_pass_pred[-1])),
         "majority_error": _majority_error(stream.task, y),
-        "majority_test_error": _majority_error(stream.task, stream.y_test) if stream.y_test is not None else np.nan,
+        "majority_test_error": _majority_error(stream.task, stream.y_test)
+        if stream.y_test is not None
+        else np.nan,
         "plugin": registry.entry("algorithm", task.algorithm.split("[")[0]).plugin,
         "plugin_version": registry.entry("algorithm", task.algorithm.split("[")[0]).version,
     }

@@ -23,7 +23,9 @@ def parse_spec(text: str) -> tuple[str, dict[str, str]]:
     if body is not None and body.strip():
         for item in _split_top_level(body):
             if "=" not in item:
-                raise SpecError(f"malformed parameter {item.strip()!r} in {text!r}: expected param=value")
+                raise SpecError(
+                    f"malformed parameter {item.strip()!r} in {text!r}: expected param=value"
+                )
             key, value = item.split("=", 1)
             key = key.strip()
             if key in params:
@@ -62,7 +64,9 @@ def coerce(raw: Any, annotation: Any, where: str) -> Any:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(annotation)
-        if type(None) in args and (raw is None or (isinstance(raw, str) and raw.lower() in ("none", "null", ""))):
+        if type(None) in args and (
+            raw is None or (isinstance(raw, str) and raw.lower() in ("none", "null", ""))
+        ):
             return None
         errors = []
         for arg in args:
@@ -72,13 +76,17 @@ def coerce(raw: Any, annotation: Any, where: str) -> Any:
                 return coerce(raw, arg, where)
             except SpecError as exc:
                 errors.append(str(exc))
-        raise SpecError(errors[0] if len(errors) == 1 else f"{where}: cannot read {raw!r} as {annotation}")
+        raise SpecError(
+            errors[0] if len(errors) == 1 else f"{where}: cannot read {raw!r} as {annotation}"
+        )
     if origin is Literal:
         choices = typing.get_args(annotation)
         for choice in choices:
             if raw == choice or str(raw) == str(choice):
                 return choice
-        raise SpecError(f"{where}: {raw!r} is not one of {', '.join(map(str, choices))}{suggest(str(raw), map(str, choices))}")
+        raise SpecError(
+            f"{where}: {raw!r} is not one of {', '.join(map(str, choices))}{suggest(str(raw), map(str, choices))}"
+        )
     if annotation is bool:
         if isinstance(raw, bool):
             return raw

@@ -85,14 +85,20 @@ class StreamSpec:
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS and not _COUNTING.match(self.order):
-            raise SpecError(f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)} "
-                            f"(or counting-D, counting-DxR)")
+            raise SpecError(
+                f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)} "
+                f"(or counting-D, counting-DxR)"
+            )
         if self.order != "counting" and self.order.startswith("counting"):
             digits, runs = counting_shape(self.order)
             if digits is None or not 1 <= digits <= 6 or (runs is not None and runs < 1):
-                raise SpecError(f"stream option order={self.order!r}: needs 1 to 6 digits and at least one run")
+                raise SpecError(
+                    f"stream option order={self.order!r}: needs 1 to 6 digits and at least one run"
+                )
         if self.scale not in SCALES:
-            raise SpecError(f"stream option scale={self.scale!r}: expected one of {', '.join(SCALES)}")
+            raise SpecError(
+                f"stream option scale={self.scale!r}: expected one of {', '.join(SCALES)}"
+            )
         if self.n is not None and self.n < 1:
             raise SpecError(f"stream option n must be at least 1, got {self.n}")
         if not 0.0 <= self.test_size < 1.0:
@@ -106,8 +112,11 @@ class StreamSpec:
     def label(self) -> str:
         """The data set with its non-default stream options, without the seed."""
         name, params = parse_spec(self.dataset)
-        opts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if f.name not in ("dataset", "seed") and getattr(self, f.name) != f.default}
+        opts = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in ("dataset", "seed") and getattr(self, f.name) != f.default
+        }
         items = [f"{k}={v}" for k, v in params.items()] + [f"{k}={v}" for k, v in opts.items()]
         return f"{name}[{','.join(items)}]" if items else name
 
@@ -126,8 +135,14 @@ def counting_shape(order: str) -> tuple[int | None, int | None]:
     return digits, (int(m.group(2)) if m.group(2) else None)
 
 
-def counting_sequence(y: np.ndarray, rng: np.random.Generator, digits: int | None = None,
-                      runs: int | None = None, *, name: str = "data") -> np.ndarray:
+def counting_sequence(
+    y: np.ndarray,
+    rng: np.random.Generator,
+    digits: int | None = None,
+    runs: int | None = None,
+    *,
+    name: str = "data",
+) -> np.ndarray:
     """Row indices that put digit examples in the SVMD paper's counting-sequence order.
 
     A ``digits``-digit decimal counter runs from 0 to 10^digits − 1, ``runs`` times; each
@@ -147,21 +162,33 @@ def counting_sequence(y: np.ndarray, rng: np.random.Generator, digits: int | Non
     if digits is None:
         fits = [d for d in range(COUNTING_DIGITS, 0, -1) if fewest >= d * 10 ** (d - 1)]
         if not fits:
-            raise DataError(f"order=counting on {name!r}: class {int(counts.argmin())} has no examples")
+            raise DataError(
+                f"order=counting on {name!r}: class {int(counts.argmin())} has no examples"
+            )
         digits = fits[0]
         if runs is None:
-            runs = max(1, min(fewest // (digits * 10 ** (digits - 1)), COUNTING_LENGTH // (digits * 10**digits)))
+            runs = max(
+                1,
+                min(
+                    fewest // (digits * 10 ** (digits - 1)),
+                    COUNTING_LENGTH // (digits * 10**digits),
+                ),
+            )
     elif runs is None:
         runs = max(1, fewest // (digits * 10 ** (digits - 1)))
     need = runs * digits * 10 ** (digits - 1)
     if fewest < need:
         short = int(counts.argmin())
-        raise DataError(f"order=counting-{digits}x{runs} on {name!r} needs {need} examples of each digit, "
-                        f"but class {short} has {fewest}; use fewer digits or runs")
+        raise DataError(
+            f"order=counting-{digits}x{runs} on {name!r} needs {need} examples of each digit, "
+            f"but class {short} has {fewest}; use fewer digits or runs"
+        )
     pools = [rng.permutation(np.flatnonzero(y == c))[:need] for c in range(10)]
     numbers = np.arange(10**digits)
     # digit k (most significant first) of every number of one run
-    seq = np.stack([(numbers // 10 ** (digits - 1 - k)) % 10 for k in range(digits)], axis=1).ravel()
+    seq = np.stack(
+        [(numbers // 10 ** (digits - 1 - k)) % 10 for k in range(digits)], axis=1
+    ).ravel()
     seq = np.tile(seq, runs)
     out = np.empty(len(seq), dtype=np.intp)
     for c in range(10):
@@ -214,8 +241,10 @@ def _check_finite(name: str, part: str, X: np.ndarray, y: np.ndarray) -> None:
     bad = ~np.isfinite(X).all(axis=1) | ~np.isfinite(y)
     if bad.any():
         row = int(np.argmax(bad))
-        raise DataError(f"data set {name!r}: {part} row {row} has a NaN or infinite value "
-                        f"({int(bad.sum())} such rows); clean the data or drop those rows")
+        raise DataError(
+            f"data set {name!r}: {part} row {row} has a NaN or infinite value "
+            f"({int(bad.sum())} such rows); clean the data or drop those rows"
+        )
 
 
 def _parse_classes(text: str, data: Data, name: str) -> set[int]:
@@ -230,10 +259,14 @@ def _parse_classes(text: str, data: Data, name: str) -> set[int]:
         elif part in names:
             chosen.add(names.index(part))
         else:
-            raise DataError(f"data set {name!r} has no class {part!r} (classes: {', '.join(names) or f'0..{data.n_classes - 1}'})")
+            raise DataError(
+                f"data set {name!r} has no class {part!r} (classes: {', '.join(names) or f'0..{data.n_classes - 1}'})"
+            )
     missing = sorted(c for c in chosen if not 0 <= c < data.n_classes)
     if missing:
-        raise DataError(f"data set {name!r} has no class {missing[0]} (it has classes 0..{data.n_classes - 1})")
+        raise DataError(
+            f"data set {name!r} has no class {missing[0]} (it has classes 0..{data.n_classes - 1})"
+        )
     if not chosen or len(chosen) == data.n_classes:
         raise DataError(f"positive={text!r} on {name!r} must name some but not all classes")
     return chosen
@@ -242,9 +275,15 @@ def _parse_classes(text: str, data: Data, name: str) -> set[int]:
 def _check_digits(data: Data, name: str) -> None:
     digits = tuple(str(i) for i in range(10))
     if data.task != "multiclass" or data.n_classes != 10 or (data.class_names or digits) != digits:
-        classes = ", ".join(data.class_names[:4]) + ", ..." if data.class_names else f"{data.n_classes} classes"
-        raise DataError(f"order=counting orders the digits 0-9 of a digit data set; {name!r} is "
-                        f"{data.task} with {classes}")
+        classes = (
+            ", ".join(data.class_names[:4]) + ", ..."
+            if data.class_names
+            else f"{data.n_classes} classes"
+        )
+        raise DataError(
+            f"order=counting orders the digits 0-9 of a digit data set; {name!r} is "
+            f"{data.task} with {classes}"
+        )
 
 
 def _readonly(a: np.ndarray | None) -> np.ndarray | None:
@@ -260,8 +299,10 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     dataset = registry.create("dataset", spec.dataset)
     clash = reserved_parameters(type(dataset))
     if clash:
-        raise DataError(f"data set {dataset.name!r} declares parameter {clash[0]!r}, a reserved stream option "
-                        f"name ({', '.join(STREAM_OPTIONS)}); its plugin must rename it")
+        raise DataError(
+            f"data set {dataset.name!r} declares parameter {clash[0]!r}, a reserved stream option "
+            f"name ({', '.join(STREAM_OPTIONS)}); its plugin must rename it"
+        )
     why = dataset.unavailable()
     if why:
         raise DataError(f"data set {dataset.name!r} is not available here: {why}")
@@ -269,7 +310,9 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     name = dataset.name
     X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y, dtype=np.float64).ravel()
     if X.ndim != 2 or len(X) == 0:
-        raise DataError(f"data set {name!r} is empty (shape {X.shape}); check its parameters or files")
+        raise DataError(
+            f"data set {name!r} is empty (shape {X.shape}); check its parameters or files"
+        )
     if len(y) != len(X):
         raise DataError(f"data set {name!r}: {len(X)} rows but {len(y)} labels")
     _check_finite(name, "training", X, y)
@@ -277,7 +320,9 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     yt = None if data.y_test is None else np.asarray(data.y_test, dtype=np.float64).ravel()
     if Xt is not None:
         if Xt.ndim != 2 or Xt.shape[1] != X.shape[1] or len(yt) != len(Xt):
-            raise DataError(f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}")
+            raise DataError(
+                f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}"
+            )
         _check_finite(name, "test", Xt, yt)
     task, n_classes = data.task, data.n_classes
     counting = spec.order.startswith("counting")
@@ -285,7 +330,9 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
         _check_digits(data, name)
     if spec.positive is not None:
         if task != "multiclass":
-            raise DataError(f"positive= groups classes of a multiclass data set; {name!r} is {task}")
+            raise DataError(
+                f"positive= groups classes of a multiclass data set; {name!r} is {task}"
+            )
         pos = np.array(sorted(_parse_classes(spec.positive, data, name)), dtype=float)
         y_class = y  # the counting order needs the digits, not the grouped labels
         y = np.where(np.isin(y, pos), 1.0, -1.0)
@@ -296,9 +343,11 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     rng = np.random.default_rng(spec.seed)
     if spec.test_size > 0.0 and Xt is None:
         perm = rng.permutation(len(X))
-        n_test = max(1, int(round(spec.test_size * len(X))))
+        n_test = max(1, round(spec.test_size * len(X)))
         if n_test >= len(X):
-            raise DataError(f"data set {name!r}: test_size={spec.test_size} leaves no training examples")
+            raise DataError(
+                f"data set {name!r}: test_size={spec.test_size} leaves no training examples"
+            )
         Xt, yt = X[perm[:n_test]], y[perm[:n_test]]
         X, y, y_class = X[perm[n_test:]], y[perm[n_test:]], y_class[perm[n_test:]]
     if spec.order == "shuffle" and not getattr(type(dataset), "time_ordered", False):
@@ -320,8 +369,16 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
         X = (X - center) / width
         Xt = None if Xt is None else (Xt - center) / width
     X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
-    return Stream(spec=spec, X=X, y=y, X_test=Xt, y_test=yt, task=task, n_classes=n_classes,
-                  stream_id=_stream_id(spec, X, y, Xt, yt))
+    return Stream(
+        spec=spec,
+        X=X,
+        y=y,
+        X_test=Xt,
+        y_test=yt,
+        task=task,
+        n_classes=n_classes,
+        stream_id=_stream_id(spec, X, y, Xt, yt),
+    )
 
 
 def _stream_id(spec: StreamSpec, *arrays: np.ndarray | None) -> str:
@@ -354,8 +411,14 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
         with os.fdopen(fd, "wb") as fh:
-            arrays = {k: getattr(stream, k) for k in ("X", "y", "X_test", "y_test") if getattr(stream, k) is not None}
-            meta = json.dumps({"task": stream.task, "n_classes": stream.n_classes, "stream_id": stream.stream_id})
+            arrays = {
+                k: getattr(stream, k)
+                for k in ("X", "y", "X_test", "y_test")
+                if getattr(stream, k) is not None
+            }
+            meta = json.dumps(
+                {"task": stream.task, "n_classes": stream.n_classes, "stream_id": stream.stream_id}
+            )
             np.savez(fh, meta=np.array(meta), **arrays)
         os.replace(tmp, path)
     except OSError:
@@ -366,9 +429,16 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
 def _load(path: Path, spec: StreamSpec) -> Stream:
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        arrays = {k: _readonly(z[k]) if k in z.files else None for k in ("X", "y", "X_test", "y_test")}
-    stream = Stream(spec=spec, task=meta["task"], n_classes=meta["n_classes"],
-                    stream_id=meta["stream_id"], **arrays)
+        arrays = {
+            k: _readonly(z[k]) if k in z.files else None for k in ("X", "y", "X_test", "y_test")
+        }
+    stream = Stream(
+        spec=spec,
+        task=meta["task"],
+        n_classes=meta["n_classes"],
+        stream_id=meta["stream_id"],
+        **arrays,
+    )
     if _stream_id(spec, stream.X, stream.y, stream.X_test, stream.y_test) != stream.stream_id:
         raise DataError(f"cached stream {path} does not match its id")
     return stream

@@ -60,15 +60,23 @@ def load_study(path: str | Path) -> list[Experiment]:
     blocks = data.get("experiment", [])
     if not blocks:
         blocks = [{}]
-    if not isinstance(defaults, dict) or not isinstance(blocks, list) or not all(isinstance(b, dict) for b in blocks):
-        raise KbenchError(f"study file {path}: [study] must be a table and [[experiment]] an array of tables")
+    if (
+        not isinstance(defaults, dict)
+        or not isinstance(blocks, list)
+        or not all(isinstance(b, dict) for b in blocks)
+    ):
+        raise KbenchError(
+            f"study file {path}: [study] must be a table and [[experiment]] an array of tables"
+        )
     allowed = {f.name for f in fields(Experiment)}
     experiments = []
     for i, block in enumerate(blocks):
         merged = {**defaults, **block}
         unknown = sorted(set(merged) - allowed)
         if unknown:
-            raise KbenchError(f"study file {path}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(allowed))})")
+            raise KbenchError(
+                f"study file {path}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(allowed))})"
+            )
         for key, value in merged.items():
             _check_type(path, i + 1, key, value)
         for key in ("algorithms", "datasets"):
@@ -88,7 +96,9 @@ def _check_type(path: Path, index: int, key: str, value: object) -> None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise KbenchError(f"{where} must be a list of spec strings, got {value!r}")
     elif key == "seeds":
-        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        ):
             raise KbenchError(f"{where} must be a list of integers, got {value!r}")
     elif key in _INTS or key == "n":
         if not (isinstance(value, int) and not isinstance(value, bool)):
@@ -119,7 +129,9 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
         if exp.n is not None and exp.n < 1:
             raise SpecError(f"--n must be at least 1, got {exp.n}")
         streams = [_stream_base(spec, registry, exp) for spec in exp.datasets]
-        kernels = [registry.canonical("kernel", k) for k in exp.kernels] or [registry.canonical("kernel", "rbf")]
+        kernels = [registry.canonical("kernel", k) for k in exp.kernels] or [
+            registry.canonical("kernel", "rbf")
+        ]
         losses = [registry.canonical("loss", spec) for spec in exp.losses]
         for alg_spec in exp.algorithms:
             cls, _ = registry.resolve("algorithm", alg_spec)
@@ -142,18 +154,34 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                     for kernel in kernels if cls.uses_kernel else [None]:
                         kernel_obj = registry.create("kernel", kernel) if kernel else None
                         # Construct once so that out-of-range values fail before anything runs.
-                        registry.create("algorithm", algorithm, kernel=kernel_obj, loss=loss_obj,
-                                        task=task_kind, n_classes=n_classes, seed=0)
+                        registry.create(
+                            "algorithm",
+                            algorithm,
+                            kernel=kernel_obj,
+                            loss=loss_obj,
+                            task=task_kind,
+                            n_classes=n_classes,
+                            seed=0,
+                        )
                         for seed in exp.seeds:
                             stream = StreamSpec(dataset=dataset, seed=seed, **options)
-                            task = Task(algorithm=algorithm, kernel=kernel, loss=loss, stream=stream,
-                                        seed=seed, epochs=exp.epochs, checkpoints=exp.checkpoints,
-                                        test_max=exp.test_max)
+                            task = Task(
+                                algorithm=algorithm,
+                                kernel=kernel,
+                                loss=loss,
+                                stream=stream,
+                                seed=seed,
+                                epochs=exp.epochs,
+                                checkpoints=exp.checkpoints,
+                                test_max=exp.test_max,
+                            )
                             tasks.setdefault(task.task_id, task)
     return Plan(tasks=list(tasks.values()), skipped=skipped)
 
 
-def _stream_base(spec: str, registry: Registry, exp: Experiment) -> tuple[str, dict[str, Any], str, int]:
+def _stream_base(
+    spec: str, registry: Registry, exp: Experiment
+) -> tuple[str, dict[str, Any], str, int]:
     """Canonical data-set spec, stream options, task and class count of one data-set spec."""
     dataset_spec, options = split_stream_options(spec)
     if exp.n is not None and "n" not in options:
@@ -165,7 +193,9 @@ def _stream_base(spec: str, registry: Registry, exp: Experiment) -> tuple[str, d
     n_classes = dataset.info().get("classes", 2)
     if options.get("positive") is not None:
         if task_kind != "multiclass":
-            raise SpecError(f"positive= groups the classes of a multiclass data set; {cls.name!r} is {task_kind}")
+            raise SpecError(
+                f"positive= groups the classes of a multiclass data set; {cls.name!r} is {task_kind}"
+            )
         task_kind, n_classes = "binary", 2
     return registry.canonical("dataset", dataset_spec), options, task_kind, n_classes
 

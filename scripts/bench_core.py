@@ -16,10 +16,10 @@ import timeit
 import types
 
 import numpy as np
+from kbench.cython_core import _kernels
 from threadpoolctl import threadpool_limits
 
 from kbench import Algorithm, hookimpl
-from kbench.cython_core import _kernels
 from kbench.registry import Registry
 from kbench.runner import run_task
 from kbench.streams import StreamSpec, build_stream
@@ -85,7 +85,9 @@ def runner_overhead(reg: Registry) -> list[tuple[str, float]]:
         for memory in (False, True):
             best = np.inf
             for _ in range(3):
-                task = Task(algorithm=name, kernel=None, loss=None, stream=stream.spec, checkpoints=32)
+                task = Task(
+                    algorithm=name, kernel=None, loss=None, stream=stream.spec, checkpoints=32
+                )
                 t0 = time.perf_counter()
                 res = run_task(task, stream, reg, trace_memory=memory)
                 best = min(best, time.perf_counter() - t0)
@@ -112,19 +114,42 @@ def kernel_rows(reg: Registry, M: int = 4096, d: int = 784) -> list[tuple[str, f
         for spec in ("linear", "rbf[gamma=0.01]", "poly[degree=3]", "laplacian[gamma=0.01]"):
             k = reg.create("kernel", spec)
             c = k.compiled()
-            t = min(timeit.repeat(lambda c=c: _kernels.kernel_row(*c, S, buf.sq, x, xsq, row, M),
-                                  number=50, repeat=7)) / 50
+            t = (
+                min(
+                    timeit.repeat(
+                        lambda c=c: _kernels.kernel_row(*c, S, buf.sq, x, xsq, row, M),
+                        number=50,
+                        repeat=7,
+                    )
+                )
+                / 50
+            )
             out.append((f"compiled row, {spec}", t * 1e3, t / blas))
-            t = min(timeit.repeat(lambda k=k: k.row(S, x, out=row, sq=buf.sq, xsq=xsq), number=50, repeat=7)) / 50
+            t = (
+                min(
+                    timeit.repeat(
+                        lambda k=k: k.row(S, x, out=row, sq=buf.sq, xsq=xsq), number=50, repeat=7
+                    )
+                )
+                / 50
+            )
             out.append((f"Kernel.row API, {spec}", t * 1e3, t / blas))
     gbps = S.nbytes / blas / 1e9
-    out.append((f"(S is {S.nbytes / 1e6:.1f} MB: BLAS reads it at {gbps:.1f} GB/s)", float("nan"), float("nan")))
+    out.append(
+        (
+            f"(S is {S.nbytes / 1e6:.1f} MB: BLAS reads it at {gbps:.1f} GB/s)",
+            float("nan"),
+            float("nan"),
+        )
+    )
     return out
 
 
 def main() -> None:
     reg = Registry(extra_plugins=[("bench", plugin)])
-    print(f"machine: {platform.processor() or platform.machine()}, {platform.python_version()}, numpy {np.__version__}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {platform.python_version()}, numpy {np.__version__}"
+    )
     print("\nRunner overhead on a9a (32 561 examples), µs per example:")
     for label, us in runner_overhead(reg):
         print(f"  {label:<70} {us:8.3f}")

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import MISBEHAVING
 
 KBENCH = [sys.executable, "-m", "kbench.cli"]
@@ -21,7 +20,9 @@ DIGITS = "digits[positive=5-9,scale=minmax,test_size=0.3,n=400]"
 
 def kbench(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, COLUMNS="200")
-    return subprocess.run([*KBENCH, *args], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [*KBENCH, *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def _error_line(proc: subprocess.CompletedProcess[str]) -> str:
@@ -33,15 +34,33 @@ def _error_line(proc: subprocess.CompletedProcess[str]) -> str:
 def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
     """A run writes one file per task and a leaderboard; running again skips finished tasks."""
     out = tmp_path / "res"
-    args = ["run", "-a", "perceptron", "-a", "norma[eta=0.5,c=0.001,budget=100]", "-k", "rbf[gamma=0.05]",
-            "-d", DIGITS, "--seeds", "0-1", "--workers", "2", "--out", str(out)]
+    args = [
+        "run",
+        "-a",
+        "perceptron",
+        "-a",
+        "norma[eta=0.5,c=0.001,budget=100]",
+        "-k",
+        "rbf[gamma=0.05]",
+        "-d",
+        DIGITS,
+        "--seeds",
+        "0-1",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
     first = kbench(*args)
     assert first.returncode == 0, first.stderr
     assert "4 ok" in first.stderr
     assert "perceptron" in first.stdout and "norma[budget=100,c=0.001]" in first.stdout
     assert "held-out error" in first.stdout
     assert len(list((out / "tasks").glob("*.parquet"))) == 4
-    assert "report written to" in first.stderr and "<html" in (out / "report.html").read_text()[:500].lower()
+    assert (
+        "report written to" in first.stderr
+        and "<html" in (out / "report.html").read_text()[:500].lower()
+    )
     runs = pd.read_parquet(out / "runs.parquet")
     assert ((runs["majority_error"] > 0.3) & (runs["majority_error"] < 0.7)).all()
     assert set(runs["status"]) == {"ok"} and runs["stream_id"].nunique() == 2
@@ -79,9 +98,15 @@ losses = ["hinge", "logistic"]
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-a", "percepton", "-d", "digits"], "unknown algorithm 'percepton' (did you mean 'perceptron'?)"),
+        (
+            ["-a", "percepton", "-d", "digits"],
+            "unknown algorithm 'percepton' (did you mean 'perceptron'?)",
+        ),
         (["-a", "norma[eta=-1]", "-d", "digits[positive=1]"], "norma: eta must be in (0"),
-        (["-a", "norma[step=1]", "-d", "digits[positive=1]"], "algorithm 'norma' has no parameter 'step'"),
+        (
+            ["-a", "norma[step=1]", "-d", "digits[positive=1]"],
+            "algorithm 'norma' has no parameter 'step'",
+        ),
         (["-a", "perceptron", "-d", "digits[scale=huge]"], "stream option scale='huge'"),
         (["-a", "perceptron", "-d", "digits", "--seeds", "a-b"], "--seeds 'a-b'"),
         (["-a", "perceptron"], "give at least one -a/--algorithm and one -d/--dataset"),
@@ -109,24 +134,63 @@ def test_misbehaving_plugins_do_not_stop_the_study(tmp_path: Path, plugin_dist) 
     plugin_dist("kb_broken", "raise ImportError('missing dependency xyz')\n")
     out = tmp_path / "res"
     started = time.monotonic()
-    proc = kbench("run", "-a", "sleeper", "-a", "exploder", "-a", "crasher", "-a", "perceptron",
-                  "-d", "digits[positive=5-9,n=100]", "-d", "nandata", "--timeout", "3", "--workers", "2",
-                  "--out", str(out))
+    proc = kbench(
+        "run",
+        "-a",
+        "sleeper",
+        "-a",
+        "exploder",
+        "-a",
+        "crasher",
+        "-a",
+        "perceptron",
+        "-d",
+        "digits[positive=5-9,n=100]",
+        "-d",
+        "nandata",
+        "--timeout",
+        "3",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    )
     assert time.monotonic() - started < 60
     assert proc.returncode == 1, proc.stderr  # the NaN data set is bad input
-    assert "plugin 'kb_broken' skipped: failed to load: ImportError: missing dependency xyz" in proc.stderr
+    assert (
+        "plugin 'kb_broken' skipped: failed to load: ImportError: missing dependency xyz"
+        in proc.stderr
+    )
     assert "stream nandata (seed 0): data set 'nandata': training row 7 has a NaN" in proc.stderr
     runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
     assert runs.loc["sleeper", "status"] == "timeout"
-    assert runs.loc["exploder", "status"] == "error" and runs.loc["exploder", "reason"] == "RuntimeError: exploded on purpose"
-    assert runs.loc["crasher", "status"] == "error" and "worker process died (exit code 3)" in runs.loc["crasher", "reason"]
+    assert (
+        runs.loc["exploder", "status"] == "error"
+        and runs.loc["exploder", "reason"] == "RuntimeError: exploded on purpose"
+    )
+    assert (
+        runs.loc["crasher", "status"] == "error"
+        and "worker process died (exit code 3)" in runs.loc["crasher", "reason"]
+    )
     assert runs.loc["perceptron", "status"] == "ok"
 
 
 def test_corrupted_result_file_is_set_aside_and_rerun(tmp_path: Path) -> None:
     """A result file damaged after a kill is kept aside as .corrupt, and its task runs again."""
     out = tmp_path / "res"
-    args = ["run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-d", DIGITS, "--workers", "0", "--out", str(out)]
+    args = [
+        "run",
+        "-a",
+        "perceptron",
+        "-k",
+        "rbf[gamma=0.05]",
+        "-d",
+        DIGITS,
+        "--workers",
+        "0",
+        "--out",
+        str(out),
+    ]
     assert kbench(*args).returncode == 0
     (task_file,) = (out / "tasks").glob("*.parquet")
     task_file.write_bytes(task_file.read_bytes()[:100])
@@ -142,10 +206,30 @@ def test_ctrl_c_keeps_finished_tasks(tmp_path: Path, plugin_dist) -> None:
     """Ctrl-C stops the study, keeps every finished task, and the same command resumes."""
     plugin_dist("kb_misbehaving", MISBEHAVING)
     out = tmp_path / "res"
-    args = ["run", "-a", "perceptron", "-a", "sleeper", "-k", "rbf[gamma=0.05]", "-d", DIGITS,
-            "--seeds", "0-3", "--workers", "1", "--out", str(out)]
-    proc = subprocess.Popen([*KBENCH, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    args = [
+        "run",
+        "-a",
+        "perceptron",
+        "-a",
+        "sleeper",
+        "-k",
+        "rbf[gamma=0.05]",
+        "-d",
+        DIGITS,
+        "--seeds",
+        "0-3",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        [*KBENCH, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while len(list((out / "tasks").glob("*.parquet"))) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -155,7 +239,9 @@ def test_ctrl_c_keeps_finished_tasks(tmp_path: Path, plugin_dist) -> None:
     assert proc.returncode == 130, err
     assert "interrupted; 4 finished tasks are kept" in err
     assert len(list((out / "tasks").glob("*.parquet"))) == 4
-    resumed = kbench(*args[:-4], "--seeds", "0-3", "--out", str(out), "--timeout", "1", "--workers", "2")
+    resumed = kbench(
+        *args[:-4], "--seeds", "0-3", "--out", str(out), "--timeout", "1", "--workers", "2"
+    )
     assert "4 of 8 tasks already have results" in resumed.stderr
 
 
@@ -164,15 +250,27 @@ def test_list_and_plugins(plugin_dist) -> None:
     plugin_dist("kb_misbehaving", MISBEHAVING)
     listing = kbench("list", "algorithms")
     assert listing.returncode == 0
-    assert "norma" in listing.stdout and "budget=1000" in listing.stdout and "kb_misbehaving" in listing.stdout
+    assert (
+        "norma" in listing.stdout
+        and "budget=1000" in listing.stdout
+        and "kb_misbehaving" in listing.stdout
+    )
     rows = json.loads(kbench("list", "--json").stdout)
     norma = next(r for r in rows if r["name"] == "norma")
-    assert norma["plugin"] == "kbench.algorithms.norma" and norma["parameters"]["budget"]["default"] == 1000
+    assert (
+        norma["plugin"] == "kbench.algorithms.norma"
+        and norma["parameters"]["budget"]["default"] == 1000
+    )
     assert "binary" in norma["tasks"]
     a9a = next(r for r in rows if r["name"] == "a9a")
     assert a9a["available"] and a9a["d"] == 123
     plugins = {p["name"]: p for p in json.loads(kbench("plugins", "--json").stdout)}
-    assert plugins["kb_misbehaving"]["components"]["algorithms"][:4] == ["sleeper", "exploder", "diverger", "crasher"]
+    assert plugins["kb_misbehaving"]["components"]["algorithms"][:4] == [
+        "sleeper",
+        "exploder",
+        "diverger",
+        "crasher",
+    ]
     assert plugins["kbench.kernels.radial"]["source"] == "builtin"
 
 
@@ -207,4 +305,6 @@ kernels = ["rbf[gamma=0.002]"]
     runs = pd.read_parquet(tmp_path / "r" / "runs.parquet")
     assert len(runs) == 16 and (runs["status"] == "ok").all()
     assert set(runs["dataset"]) == {"banana", "letter", "fashion_mnist", "mnist5k"}
-    assert (runs["test_error"] < runs["majority_test_error"] - 0.05).all(), runs[["stream", "algorithm", "test_error"]]
+    assert (runs["test_error"] < runs["majority_test_error"] - 0.05).all(), runs[
+        ["stream", "algorithm", "test_error"]
+    ]

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from kbench.buffer import SupportBuffer
-from kbench.cython_core import _kernels
 from kbench.registry import get_registry
 
 RNG = np.random.default_rng(42)
@@ -19,12 +18,22 @@ def _ref_kernel(name: str, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     dots = A @ B.T
     sq = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
     l1 = np.abs(A[:, None, :] - B[None, :, :]).sum(-1)
-    return {"linear": dots, "rbf[gamma=0.3]": np.exp(-0.3 * sq), "rbf[sigma=2.0]": np.exp(-sq / 8.0),
-            "poly[degree=3,scale=0.5,offset=1.0]": (0.5 * dots + 1.0) ** 3,
-            "laplacian[gamma=0.2]": np.exp(-0.2 * l1)}[name]
+    return {
+        "linear": dots,
+        "rbf[gamma=0.3]": np.exp(-0.3 * sq),
+        "rbf[sigma=2.0]": np.exp(-sq / 8.0),
+        "poly[degree=3,scale=0.5,offset=1.0]": (0.5 * dots + 1.0) ** 3,
+        "laplacian[gamma=0.2]": np.exp(-0.2 * l1),
+    }[name]
 
 
-KERNELS = ["linear", "rbf[gamma=0.3]", "rbf[sigma=2.0]", "poly[degree=3,scale=0.5,offset=1.0]", "laplacian[gamma=0.2]"]
+KERNELS = [
+    "linear",
+    "rbf[gamma=0.3]",
+    "rbf[sigma=2.0]",
+    "poly[degree=3,scale=0.5,offset=1.0]",
+    "laplacian[gamma=0.2]",
+]
 
 
 @pytest.mark.parametrize("spec", KERNELS)
@@ -65,13 +74,17 @@ def _norma_reference(X, y, *, eta, c, budget, schedule, tau, offset, loss, gamma
     """NORMA written out plainly: explicit shrinking of every coefficient, a list as the buffer."""
     sv, coef, b, preds = [], [], 0.0, []
     for t, (x, yt) in enumerate(zip(X, y, strict=True)):
-        f = sum(a * np.exp(-gamma * np.sum((s - x) ** 2)) for s, a in zip(sv, coef, strict=True)) + b
+        f = (
+            sum(a * np.exp(-gamma * np.sum((s - x) ** 2)) for s, a in zip(sv, coef, strict=True))
+            + b
+        )
         preds.append(1.0 if f >= 0 else -1.0)
-        if loss == "hinge":
-            xi = -yt if yt * f < 1 else 0.0
-        else:
-            xi = -yt / (1.0 + np.exp(yt * f))
-        e = {"constant": eta, "inv_sqrt": eta / np.sqrt(t + 1), "decay_tau": eta * np.sqrt(tau / (tau + t))}[schedule]
+        xi = (-yt if yt * f < 1 else 0.0) if loss == "hinge" else -yt / (1.0 + np.exp(yt * f))
+        e = {
+            "constant": eta,
+            "inv_sqrt": eta / np.sqrt(t + 1),
+            "decay_tau": eta * np.sqrt(tau / (tau + t)),
+        }[schedule]
         coef = [a * (1 - e * c) for a in coef]
         if xi != 0.0:
             sv.append(x)
@@ -84,21 +97,29 @@ def _norma_reference(X, y, *, eta, c, budget, schedule, tau, offset, loss, gamma
     return np.array(preds), sv, coef, b
 
 
-@pytest.mark.parametrize(("schedule", "loss", "offset"), [("constant", "hinge", False), ("inv_sqrt", "logistic", True),
-                                                          ("decay_tau", "hinge", True)])
+@pytest.mark.parametrize(
+    ("schedule", "loss", "offset"),
+    [("constant", "hinge", False), ("inv_sqrt", "logistic", True), ("decay_tau", "hinge", True)],
+)
 def test_norma_matches_plain_reference(schedule: str, loss: str, offset: bool) -> None:
     """Compiled NORMA (lazy scaling, circular buffer) equals the plain algorithm."""
     reg = get_registry()
     X = RNG.standard_normal((300, 3))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
     kw = {"eta": 0.7, "c": 0.05, "budget": 25, "schedule": schedule, "tau": 10.0, "offset": offset}
-    algo = reg.create("algorithm", "norma[" + ",".join(f"{k}={v}" for k, v in kw.items()) + "]",
-                      kernel=reg.create("kernel", "rbf[gamma=0.5]"), loss=reg.create("loss", loss))
+    algo = reg.create(
+        "algorithm",
+        "norma[" + ",".join(f"{k}={v}" for k, v in kw.items()) + "]",
+        kernel=reg.create("kernel", "rbf[gamma=0.5]"),
+        loss=reg.create("loss", loss),
+    )
     pred = algo.learn_predict_many(np.ascontiguousarray(X), y)
     ref_pred, sv, coef, b = _norma_reference(X, y, loss=loss, gamma=0.5, **kw)
     assert np.array_equal(pred, ref_pred)
     probe = RNG.standard_normal(3)
-    f_ref = sum(a * np.exp(-0.5 * np.sum((s - probe) ** 2)) for s, a in zip(sv, coef, strict=True)) + b
+    f_ref = (
+        sum(a * np.exp(-0.5 * np.sum((s - probe) ** 2)) for s, a in zip(sv, coef, strict=True)) + b
+    )
     assert algo.decision_one(probe) == pytest.approx(f_ref, rel=1e-9, abs=1e-12)
     assert algo.stats()["n_support"] == 25
 
@@ -128,5 +149,7 @@ def test_compiled_core_missing_fails_at_import() -> None:
     code = "import sys; sys.modules['kbench.cython_core._kernels'] = None; import kbench"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode != 0
-    assert "kbench's compiled core (kbench.cython_core._kernels) could not be imported" in proc.stderr
+    assert (
+        "kbench's compiled core (kbench.cython_core._kernels) could not be imported" in proc.stderr
+    )
     assert "pip install -e ." in proc.stderr

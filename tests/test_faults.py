@@ -12,25 +12,48 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import MISBEHAVING
+
 from kbench.results import load_results
 
 KBENCH = [sys.executable, "-m", "kbench.cli"]
-STUDY = ["-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "poly[degree=2]",
-         "-d", "digits[positive=5-9,scale=minmax,test_size=0.3,n=300]", "-d", "a9a[n=400]", "--seeds", "0-1"]
+STUDY = [
+    "-a",
+    "perceptron",
+    "-k",
+    "rbf[gamma=0.05]",
+    "-k",
+    "poly[degree=2]",
+    "-d",
+    "digits[positive=5-9,scale=minmax,test_size=0.3,n=300]",
+    "-d",
+    "a9a[n=400]",
+    "--seeds",
+    "0-1",
+]
 
 
 def kbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*KBENCH, *args], capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, COLUMNS="200"))
+    return subprocess.run(
+        [*KBENCH, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, COLUMNS="200"),
+    )
 
 
 def _outcomes(folder: Path) -> dict[str, tuple[np.ndarray, float, float]]:
     res = load_results(folder)
     runs = res.runs.set_index("task_id")
-    return {r.task_id: (r.outcome, runs.loc[r.task_id, "online_error"], runs.loc[r.task_id, "test_error"])
-            for r in res.outcomes.itertuples()}
+    return {
+        r.task_id: (
+            r.outcome,
+            runs.loc[r.task_id, "online_error"],
+            runs.loc[r.task_id, "test_error"],
+        )
+        for r in res.outcomes.itertuples()
+    }
 
 
 def _same(a: dict, b: dict) -> None:
@@ -43,8 +66,11 @@ def _same(a: dict, b: dict) -> None:
 def test_identical_outcomes_locally_with_1_or_2_workers_and_on_dask(tmp_path: Path) -> None:
     """The same study gives the same per-example outcomes on every executor."""
     runs = {}
-    for name, extra in (("one", ["--workers", "1"]), ("two", ["--workers", "2"]),
-                        ("dask", ["--executor", "dask", "--workers", "2"])):
+    for name, extra in (
+        ("one", ["--workers", "1"]),
+        ("two", ["--workers", "2"]),
+        ("dask", ["--executor", "dask", "--workers", "2"]),
+    ):
         proc = kbench("run", *STUDY, *extra, "--out", str(tmp_path / name))
         assert proc.returncode == 0, proc.stderr
         assert "8 ok" in proc.stderr
@@ -58,28 +84,64 @@ def test_dask_scheduler_address_and_isolation_on_workers(tmp_path: Path, plugin_
     from dask.distributed import LocalCluster
 
     plugin_dist("kb_misbehaving", MISBEHAVING)  # before the workers start, so they see it
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
-        proc = kbench("run", "-a", "sleeper", "-a", "segfaulter", "-a", "perceptron", "-d", "digits[positive=5-9,n=200]",
-                      "--executor", "dask", "--scheduler", cluster.scheduler_address, "--timeout", "3",
-                      "--out", str(tmp_path / "r"))
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        proc = kbench(
+            "run",
+            "-a",
+            "sleeper",
+            "-a",
+            "segfaulter",
+            "-a",
+            "perceptron",
+            "-d",
+            "digits[positive=5-9,n=200]",
+            "--executor",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--timeout",
+            "3",
+            "--out",
+            str(tmp_path / "r"),
+        )
     assert proc.returncode == 0, proc.stderr
     runs = pd.read_parquet(tmp_path / "r" / "runs.parquet").set_index("algorithm")
     assert runs.loc["sleeper", "status"] == "timeout"
-    assert runs.loc["segfaulter", "status"] == "error" and "SIGSEGV" in runs.loc["segfaulter", "reason"]
+    assert (
+        runs.loc["segfaulter", "status"] == "error"
+        and "SIGSEGV" in runs.loc["segfaulter", "reason"]
+    )
     assert runs.loc["perceptron", "status"] == "ok"
 
 
 def test_unreachable_scheduler(tmp_path: Path) -> None:
     """A scheduler that does not answer is a one-line error."""
-    proc = kbench("run", *STUDY, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "r"))
-    assert proc.returncode == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in proc.stderr
+    proc = kbench(
+        "run",
+        *STUDY,
+        "--executor",
+        "dask",
+        "--scheduler",
+        "tcp://127.0.0.1:9",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert (
+        proc.returncode == 2
+        and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in proc.stderr
+    )
+
+
+KILL_STUDY = ["-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "poly[degree=2]", "-d", "a9a[n=2500]",
+              "--seeds", "0-3", "--no-report"]
 
 
 def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
     """After kill -9 mid-study, rerunning keeps every finished task and ends as an uninterrupted run."""
     out = tmp_path / "killed"
-    args = ["run", *STUDY, "--workers", "1", "--out", str(out)]
+    args = ["run", *KILL_STUDY, "--workers", "1", "--out", str(out)]
     proc = subprocess.Popen([*KBENCH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while len(list((out / "tasks").glob("*.parquet"))) < 3 and time.monotonic() < deadline:
@@ -93,9 +155,11 @@ def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
     stray = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True).stdout.split()
     assert stray == [], "children of the killed driver kept running"
     again = kbench(*args)
-    assert again.returncode == 0 and f"{len(finished)} of 8 tasks already have results" in again.stderr
+    assert (
+        again.returncode == 0 and f"{len(finished)} of 8 tasks already have results" in again.stderr
+    )
     assert finished <= {p.name for p in (out / "tasks").glob("*.parquet")}
-    clean = kbench("run", *STUDY, "--workers", "2", "--out", str(tmp_path / "clean"))
+    clean = kbench("run", *KILL_STUDY, "--workers", "2", "--out", str(tmp_path / "clean"))
     assert clean.returncode == 0
     _same(_outcomes(out), _outcomes(tmp_path / "clean"))
 
@@ -103,11 +167,29 @@ def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
 def test_segfault_and_memory_limit_affect_only_their_tasks(tmp_path: Path, plugin_dist) -> None:
     """A segfault in compiled code and a task over --max-memory are recorded; the rest run."""
     plugin_dist("kb_misbehaving", MISBEHAVING)
-    proc = kbench("run", "-a", "segfaulter", "-a", "hog", "-a", "perceptron", "-d", "digits[positive=5-9,n=200]",
-                  "--max-memory", "300M", "--workers", "2", "--out", str(tmp_path / "r"))
+    proc = kbench(
+        "run",
+        "-a",
+        "segfaulter",
+        "-a",
+        "hog",
+        "-a",
+        "perceptron",
+        "-d",
+        "digits[positive=5-9,n=200]",
+        "--max-memory",
+        "300M",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert proc.returncode == 0, proc.stderr
     runs = pd.read_parquet(tmp_path / "r" / "runs.parquet").set_index("algorithm")
-    assert runs.loc["segfaulter", "status"] == "error" and "signal 11, SIGSEGV" in runs.loc["segfaulter", "reason"]
+    assert (
+        runs.loc["segfaulter", "status"] == "error"
+        and "signal 11, SIGSEGV" in runs.loc["segfaulter", "reason"]
+    )
     assert runs.loc["hog", "status"] == "memory"
     assert runs.loc["perceptron", "status"] == "ok"
 
@@ -131,8 +213,23 @@ def tiny_disk(tmp_path: Path):
 def test_full_disk_stops_the_study_and_keeps_what_is_written(tiny_disk: Path) -> None:
     """Running out of space stops with a clear message; the files already written stay readable."""
     out = tiny_disk / "res"
-    proc = kbench("run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "linear", "-d", "a9a[n=3000]",
-                  "--seeds", "0-9", "--workers", "2", "--out", str(out))
+    proc = kbench(
+        "run",
+        "-a",
+        "perceptron",
+        "-k",
+        "rbf[gamma=0.05]",
+        "-k",
+        "linear",
+        "-d",
+        "a9a[n=3000]",
+        "--seeds",
+        "0-9",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 2, proc.stderr
     line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("kbench: error:"))
     assert "No space left on device" in line and "finished before are kept" in line

@@ -19,16 +19,52 @@ from kbench.specs import parse_spec
 from kbench.study import Experiment, load_study, plan
 
 NAMES = ["perceptron", "norma", "rbf", "poly", "linear", "hinge", "digits", "a9a", "x"]
-PARAMS = ["eta", "gamma", "budget", "degree", "c", "positive", "n", "scale", "order", "schedule", "q"]
-VALUES = ["1", "-1", "0", "0.5", "1e400", "nan", "inf", "true", "abc", "", "5-9", "minmax", "none", "[1]", "(", "]"]
+PARAMS = [
+    "eta",
+    "gamma",
+    "budget",
+    "degree",
+    "c",
+    "positive",
+    "n",
+    "scale",
+    "order",
+    "schedule",
+    "q",
+]
+VALUES = [
+    "1",
+    "-1",
+    "0",
+    "0.5",
+    "1e400",
+    "nan",
+    "inf",
+    "true",
+    "abc",
+    "",
+    "5-9",
+    "minmax",
+    "none",
+    "[1]",
+    "(",
+    "]",
+]
 
 spec_like = st.one_of(
     st.text(max_size=40),
-    st.builds(lambda n, items: n + "[" + ",".join(f"{k}={v}" for k, v in items) + "]",
-              st.sampled_from(NAMES), st.lists(st.tuples(st.sampled_from(PARAMS), st.sampled_from(VALUES)), max_size=3)),
-    st.builds(lambda n, junk: n + junk, st.sampled_from(NAMES), st.text(alphabet="[]=,() ab1", max_size=8)),
+    st.builds(
+        lambda n, items: n + "[" + ",".join(f"{k}={v}" for k, v in items) + "]",
+        st.sampled_from(NAMES),
+        st.lists(st.tuples(st.sampled_from(PARAMS), st.sampled_from(VALUES)), max_size=3),
+    ),
+    st.builds(
+        lambda n, junk: n + junk, st.sampled_from(NAMES), st.text(alphabet="[]=,() ab1", max_size=8)
+    ),
 )
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @FUZZ
@@ -48,7 +84,11 @@ def test_parse_spec_only_raises_spec_error(text: str) -> None:
 def test_create_only_raises_spec_error(kind: str, text: str) -> None:
     """Any spec either builds a component or raises a one-line SpecError."""
     reg = get_registry()
-    context = {"kernel": reg.create("kernel", "rbf"), "loss": reg.create("loss", "hinge")} if kind == "algorithm" else {}
+    context = (
+        {"kernel": reg.create("kernel", "rbf"), "loss": reg.create("loss", "hinge")}
+        if kind == "algorithm"
+        else {}
+    )
     try:
         reg.create(kind, text, **context)
     except SpecError as exc:
@@ -60,16 +100,38 @@ def test_create_only_raises_spec_error(kind: str, text: str) -> None:
 def test_plan_only_raises_kbench_errors(algorithm: str, dataset: str, kernel: str) -> None:
     """Planning a study from arbitrary specs raises nothing but KbenchError."""
     try:
-        plan([Experiment(algorithms=[algorithm], datasets=[dataset], kernels=[kernel])], get_registry())
+        plan(
+            [Experiment(algorithms=[algorithm], datasets=[dataset], kernels=[kernel])],
+            get_registry(),
+        )
     except KbenchError as exc:
         assert "\n" not in str(exc)
 
 
 toml_value = st.recursive(
-    st.one_of(st.integers(-3, 10**6), st.floats(allow_nan=False), st.booleans(), st.text(max_size=10),
-              st.sampled_from(["perceptron", "digits", "rbf", "norma[eta=2]", "a9a[n=5]"])),
-    lambda inner: st.lists(inner, max_size=3), max_leaves=6)
-KEYS = ["algorithms", "datasets", "kernels", "losses", "seeds", "n", "epochs", "checkpoints", "test_max", "name", "bogus"]
+    st.one_of(
+        st.integers(-3, 10**6),
+        st.floats(allow_nan=False),
+        st.booleans(),
+        st.text(max_size=10),
+        st.sampled_from(["perceptron", "digits", "rbf", "norma[eta=2]", "a9a[n=5]"]),
+    ),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+)
+KEYS = [
+    "algorithms",
+    "datasets",
+    "kernels",
+    "losses",
+    "seeds",
+    "n",
+    "epochs",
+    "checkpoints",
+    "test_max",
+    "name",
+    "bogus",
+]
 
 
 def _toml(value: object) -> str:
@@ -83,10 +145,16 @@ def _toml(value: object) -> str:
 
 
 @FUZZ
-@given(study=st.dictionaries(st.sampled_from(KEYS), toml_value, max_size=5),
-       experiments=st.lists(st.dictionaries(st.sampled_from(KEYS), toml_value, max_size=5), max_size=2),
-       junk=st.text(max_size=30))
-def test_study_files_only_raise_kbench_errors(tmp_path: Path, study: dict, experiments: list, junk: str) -> None:
+@given(
+    study=st.dictionaries(st.sampled_from(KEYS), toml_value, max_size=5),
+    experiments=st.lists(
+        st.dictionaries(st.sampled_from(KEYS), toml_value, max_size=5), max_size=2
+    ),
+    junk=st.text(max_size=30),
+)
+def test_study_files_only_raise_kbench_errors(
+    tmp_path: Path, study: dict, experiments: list, junk: str
+) -> None:
     """Random study files, well-formed TOML or not, give a KbenchError or a valid plan."""
     text = "[study]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in study.items())
     for exp in experiments:
@@ -100,15 +168,40 @@ def test_study_files_only_raise_kbench_errors(tmp_path: Path, study: dict, exper
             assert "\n" not in str(exc).strip() or "TOML" in str(exc)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(algorithm=spec_like, dataset=spec_like)
-def test_cli_answers_bad_specs_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch, algorithm: str, dataset: str) -> None:
+def test_cli_answers_bad_specs_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    algorithm: str,
+    dataset: str,
+) -> None:
     """The command line turns every bad spec into `kbench: error: ...` and exit status 2."""
     from kbench import cli
 
-    monkeypatch.setattr(sys, "argv", ["kbench", "run", "-a", algorithm, "-d", dataset, "--n", "20",
-                                      "--workers", "0", "--no-memory", "--no-report", "--out", str(tmp_path / "r")])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "kbench",
+            "run",
+            "-a",
+            algorithm,
+            "-d",
+            dataset,
+            "--n",
+            "20",
+            "--workers",
+            "0",
+            "--no-memory",
+            "--no-report",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     try:
         cli.main()
         code = 0

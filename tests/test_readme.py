@@ -11,5 +11,9 @@ def test_ci_runs_the_readme_test_command() -> None:
     blocks = [b.split("```", 1)[0].strip() for b in readme.split("```bash\n")[1:]]
     quick = blocks[:2]
     assert quick[0] == "bash install.sh && .venv/bin/kbench run"
-    ci_lines = [ln for ln in (REPO / ".ci" / "run").read_text().splitlines() if ln and not ln.startswith("#")]
+    ci_lines = [
+        ln
+        for ln in (REPO / ".ci" / "run").read_text().splitlines()
+        if ln and not ln.startswith("#")
+    ]
     assert ci_lines[-1] == quick[1]

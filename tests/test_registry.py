@@ -75,16 +75,30 @@ def test_disable_plugins_env(plugin_dist, monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("class Bad:\n    '''Not a kernel.'''\n    name = 'bad'\n", "not a subclass of kbench.Kernel"),
-        ("class Bad(Kernel):\n    name = 'bad'\n    def __init__(self):\n        pass\n", "has no docstring"),
-        ("class Bad(Kernel):\n    '''Doc.'''\n    name = 'bad'\n    def __init__(self, width):\n        pass\n",
-         "must be keyword-only with a default"),
-        ("class Bad(Kernel):\n    '''Doc.'''\n    name = 'bad'\n    def __init__(self, *, width=1.0):\n        pass\n",
-         "has no type annotation"),
-        ("class Bad(Kernel):\n    '''Doc.'''\n    name = 'rbf'\n    def __init__(self):\n        pass\n",
-         "which plugin 'kbench.kernels.radial' already registered"),
-        ("class Bad(Kernel):\n    '''Doc.'''\n    name = 'Bad Name'\n    def __init__(self):\n        pass\n",
-         "needs a class attribute name"),
+        (
+            "class Bad:\n    '''Not a kernel.'''\n    name = 'bad'\n",
+            "not a subclass of kbench.Kernel",
+        ),
+        (
+            "class Bad(Kernel):\n    name = 'bad'\n    def __init__(self):\n        pass\n",
+            "has no docstring",
+        ),
+        (
+            "class Bad(Kernel):\n    '''Doc.'''\n    name = 'bad'\n    def __init__(self, width):\n        pass\n",
+            "must be keyword-only with a default",
+        ),
+        (
+            "class Bad(Kernel):\n    '''Doc.'''\n    name = 'bad'\n    def __init__(self, *, width=1.0):\n        pass\n",
+            "has no type annotation",
+        ),
+        (
+            "class Bad(Kernel):\n    '''Doc.'''\n    name = 'rbf'\n    def __init__(self):\n        pass\n",
+            "which plugin 'kbench.kernels.radial' already registered",
+        ),
+        (
+            "class Bad(Kernel):\n    '''Doc.'''\n    name = 'Bad Name'\n    def __init__(self):\n        pass\n",
+            "needs a class attribute name",
+        ),
     ],
     ids=["wrong-base", "no-docstring", "positional", "unannotated", "duplicate", "bad-name"],
 )
@@ -102,14 +116,20 @@ def test_invalid_registrations_name_the_plugin(plugin_dist, body: str, message: 
 def test_unknown_component_suggests_closest() -> None:
     """An unknown name lists the valid ones and suggests the closest."""
     reg = Registry(entry_points=False)
-    with pytest.raises(SpecError, match=r"unknown algorithm 'percepton' \(did you mean 'perceptron'\?\); available: .*norma"):
+    with pytest.raises(
+        SpecError,
+        match=r"unknown algorithm 'percepton' \(did you mean 'perceptron'\?\); available: .*norma",
+    ):
         reg.create("algorithm", "percepton")
 
 
 def test_unknown_parameter_lists_valid_ones() -> None:
     """An unknown parameter names the valid ones and suggests the closest."""
     reg = Registry(entry_points=False)
-    with pytest.raises(SpecError, match=r"has no parameter 'gama' \(did you mean 'gamma'\?\); parameters: gamma, sigma"):
+    with pytest.raises(
+        SpecError,
+        match=r"has no parameter 'gama' \(did you mean 'gamma'\?\); parameters: gamma, sigma",
+    ):
         reg.create("kernel", "rbf[gama=1]")
 
 

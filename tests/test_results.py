@@ -15,9 +15,16 @@ from kbench.tasks import Task
 
 def _result(seed: int = 0, regression: bool = False):
     reg = get_registry()
-    task = Task(algorithm=reg.canonical("algorithm", "perceptron"), kernel=reg.canonical("kernel", "rbf[gamma=0.05]"),
-                loss=None, stream=StreamSpec("digits", seed=seed, positive="5-9", n=300, test_size=0.2, scale="minmax"),
-                seed=seed, checkpoints=6)
+    task = Task(
+        algorithm=reg.canonical("algorithm", "perceptron"),
+        kernel=reg.canonical("kernel", "rbf[gamma=0.05]"),
+        loss=None,
+        stream=StreamSpec(
+            "digits", seed=seed, positive="5-9", n=300, test_size=0.2, scale="minmax"
+        ),
+        seed=seed,
+        checkpoints=6,
+    )
     return run_task(task, build_stream(task.stream, reg), reg)
 
 
@@ -40,7 +47,11 @@ def test_write_and_read_back(tmp_path) -> None:
     long = tables.outcomes_long()
     assert len(long) == 300 and set(long.columns) >= {"task_id", "stream_id", "example", "outcome"}
     tables.save(tmp_path / "out")
-    assert {p.name for p in (tmp_path / "out").glob("*.parquet")} == {"runs.parquet", "traces.parquet", "outcomes.parquet"}
+    assert {p.name for p in (tmp_path / "out").glob("*.parquet")} == {
+        "runs.parquet",
+        "traces.parquet",
+        "outcomes.parquet",
+    }
 
 
 def test_failed_tasks_are_stored_with_status(tmp_path) -> None:

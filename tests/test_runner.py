@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import MISBEHAVING
+
 from kbench.registry import get_registry
 from kbench.runner import log_checkpoints, run_task
 from kbench.streams import StreamSpec, build_stream
@@ -60,8 +60,13 @@ def kbench_register_algorithms(register):
 
 def _task(algorithm: str, dataset: str = "digits", **kw) -> Task:
     opts = kw.pop("stream", {})
-    return Task(algorithm=get_registry().canonical("algorithm", algorithm), kernel=kw.pop("kernel", None),
-                loss=kw.pop("loss", None), stream=StreamSpec(dataset, **opts), **kw)
+    return Task(
+        algorithm=get_registry().canonical("algorithm", algorithm),
+        kernel=kw.pop("kernel", None),
+        loss=kw.pop("loss", None),
+        stream=StreamSpec(dataset, **opts),
+        **kw,
+    )
 
 
 def test_log_checkpoints() -> None:
@@ -114,8 +119,14 @@ def test_wants_label_is_honoured(plugin_dist) -> None:
 def test_heldout_error_and_epochs() -> None:
     """Held-out error is recorded at checkpoints; epochs add passes; online error is the first pass's."""
     reg = get_registry()
-    task = _task("perceptron", stream={"positive": "5-9", "test_size": 0.3, "scale": "minmax"},
-                 kernel=reg.canonical("kernel", "rbf[gamma=0.05]"), epochs=2, checkpoints=8, test_max=100)
+    task = _task(
+        "perceptron",
+        stream={"positive": "5-9", "test_size": 0.3, "scale": "minmax"},
+        kernel=reg.canonical("kernel", "rbf[gamma=0.05]"),
+        epochs=2,
+        checkpoints=8,
+        test_max=100,
+    )
     stream = build_stream(task.stream, reg)
     result = run_task(task, stream, reg)
     tr = result.traces
@@ -123,7 +134,9 @@ def test_heldout_error_and_epochs() -> None:
     assert set(tr["epoch"]) == {1, 2}
     first = tr[tr["epoch"] == 1]
     assert result.run["online_error"] == pytest.approx(first["online_error"].iloc[-1])
-    assert (first["test_n"].iloc[:-1] == 100).all() and first["test_n"].iloc[-1] == len(stream.X_test)
+    assert (first["test_n"].iloc[:-1] == 100).all() and first["test_n"].iloc[-1] == len(
+        stream.X_test
+    )
     assert result.run["test_error"] < 0.1 and result.run["online_error"] < 0.2
     assert result.run["kernel_evals"] > 0 and result.run["peak_memory"] > 0
     assert len(result.outcomes) == stream.n
@@ -147,4 +160,7 @@ def test_non_finite_prediction_is_diverged(plugin_dist) -> None:
 
     stream = dataclasses.replace(stream, task="regression")
     result = run_task(_task("diverger"), stream, reg)
-    assert result.status == "diverged" and "non-finite prediction at example 11" in result.run["reason"]
+    assert (
+        result.status == "diverged"
+        and "non-finite prediction at example 11" in result.run["reason"]
+    )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import MISBEHAVING
+
 from kbench.errors import DataError, SpecError
 from kbench.registry import Registry, get_registry
 from kbench.streams import StreamSpec, build_stream, cache_dir, get_stream, split_stream_options
@@ -61,7 +61,9 @@ def test_cache_is_used_and_a_bad_entry_rebuilt(reg: Registry) -> None:
 def test_nan_rows_are_rejected_naming_data_set_and_row(plugin_dist) -> None:
     """A NaN in the data is an error naming the data set and the row."""
     plugin_dist("kb_misbehaving", MISBEHAVING)
-    with pytest.raises(DataError, match=r"data set 'nandata': training row 7 has a NaN or infinite value"):
+    with pytest.raises(
+        DataError, match=r"data set 'nandata': training row 7 has a NaN or infinite value"
+    ):
         build_stream(StreamSpec("nandata"), get_registry())
 
 
@@ -84,7 +86,10 @@ def test_positive_groups_classes(reg: Registry) -> None:
     assert one.y.sum() == 2 * (target == 3).sum() - len(target)
 
 
-@pytest.mark.parametrize(("positive", "message"), [("12", "has no class 12"), ("0-9", "some but not all"), ("x", "has no class 'x'")])
+@pytest.mark.parametrize(
+    ("positive", "message"),
+    [("12", "has no class 12"), ("0-9", "some but not all"), ("x", "has no class 'x'")],
+)
 def test_positive_naming_missing_class(reg: Registry, positive: str, message: str) -> None:
     """A grouping naming a class the data set lacks is an error."""
     with pytest.raises(DataError, match=message):

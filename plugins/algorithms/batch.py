@@ -32,8 +32,18 @@ class LibSVMReference(Algorithm):
     offline = True
     test_params = {"C": 1.0}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 C: float = 1.0, tol: float = 1e-3, cache_mb: float = 500.0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float = 1.0,
+        tol: float = 1e-3,
+        cache_mb: float = 500.0,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("libsvm", "C", C, low=0.0, low_open=True)
         check_range("libsvm", "tol", tol, low=0.0, low_open=True)
@@ -46,7 +56,12 @@ class LibSVMReference(Algorithm):
         from sklearn.svm import SVC
 
         c = self.kernel.compiled()
-        common = {"C": self.C, "tol": self.tol, "cache_size": self.cache_mb, "random_state": self.seed}
+        common = {
+            "C": self.C,
+            "tol": self.tol,
+            "cache_size": self.cache_mb,
+            "random_state": self.seed,
+        }
         if c is not None and c[0] == KIND_RBF:
             return SVC(kernel="rbf", gamma=c[1], **common), False
         if c is not None and c[0] == KIND_LINEAR:
@@ -55,7 +70,7 @@ class LibSVMReference(Algorithm):
             return SVC(kernel="poly", gamma=c[2], coef0=c[3], degree=int(c[4]), **common), False
         return SVC(kernel="precomputed", **common), True
 
-    def fit(self, X, y):  # noqa: D102
+    def fit(self, X, y):
         self._svc, self._precomputed = self._make()
         if self._precomputed:
             self._X = np.array(X)
@@ -63,13 +78,13 @@ class LibSVMReference(Algorithm):
         else:
             self._svc.fit(X, y)
 
-    def predict_many(self, X):  # noqa: D102
+    def predict_many(self, X):
         if self._svc is None:
             return np.full(len(X), 0.0 if self.task == "multiclass" else 1.0)
         Z = self.kernel.matrix(X, self._X) if self._precomputed else X
         return np.asarray(self._svc.predict(Z), dtype=float)
 
-    def decision_one(self, x):  # noqa: D102
+    def decision_one(self, x):
         if self._svc is None:
             return np.zeros(self.n_classes) if self.task == "multiclass" else 0.0
         Z = self.kernel.matrix(x[None, :], self._X) if self._precomputed else x[None, :]
@@ -80,13 +95,15 @@ class LibSVMReference(Algorithm):
             return scores
         return float(f)
 
-    def predict_one(self, x):  # noqa: D102
+    def predict_one(self, x):
         return float(self.predict_many(x[None, :])[0])
 
-    def learn_one(self, x, y):  # noqa: D102
-        raise NotImplementedError("libsvm is a batch reference: the runner calls fit on the whole stream")
+    def learn_one(self, x, y):
+        raise NotImplementedError(
+            "libsvm is a batch reference: the runner calls fit on the whole stream"
+        )
 
-    def stats(self):  # noqa: D102
+    def stats(self):
         n_sv = int(self._svc.n_support_.sum()) if self._svc is not None else 0
         # LIBSVM does not report how many kernel values it computed; 0 means "not counted".
         return {"n_support": n_sv, "kernel_evals": 0}

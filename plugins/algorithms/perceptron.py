@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from kbench.cython_core import _perceptron
 
 from kbench import hookimpl
 from kbench.buffer import SupportBuffer
 from kbench.components import Algorithm
-from kbench.cython_core import _perceptron
 
 
 class KernelPerceptron(Algorithm):
@@ -32,12 +32,12 @@ class KernelPerceptron(Algorithm):
             self._buf = SupportBuffer(d, 64, n_outputs=self._outputs, growable=True)
         return self._buf
 
-    def decision_one(self, x):  # noqa: D102
+    def decision_one(self, x):
         buf = self._buffer(len(x))
         s = buf.scores(buf.row(self.kernel, x))
         return s if self.task == "multiclass" else float(s[0])
 
-    def learn_one(self, x, y):  # noqa: D102
+    def learn_one(self, x, y):
         buf = self._buffer(len(x))
         s = buf.scores(buf.row(self.kernel, x))
         if self.task == "multiclass":
@@ -50,7 +50,7 @@ class KernelPerceptron(Algorithm):
         elif y * s[0] <= 0.0:
             buf.add(x, y)
 
-    def learn_predict_many(self, X, y):  # noqa: D102
+    def learn_predict_many(self, X, y):
         compiled = self.kernel.compiled()
         if compiled is None:
             return super().learn_predict_many(X, y)
@@ -60,14 +60,15 @@ class KernelPerceptron(Algorithm):
         i = 0
         while True:
             i, buf.size, evals = _perceptron.perceptron_block(
-                *compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, scores, i)
+                *compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, scores, i
+            )
             buf.kernel_evals += evals
             buf.touch()
             if i == len(X):
                 return pred
             buf.grow()
 
-    def predict_many(self, X):  # noqa: D102
+    def predict_many(self, X):
         if self._buf is None:
             return np.full(len(X), 0.0 if self.task == "multiclass" else 1.0)
         out = self._buf.decision_many(self.kernel, X)
@@ -75,7 +76,7 @@ class KernelPerceptron(Algorithm):
             return np.argmax(out, axis=1).astype(float)
         return np.where(out[:, 0] >= 0.0, 1.0, -1.0)
 
-    def stats(self):  # noqa: D102
+    def stats(self):
         buf = self._buf
         return {
             "n_support": buf.size if buf else 0,

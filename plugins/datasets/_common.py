@@ -17,7 +17,11 @@ def missing_module(module: str, install: str) -> str | None:
         found = importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         found = False
-    return None if found else f"the Python package providing {module!r} is not installed; install it with: {install}"
+    return (
+        None
+        if found
+        else f"the Python package providing {module!r} is not installed; install it with: {install}"
+    )
 
 
 def module_folder(module: str) -> Path:

@@ -26,13 +26,20 @@ class A9A(Dataset):
     def __init__(self) -> None:
         pass
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         X, y = read_libsvm(DATA / "a9a_train.txt.gz", n_features=123)
         Xt, yt = read_libsvm(DATA / "a9a_test.txt.gz", n_features=123)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2,
-                    class_names=("<=50K", ">50K"))
+        return Data(
+            X=X,
+            y=y,
+            X_test=Xt,
+            y_test=yt,
+            task="binary",
+            n_classes=2,
+            class_names=("<=50K", ">50K"),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 32561, "n_test": 16281, "d": 123, "classes": 2}
 
 

@@ -31,12 +31,17 @@ class Digits(Dataset):
     def __init__(self) -> None:
         pass
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         b = _sklearn("load_digits")
-        return Data(X=b.data.astype(float), y=b.target.astype(float), task="multiclass", n_classes=10,
-                    class_names=tuple(str(i) for i in range(10)))
+        return Data(
+            X=b.data.astype(float),
+            y=b.target.astype(float),
+            task="multiclass",
+            n_classes=10,
+            class_names=tuple(str(i) for i in range(10)),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 1797, "d": 64, "classes": 10}
 
 
@@ -54,12 +59,17 @@ class Iris(Dataset):
     def __init__(self) -> None:
         pass
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         b = _sklearn("load_iris")
-        return Data(X=b.data.astype(float), y=b.target.astype(float), task="multiclass", n_classes=3,
-                    class_names=tuple(str(c) for c in b.target_names))
+        return Data(
+            X=b.data.astype(float),
+            y=b.target.astype(float),
+            task="multiclass",
+            n_classes=3,
+            class_names=tuple(str(c) for c in b.target_names),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 150, "d": 4, "classes": 3}
 
 
@@ -76,12 +86,17 @@ class Wine(Dataset):
     def __init__(self) -> None:
         pass
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         b = _sklearn("load_wine")
-        return Data(X=b.data.astype(float), y=b.target.astype(float), task="multiclass", n_classes=3,
-                    class_names=tuple(str(c) for c in b.target_names))
+        return Data(
+            X=b.data.astype(float),
+            y=b.target.astype(float),
+            task="multiclass",
+            n_classes=3,
+            class_names=tuple(str(c) for c in b.target_names),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 178, "d": 13, "classes": 3}
 
 
@@ -100,13 +115,19 @@ class BreastCancer(Dataset):
     def __init__(self) -> None:
         pass
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         b = _sklearn("load_breast_cancer")
         # scikit-learn codes malignant as 0 and benign as 1
         y = np.where(b.target == 0, 1.0, -1.0)
-        return Data(X=b.data.astype(float), y=y, task="binary", n_classes=2, class_names=("benign", "malignant"))
+        return Data(
+            X=b.data.astype(float),
+            y=y,
+            task="binary",
+            n_classes=2,
+            class_names=("benign", "malignant"),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 569, "d": 30, "classes": 2}
 
 
@@ -124,11 +145,13 @@ class Diabetes(Dataset):
     def __init__(self) -> None:
         pass
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         b = _sklearn("load_diabetes")
-        return Data(X=b.data.astype(float), y=b.target.astype(float), task="regression", n_classes=0)
+        return Data(
+            X=b.data.astype(float), y=b.target.astype(float), task="regression", n_classes=0
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 442, "d": 10}
 
 

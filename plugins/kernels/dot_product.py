@@ -16,7 +16,7 @@ class Linear(CompiledKernel):
     def __init__(self) -> None:
         pass
 
-    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_LINEAR, 0.0, 1.0, 0.0, 1.0)
 
 
@@ -48,7 +48,7 @@ class Polynomial(CompiledKernel):
         self.scale = scale
         self.offset = offset
 
-    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_POLY, 0.0, self.scale, self.offset, float(self.degree))
 
 

@@ -51,7 +51,7 @@ class Cosine(Kernel):
         self.base = base
         self.base_kernel: Kernel = kernel
 
-    def row(self, S, x, *, out=None, sq=None, xsq=None):  # noqa: D102 - documented on Kernel
+    def row(self, S, x, *, out=None, sq=None, xsq=None):
         S = as_matrix(S, "S")
         x = as_vector(x, "x")
         k = self.base_kernel.row(S, x, sq=sq, xsq=xsq)
@@ -63,13 +63,13 @@ class Cosine(Kernel):
         out[: len(values)] = values
         return out[: len(values)]
 
-    def matrix(self, A, B):  # noqa: D102
+    def matrix(self, A, B):
         A = as_matrix(A, "A")
         B = as_matrix(B, "B")
         K = self.base_kernel.matrix(A, B)
         return _normalise(K, self.base_kernel.diag(A), self.base_kernel.diag(B))
 
-    def diag(self, A):  # noqa: D102
+    def diag(self, A):
         A = as_matrix(A, "A")
         return np.ones(A.shape[0])
 

@@ -45,7 +45,7 @@ class RBF(CompiledKernel):
             return 1.0 / (2.0 * self.sigma**2)
         return 1.0 if self.gamma is None else self.gamma
 
-    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_RBF, self.effective_gamma, 1.0, 0.0, 1.0)
 
 
@@ -67,7 +67,7 @@ class Laplacian(CompiledKernel):
         check_range("laplacian", "gamma", gamma, low=0.0, low_open=True)
         self.gamma = gamma
 
-    def compiled(self) -> tuple[int, float, float, float, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_LAPLACIAN, self.gamma, 1.0, 0.0, 1.0)
 
 

@@ -12,9 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from kbench import hookimpl
-from kbench.components import Loss, check_range
 from kbench.plugins.losses._common import (
     L_HINGE,
     L_LOGISTIC,
@@ -24,6 +21,9 @@ from kbench.plugins.losses._common import (
     floats,
     result,
 )
+
+from kbench import hookimpl
+from kbench.components import Loss, check_range
 
 
 class Hinge(Loss):
@@ -38,15 +38,15 @@ class Hinge(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(np.maximum(0.0, 1.0 - y * f))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         return result(np.where(y * f < 1.0, -y, 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_HINGE, 0.0)
 
 
@@ -66,20 +66,20 @@ class Logistic(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(np.logaddexp(0.0, -y * f))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         return result(-y * _sigmoid(-y * f))
 
-    def second_derivative(self, f, y):  # noqa: D102
+    def second_derivative(self, f, y):
         f, y = floats(f, y)
         s = _sigmoid(y * f)
         return result(y * y * s * (1.0 - s))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_LOGISTIC, 0.0)
 
 
@@ -101,20 +101,20 @@ class SquaredHinge(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(np.square(np.maximum(0.0, 1.0 - y * f)))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         z = y * f
         return result(np.where(z < 1.0, -2.0 * y * (1.0 - z), 0.0))
 
-    def second_derivative(self, f, y):  # noqa: D102
+    def second_derivative(self, f, y):
         f, y = floats(f, y)
         return result(np.where(y * f < 1.0, 2.0 * y * y, 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_SQUARED_HINGE, 0.0)
 
 
@@ -143,22 +143,22 @@ class SmoothHinge(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         z = y * f
         return result(np.where(z <= -1.0, -z, np.where(z < 1.0, 0.25 * np.square(1.0 - z), 0.0)))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         z = y * f
         return result(np.where(z <= -1.0, -y, np.where(z < 1.0, -0.5 * y * (1.0 - z), 0.0)))
 
-    def second_derivative(self, f, y):  # noqa: D102
+    def second_derivative(self, f, y):
         f, y = floats(f, y)
         z = y * f
         return result(np.where((z > -1.0) & (z < 1.0), 0.5 * y * y, 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_SMOOTH_HINGE, 0.0)
 
 
@@ -188,16 +188,16 @@ class Ramp(Loss):
         check_range("ramp", "s", s, high=1.0, high_open=True)
         self.s = s
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(np.minimum(1.0 - self.s, np.maximum(0.0, 1.0 - y * f)))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         z = y * f
         return result(np.where((z >= self.s) & (z < 1.0), -y, 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_RAMP, float(self.s))
 
 
@@ -218,11 +218,11 @@ class ZeroOne(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(np.where(np.where(f >= 0.0, 1.0, -1.0) != y, 1.0, 0.0))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         return result(np.zeros_like(f))
 

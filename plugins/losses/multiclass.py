@@ -14,10 +14,10 @@ import math
 from typing import Any
 
 import numpy as np
+from kbench.plugins.losses._common import result
 
 from kbench import hookimpl
 from kbench.components import Loss
-from kbench.plugins.losses._common import result
 
 
 def _scores_labels(f: Any, y: Any) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -35,9 +35,8 @@ def _scores_labels(f: Any, y: Any) -> tuple[np.ndarray, np.ndarray, bool]:
     if single and yv.size != 1:
         raise ValueError(f"one score vector needs one label, got shape {yv.shape}")
     yv = np.broadcast_to(yv.reshape(-1) if single else yv, (n,))
-    if yv.dtype.kind not in "iu":
-        if yv.dtype.kind != "f" or not np.all(yv == np.floor(yv)):
-            raise ValueError("multiclass labels must be integers 0..C-1")
+    if yv.dtype.kind not in "iu" and (yv.dtype.kind != "f" or not np.all(yv == np.floor(yv))):
+        raise ValueError("multiclass labels must be integers 0..C-1")
     labels = yv.astype(np.intp)
     if labels.size and (labels.min() < 0 or labels.max() >= C):
         raise ValueError(
@@ -71,13 +70,13 @@ class MulticlassHinge(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         F, labels, single = _scores_labels(f, y)
         rows = np.arange(len(F))
         loss = np.maximum(0.0, 1.0 + F[rows, _rivals(F, labels)] - F[rows, labels])
         return result(loss[0]) if single else loss
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         F, labels, single = _scores_labels(f, y)
         rows = np.arange(len(F))
         rival = _rivals(F, labels)
@@ -114,19 +113,19 @@ class Softmax(Loss):
         total = e.sum(axis=1, keepdims=True)
         return e / total, (np.log(total) + top)[:, 0]
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         F, labels, single = _scores_labels(f, y)
         _, lse = self._probabilities(F)
         loss = lse - F[np.arange(len(F)), labels]
         return result(loss[0]) if single else loss
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         F, labels, single = _scores_labels(f, y)
         P, _ = self._probabilities(F)
         P[np.arange(len(F)), labels] -= 1.0
         return P[0] if single else P
 
-    def second_derivative(self, f, y):  # noqa: D102
+    def second_derivative(self, f, y):
         F, _, single = _scores_labels(f, y)
         P, _ = self._probabilities(F)
         H = -P[:, :, None] * P[:, None, :]
@@ -151,12 +150,12 @@ class MulticlassZeroOne(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         F, labels, single = _scores_labels(f, y)
         loss = (np.argmax(F, axis=1) != labels).astype(np.float64)
         return result(loss[0]) if single else loss
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         F, _, single = _scores_labels(f, y)
         G = np.zeros_like(F)
         return G[0] if single else G

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 from kbench import hookimpl
 from kbench.components import Loss, check_range
-from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 
 class NoveltyHinge(Loss):
@@ -40,15 +40,15 @@ class NoveltyHinge(Loss):
         self.rho = rho
         self.nu = nu
 
-    def value(self, f, y=0.0):  # noqa: D102
+    def value(self, f, y=0.0):
         f, _ = floats(f, 0.0 if y is None else y)
         return result(np.maximum(0.0, self.rho - f) - self.nu * self.rho)
 
-    def derivative(self, f, y=0.0):  # noqa: D102
+    def derivative(self, f, y=0.0):
         f, _ = floats(f, 0.0 if y is None else y)
         return result(np.where(f < self.rho, -1.0, 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_NOVELTY, float(self.rho))
 
 

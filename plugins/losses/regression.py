@@ -8,9 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from kbench import hookimpl
-from kbench.components import Loss, check_range
 from kbench.plugins.losses._common import (
     L_EPS_INSENSITIVE,
     L_HUBER,
@@ -18,6 +15,9 @@ from kbench.plugins.losses._common import (
     floats,
     result,
 )
+
+from kbench import hookimpl
+from kbench.components import Loss, check_range
 
 
 class Squared(Loss):
@@ -37,19 +37,19 @@ class Squared(Loss):
     def __init__(self) -> None:
         pass
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(0.5 * np.square(f - y))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         return result(f - y)
 
-    def second_derivative(self, f, y):  # noqa: D102
+    def second_derivative(self, f, y):
         f, y = floats(f, y)
         return result(np.ones_like(f))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_SQUARED, 0.0)
 
 
@@ -75,16 +75,16 @@ class EpsilonInsensitive(Loss):
         check_range("eps_insensitive", "epsilon", epsilon, low=0.0)
         self.epsilon = epsilon
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         return result(np.maximum(0.0, np.abs(f - y) - self.epsilon))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         r = f - y
         return result(np.where(np.abs(r) > self.epsilon, np.sign(r), 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_EPS_INSENSITIVE, float(self.epsilon))
 
 
@@ -119,21 +119,21 @@ class Huber(Loss):
         """``delta``: the largest slope of the linear parts."""
         return float(self.delta)
 
-    def value(self, f, y):  # noqa: D102
+    def value(self, f, y):
         f, y = floats(f, y)
         a = np.abs(f - y)
         d = self.delta
         return result(np.where(a <= d, 0.5 * np.square(a), d * (a - 0.5 * d)))
 
-    def derivative(self, f, y):  # noqa: D102
+    def derivative(self, f, y):
         f, y = floats(f, y)
         return result(np.clip(f - y, -self.delta, self.delta))
 
-    def second_derivative(self, f, y):  # noqa: D102
+    def second_derivative(self, f, y):
         f, y = floats(f, y)
         return result(np.where(np.abs(f - y) <= self.delta, 1.0, 0.0))
 
-    def compiled(self) -> tuple[int, float]:  # noqa: D102
+    def compiled(self) -> tuple[int, float]:
         return (L_HUBER, float(self.delta))
 
 
