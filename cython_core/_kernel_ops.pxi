@@ -1,6 +1,11 @@
 # Shared inline kernel arithmetic, included by every .pyx that computes kernel rows.
 # It is an include rather than a cimported .pxd so that no module imports another at
 # run time: each compiled module is self-contained.
+#
+# The elementwise loops (exp of RBF and Laplacian rows, integer polynomial degrees, the
+# inner products of short rows, L1 distances) live in _kernel_simd.h, a C header, because
+# they need to be compiled for several instruction sets and chosen at run time (see the
+# header); Cython cannot put target attributes on a function.
 from libc.math cimport exp, fabs, pow, sqrt
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot, dgemv
@@ -11,6 +16,15 @@ cdef enum:
     K_RBF = 1
     K_POLY = 2
     K_LAPLACIAN = 3
+
+cdef extern from "_kernel_simd.h" nogil:
+    int KB_SMALL_D
+    double kb_exp_d(double x)
+    void kb_rbf_d(double* out, const double* sq, double xsq, double gamma, Py_ssize_t m)
+    void kb_poly_d(double* out, double scale, double offset, int degree, Py_ssize_t m)
+    void kb_dots_d(const double* S, Py_ssize_t m, int d, const double* x, double* out)
+    void kb_laplacian_d(const double* S, Py_ssize_t m, Py_ssize_t d, const double* x,
+                        double gamma, double* out)
 
 
 cdef inline double _dot(const double* a, const double* b, int d) noexcept nogil:
@@ -33,19 +47,27 @@ cdef inline double _transform(int kind, double dot, double asq, double bsq, doub
         return pow(scale * dot + offset, degree)
 
 
-cdef inline double _l1(const double* a, const double* b, Py_ssize_t d) noexcept nogil:
-    # Four partial sums let the compiler keep several additions in flight (it may not
-    # reorder one floating-point sum by itself).
-    cdef Py_ssize_t j, d4 = d - d % 4
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    for j in range(0, d4, 4):
-        s0 += fabs(a[j] - b[j])
-        s1 += fabs(a[j + 1] - b[j + 1])
-        s2 += fabs(a[j + 2] - b[j + 2])
-        s3 += fabs(a[j + 3] - b[j + 3])
-    for j in range(d4, d):
-        s0 += fabs(a[j] - b[j])
-    return (s0 + s1) + (s2 + s3)
+cdef inline int _small_degree(double degree) noexcept nogil:
+    """The degree as an int when it is 1..4 (computed by multiplication), else 0 (pow)."""
+    cdef int k = <int>degree
+    return k if k == degree and 1 <= k <= 4 else 0
+
+
+cdef inline void _transform_row(int kind, double gamma, double scale, double offset,
+                                double degree, const double* sq, double xsq, double* out,
+                                Py_ssize_t m) noexcept nogil:
+    """Turn m inner products with x, in place, into kernel values (RBF and polynomial)."""
+    cdef Py_ssize_t i
+    cdef int k
+    if kind == K_RBF:
+        kb_rbf_d(out, sq, xsq, gamma, m)
+    elif kind == K_POLY:
+        k = _small_degree(degree)
+        if k:
+            kb_poly_d(out, scale, offset, k, m)
+        else:
+            for i in range(m):
+                out[i] = pow(scale * out[i] + offset, degree)
 
 
 cdef inline void _kernel_row(int kind, double gamma, double scale, double offset,
@@ -54,30 +76,33 @@ cdef inline void _kernel_row(int kind, double gamma, double scale, double offset
                              double* out) noexcept nogil:
     """out[i] = k(S[i], x) for the first m rows of the C-contiguous m×d block S.
 
-    One BLAS dgemv computes every inner product (S is read once, at memory
-    bandwidth); the kernel's transform is then applied in place.
+    The inner products come from one BLAS dgemv (S is read once, at memory bandwidth),
+    or for d ≤ KB_SMALL_D from a loop specialised for d, which costs less than the
+    call; the kernel's transform is then applied in place by a vectorised loop.
     """
-    cdef Py_ssize_t i
     cdef int n = <int>m, dd = <int>d, one = 1
     cdef double alpha = 1.0, beta = 0.0
     cdef char trans = b'T'
     if m <= 0:
         return
     if kind == K_LAPLACIAN:
-        for i in range(m):
-            out[i] = exp(-gamma * _l1(S + i * d, x, d))
+        kb_laplacian_d(S, m, d, x, gamma, out)
         return
-    # S (row-major m×d) is column-major d×m for BLAS: out = Sᵀᵀ x.
-    dgemv(&trans, &dd, &n, &alpha, <double*>S, &dd, <double*>x, &one, &beta, out, &one)
-    if kind == K_LINEAR:
-        return
-    for i in range(m):
-        out[i] = _transform(kind, out[i], sq[i], xsq, gamma, scale, offset, degree)
+    if d <= KB_SMALL_D:
+        kb_dots_d(S, m, dd, x, out)
+    else:
+        # S (row-major m×d) is column-major d×m for BLAS: out = Sᵀᵀ x.
+        dgemv(&trans, &dd, &n, &alpha, <double*>S, &dd, <double*>x, &one, &beta, out, &one)
+    if kind != K_LINEAR:
+        _transform_row(kind, gamma, scale, offset, degree, sq, xsq, out, m)
 
 
 cdef inline double _kernel_one(int kind, double gamma, double scale, double offset,
                                double degree, const double* a, const double* b,
                                Py_ssize_t d, double asq, double bsq) noexcept nogil:
+    cdef double out
     if kind == K_LAPLACIAN:
-        return exp(-gamma * _l1(a, b, d))
+        # The row loop itself, so that k(a, b) equals the entry of a row to the last bit.
+        kb_laplacian_d(a, 1, d, b, gamma, &out)
+        return out
     return _transform(kind, _dot(a, b, <int>d), asq, bsq, gamma, scale, offset, degree)

@@ -1,13 +1,18 @@
 """Type stub of kbench.cython_core._kernels.
 
 Every kernel is passed as ``(kind, gamma, scale, offset, degree)``, with ``kind`` one of
-``kbench.kernels_api.KIND_*``. Arrays are C-contiguous float64; outputs are written in place.
+``kbench.kernels_api.KIND_*``. Outputs are written in place. Kernel rows, squared norms and
+weighted sums take C-contiguous arrays that are all float64 or all float32 (float32 is
+computed in float32); matrices, diagonals and decision blocks are float64.
 """
+
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Float = TypeVar("_Float", npt.NDArray[np.float64], npt.NDArray[np.float32])
 
 def kernel_row(
     kind: int,
@@ -15,13 +20,22 @@ def kernel_row(
     scale: float,
     offset: float,
     degree: float,
-    S: _F64,
-    sq: _F64,
-    x: _F64,
+    S: _Float,
+    sq: _Float,
+    x: _Float,
     xsq: float,
-    out: _F64,
+    out: _Float,
     m: int = -1,
 ) -> None: ...
+def compiled_row(
+    self: Any,
+    S: npt.ArrayLike,
+    x: npt.ArrayLike,
+    *,
+    out: npt.NDArray[np.floating[Any]] | None = None,
+    sq: npt.ArrayLike | None = None,
+    xsq: float | None = None,
+) -> npt.NDArray[np.floating[Any]]: ...
 def kernel_matrix(
     kind: int,
     gamma: float,
@@ -44,8 +58,8 @@ def kernel_diag(
     asq: _F64,
     out: _F64,
 ) -> None: ...
-def sq_norms(A: _F64, out: _F64) -> None: ...
-def expansion(k: _F64, alpha: _F64, m: int, out: _F64) -> None: ...
+def sq_norms(A: _Float, out: _Float) -> None: ...
+def expansion(k: _Float, alpha: _Float, m: int, out: _Float) -> None: ...
 def decision_block(
     kind: int,
     gamma: float,

@@ -3,31 +3,202 @@
 Each function takes the kernel as ``(kind, gamma, scale, offset, degree)`` and
 squared row norms that the caller caches (see ``kbench.buffer.SupportBuffer``).
 Inputs are validated by the Python wrappers in ``kbench.kernels_api``.
+
+Kernel rows, squared norms and weighted sums take float64 or float32 arrays (one fused
+implementation; all arrays of a call share the dtype): float32 stored vectors halve the
+memory a row reads. Matrices, diagonals and decision blocks are float64.
 """
-from libc.math cimport exp
-from scipy.linalg.cython_blas cimport dgemm
+cimport numpy as cnp
+from libc.math cimport powf
+from scipy.linalg.cython_blas cimport dgemm, sdot, sgemv
+
+import numpy as np
+
+cnp.import_array()
 
 include "_kernel_ops.pxi"
 
+cdef extern from "_kernel_simd.h" nogil:
+    void kb_rbf_f(float* out, const float* sq, float xsq, float gamma, Py_ssize_t m)
+    void kb_poly_f(float* out, float scale, float offset, int degree, Py_ssize_t m)
+    void kb_dots_f(const float* S, Py_ssize_t m, int d, const float* x, float* out)
+    void kb_laplacian_f(const float* S, Py_ssize_t m, Py_ssize_t d, const float* x,
+                        float gamma, float* out)
 
-def kernel_row(int kind, double gamma, double scale, double offset, double degree,
-               const double[:, ::1] S, const double[::1] sq, const double[::1] x,
-               double xsq, double[::1] out, Py_ssize_t m=-1):
-    """Write k(S[i], x) for i < m into out (m defaults to every row of S)."""
+ctypedef fused floating:
+    float
+    double
+
+
+cdef inline void _row_impl(int kind, double gamma, double scale, double offset, double degree,
+                           const floating* S, Py_ssize_t m, Py_ssize_t d, const floating* sq,
+                           const floating* x, double xsq, floating* out) noexcept nogil:
+    """One kernel row in the precision of the stored vectors."""
+    cdef int n = <int>m, dd = <int>d, one = 1, k
+    cdef float alpha = 1.0, beta = 0.0
+    cdef char trans = b'T'
+    cdef Py_ssize_t i
+    if floating is double:
+        _kernel_row(kind, gamma, scale, offset, degree, S, m, d, sq, x, xsq, out)
+    else:
+        if m <= 0:
+            return
+        if kind == K_LAPLACIAN:
+            kb_laplacian_f(S, m, d, x, <float>gamma, out)
+            return
+        if d <= KB_SMALL_D:
+            kb_dots_f(S, m, dd, x, out)
+        else:
+            sgemv(&trans, &dd, &n, &alpha, <float*>S, &dd, <float*>x, &one, &beta, out, &one)
+        if kind == K_RBF:
+            kb_rbf_f(out, sq, <float>xsq, <float>gamma, m)
+        elif kind == K_POLY:
+            k = _small_degree(degree)
+            if k:
+                kb_poly_f(out, <float>scale, <float>offset, k, m)
+            else:
+                for i in range(m):
+                    out[i] = powf(<float>scale * out[i] + <float>offset, <float>degree)
+
+
+# -- argument checks ----------------------------------------------------------------------
+# The row and weighted-sum entry points run once per example, so they check their arguments
+# through the NumPy C API (a few pointer reads) rather than by acquiring typed memoryviews,
+# which cost several hundred nanoseconds per array: more than a whole row at small M·d.
+
+cdef inline bint _is(object a, int typenum, int ndim, bint write):
+    """a is an aligned, C-contiguous ndarray of this dtype and dimension (writeable if asked)."""
+    if not cnp.PyArray_Check(a):
+        return False
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    return (cnp.PyArray_NDIM(arr) == ndim and cnp.PyArray_TYPE(arr) == typenum
+            and cnp.PyArray_ISCARRAY_RO(arr) and (not write or cnp.PyArray_ISWRITEABLE(arr)))
+
+
+cdef inline Py_ssize_t _len(object a):
+    return cnp.PyArray_DIMS(<cnp.ndarray>a)[0]
+
+
+cdef inline void* _data(object a):
+    return cnp.PyArray_DATA(<cnp.ndarray>a)
+
+
+cdef int _row_dtype(object S) except -1:
+    if cnp.PyArray_Check(S) and cnp.PyArray_TYPE(<cnp.ndarray>S) == cnp.NPY_FLOAT:
+        return cnp.NPY_FLOAT
+    return cnp.NPY_DOUBLE
+
+
+cdef Py_ssize_t _check_row(object S, object sq, object x, object out, Py_ssize_t m,
+                           bint need_sq) except -2:
+    """Validate the arrays of one row (one dtype, taken from S); return m."""
+    cdef int t = _row_dtype(S)
+    name = "float32" if t == cnp.NPY_FLOAT else "float64"
+    if not _is(S, t, 2, False):
+        raise ValueError(f"kbench: kernel_row needs S as a C-contiguous 2-D {name} array")
+    if not _is(x, t, 1, False) or not _is(out, t, 1, True):
+        raise ValueError(f"kbench: kernel_row needs x and a writeable out as C-contiguous 1-D {name} "
+                         f"arrays, like S")
+    if need_sq and not _is(sq, t, 1, False):
+        raise ValueError(f"kbench: kernel_row needs sq as a C-contiguous 1-D {name} array, like S")
+    cdef Py_ssize_t rows = cnp.PyArray_DIMS(<cnp.ndarray>S)[0]
+    cdef Py_ssize_t d = cnp.PyArray_DIMS(<cnp.ndarray>S)[1]
     if m < 0:
-        m = S.shape[0]
+        m = rows
+    if m > rows or _len(out) < m or (need_sq and _len(sq) < m):
+        raise ValueError(f"kbench: kernel_row over {m} rows needs S, sq and out of at least {m} "
+                         f"(got {rows}, {_len(sq) if need_sq else '-'}, {_len(out)})")
+    if _len(x) != d:
+        raise ValueError(f"kbench: kernel_row: S has {d} columns but x has {_len(x)} entries")
+    return m
+
+
+cdef inline void _row_call(int kind, double gamma, double scale, double offset, double degree,
+                           object S, object sq, object x, double xsq, object out,
+                           Py_ssize_t m, bint have_sq):
+    """Run one validated row; sq is only read by the RBF kernel."""
+    cdef Py_ssize_t d = cnp.PyArray_DIMS(<cnp.ndarray>S)[1]
+    cdef void* ps = _data(S)
+    cdef void* px = _data(x)
+    cdef void* po = _data(out)
+    cdef void* pq = _data(sq) if have_sq else NULL
     if m == 0:
         return
-    with nogil:
-        _kernel_row(kind, gamma, scale, offset, degree, &S[0, 0], m, S.shape[1],
-                    &sq[0], &x[0], xsq, &out[0])
+    if _row_dtype(S) == cnp.NPY_FLOAT:
+        with nogil:
+            _row_impl(kind, gamma, scale, offset, degree, <const float*>ps, m, d,
+                      <const float*>pq, <const float*>px, xsq, <float*>po)
+    else:
+        with nogil:
+            _row_impl(kind, gamma, scale, offset, degree, <const double*>ps, m, d,
+                      <const double*>pq, <const double*>px, xsq, <double*>po)
+
+
+def kernel_row(int kind, double gamma, double scale, double offset, double degree,
+               S, sq, x, double xsq, out, Py_ssize_t m=-1):
+    """Write k(S[i], x) for i < m into out (m defaults to every row of S).
+
+    S, sq, x and out are C-contiguous arrays of one dtype, float64 or float32 (computed in
+    float32); sq holds the squared norms of the rows of S (read by the RBF kernel only).
+    """
+    m = _check_row(S, sq, x, out, m, kind == K_RBF)
+    _row_call(kind, gamma, scale, offset, degree, S, sq, x, xsq, out, m, kind == K_RBF)
+
+
+def _as_array(a, str name, int ndim, object dtype):
+    arr = np.asarray(a)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    return np.ascontiguousarray(arr, dtype=dtype)
+
+
+def compiled_row(self, S, x, *, out=None, sq=None, xsq=None):
+    """Kernel values between each row of ``S`` and ``x`` (``Kernel.row`` of compiled kernels).
+
+    ``sq`` (squared norms of the rows of S) and ``xsq`` (of x) are optional caches; ``out``
+    an optional output buffer of at least len(S) entries. float32 S (with float32 ``out``
+    when one is given) is computed in float32 and gives float32 values; anything else is
+    computed in float64.
+    """
+    kind, gamma, scale, offset, degree = self.compiled()
+    cdef int t = _row_dtype(S)
+    if t == cnp.NPY_FLOAT and out is not None and not _is(out, t, 1, True):
+        t = cnp.NPY_DOUBLE  # a float64 output buffer asks for float64 values
+    dtype = np.float32 if t == cnp.NPY_FLOAT else np.float64
+    if not _is(S, t, 2, False):
+        S = _as_array(S, "S", 2, dtype)
+    if not _is(x, t, 1, False):
+        x = _as_array(x, "x", 1, dtype)
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(<cnp.ndarray>S)[0]
+    cdef Py_ssize_t d = cnp.PyArray_DIMS(<cnp.ndarray>S)[1]
+    if _len(x) != d:
+        raise ValueError(f"kernel row: S has {d} columns but x has {_len(x)} entries")
+    if out is None:
+        out = np.empty(m, dtype=dtype)
+    elif not _is(out, t, 1, True) or _len(out) < m:
+        raise ValueError(f"kernel row: out must be a writeable C-contiguous 1-D {np.dtype(dtype).name} "
+                         f"array of at least {m} entries")
+    cdef bint rbf = kind == K_RBF
+    if rbf:
+        if sq is None:
+            sq = np.empty(m, dtype=dtype)
+            if m:
+                sq_norms(S, sq)
+        elif not _is(sq, t, 1, False) or _len(sq) < m:
+            sq = _as_array(sq, "sq", 1, dtype)
+            if _len(sq) < m:
+                raise ValueError(f"kernel row: sq has {_len(sq)} entries for {m} rows")
+        if xsq is None:
+            xsq = float(np.dot(x, x))
+    _row_call(kind, gamma, scale, offset, degree, S, sq, x, xsq if rbf else 0.0, out, m, rbf)
+    return out if _len(out) == m else out[:m]
 
 
 def kernel_matrix(int kind, double gamma, double scale, double offset, double degree,
                   const double[:, ::1] A, const double[::1] asq,
                   const double[:, ::1] B, const double[::1] bsq, double[:, ::1] out):
     """Write the Gram block k(A[i], B[j]) into out (shape len(A) × len(B))."""
-    cdef Py_ssize_t i, j, na = A.shape[0], nb = B.shape[0], d = A.shape[1]
+    cdef Py_ssize_t i, na = A.shape[0], nb = B.shape[0], d = A.shape[1]
     cdef int m = <int>nb, n = <int>na, k = <int>d
     cdef double one = 1.0, zero = 0.0
     cdef char tr = b'T', nt = b'N'
@@ -35,18 +206,21 @@ def kernel_matrix(int kind, double gamma, double scale, double offset, double de
         return
     with nogil:
         if kind == K_LAPLACIAN:
+            # Row i of the block is the kernel row of B against A[i]: the same loop, the
+            # same values.
             for i in range(na):
-                for j in range(nb):
-                    out[i, j] = exp(-gamma * _l1(&A[i, 0], &B[j, 0], d))
+                kb_laplacian_d(&B[0, 0], nb, d, &A[i, 0], gamma, &out[i, 0])
         else:
-            # Row-major out = A Bᵀ is column-major outᵀ = B Aᵀ.
-            dgemm(&tr, &nt, &m, &n, &k, &one, <double*>&B[0, 0], &k,
-                  <double*>&A[0, 0], &k, &zero, &out[0, 0], &m)
+            if d == 0:
+                out[:, :] = 0.0
+            else:
+                # Row-major out = A Bᵀ is column-major outᵀ = B Aᵀ.
+                dgemm(&tr, &nt, &m, &n, &k, &one, <double*>&B[0, 0], &k,
+                      <double*>&A[0, 0], &k, &zero, &out[0, 0], &m)
             if kind != K_LINEAR:
                 for i in range(na):
-                    for j in range(nb):
-                        out[i, j] = _transform(kind, out[i, j], asq[i], bsq[j], gamma,
-                                               scale, offset, degree)
+                    _transform_row(kind, gamma, scale, offset, degree, &bsq[0], asq[i],
+                                   &out[i, 0], nb)
 
 
 def kernel_diag(int kind, double gamma, double scale, double offset, double degree,
@@ -61,38 +235,78 @@ def kernel_diag(int kind, double gamma, double scale, double offset, double degr
                 out[i] = _transform(kind, asq[i], asq[i], asq[i], gamma, scale, offset, degree)
 
 
-def sq_norms(const double[:, ::1] A, double[::1] out):
-    """Write the squared Euclidean norm of each row of A into out."""
-    cdef Py_ssize_t i
-    cdef int d = <int>A.shape[1]
-    if d == 0:
-        out[:] = 0.0
-        return
+def sq_norms(A, out):
+    """Write the squared Euclidean norm of each row of A into out (float64 or float32, one dtype)."""
+    cdef int t = _row_dtype(A)
+    if not _is(A, t, 2, False) or not _is(out, t, 1, True) or _len(out) < _len(A):
+        raise ValueError("kbench: sq_norms needs a C-contiguous 2-D A and a writeable 1-D out "
+                         "of at least len(A) entries, both float64 or both float32")
+    cdef Py_ssize_t i, n = _len(A)
+    cdef int d = <int>cnp.PyArray_DIMS(<cnp.ndarray>A)[1], one = 1
+    cdef double* a64 = <double*>_data(A)
+    cdef double* o64 = <double*>_data(out)
+    cdef float* a32 = <float*>_data(A)
+    cdef float* o32 = <float*>_data(out)
     with nogil:
-        for i in range(A.shape[0]):
-            out[i] = _dot(&A[i, 0], &A[i, 0], d)
+        for i in range(n):
+            if t == cnp.NPY_DOUBLE:
+                o64[i] = _dot(a64 + i * d, a64 + i * d, d) if d > 0 else 0.0
+            else:
+                o32[i] = sdot(&d, a32 + i * d, &one, a32 + i * d, &one) if d > 0 else 0.0
 
 
-def expansion(const double[::1] k, const double[:, ::1] alpha, Py_ssize_t m, double[::1] out):
-    """out[c] = Σ_{i<m} k[i]·alpha[i, c]: the weighted sum behind every decision value."""
-    cdef int n = <int>m, nc = <int>alpha.shape[1], one = 1
+cdef inline void _expansion_impl(const floating* k, const floating* alpha, Py_ssize_t m,
+                                 Py_ssize_t nc, floating* out) noexcept nogil:
+    cdef int n = <int>m, ncc = <int>nc, one = 1
     cdef double a = 1.0, b = 0.0
+    cdef float af = 1.0, bf = 0.0
     cdef char nt = b'N'
-    if m == 0:
-        out[:] = 0.0
+    cdef Py_ssize_t c
+    if m <= 0:
+        for c in range(nc):
+            out[c] = 0
         return
+    # alpha (row-major m×C) is column-major C×m: out = alphaᵀ k. One gemv even for C = 1:
+    # the compiled learners' loops make this same call, so both paths sum in the same order.
+    if floating is double:
+        dgemv(&nt, &ncc, &n, &a, <double*>alpha, &ncc, <double*>k, &one, &b, out, &one)
+    else:
+        sgemv(&nt, &ncc, &n, &af, <float*>alpha, &ncc, <float*>k, &one, &bf, out, &one)
+
+
+def expansion(k, alpha, Py_ssize_t m, out):
+    """out[c] = Σ_{i<m} k[i]·alpha[i, c]: the weighted sum behind every decision value.
+
+    C-contiguous arrays of one dtype, float64 or float32; alpha is m' × C with m' ≥ m.
+    """
+    cdef int t = _row_dtype(alpha)
+    if not (_is(k, t, 1, False) and _is(alpha, t, 2, False) and _is(out, t, 1, True)):
+        raise ValueError("kbench: expansion needs C-contiguous k (1-D), alpha (2-D) and a writeable "
+                         "out (1-D), all float64 or all float32")
+    cdef Py_ssize_t nc = cnp.PyArray_DIMS(<cnp.ndarray>alpha)[1]
+    if m < 0 or m > _len(alpha) or m > _len(k) or _len(out) < nc:
+        raise ValueError(f"kbench: expansion over {m} rows needs k and alpha of at least {m} rows "
+                         f"and out of {nc} entries")
+    cdef void* pk = _data(k)
+    cdef void* pa = _data(alpha)
+    cdef void* po = _data(out)
     with nogil:
-        # alpha (row-major m×C) is column-major C×m: out = alphaᵀ k.
-        dgemv(&nt, &nc, &n, &a, <double*>&alpha[0, 0], &nc, <double*>&k[0], &one, &b,
-              &out[0], &one)
+        if t == cnp.NPY_FLOAT:
+            _expansion_impl(<const float*>pk, <const float*>pa, m, nc, <float*>po)
+        else:
+            _expansion_impl(<const double*>pk, <const double*>pa, m, nc, <double*>po)
 
 
 def decision_block(int kind, double gamma, double scale, double offset, double degree,
                    const double[:, ::1] S, const double[::1] sq, const double[:, ::1] alpha,
                    Py_ssize_t m, const double[:, ::1] X, const double[::1] xsq,
                    double[:, ::1] K, double[:, ::1] out):
-    """out = k(X, S[:m]) @ alpha[:m] using the caller's scratch Gram block K (len(X) × ≥m)."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j
+    """out = k(X, S[:m]) @ alpha[:m] using the caller's scratch Gram block K (len(X) × ≥m).
+
+    Each row of K holds the same values as the kernel row of that example (same loops),
+    so block predictions agree with one-by-one ones.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i
     cdef int mm = <int>m, nn = <int>n, dd = <int>d, nc = <int>alpha.shape[1], ldk = <int>K.shape[1]
     cdef double one = 1.0, zero = 0.0
     cdef char tr = b'T', nt = b'N'
@@ -104,16 +318,17 @@ def decision_block(int kind, double gamma, double scale, double offset, double d
     with nogil:
         if kind == K_LAPLACIAN:
             for i in range(n):
-                for j in range(m):
-                    K[i, j] = exp(-gamma * _l1(&X[i, 0], &S[j, 0], d))
+                kb_laplacian_d(&S[0, 0], m, d, &X[i, 0], gamma, &K[i, 0])
         else:
-            dgemm(&tr, &nt, &mm, &nn, &dd, &one, <double*>&S[0, 0], &dd,
-                  <double*>&X[0, 0], &dd, &zero, &K[0, 0], &ldk)
+            if d == 0:
+                K[:, :] = 0.0
+            else:
+                dgemm(&tr, &nt, &mm, &nn, &dd, &one, <double*>&S[0, 0], &dd,
+                      <double*>&X[0, 0], &dd, &zero, &K[0, 0], &ldk)
             if kind != K_LINEAR:
                 for i in range(n):
-                    for j in range(m):
-                        K[i, j] = _transform(kind, K[i, j], xsq[i], sq[j], gamma, scale,
-                                             offset, degree)
+                    _transform_row(kind, gamma, scale, offset, degree, &sq[0], xsq[i],
+                                   &K[i, 0], m)
         # out (n×C) = K[:, :m] (n×m) @ alpha[:m] (m×C); column-major: outᵀ = alphaᵀ Kᵀ.
         dgemm(&nt, &nt, &nc, &nn, &mm, &one, <double*>&alpha[0, 0], &nc, &K[0, 0], &ldk,
               &zero, &out[0, 0], &nc)
