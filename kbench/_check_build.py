@@ -25,6 +25,7 @@ MODULES = (
     "_idsvm",
     "_kernel_cache",
     "_huller",
+    "_polk",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

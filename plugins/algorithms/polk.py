@@ -1,0 +1,381 @@
+"""POLK: Parsimonious Online Learning with Kernels (Koppel, Warnell, Stump, Ribeiro; specs/004).
+
+Functional SGD whose every iterate is compressed by destructive kernel orthogonal
+matching pursuit (KOMP) back onto a sparse dictionary, within a controlled RKHS error
+ε = K·η^{3/2}; with a constant step the model order stays bounded. The exact O(M²)
+bookkeeping (inverse Gram matrix by Schur complements and rank-one downdates, folding
+of points already in the span, periodic Cholesky refresh) is in
+``cython_core/_polk.pyx``; this module holds the per-example path and the checks.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Literal
+
+import numpy as np
+from kbench.cython_core import _kernels, _polk
+from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
+
+from kbench import hookimpl
+from kbench.buffer import SupportBuffer
+from kbench.components import Algorithm, check_range
+
+SCHEDULES = {"constant": 0, "diminishing": 1}
+REDUCES = {"mean": 0, "sum": 1}
+CRITERIA = {"norm": 0, "squared": 1}
+_Q = {name: i for i, name in enumerate(_polk.PARAM_FIELDS)}
+_S = {name: i for i, name in enumerate(_polk.STATE_FIELDS)}
+#: Consecutive updates with a non-zero gradient that end with an empty dictionary before
+#: the zero-trap alarm (specs/004 §8 P3) goes off.
+ZERO_ALARM = 10
+
+
+class POLK(Algorithm):
+    """POLK (Koppel et al. 2017, Algorithms 1 and 2): functional SGD compressed by KOMP.
+
+    Each mini-batch of B examples is first predicted with the current f (scores
+    ``F = Wᵀ κ_D(x)``, one per class for multiclass with one dictionary shared by all
+    classes), then ``f̃ = (1 − η_t λ) f − (η_t / B) Σ_b ∇ℓ(F_b, y_b) κ(x_b, ·)`` (``sum``
+    drops the 1/B), and destructive KOMP with pre-fitting removes atoms, the one whose
+    removal costs least first, while ``‖f − f̃‖_H ≤ ε_t`` (``criterion=squared``: while
+    the squared distance is ≤ ε_t, a variant). Examples whose gradient is zero add nothing.
+
+    ``schedule=constant``: η_t = η < 1/λ and ε = K η^{3/2} (Theorem 2: bounded model order,
+    convergence to an O(√η) neighbourhood). ``schedule=diminishing``: η_t = η/(1 + t/t0),
+    ε_t = K η_t² (Theorem 1 has K = 1); the model order may grow.
+
+    A new point whose squared distance to the span of the dictionary is below
+    ``screen_tau·κ(x, x)`` is folded into the existing weights instead of appended, if its
+    residual fits the remaining error budget (always below 1e-10·κ(x, x)), so that the
+    inverse Gram matrix stays well conditioned (specs/004 P1). The inverse is recomputed
+    by Cholesky every ``refresh_every`` updates (0: never).
+
+    An update with a non-zero gradient that ends with an empty dictionary happens when
+    ‖f̃‖_H ≤ ε, and from f = 0 it repeats for ever (P3, the zero trap): after
+    10 such updates in a row the learner warns once and ``stats()["zero_trap"]`` is 1.
+    Examples of an incomplete last mini-batch are predicted but not learned.
+
+    Parameters
+    ----------
+    eta
+        Step size η > 0 (the initial one with ``schedule=diminishing``); η·λ < 1.
+    lam
+        Regulariser λ ≥ 0 of (λ/2)‖f‖².
+    K
+        Parsimony constant K ≥ 0 of the budget ε = K η^{3/2}; 0 keeps every atom with a
+        non-zero weight (plain functional SGD).
+    schedule
+        ``constant`` or ``diminishing``.
+    t0
+        Examples over which a diminishing step halves.
+    batch_size
+        Mini-batch size B (the paper: 32).
+    batch_reduce
+        ``mean`` (gradient averaged over the batch) or ``sum``.
+    criterion
+        ``norm`` (‖f − f̃‖ ≤ ε) or ``squared`` (‖f − f̃‖² ≤ ε).
+    screen_tau
+        Relative distance² below which a new point is folded, in [0, 1).
+    refresh_every
+        Updates between Cholesky recomputations of the inverse Gram matrix; 0 never.
+    refresh_tol
+        After each update the inverse is probed on its most nearly dependent atom j: the
+        computed distance² of κ(d_j, ·) to the span of the dictionary, 0 in exact
+        arithmetic, relative to κ(d_j, d_j); above ``refresh_tol`` the inverse is
+        recomputed (0 turns the probe off).
+    """
+
+    name = "polk"
+    tasks = frozenset({"binary", "multiclass", "regression"})
+    uses_loss = True
+    default_loss = "hinge"
+    test_params = {"K": 0.05, "eta": 0.5, "batch_size": 4, "refresh_every": 5}
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 eta: float = 1.0, lam: float = 1e-6, K: float = 0.04,
+                 schedule: Literal["constant", "diminishing"] = "constant", t0: float = 100.0,
+                 batch_size: int = 1, batch_reduce: Literal["mean", "sum"] = "mean",
+                 criterion: Literal["norm", "squared"] = "norm", screen_tau: float = 1e-6,
+                 refresh_every: int = 200, refresh_tol: float = 1e-8) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range("polk", "eta", eta, low=0.0, low_open=True)
+        check_range("polk", "lam", lam, low=0.0)
+        check_range("polk", "K", K, low=0.0)
+        check_range("polk", "t0", t0, low=0.0, low_open=True)
+        check_range("polk", "batch_size", batch_size, low=1)
+        check_range("polk", "screen_tau", screen_tau, low=0.0, high=1.0, high_open=True)
+        check_range("polk", "refresh_every", refresh_every, low=0)
+        check_range("polk", "refresh_tol", refresh_tol, low=0.0)
+        if eta * lam >= 1.0:
+            raise ValueError(f"polk: eta must be below 1/lam (the shrink factor 1 − η λ must "
+                             f"stay positive), got eta={eta!r} with lam={lam!r}")
+        for pname, value, choices in (("schedule", schedule, SCHEDULES),
+                                      ("batch_reduce", batch_reduce, REDUCES),
+                                      ("criterion", criterion, CRITERIA)):
+            if value not in choices:
+                raise ValueError(f"polk: {pname} must be one of {', '.join(choices)}, "
+                                 f"got {value!r}")
+        self.eta, self.lam, self.K, self.schedule, self.t0 = eta, lam, K, schedule, t0
+        self.batch_size, self.batch_reduce, self.criterion = batch_size, batch_reduce, criterion
+        self.screen_tau, self.refresh_every, self.refresh_tol = screen_tau, refresh_every, refresh_tol
+        assert self.loss is not None and self.kernel is not None
+        self._setup = setup_loss("polk", self.loss, task, n_classes, 0.0, 1.0)
+        self._C = self._setup.n_out
+        self._cfg = make_cfg(self.kernel, self._setup)
+        self._params = np.zeros(len(_polk.PARAM_FIELDS))
+        for pname, value in (("eta", eta), ("lam", lam), ("K", K),
+                             ("schedule", SCHEDULES[schedule]), ("t0", t0),
+                             ("batch_size", batch_size), ("reduce", REDUCES[batch_reduce]),
+                             ("criterion", CRITERIA[criterion]), ("tau", screen_tau),
+                             ("refresh_every", refresh_every), ("refresh_tol", refresh_tol)):
+            self._params[_Q[pname]] = value
+        self._state = np.zeros(len(_polk.STATE_FIELDS))
+        self._state[_S["eta"]] = eta
+        self._buf: SupportBuffer | None = None
+        self._warned = False
+        C, B = self._C, batch_size
+        self._scores = np.zeros(3 * C)
+        self._XI = np.zeros((B, C))
+        self._xsqb = np.zeros(B)
+        self._kdb = np.zeros(B)
+        self._idb = np.zeros(B)
+        self._Kbb = np.zeros((B, B))
+        self._one = np.zeros(1)
+
+    # -- storage -----------------------------------------------------------------------------
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        if self._buf is None:
+            cap = 64 + self.batch_size
+            self._buf = SupportBuffer(d, cap, n_outputs=self._C, growable=True)
+            self._Xb = np.zeros((self.batch_size, d))
+            self._alloc(cap)
+        return self._buf
+
+    def _alloc(self, cap: int) -> None:
+        """(Re)allocate the arrays sized by the capacity, keeping their contents."""
+        old = getattr(self, "_G", None)
+        G = np.zeros((cap, cap))
+        ids = np.zeros(cap)
+        Kb = np.zeros((self.batch_size, cap))
+        if old is not None:
+            m = old.shape[0]
+            G[:m, :m] = old
+            ids[:m] = self._ids
+            Kb[:, :m] = self._Kb
+        self._G, self._ids, self._Kb = G, ids, Kb
+        refresh = self.refresh_every > 0 or self.refresh_tol > 0.0
+        self._R = np.zeros((cap, cap) if refresh else (0, 0))
+        self._probe_row = np.zeros(cap)
+        self._work = np.zeros(_polk.work_size(cap, self._C, self.batch_size))
+
+    def _ensure(self, need: int) -> None:
+        """Grow every capacity-sized array to hold ``need`` atoms (by half again at least)."""
+        buf = self._buf
+        assert buf is not None
+        if need <= buf.capacity:
+            return
+        cap = max(need, buf.capacity + buf.capacity // 2)
+        buf.grow(cap)
+        self._alloc(cap)
+
+    def _xsq(self, x: np.ndarray) -> float:
+        """‖x‖² computed by the compiled core, as the block loop computes it."""
+        _kernels.sq_norms(x.reshape(1, -1), self._one)
+        return float(self._one[0])
+
+    def _self_kernel(self, x: np.ndarray, xsq: float) -> float:
+        if self.kernel.compiled() is not None:
+            return float(_polk.polk_self_kernel(self._cfg, x, xsq))
+        return float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
+
+    # -- the online protocol ----------------------------------------------------------------
+
+    def _forward(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        """The kernel row against the dictionary (cached for learn_one) and the scores."""
+        buf = self._buffer(len(x))
+        xsq = self._xsq(x)
+        k = buf.row(self.kernel, x, xsq)
+        F = self._scores[: self._C]
+        _kernels.expansion(k, buf.alpha, buf.size, F)
+        return k, xsq
+
+    def decision_one(self, x):
+        self._forward(x)
+        F = self._scores[: self._C]
+        return F.copy() if self.task == "multiclass" else float(F[0])
+
+    def label_of(self, f):
+        if not np.all(np.isfinite(f)):
+            return float("nan")  # a diverged learner: the runner stops the task here
+        return super().label_of(f)
+
+    def learn_one(self, x, y):
+        k, xsq = self._forward(x)
+        C = self._C
+        F = self._scores[:C]
+        if self._setup.loss_id != L_PYTHON:
+            xi = self._scores[C : 2 * C]
+            _polk.polk_gradient(self._cfg, F, float(y), xi, self._scores[2 * C :])
+        else:
+            with np.errstate(all="ignore"):
+                xi, _, _ = python_gradient(self._setup, self.loss, 0.0, F, F, float(y))
+        st = self._state
+        if np.any(xi != 0.0):
+            ns = int(st[_S["nstored"]])
+            self._Xb[ns] = x
+            self._xsqb[ns] = xsq
+            self._kdb[ns] = self._self_kernel(x, xsq)
+            self._XI[ns] = xi
+            self._idb[ns] = st[_S["t"]]
+            self._Kb[ns, : len(k)] = k
+            st[_S["nstored"]] = ns + 1
+        st[_S["t"]] += 1.0
+        st[_S["nseen"]] += 1.0
+        if int(st[_S["nseen"]]) == self.batch_size:
+            self._update()
+
+    def _update(self) -> None:
+        """The POLK step on the pending mini-batch (the per-example path)."""
+        buf = self._buf
+        assert buf is not None
+        st = self._state
+        ns = int(st[_S["nstored"]])
+        self._ensure(int(st[_S["m"]]) + ns)
+        if self.kernel.compiled() is not None:
+            _polk.polk_batch_gram(self._cfg, self._Xb, self._xsqb, ns, self._Kbb)
+        else:
+            for b in range(1, ns):
+                self._Kbb[b, :b] = self.kernel.row(self._Xb[:b], self._Xb[b])
+        buf.kernel_evals += ns * (ns - 1) // 2
+        _polk.polk_update(self._params, st, buf.X, buf.sq, buf.alpha, self._G, self._ids,
+                          self._Xb, self._xsqb, self._kdb, self._XI, self._idb, self._Kb,
+                          self._Kbb, self._work)
+        M = int(st[_S["m"]])
+        buf.size = M
+        buf.touch()
+        if self._R.size == 0 or M == 0:
+            self._check_zero_trap()
+            return
+        compiled = self.kernel.compiled()
+        j = 0
+        row = self._probe_row
+        if self.refresh_tol > 0.0:
+            # The probe of the inverse on its most sensitive atom (see _polk._finish).
+            j = int(_polk.polk_probe_index(self._G, M))
+            if compiled is not None:
+                _kernels.kernel_row(*compiled, buf.X, buf.sq, buf.X[j], float(buf.sq[j]), row, M)
+            else:
+                row[:M] = self.kernel.row(buf.X[:M], buf.X[j])
+            buf.kernel_evals += M
+        if _polk.polk_probe(self._params, st, self._G, M, row, j, self._work):
+            if compiled is not None:
+                _polk.polk_gram(self._cfg, buf.X, buf.sq, M, self._R)
+            else:
+                self._R[:M, :M] = self.kernel.matrix(buf.X[:M], buf.X[:M])
+            buf.kernel_evals += M * M
+            ok = _polk.polk_refresh(self._G, self._R, M)
+            st[_S["refreshes" if ok else "refresh_failures"]] += 1.0
+        self._check_zero_trap()
+
+    def learn_predict_many(self, X, y):
+        if self.kernel.compiled() is None or self._setup.loss_id == L_PYTHON:
+            return super().learn_predict_many(X, y)
+        buf = self._buffer(X.shape[1])
+        st = self._state
+        pred = np.empty(len(X))
+        i = 0
+        while True:
+            st[_S["kernel_evals"]] = buf.kernel_evals
+            i = _polk.polk_block(self._cfg, self._params, st, buf.X, buf.sq, buf.alpha, self._G,
+                                 self._ids, self._R, self._Xb, self._xsqb, self._kdb, self._XI,
+                                 self._idb, self._Kb, self._Kbb, self._work, self._scores, X, y,
+                                 pred, i)
+            buf.kernel_evals = int(st[_S["kernel_evals"]])
+            buf.size = int(st[_S["m"]])
+            buf.touch()
+            self._check_zero_trap()
+            if st[_S["update_due"]] == 0.0 and i == len(X):
+                return pred
+            self._ensure(int(st[_S["m"]]) + int(st[_S["nstored"]]))
+
+    def predict_many(self, X):
+        buf = self._buf
+        F = np.zeros((len(X), self._C)) if buf is None else buf.decision_many(self.kernel, X)
+        finite = np.all(np.isfinite(F), axis=1)
+        if self.task == "multiclass":
+            out = np.argmax(np.where(np.isfinite(F), F, 0.0), axis=1).astype(np.float64)
+        elif self.task == "regression":
+            out = F[:, 0].copy()
+        else:
+            out = np.where(F[:, 0] >= 0.0, 1.0, -1.0)
+        out[~finite] = np.nan
+        return out
+
+    # -- the zero trap ----------------------------------------------------------------------
+
+    def _check_zero_trap(self) -> None:
+        st = self._state
+        if st[_S["zero_run"]] >= ZERO_ALARM and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"polk: the dictionary stayed empty through {int(st[_S['zero_run']])} updates "
+                f"in a row ({int(st[_S['t']])} examples seen): every step's ‖f̃‖_H was within "
+                f"ε = {st[_S['last_eps']]:.4g}, so KOMP deleted everything and the learner "
+                "cannot leave f = 0 (specs/004 P3). Lower K, raise eta, or use "
+                "batch_reduce=sum", RuntimeWarning, stacklevel=3)
+
+    # -- inspection -------------------------------------------------------------------------
+
+    def dictionary(self) -> dict[str, np.ndarray]:
+        """Copies of the model: atoms ``D`` (M × d), weights ``W`` (M × C), the inverse
+        Gram matrix ``G`` (M × M) and ``ids``, each atom's position in the stream."""
+        buf = self._buf
+        M = buf.size if buf else 0
+        if buf is None:
+            return {"D": np.zeros((0, 0)), "W": np.zeros((0, self._C)), "G": np.zeros((0, 0)),
+                    "ids": np.zeros(0)}
+        return {"D": buf.X[:M].copy(), "W": buf.alpha[:M].copy(), "G": self._G[:M, :M].copy(),
+                "ids": self._ids[:M].copy()}
+
+    def state(self) -> dict[str, float]:
+        """The scalar state (STATE_FIELDS of the compiled core)."""
+        return {name: float(self._state[i]) for i, name in enumerate(_polk.STATE_FIELDS)}
+
+    def stats(self):
+        buf = self._buf
+        st = self._state
+        nbytes = 0
+        if buf is not None:
+            nbytes = buf.nbytes() + self._G.nbytes + self._R.nbytes + self._Kb.nbytes
+        eps = st[_S["last_eps"]]
+        return {
+            "n_support": buf.size if buf else 0,
+            "kernel_evals": buf.kernel_evals if buf else 0,
+            "model_bytes": nbytes,
+            "eta": float(st[_S["eta"]]),
+            "eps": float(eps) if st[_S["updates"]] else self._eps0(),
+            "last_error": float(st[_S["last_err"]]),
+            "max_error_ratio": float(st[_S["max_err_ratio"]]),
+            "appends": int(st[_S["appends"]]),
+            "folds": int(st[_S["folds"]]),
+            "deletions": int(st[_S["deletions"]]),
+            "refreshes": int(st[_S["refreshes"]]),
+            "refresh_failures": int(st[_S["refresh_failures"]]),
+            "probe_residual": float(st[_S["probe_residual"]]),
+            "zero_trap": 1.0 if st[_S["zero_run"]] >= ZERO_ALARM else 0.0,
+        }
+
+    def _eps0(self) -> float:
+        """ε of the first step."""
+        if self.schedule == "diminishing":
+            return self.K * self.eta**2
+        return self.K * self.eta * math.sqrt(self.eta)
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register POLK."""
+    register(POLK)
