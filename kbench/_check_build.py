@@ -26,6 +26,7 @@ MODULES = (
     "_kernel_cache",
     "_huller",
     "_polk",
+    "_lasvm",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

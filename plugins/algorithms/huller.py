@@ -17,18 +17,17 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from kbench.cython_core import _huller, _kernels
-from kbench.plugins.algorithms._example_ids import ExampleIds
-from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
+from kbench.cython_core import _huller
+from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
-from kbench.components import Algorithm, check_range
+from kbench.components import check_range
 
 #: Relative size below which ‖X_P − X_N‖² counts as zero when scaling decisions.
 _TINY = 1e-300
 
 
-class Huller(Algorithm):
+class Huller(RevisitingLearner):
     """The Huller: online nearest-point SVM with a bias that can also remove support vectors.
 
     Binary only. The decision value is in the standard SVM scale (specs/003 §1.3):
@@ -72,6 +71,7 @@ class Huller(Algorithm):
     name = "huller"
     tasks = frozenset({"binary"})
     test_params = {"cache_mb": 1.0}
+    _module = _huller
 
     def __init__(
         self,
@@ -98,56 +98,22 @@ class Huller(Algorithm):
         self.removals = removals
         self.allow_negative_lambda = allow_negative_lambda
         self.cache_mb = cache_mb
-        compiled = kernel.compiled()
-        self._compiled = compiled
+        self._setup(cache_mb)
         self._core = _huller.HullerCore(
-            *(compiled or (0, 0.0, 0.0, 0.0, 0.0)),
-            compiled is not None,
+            *self._kernel_args,
             0.0 if C is None else 1.0 / C,
             allow_negative_lambda,
             removals,
             n_init_per_class,
             seed % (1 << 64),
         )
-        self._ids = ExampleIds()
-        self._id_slot = np.full(0, -1, dtype=np.int64)
-        self._cache: KernelCache | None = None
-        self._d = -1
-        self._pending: list[tuple[np.ndarray, float, int]] = []
-        self._pending_ids: set[int] = set()
         self._warned = False
 
-    # -- storage ------------------------------------------------------------------------------
+    def _array_names(self) -> tuple[str, ...]:
+        return ("_sq", "_ap", "_an", "_lab", "_krow", "_scratch")
 
-    def _ensure(self, d: int) -> None:
-        if self._d == d:
-            return
-        if self._d >= 0:
-            raise ValueError(f"{self.name}: examples have {d} features, earlier ones had {self._d}")
-        self._d = d
-        self._cache = KernelCache(int(self.cache_mb * MB), 64)
-        self._allocate(64, 0)
-        self._core.bind_ids(self._id_slot)
-
-    def _allocate(self, cap: int, keep: int) -> None:
-        old = getattr(self, "_SV", None)
-        arrays = {
-            "_SV": np.zeros((cap, self._d)),
-            "_sq": np.zeros(cap),
-            "_ap": np.zeros(cap),
-            "_an": np.zeros(cap),
-            "_lab": np.zeros(cap),
-            "_sv_ids": np.full(cap, -1, dtype=np.int64),
-            "_krow": np.zeros(cap),
-            "_scratch": np.zeros(cap),
-        }
-        if old is not None:
-            for name, arr in arrays.items():
-                arr[:keep] = getattr(self, name)[:keep]
-        for name, arr in arrays.items():
-            setattr(self, name, arr)
-        core = self._core
-        core.bind(
+    def _bind_arrays(self) -> None:
+        self._core.bind(
             self._SV,
             self._sq,
             self._ap,
@@ -157,123 +123,32 @@ class Huller(Algorithm):
             self._krow,
             self._scratch,
         )
-        assert self._cache is not None
-        if self._cache.capacity != cap:
-            self._cache.resize(cap)
-        core.bind_cache(*self._cache.arrays())
 
-    def _grow(self) -> None:
-        self._allocate(2 * self._core.cap, self._core.m)
-
-    def _bind_ids(self) -> None:
-        if len(self._id_slot) != self._ids.n:
-            self._id_slot = np.full(self._ids.n, -1, dtype=np.int64)
-            m = self._core.m
-            for s in range(m):  # ids given before registration were -1: nothing to map
-                if 0 <= self._sv_ids[s] < len(self._id_slot):
-                    self._id_slot[self._sv_ids[s]] = s
-            self._core.bind_ids(self._id_slot)
-
-    # -- learning -----------------------------------------------------------------------------
-
-    def _block(self, X: np.ndarray, y: np.ndarray, ids: np.ndarray, pred: np.ndarray) -> None:
+    def _learn_python(self, x: np.ndarray, y: float, xid: int, *, first_pass: bool) -> None:
         core = self._core
-        i = 0
-        while i < len(X):
-            i, status = core.block(X, y, ids, pred, i)
-            if status == _huller.STATUS_GROW:
-                self._grow()
-            elif status == _huller.STATUS_PENDING:
-                self._keep(X[i - 1], float(y[i - 1]), int(ids[i - 1]))
-            elif status == _huller.STATUS_FLUSH:
-                self._flush()
-            else:
-                break
-
-    def _keep(self, x: np.ndarray, y: float, xid: int) -> None:
-        """Hold an example until the other class has one (a view of the stream when it has an id)."""
-        if xid >= 0:
-            if xid in self._pending_ids:
-                return
-            self._pending_ids.add(xid)
-        self._pending.append((x if xid >= 0 else x.copy(), y, xid))
-        self._core.n_pending = len(self._pending)
-
-    def _flush(self) -> None:
-        """Insertion attempts for the held examples, now that both classes have one."""
-        pending, self._pending, self._pending_ids = self._pending, [], set()
-        self._core.n_pending = 0
-        if self._compiled is not None:
-            P = np.ascontiguousarray(np.array([p[0] for p in pending]))
-            yP = np.array([p[1] for p in pending])
-            idP = np.array([p[2] for p in pending], dtype=np.int64)
-            i, dummy = 0, np.empty(len(P))
-            while i < len(P):
-                i, status = self._core.block(P, yP, idP, dummy, i, True)
-                if status == _huller.STATUS_GROW:
-                    self._grow()
-        else:
-            for x, y, xid in pending:
-                self._learn_python(x, y, xid, removal_attempts=False)
-
-    def learn_predict_many(self, X, y):
-        self._ensure(X.shape[1])
-        if self._compiled is None:
-            return super().learn_predict_many(X, y)
-        ids = self._ids.block(X)
-        self._bind_ids()
-        pred = np.empty(len(X))
-        self._block(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
-        self._after()
-        return pred
-
-    def learn_one(self, x, y):
-        self._ensure(len(x))
-        xid = self._ids.one(x)
-        self._bind_ids()
-        if self._compiled is not None:
-            self._block(
-                x[None, :], np.array([float(y)]), np.array([xid], dtype=np.int64), np.empty(1)
-            )
-        else:
-            self._learn_python(x, float(y), xid, removal_attempts=True)
-        self._after()
-
-    def _learn_python(self, x: np.ndarray, y: float, xid: int, *, removal_attempts: bool) -> None:
-        """One example through the core with rows from ``kernel.row`` (kernels without a compiled form)."""
-        core, cache = self._core, self._cache
-        assert cache is not None
         if core.m == core.cap:
             self._grow()
-        m = core.m
         k = core.slot_of(xid)
         xsq = float(x @ x)
         if k >= 0:
-            row = cache.fetch(self.kernel, k, m, self._SV, self._sq, self._scratch)
+            row = self._row(k)
             kap = float(row[k])
         else:
-            row = self._krow[:m]
-            if m:
-                row[:] = self.kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=xsq)
-            core.row_evals += m
-            kap = float(np.asarray(self.kernel.diag(x[None, :]))[0])
-        status = core.learn_row(x, xsq, y, xid, row if m else self._krow[:0], kap)
+            row, kap = self._new_row(x, xsq)
+        status = core.learn_row(x, xsq, y, xid, row, kap)
         if status == _huller.STATUS_PENDING:
             self._keep(x, y, xid)
             return
         if status == _huller.STATUS_FLUSH:
             self._flush()
             return
-        if removal_attempts:
+        if first_pass:
             for _ in range(self.removals):
                 r = core.pick()
-                if r < 0:
-                    continue
-                core.update_sv(
-                    r, cache.fetch(self.kernel, r, core.m, self._SV, self._sq, self._scratch)
-                )
+                if r >= 0:
+                    core.update_sv(r, self._row(r))
 
-    def _after(self) -> None:
+    def _after(self, last_id: int) -> None:
         if self._core.nonseparable and not self._warned:
             self._warned = True
             warnings.warn(
@@ -328,19 +203,9 @@ class Huller(Algorithm):
         if self._d < 0 or c.m == 0:
             return np.zeros(len(X))
         m = c.m
-        coef = np.ascontiguousarray(np.column_stack([self._ap[:m], self._an[:m]]))
-        AB = np.empty((len(X), 2))
-        if self._compiled is not None:
-            xsq = np.einsum("ij,ij->i", X, X)
-            block = max(1, min(2048, 4_000_000 // m))
-            K = np.empty((min(block, len(X)), m))
-            for a in range(0, len(X), block):
-                b = min(a + block, len(X))
-                _kernels.decision_block(
-                    *self._compiled, self._SV, self._sq, coef, m, X[a:b], xsq[a:b], K, AB[a:b]
-                )
-        else:
-            AB[:] = np.asarray(self.kernel.matrix(X, self._SV[:m])) @ coef
+        AB = self._gram_block(
+            X, np.ascontiguousarray(np.column_stack([self._ap[:m], self._an[:m]]))
+        )
         raw = AB[:, 0] - AB[:, 1] + 0.5 * (c.NN - c.PP)
         fixed = self._one_class_value()
         if fixed is not None:
@@ -385,10 +250,9 @@ class Huller(Algorithm):
 
     def stats(self):
         c = self._core
-        cache = self._cache
         out = {
             "n_support": c.m if self._d >= 0 else 0,
-            "kernel_evals": c.row_evals + (cache.kernel_evals if cache else 0),
+            "kernel_evals": self._kernel_evals(),
             "insertions": c.insertions,
             "removed": c.removed,
             "updates": c.updates,
@@ -400,8 +264,7 @@ class Huller(Algorithm):
         if c.n_pos > 0 and c.n_neg > 0 and self.d2 > _TINY:
             out["bias"] = (c.NN - c.PP) / self.d2
             out["margin"] = 0.5 * float(np.sqrt(self.d2))
-        if cache is not None:
-            out.update(cache.stats())
+        out.update(self._cache_stats())
         return out
 
 

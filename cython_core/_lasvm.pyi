@@ -1,0 +1,76 @@
+"""Type stub of kbench.cython_core._lasvm (see the module docstring of _lasvm.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+_F64 = npt.NDArray[np.float64]
+_I64 = npt.NDArray[np.int64]
+
+STATUS_DONE: int
+STATUS_GROW: int
+STATUS_PENDING: int
+STATUS_FLUSH: int
+
+class LasvmCore:
+    compiled_kernel: bool
+    C: float
+    tau: float
+    n_init: int
+    m: int
+    cap: int
+    d: int
+    n_ids: int
+    n_pos: int
+    n_neg: int
+    n_pending: int
+    b: float
+    delta: float
+    processed: int
+    smo_steps: int
+    removed: int
+    row_evals: int
+    finish_iters: int
+    def __init__(
+        self,
+        kind: int,
+        gamma: float,
+        scale: float,
+        offset: float,
+        degree: float,
+        compiled_kernel: bool,
+        C: float,
+        tau: float,
+        n_init: int,
+    ) -> None: ...
+    def bind(
+        self,
+        SV: _F64,
+        sq: _F64,
+        alpha: _F64,
+        g: _F64,
+        lab: _F64,
+        ids: _I64,
+        krow: _F64,
+        scratch: _F64,
+        ri: _F64,
+    ) -> None: ...
+    def bind_cache(self, rows: _F64, meta: _I64, key_slot: _I64, counters: _I64) -> None: ...
+    def bind_ids(self, id_slot: _I64) -> None: ...
+    def block(
+        self,
+        X: _F64,
+        y: _F64,
+        xids: _I64,
+        pred: _F64,
+        start: int,
+        process_only: bool = ...,
+    ) -> tuple[int, int]: ...
+    def finish(self, max_iter: int) -> int: ...
+    def decision(self, x: _F64, xsq: float) -> float: ...
+    def decision_row(self, row: _F64) -> float: ...
+    def slot_of(self, xid: int) -> int: ...
+    def process_row(self, x: _F64, xsq: float, y: float, xid: int, kap: float) -> int: ...
+    def pair(self, process: bool) -> tuple[int, int]: ...
+    def step_rows(self, i: int, j: int, Ki: _F64, Kj: _F64) -> None: ...
+    def cleanup(self) -> None: ...
+    def gap(self) -> None: ...

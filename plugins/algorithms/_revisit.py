@@ -1,0 +1,202 @@
+"""What the learners that revisit their support vectors share (the Huller, LASVM).
+
+Both keep examples in slots of fixed-size arrays owned here and bound to a compiled core
+(``HullerCore``, ``LasvmCore``), a kernel-row cache keyed by slot, the map from training
+ids (rows of the stream, see ``_example_ids``) to slots, and the examples held back while
+only one class has been seen. The cores share a protocol: ``block(X, y, ids, pred,
+start[, insert_only])`` returns ``(next_row, status)`` with the statuses ``STATUS_*`` of
+their module; ``bind``, ``bind_cache`` and ``bind_ids`` take the arrays.
+
+The module name starts with an underscore, so the registry does not load it as a plugin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from kbench.plugins.algorithms._example_ids import ExampleIds
+from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
+
+from kbench.components import Algorithm
+
+#: Slots allocated at first; the arrays double when full.
+INITIAL_CAPACITY = 64
+
+
+class RevisitingLearner(Algorithm):
+    """Base of kernel learners with a slot buffer, a row cache and example identities.
+
+    Subclasses set ``_module`` (the compiled module with the STATUS_* constants), create
+    ``self._core`` in ``__init__`` after calling :meth:`_setup`, and implement
+    :meth:`_array_names`, :meth:`_bind_arrays` and :meth:`_learn_python` (the path of
+    kernels without a compiled form).
+    """
+
+    _module: Any = None
+
+    def _setup(self, cache_mb: float) -> None:
+        compiled = self.kernel.compiled()
+        self._compiled = compiled
+        self._kernel_args = (*(compiled or (0, 0.0, 0.0, 0.0, 0.0)), compiled is not None)
+        self._cache_budget = int(cache_mb * MB)
+        self._ids = ExampleIds()
+        self._id_slot = np.full(0, -1, dtype=np.int64)
+        self._cache: KernelCache | None = None
+        self._d = -1
+        self._pending: list[tuple[np.ndarray, float, int]] = []
+        self._pending_ids: set[int] = set()
+
+    # -- storage ------------------------------------------------------------------------------
+
+    def _array_names(self) -> tuple[str, ...]:
+        """Per-slot float arrays besides ``_SV`` and ``_sv_ids`` (all of length capacity)."""
+        raise NotImplementedError
+
+    def _bind_arrays(self) -> None:
+        """Pass the arrays to the core."""
+        raise NotImplementedError
+
+    def _ensure(self, d: int) -> None:
+        if self._d == d:
+            return
+        if self._d >= 0:
+            raise ValueError(f"{self.name}: examples have {d} features, earlier ones had {self._d}")
+        self._d = d
+        self._cache = KernelCache(self._cache_budget, INITIAL_CAPACITY)
+        self._allocate(INITIAL_CAPACITY, 0)
+        self._core.bind_ids(self._id_slot)
+
+    def _allocate(self, cap: int, keep: int) -> None:
+        arrays = {"_SV": np.zeros((cap, self._d)), "_sv_ids": np.full(cap, -1, dtype=np.int64)}
+        arrays.update({name: np.zeros(cap) for name in self._array_names()})
+        if hasattr(self, "_SV"):
+            for name, arr in arrays.items():
+                arr[:keep] = getattr(self, name)[:keep]
+        for name, arr in arrays.items():
+            setattr(self, name, arr)
+        self._bind_arrays()
+        assert self._cache is not None
+        if self._cache.capacity != cap:
+            self._cache.resize(cap)
+        self._core.bind_cache(*self._cache.arrays())
+
+    def _grow(self) -> None:
+        self._allocate(2 * self._core.cap, self._core.m)
+
+    def _bind_ids(self) -> None:
+        if len(self._id_slot) != self._ids.n:
+            self._id_slot = np.full(self._ids.n, -1, dtype=np.int64)
+            self._core.bind_ids(self._id_slot)
+
+    # -- learning -----------------------------------------------------------------------------
+
+    def _block(self, X: np.ndarray, y: np.ndarray, ids: np.ndarray, pred: np.ndarray) -> None:
+        core, mod = self._core, self._module
+        i = 0
+        while i < len(X):
+            i, status = core.block(X, y, ids, pred, i)
+            if status == mod.STATUS_GROW:
+                self._grow()
+            elif status == mod.STATUS_PENDING:
+                self._keep(X[i - 1], float(y[i - 1]), int(ids[i - 1]))
+            elif status == mod.STATUS_FLUSH:
+                self._flush()
+            else:
+                break
+
+    def _keep(self, x: np.ndarray, y: float, xid: int) -> None:
+        """Hold an example until the other class has one (a view of the stream when it has an id)."""
+        if xid >= 0:
+            if xid in self._pending_ids:
+                return
+            self._pending_ids.add(xid)
+        self._pending.append((x if xid >= 0 else x.copy(), y, xid))
+        self._core.n_pending = len(self._pending)
+
+    def _flush(self) -> None:
+        """Learn the held examples (without predictions), now that both classes have one."""
+        pending, self._pending, self._pending_ids = self._pending, [], set()
+        self._core.n_pending = 0
+        if self._compiled is not None:
+            P = np.ascontiguousarray(np.array([p[0] for p in pending]))
+            yP = np.array([p[1] for p in pending])
+            idP = np.array([p[2] for p in pending], dtype=np.int64)
+            i, dummy = 0, np.empty(len(P))
+            while i < len(P):
+                i, status = self._core.block(P, yP, idP, dummy, i, True)
+                if status == self._module.STATUS_GROW:
+                    self._grow()
+        else:
+            for x, y, xid in pending:
+                self._learn_python(x, y, xid, first_pass=False)
+
+    def _learn_python(self, x: np.ndarray, y: float, xid: int, *, first_pass: bool) -> None:
+        """One example with rows from ``kernel.row``; ``first_pass`` False for held examples."""
+        raise NotImplementedError
+
+    def _after(self, last_id: int) -> None:
+        """Called after each learning call with the id of its last example."""
+
+    def learn_predict_many(self, X, y):
+        self._ensure(X.shape[1])
+        if self._compiled is None:
+            return super().learn_predict_many(X, y)
+        ids = self._ids.block(X)
+        self._bind_ids()
+        pred = np.empty(len(X))
+        self._block(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
+        self._after(int(ids[-1]) if len(ids) else -1)
+        return pred
+
+    def learn_one(self, x, y):
+        self._ensure(len(x))
+        xid = self._ids.one(x)
+        self._bind_ids()
+        if self._compiled is not None:
+            self._block(
+                x[None, :], np.array([float(y)]), np.array([xid], dtype=np.int64), np.empty(1)
+            )
+        else:
+            self._learn_python(x, float(y), xid, first_pass=True)
+        self._after(xid)
+
+    def _row(self, slot: int) -> np.ndarray:
+        """Kernel row of a stored example over the slots in use, through the cache."""
+        assert self._cache is not None
+        return self._cache.fetch(self.kernel, slot, self._core.m, self._SV, self._sq, self._scratch)
+
+    def _new_row(self, x: np.ndarray, xsq: float) -> tuple[np.ndarray, float]:
+        """Row of a new example over the slots in use (in ``_krow``) and k(x, x)."""
+        m = self._core.m
+        row = self._krow[:m]
+        if m:
+            row[:] = self.kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=xsq)
+        self._core.row_evals += m
+        return row, float(np.asarray(self.kernel.diag(x[None, :]))[0])
+
+    def _gram_block(self, X: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """``k(X, SV[:m]) @ coef`` in blocks (compiled kernels) or through ``kernel.matrix``."""
+        from kbench.cython_core import _kernels
+
+        m = self._core.m
+        out = np.empty((len(X), coef.shape[1]))
+        if self._compiled is None:
+            out[:] = np.asarray(self.kernel.matrix(X, self._SV[:m])) @ coef
+            return out
+        xsq = np.einsum("ij,ij->i", X, X)
+        block = max(1, min(2048, 4_000_000 // m))
+        K = np.empty((min(block, len(X)), m))
+        for a in range(0, len(X), block):
+            b = min(a + block, len(X))
+            _kernels.decision_block(
+                *self._compiled, self._SV, self._sq, coef, m, X[a:b], xsq[a:b], K, out[a:b]
+            )
+        return out
+
+    def _cache_stats(self) -> dict[str, float]:
+        return self._cache.stats() if self._cache is not None else {}
+
+    def _kernel_evals(self) -> int:
+        cache = self._cache.kernel_evals if self._cache is not None else 0
+        return int(self._core.row_evals) + cache

@@ -1,0 +1,237 @@
+"""LASVM (Bordes, Ertekin, Weston and Bottou, JMLR 2005): an online SMO solver of the soft-margin SVM.
+
+Each example is PROCESSed (added to the active set with α = 0 and paired with its most
+violating partner for one SMO step) and followed by one REPROCESS (an SMO step on the
+most violating pair of the active set, then removal of the examples that can no longer
+become support vectors). The finishing step repeats REPROCESS until the largest KKT
+violation δ is at most τ; it runs at the end of each pass over the stream.
+
+The compiled core is ``cython_core/_lasvm.pyx``; kernels without a compiled form run the
+same core with rows computed by ``kernel.row`` (the Python path).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from kbench.cython_core import _lasvm
+from kbench.plugins.algorithms._revisit import RevisitingLearner
+
+from kbench import hookimpl
+from kbench.components import check_range
+
+
+class LASVM(RevisitingLearner):
+    """LASVM: online soft-margin SVM with a bias by PROCESS/REPROCESS SMO steps.
+
+    Binary only. The decision is ``f(x) = Σ αₛ k(xₛ, x) + b`` in the standard SVM scale
+    (α signed, ``yₛαₛ ∈ [0, C]``), ``b = (g_max + g_min)/2`` from the gradients of the most
+    violating pair. A pair (i, j) is τ-violating when αᵢ < Bᵢ, αⱼ > Aⱼ and gᵢ − gⱼ > τ.
+
+    The finishing step (REPROCESS until δ ≤ τ) runs when the last row of the stream's
+    array has been learned, i.e. at the end of every pass of the runner (``epochs``), so
+    the held-out error recorded after a pass is that of the finished solution, and its
+    time is in the learner's time; :meth:`finish` runs it on demand. An example already
+    in the active set is known again on later passes (its row in the stream, see
+    ``_example_ids``): PROCESS skips it, as in the paper.
+
+    Before both classes have an example the learner predicts the class seen (+1 at
+    first) and keeps at most ``n_init_per_class`` examples of that class in the active
+    set; further ones wait and are processed when the other class appears.
+
+    Parameters
+    ----------
+    C
+        Soft-margin constant, > 0.
+    tau
+        Tolerance τ of the τ-violating pairs (LASVM's and LIBSVM's default 0.001).
+    n_init_per_class
+        Examples of a class kept in the active set while the other class has none, ≥ 1.
+    finishing
+        Run the finishing step at the end of each pass.
+    max_finish_iter
+        Cap on the REPROCESS steps of one finishing step, ≥ 1 (reported in
+        ``finish_capped`` when reached).
+    cache_mb
+        Budget of the kernel-row cache over the active set, in MB; 0 caches nothing.
+    """
+
+    name = "lasvm"
+    tasks = frozenset({"binary"})
+    test_params = {"cache_mb": 1.0}
+    _module = _lasvm
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float = 1.0,
+        tau: float = 1e-3,
+        n_init_per_class: int = 5,
+        finishing: bool = True,
+        max_finish_iter: int = 10_000_000,
+        cache_mb: float = 256.0,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range(self.name, "C", C, low=0.0, low_open=True)
+        check_range(self.name, "tau", tau, low=0.0, low_open=True)
+        check_range(self.name, "n_init_per_class", n_init_per_class, low=1)
+        check_range(self.name, "max_finish_iter", max_finish_iter, low=1)
+        check_range(self.name, "cache_mb", cache_mb, low=0.0)
+        self.C = C
+        self.tau = tau
+        self.n_init_per_class = n_init_per_class
+        self.finishing = finishing
+        self.max_finish_iter = max_finish_iter
+        self.cache_mb = cache_mb
+        self._setup(cache_mb)
+        self._core = _lasvm.LasvmCore(*self._kernel_args, C, tau, n_init_per_class)
+        self._finish_capped = 0
+
+    def _array_names(self) -> tuple[str, ...]:
+        return ("_sq", "_alpha", "_g", "_lab", "_krow", "_scratch", "_ri")
+
+    def _bind_arrays(self) -> None:
+        self._core.bind(
+            self._SV,
+            self._sq,
+            self._alpha,
+            self._g,
+            self._lab,
+            self._sv_ids,
+            self._krow,
+            self._scratch,
+            self._ri,
+        )
+
+    # -- learning -----------------------------------------------------------------------------
+
+    def _step_python(self, i: int, j: int) -> None:
+        Ki = self._row(i).copy()  # the second fetch may evict the first row
+        self._core.step_rows(i, j, Ki, self._row(j))
+
+    def _reprocess_python(self) -> None:
+        i, j = self._core.pair(False)
+        if i >= 0:
+            self._step_python(i, j)
+            self._core.cleanup()
+        else:
+            self._core.gap()
+
+    def _learn_python(self, x: np.ndarray, y: float, xid: int, *, first_pass: bool) -> None:
+        core = self._core
+        if core.slot_of(xid) < 0:
+            if core.m == core.cap:
+                self._grow()
+            xsq = float(x @ x)
+            _, kap = self._new_row(x, xsq)
+            status = core.process_row(x, xsq, y, xid, kap)
+            if status == _lasvm.STATUS_PENDING:
+                self._keep(x, y, xid)
+                return
+            if status == _lasvm.STATUS_FLUSH:
+                self._flush()
+                return
+            i, j = core.pair(True)
+            if i >= 0:
+                self._step_python(i, j)
+        if first_pass:
+            self._reprocess_python()
+
+    def _after(self, last_id: int) -> None:
+        if self.finishing and last_id >= 0 and last_id == self._ids.n - 1:
+            self.finish()
+
+    def finish(self) -> int:
+        """The finishing step: REPROCESS until δ ≤ τ; returns the steps taken."""
+        core = self._core
+        if self._d < 0 or core.m == 0:
+            return 0
+        if self._compiled is not None:
+            steps = core.finish(self.max_finish_iter)
+        else:
+            steps = 0
+            while steps < self.max_finish_iter:
+                i, j = core.pair(False)
+                if i < 0:
+                    break
+                self._step_python(i, j)
+                core.cleanup()
+                steps += 1
+            core.gap()
+            core.finish_iters += steps
+        if steps >= self.max_finish_iter:
+            self._finish_capped += 1
+        return steps
+
+    # -- prediction ---------------------------------------------------------------------------
+
+    def decision_one(self, x):
+        core = self._core
+        if self._d < 0:
+            return 0.0
+        if self._compiled is not None:
+            return float(core.decision(x, float(x @ x)))
+        m = core.m
+        row = np.asarray(self.kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=float(x @ x)))
+        return float(core.decision_row(np.ascontiguousarray(row, dtype=np.float64)))
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """f(x) for each row of X."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        c = self._core
+        if self._d < 0 or c.m == 0:
+            return np.zeros(len(X))
+        if c.n_pos == 0 or c.n_neg == 0:
+            return np.full(len(X), -1.0 if c.n_neg > 0 else 1.0)
+        return self._gram_block(X, np.ascontiguousarray(self._alpha[: c.m, None]))[:, 0] + c.b
+
+    def predict_many(self, X):
+        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+
+    # -- inspection ---------------------------------------------------------------------------
+
+    def support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(X, y, α)`` of the active set (α signed; zero for members that are not SVs)."""
+        m = self._core.m if self._d >= 0 else 0
+        if m == 0:
+            return np.zeros((0, max(self._d, 0))), np.zeros(0), np.zeros(0)
+        return self._SV[:m].copy(), self._lab[:m].copy(), self._alpha[:m].copy()
+
+    def dual_objective(self) -> float:
+        """W(α) = Σ αₛyₛ − ½ αᵀKα from the gradients: ½ Σ αₛ(yₛ + gₛ)."""
+        m = self._core.m if self._d >= 0 else 0
+        a = self._alpha[:m]
+        return 0.5 * float(a @ (self._lab[:m] + self._g[:m])) if m else 0.0
+
+    @property
+    def bias(self) -> float:
+        """b."""
+        return self._core.b
+
+    def stats(self):
+        c = self._core
+        m = c.m if self._d >= 0 else 0
+        out = {
+            "n_support": int(np.count_nonzero(self._alpha[:m])) if m else 0,
+            "kernel_evals": self._kernel_evals(),
+            "active_set": m,
+            "smo_steps": c.smo_steps,
+            "removed": c.removed,
+            "finish_steps": c.finish_iters,
+            "finish_capped": self._finish_capped,
+            "pending": len(self._pending),
+            "gap": c.delta,
+            "bias": c.b,
+        }
+        out.update(self._cache_stats())
+        return out
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register LASVM."""
+    register(LASVM)
