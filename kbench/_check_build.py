@@ -27,6 +27,7 @@ MODULES = (
     "_huller",
     "_polk",
     "_lasvm",
+    "_averaged_perceptron",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

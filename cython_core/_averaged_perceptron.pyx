@@ -1,0 +1,142 @@
+"""Compiled block loop of the averaged kernel perceptron (Freund and Schapire 1999), binary and multiclass.
+
+Coefficients: ``coef`` has 2C columns (C = 1 for binary, the number of classes for
+multiclass). Columns 0..C-1 hold α, the current perceptron's coefficients (Σ of the
+updates); columns C..2C-1 hold β, the same updates each weighted by (t − 1), t the round
+(1-based, counted across passes) in which it was made. After T rounds the average of the
+iterates w₁..w_T (wₜ the perceptron after round t) is Σᵢ (αᵢ − βᵢ/T) k(xᵢ, ·): an update
+of round t is in T − t + 1 of them. One kernel row per example gives both the current
+scores (the mistake test) and the averaged ones (the prediction).
+"""
+include "_kernel_ops.pxi"
+
+
+cdef inline Py_ssize_t _argmax(const double* s, Py_ssize_t C) noexcept nogil:
+    cdef Py_ssize_t c, best = 0
+    for c in range(1, C):
+        if s[c] > s[best]:
+            best = c
+    return best
+
+
+cdef inline void _scores(const double* coef, Py_ssize_t m, Py_ssize_t C2, const double* krow,
+                         double* out) noexcept nogil:
+    """out[c] = Σ_{i<m} krow[i]·coef[i, c] for the 2C columns."""
+    cdef int one = 1, mm = <int>m, nc = <int>C2
+    cdef double a1 = 1.0, b0 = 0.0
+    cdef char nt = b'N'
+    cdef Py_ssize_t c
+    if m == 0:
+        for c in range(C2):
+            out[c] = 0.0
+        return
+    dgemv(&nt, &nc, &mm, &a1, <double*>coef, &nc, <double*>krow, &one, &b0, out, &one)
+
+
+cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept nogil:
+    """Label of the averaged hypothesis (α − β/T); +1 (binary) or class 0 before any round."""
+    cdef Py_ssize_t c, best = 0
+    cdef double v, bestv
+    if C == 1:
+        if T == 0:
+            return 1.0
+        return 1.0 if s[0] - s[1] / T >= 0.0 else -1.0
+    if T == 0:
+        return 0.0
+    bestv = s[0] - s[C] / T
+    for c in range(1, C):
+        v = s[c] - s[C + c] / T
+        if v > bestv:
+            best = c
+            bestv = v
+    return <double>best
+
+
+def averaged_scores(const double[::1] s, Py_ssize_t C, long long T):
+    """The averaged decision values from the 2C raw scores (for decision_one)."""
+    import numpy as np
+
+    out = np.zeros(C)
+    cdef Py_ssize_t c
+    if T > 0:
+        for c in range(C):
+            out[c] = s[c] - s[C + c] / T
+    return out
+
+
+def avg_perceptron_block(int kind, double gamma, double scale, double offset, double degree,
+                         double[:, ::1] SV, double[::1] sq, double[:, ::1] coef,
+                         long long[::1] sv_ids, Py_ssize_t m, const double[:, ::1] X,
+                         const double[::1] y, const long long[::1] xids, long long[::1] id_slot,
+                         double[::1] pred, double[::1] krow, double[::1] scores,
+                         Py_ssize_t start, long long T):
+    """Predict (averaged) then learn (current) rows start.. of X; (i, m, evals, T, mistakes).
+
+    A mistake on a training example that is already stored (its id maps to a slot)
+    updates that slot; otherwise the example takes slot m. i < len(X) means the buffer
+    is full: grow it and resume from i.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0]
+    cdef Py_ssize_t C2 = coef.shape[1], C = C2 // 2, i = start, c, guess, yi, slot
+    cdef Py_ssize_t n_ids = id_slot.shape[0]
+    cdef long long evals = 0, xid, mistakes = 0
+    cdef double xsq, w
+    cdef bint mistake
+    with nogil:
+        while i < n:
+            if m == cap:
+                break
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
+            _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
+                        &X[i, 0], xsq, &krow[0])
+            evals += m
+            _scores(&coef[0, 0], m, C2, &krow[0], &scores[0])
+            pred[i] = _predict(&scores[0], C, T)
+            T += 1
+            w = <double>(T - 1)
+            if C == 1:
+                mistake = y[i] * scores[0] <= 0.0
+                guess = 0
+                yi = 0
+            else:
+                guess = _argmax(&scores[0], C)
+                yi = <Py_ssize_t>y[i]
+                mistake = guess != yi
+            if mistake:
+                mistakes += 1
+                xid = xids[i]
+                slot = id_slot[xid] if 0 <= xid < n_ids else -1
+                if slot < 0:
+                    slot = m
+                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    sq[m] = xsq
+                    for c in range(C2):
+                        coef[m, c] = 0.0
+                    sv_ids[m] = xid
+                    if 0 <= xid < n_ids:
+                        id_slot[xid] = m
+                    m += 1
+                if C == 1:
+                    coef[slot, 0] += y[i]
+                    coef[slot, 1] += y[i] * w
+                else:
+                    coef[slot, yi] += 1.0
+                    coef[slot, guess] -= 1.0
+                    coef[slot, C + yi] += w
+                    coef[slot, C + guess] -= w
+            i += 1
+    return i, m, evals, T, mistakes
+
+
+def raw_scores(int kind, double gamma, double scale, double offset, double degree,
+               const double[:, ::1] SV, const double[::1] sq, const double[:, ::1] coef,
+               Py_ssize_t m, const double[::1] x, double[::1] krow, double[::1] scores):
+    """The 2C sums Σᵢ k(xᵢ, x)·coef[i, c] of x, computed as in the block loop (in scores)."""
+    cdef Py_ssize_t d = x.shape[0]
+    cdef double xsq
+    with nogil:
+        xsq = _dot(&x[0], &x[0], <int>d) if d > 0 else 0.0
+        _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0], &x[0], xsq,
+                    &krow[0])
+        _scores(&coef[0, 0], m, coef.shape[1], &krow[0], &scores[0])
+    return scores

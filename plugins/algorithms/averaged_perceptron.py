@@ -1,0 +1,178 @@
+"""The averaged kernel perceptron (Freund and Schapire 1999), binary and multiclass, without a budget.
+
+The baseline of the Huller paper (specs/003 §3.7), run for one or several passes. It
+learns exactly like the kernel perceptron (``perceptron``) and predicts with the average
+of all its iterates, kept in closed form: per stored example the sum α of its updates
+and the sum β of its updates weighted by the round before them, so that the average
+after T rounds is Σᵢ (αᵢ − βᵢ/T) k(xᵢ, ·).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from kbench.cython_core import _averaged_perceptron as _ap
+from kbench.plugins.algorithms._example_ids import ExampleIds
+
+from kbench import hookimpl
+from kbench.buffer import SupportBuffer
+from kbench.components import Algorithm
+
+
+class AveragedPerceptron(Algorithm):
+    """Averaged kernel perceptron: the mistake-driven perceptron, predicting with the mean of its iterates.
+
+    Binary: on ``y f(x) ≤ 0`` (f the current perceptron) add ``y k(x, ·)``. Multiclass
+    (one score per class, as ``perceptron``): on a wrong argmax add k(x, ·) to the true
+    class and subtract it from the predicted one. Predictions use the average of the
+    perceptrons after rounds 1..T (an update made in round t counts (T − t + 1)/T); rounds
+    continue across the passes of the runner's ``epochs``. An example stored in an earlier
+    pass (known by its row in the stream, see ``_example_ids``) is updated in place when
+    it is a mistake again, not stored twice. No bias, no budget, no hyper-parameters.
+    """
+
+    name = "averaged_perceptron"
+    tasks = frozenset({"binary", "multiclass"})
+
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self._C = n_classes if task == "multiclass" else 1
+        self._buf: SupportBuffer | None = None
+        self._sv_ids = np.full(64, -1, dtype=np.int64)
+        self._ids = ExampleIds()
+        self._id_slot = np.full(0, -1, dtype=np.int64)
+        self._rounds = 0
+        self._mistakes = 0
+        self._scores = np.zeros(2 * self._C)
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        if self._buf is None:
+            self._buf = SupportBuffer(d, 64, n_outputs=2 * self._C, growable=True)
+        return self._buf
+
+    def _grow(self) -> None:
+        buf = self._buf
+        assert buf is not None
+        buf.grow()
+        ids = np.full(buf.capacity, -1, dtype=np.int64)
+        ids[: len(self._sv_ids)] = self._sv_ids
+        self._sv_ids = ids
+
+    def _bind_ids(self) -> None:
+        if len(self._id_slot) != self._ids.n:
+            self._id_slot = np.full(self._ids.n, -1, dtype=np.int64)
+
+    # -- learning -----------------------------------------------------------------------------
+
+    def _run(self, X: np.ndarray, y: np.ndarray, ids: np.ndarray, pred: np.ndarray) -> None:
+        buf = self._buffer(X.shape[1])
+        compiled = self.kernel.compiled()
+        i = 0
+        while True:
+            i, buf.size, evals, self._rounds, mistakes = _ap.avg_perceptron_block(
+                *compiled, buf.X, buf.sq, buf.alpha, self._sv_ids, buf.size, X, y, ids,
+                self._id_slot, pred, buf.krow, self._scores, i, self._rounds,
+            )  # fmt: skip
+            buf.kernel_evals += evals
+            self._mistakes += mistakes
+            buf.touch()
+            if i == len(X):
+                return
+            self._grow()
+
+    def learn_predict_many(self, X, y):
+        if self.kernel.compiled() is None:
+            return super().learn_predict_many(X, y)
+        ids = self._ids.block(X)
+        self._bind_ids()
+        pred = np.empty(len(X))
+        self._run(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
+        return pred
+
+    def learn_one(self, x, y):
+        xid = self._ids.one(x)
+        self._bind_ids()
+        if self.kernel.compiled() is not None:
+            self._run(x[None, :], np.array([float(y)]), np.array([xid], dtype=np.int64),
+                      np.empty(1))  # fmt: skip
+            return
+        buf = self._buffer(len(x))
+        s = buf.scores(buf.row(self.kernel, x))
+        C = self._C
+        self._rounds += 1
+        w = float(self._rounds - 1)
+        if C == 1:
+            mistake, yi, guess = y * s[0] <= 0.0, 0, 0
+        else:
+            guess, yi = int(np.argmax(s[:C])), int(y)
+            mistake = guess != yi
+        if not mistake:
+            return
+        slot = int(self._id_slot[xid]) if 0 <= xid < len(self._id_slot) else -1
+        if slot < 0:
+            if buf.size == buf.capacity:
+                self._grow()
+            slot = buf.add(x, 0.0)
+            self._sv_ids[slot] = xid
+            if 0 <= xid < len(self._id_slot):
+                self._id_slot[xid] = slot
+        if C == 1:
+            buf.alpha[slot, 0] += y
+            buf.alpha[slot, 1] += y * w
+        else:
+            buf.alpha[slot, yi] += 1.0
+            buf.alpha[slot, guess] -= 1.0
+            buf.alpha[slot, C + yi] += w
+            buf.alpha[slot, C + guess] -= w
+        buf.touch()
+        self._mistakes += 1
+
+    # -- prediction ---------------------------------------------------------------------------
+
+    def decision_one(self, x):
+        s = self._decision_scores(x)
+        avg = _ap.averaged_scores(s, self._C, self._rounds)
+        return avg if self.task == "multiclass" else float(avg[0])
+
+    def _decision_scores(self, x: np.ndarray) -> np.ndarray:
+        buf = self._buffer(len(x))
+        compiled = self.kernel.compiled()
+        if compiled is None:
+            return buf.scores(buf.row(self.kernel, x))
+        k = np.empty(buf.capacity)  # not buf.krow: the buffer's row cache stays valid
+        return _ap.raw_scores(*compiled, buf.X, buf.sq, buf.alpha, buf.size, x, k,
+                              np.empty(2 * self._C))  # fmt: skip
+
+    def decision_function(self, X: np.ndarray, *, average: bool = True) -> np.ndarray:
+        """Scores of the averaged hypothesis (or of the current perceptron, ``average=False``)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        C = self._C
+        if self._buf is None:
+            out = np.zeros((len(X), C))
+        else:
+            raw = self._buf.decision_many(self.kernel, X)
+            out = raw[:, :C].copy()
+            if average:
+                out = out - raw[:, C:] / self._rounds if self._rounds else np.zeros_like(out)
+        return out if self.task == "multiclass" else out[:, 0]
+
+    def predict_many(self, X):
+        f = self.decision_function(X)
+        if self.task == "multiclass":
+            return np.argmax(f, axis=1).astype(float)
+        return np.where(f >= 0.0, 1.0, -1.0)
+
+    def stats(self):
+        buf = self._buf
+        return {
+            "n_support": buf.size if buf else 0,
+            "kernel_evals": buf.kernel_evals if buf else 0,
+            "rounds": self._rounds,
+            "mistakes": self._mistakes,
+            "model_bytes": buf.nbytes() if buf else 0,
+        }
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the averaged kernel perceptron."""
+    register(AveragedPerceptron)
