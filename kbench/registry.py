@@ -2,7 +2,20 @@
 
 Built-in plugins are the modules under ``kbench.plugins.{algorithms,kernels,losses,datasets}``;
 third-party plugins come from the ``kbench`` entry-point group. Both register through the
-hooks in :mod:`kbench.hookspecs`. ``KBENCH_DISABLE_PLUGINS=a,b`` blocks plugins by name.
+hooks in :mod:`kbench.hookspecs`.
+
+Three environment variables control loading (``docs/packaging.md`` documents them):
+
+``KBENCH_DISABLE_PLUGINS=a,b``
+    Block these plugins, built-in or third-party, by plugin or distribution name.
+``KBENCH_LOAD_PLUGINS=a,b``
+    Load only these third-party plugins (by plugin or distribution name); built-ins
+    always load unless disabled. Set but empty, it loads no third-party plugin: kbench's
+    own test suite runs that way, so whatever happens to be installed cannot change it.
+``KBENCH_TRACE_PLUGINS=1``
+    Log every hook call, with the plugin called and what it registered, to stderr.
+
+Every error about a plugin names it, and names its distribution when the two differ.
 """
 
 from __future__ import annotations
@@ -12,6 +25,7 @@ import importlib.metadata
 import os
 import pkgutil
 import re
+import sys
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,6 +48,12 @@ HOOKS = {
 }
 PLURAL = {"algorithm": "algorithms", "kernel": "kernels", "loss": "losses", "dataset": "datasets"}
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+#: Environment variables of the load controls.
+ENV_DISABLE, ENV_LOAD, ENV_TRACE = (
+    "KBENCH_DISABLE_PLUGINS",
+    "KBENCH_LOAD_PLUGINS",
+    "KBENCH_TRACE_PLUGINS",
+)
 
 
 @dataclass
@@ -46,6 +66,21 @@ class PluginInfo:
     components: dict[str, list[str]] = field(default_factory=dict)
     error: str | None = None
     disabled: bool = False
+    #: Name of the distribution that declares the entry point (None for built-ins).
+    distribution: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``plugin 'name'``, with its distribution when that has another name."""
+        return f"plugin {self.name!r}{self.distribution_note}"
+
+    @property
+    def distribution_note(self) -> str:
+        """`` (distribution NAME VERSION)`` when it differs from the plugin's name, else ''."""
+        dist = self.distribution
+        if dist is None or _normalise(dist) == _normalise(self.name):
+            return ""
+        return f" (distribution {dist} {self.version})"
 
 
 @dataclass(frozen=True)
@@ -60,14 +95,27 @@ class Entry:
 class Registry:
     """The components of every loaded plugin, by kind and name."""
 
-    def __init__(self, *, entry_points: bool = True, builtins: bool = True,
-                 disabled: Iterable[str] | None = None,
-                 extra_plugins: Iterable[tuple[str, ModuleType | object]] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        entry_points: bool = True,
+        builtins: bool = True,
+        disabled: Iterable[str] | None = None,
+        extra_plugins: Iterable[tuple[str, ModuleType | object]] = (),
+        load: Iterable[str] | None = None,
+        trace: bool | None = None,
+    ) -> None:
         if disabled is None:
-            disabled = [p.strip() for p in os.environ.get("KBENCH_DISABLE_PLUGINS", "").split(",")]
+            disabled = _env_names(ENV_DISABLE) or ()
         self.disabled = {d for d in disabled if d}
+        # None: every installed third-party plugin; a set: only these (empty: none).
+        self.load = _env_names(ENV_LOAD) if load is None else {n for n in load if n}
         self.pm = pluggy.PluginManager("kbench")
         self.pm.add_hookspecs(hookspecs)
+        if trace is None:
+            trace = os.environ.get(ENV_TRACE, "") not in ("", "0")
+        if trace:
+            self.pm.add_hookcall_monitoring(_trace_before, _trace_after)
         self.plugins: dict[str, PluginInfo] = {}
         self.components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
         from kbench import __version__
@@ -79,22 +127,45 @@ class Registry:
                     if mod.name.startswith("_"):
                         continue
                     name = f"kbench.{sub}.{mod.name}"
-                    self._add(name, "builtin", __version__,
-                              lambda m=f"kbench.plugins.{sub}.{mod.name}": importlib.import_module(m))
+                    self._add(
+                        name,
+                        "builtin",
+                        __version__,
+                        lambda m=f"kbench.plugins.{sub}.{mod.name}": importlib.import_module(m),
+                    )
         if entry_points:
+            wanted = None if self.load is None else {_normalise(n) for n in self.load}
             for ep in sorted(importlib.metadata.entry_points(group="kbench"), key=lambda e: e.name):
                 version = ep.dist.version if ep.dist is not None else "unknown"
-                self._add(ep.name, "entry-point", version, ep.load)
+                dist = ep.dist.name if ep.dist is not None else None
+                selected = wanted is None or bool(
+                    {_normalise(ep.name), _normalise(dist or ep.name)} & wanted
+                )
+                self._add(
+                    ep.name, "entry-point", version, ep.load, distribution=dist, selected=selected
+                )
+            self._report_missing()
         for name, obj in extra_plugins:
             self._add(name, "extra", "unknown", lambda o=obj: o)
         self._collect()
 
     # -- loading ------------------------------------------------------------------------------
 
-    def _add(self, name: str, source: str, version: str, load: Callable[[], Any]) -> None:
-        info = PluginInfo(name=name, source=source, version=version)
+    def _add(
+        self,
+        name: str,
+        source: str,
+        version: str,
+        load: Callable[[], Any],
+        *,
+        distribution: str | None = None,
+        selected: bool = True,
+    ) -> None:
+        info = PluginInfo(name=name, source=source, version=version, distribution=distribution)
         self.plugins[name] = info
-        if name in self.disabled:
+        blocked = {_normalise(d) for d in self.disabled}
+        if not selected or name in self.disabled or _normalise(distribution or name) in blocked:
+            # Not even imported: a blocked plugin cannot break start-up or slow it down.
             info.disabled = True
             self.pm.set_blocked(name)
             return
@@ -102,18 +173,61 @@ class Registry:
             plugin = load()
             self.pm.register(plugin, name=name)
         except Exception as exc:  # a broken plugin must not take the others down
-            info.error = f"failed to load: {_one_line(exc)}"
+            if self.pm.get_plugin(name) is not None:
+                self.pm.unregister(name=name)  # pluggy keeps what it registered before failing
+            if isinstance(exc, pluggy.PluginValidationError):
+                info.error = f"{info.label}: {_validation_message(exc)}"
+            else:
+                info.error = f"failed to load{info.distribution_note}: {_one_line(exc)}"
+            return
+        try:
+            # Every plugin before this one passed, so a failure here is this plugin's.
+            self.pm.check_pending()
+        except pluggy.PluginValidationError:
+            callers = self.pm.get_hookcallers(plugin) or []
+            unknown = sorted(h.name for h in callers if not h.has_spec())
+            self.pm.unregister(name=name)
+            hooks = sorted(HOOKS.values())
+            info.error = (
+                "; ".join(
+                    f"{info.label} implements {hook!r}, which is not a kbench hook"
+                    f"{suggest(hook, hooks)}"
+                    for hook in unknown
+                )
+                + f" (kbench hooks: {', '.join(hooks)})"
+            )
+
+    def _report_missing(self) -> None:
+        """Record each name in KBENCH_LOAD_PLUGINS that no installed plugin answers to."""
+        installed = [i for i in self.plugins.values() if i.source == "entry-point"]
+        known = {_normalise(n) for i in installed for n in (i.name, i.distribution or i.name)}
+        for name in sorted(self.load or ()):
+            if _normalise(name) not in known:
+                hint = suggest(name, [i.name for i in installed])
+                self.plugins[name] = PluginInfo(
+                    name=name,
+                    source="entry-point",
+                    version="unknown",
+                    error=f"{ENV_LOAD} names it, but no installed distribution declares "
+                    f"a kbench plugin of that name{hint}",
+                )
 
     def _collect(self) -> None:
         for kind, hook in HOOKS.items():
-            for impl in getattr(self.pm.hook, hook).get_hookimpls():
-                info = self.plugins[impl.plugin_name]
+            impls = getattr(self.pm.hook, hook).get_hookimpls()
+            plugins = list(dict.fromkeys(impl.plugin for impl in impls))
+            for plugin in plugins:
+                info = self.plugins[self.pm.get_name(plugin)]
                 if info.error:
                     continue
-                staged: list[type[Component]] = []
+                register = _Registration(kind, info.name)
                 try:
-                    impl.function(register=staged.append)
-                    entries = [self._validate(kind, cls, info) for cls in staged]
+                    # One plugin at a time, through pluggy (so tracing sees each call), so that
+                    # a plugin that raises is skipped and the others still register.
+                    self.pm.subset_hook_caller(hook, [p for p in plugins if p is not plugin])(
+                        register=register
+                    )
+                    entries = [self._validate(kind, cls, info) for cls in register.classes]
                 except Exception as exc:  # a broken plugin must not take the others down
                     info.error = _one_line(exc)
                     continue
@@ -123,12 +237,16 @@ class Registry:
 
     def _validate(self, kind: str, cls: Any, info: PluginInfo) -> Entry:
         base = KINDS[kind]
-        where = f"plugin {info.name!r}"
+        where = info.label
         if not (isinstance(cls, type) and issubclass(cls, base)):
-            raise RegistryError(f"{where} registered {cls!r} as a {kind}, but it is not a subclass of kbench.{base.__name__}")
+            raise RegistryError(
+                f"{where} registered {cls!r} as a {kind}, but it is not a subclass of kbench.{base.__name__}"
+            )
         name = cls.__dict__.get("name", "")
         if not isinstance(name, str) or not _NAME.match(name):
-            raise RegistryError(f"{where}: {cls.__qualname__} needs a class attribute name of lowercase letters, digits, '_', '.', '-' (got {name!r})")
+            raise RegistryError(
+                f"{where}: {cls.__qualname__} needs a class attribute name of lowercase letters, digits, '_', '.', '-' (got {name!r})"
+            )
         if not (cls.__doc__ or "").strip():
             raise RegistryError(f"{where}: {kind} {name!r} has no docstring")
         try:
@@ -138,10 +256,14 @@ class Registry:
         if kind == "algorithm":
             bad = set(cls.tasks) - {"binary", "multiclass", "regression", "novelty"}
             if bad:
-                raise RegistryError(f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}")
+                raise RegistryError(
+                    f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}"
+                )
         existing = self.components[kind].get(name)
         if existing is not None:
-            raise RegistryError(f"{where} registered {kind} {name!r}, which plugin {existing.plugin!r} already registered")
+            raise RegistryError(
+                f"{where} registered {kind} {name!r}, which plugin {existing.plugin!r} already registered"
+            )
         return Entry(cls=cls, plugin=info.name, version=info.version)
 
     # -- queries ------------------------------------------------------------------------------
@@ -171,8 +293,12 @@ class Registry:
         for key, value in raw.items():
             if key not in declared:
                 valid = ", ".join(declared) or "none"
-                raise SpecError(f"{kind} {name!r} has no parameter {key!r}{suggest(key, declared)}; parameters: {valid}")
-            params[key] = coerce(value, declared[key].annotation, f"{kind} {name!r} parameter {key!r}")
+                raise SpecError(
+                    f"{kind} {name!r} has no parameter {key!r}{suggest(key, declared)}; parameters: {valid}"
+                )
+            params[key] = coerce(
+                value, declared[key].annotation, f"{kind} {name!r} parameter {key!r}"
+            )
         return cls, params
 
     def create(self, kind: str, spec: str | Component, **context: Any) -> Any:
@@ -207,8 +333,67 @@ class Registry:
         return [p for p in self.plugins.values() if p.error]
 
 
+class _Registration:
+    """The ``register`` callback handed to one plugin's hook: it collects the classes."""
+
+    def __init__(self, kind: str, plugin: str) -> None:
+        self.kind = kind
+        self.plugin = plugin
+        self.classes: list[Any] = []
+
+    def __call__(self, cls: Any) -> None:
+        self.classes.append(cls)
+
+    def __repr__(self) -> str:
+        return f"<register {self.kind}s of plugin {self.plugin!r}>"
+
+
+def _normalise(name: str) -> str:
+    """A distribution or plugin name compared the way packaging does (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _env_names(var: str) -> set[str] | None:
+    """The comma-separated names in an environment variable; None when it is not set."""
+    value = os.environ.get(var)
+    if value is None:
+        return None
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def _validation_message(exc: pluggy.PluginValidationError) -> str:
+    """pluggy's multi-line explanation of a bad hook implementation, on one line."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return "; ".join(lines) or type(exc).__name__
+
+
+def _trace_before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+    for impl in hook_impls:
+        where = getattr(impl.function, "__module__", "?")
+        print(
+            f"kbench: trace: {hook_name} -> plugin {impl.plugin_name!r} ({where})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _trace_after(outcome: Any, hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+    register = kwargs.get("register")
+    plugins = ", ".join(repr(impl.plugin_name) for impl in hook_impls)
+    if outcome.exception is not None:
+        text = f"raised {_one_line(outcome.exception)}"
+    else:
+        names = [getattr(c, "name", repr(c)) for c in getattr(register, "classes", [])]
+        text = f"registered {', '.join(map(str, names)) or 'nothing'}"
+    print(f"kbench: trace: {hook_name} <- plugin {plugins}: {text}", file=sys.stderr, flush=True)
+
+
 def _one_line(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}" if not isinstance(exc, (SpecError, RegistryError)) else str(exc)
+    text = (
+        f"{type(exc).__name__}: {exc}"
+        if not isinstance(exc, (SpecError, RegistryError))
+        else str(exc)
+    )
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return lines[0] if lines else type(exc).__name__
 

@@ -1,30 +1,48 @@
 """Conformance checks for kbench components, for kbench's own tests and for plugin authors.
 
-Run every check on one component with :func:`check_component`, or parametrise a pytest
-test over all registered components (or one plugin's) with :func:`component_cases`::
+kbench runs these checks on every built-in component; a plugin's tests run the same
+ones on the plugin's components. :func:`check_component` checks one component, given
+by kind and registered name, or as a class or an instance (no installation needed)::
 
-    import pytest
-    from kbench.testing import check_component, component_cases
+    from kbench.testing import check_component
 
-    @pytest.mark.parametrize("kind, name", component_cases(plugin="my_plugin"))
+    check_component("kernel", "cauchy")      # a registered component
+    check_component(CauchyKernel)            # a class, with its test_params
+    check_component(CauchyKernel(sigma=2.0)) # an instance, with its parameters
+
+:func:`parametrize_components` (or :func:`component_cases`, the list of cases it uses)
+parametrises a pytest test over every component one installed plugin registered::
+
+    from kbench.testing import check_component, parametrize_components
+
+    @parametrize_components(plugin="example")
     def test_conformance(kind, name):
         check_component(kind, name)
 
 Each check raises AssertionError with a message that names the component and the rule.
+``docs/testing.md`` lists the checks.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
-from kbench.components import Algorithm, Component, Dataset, Kernel, Loss
-from kbench.registry import Registry, get_registry
+from kbench.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss
+from kbench.errors import RegistryError
+from kbench.registry import PluginInfo, Registry, get_registry
 from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
 
-CHECKS: dict[str, list[Callable[..., None]]] = {"algorithm": [], "kernel": [], "loss": [], "dataset": []}
+CHECKS: dict[str, list[Callable[..., None]]] = {
+    "algorithm": [],
+    "kernel": [],
+    "loss": [],
+    "dataset": [],
+}
 
 
 def _check(kind: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -35,31 +53,176 @@ def _check(kind: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     return deco
 
 
-def component_cases(registry: Registry | None = None, *, plugin: str | None = None,
-                    kinds: tuple[str, ...] = ("algorithm", "kernel", "loss", "dataset")) -> list[Any]:
-    """``pytest.param(kind, name)`` for every registered component (of one plugin, optionally)."""
+#: Parameters (and, for algorithms, a kernel) of the instance being checked, by class.
+_CONFIGURED: ContextVar[dict[type, dict[str, Any]] | None] = ContextVar(
+    "kbench_checked", default=None
+)
+
+ALL_KINDS = ("algorithm", "kernel", "loss", "dataset")
+
+
+def component_cases(
+    registry: Registry | None = None,
+    *,
+    plugin: str | None = None,
+    kinds: tuple[str, ...] = ALL_KINDS,
+) -> list[Any]:
+    """``pytest.param(kind, name)`` for every registered component, or one plugin's.
+
+    Parameters
+    ----------
+    registry
+        Where to look (default: the process-wide registry, which loads installed plugins).
+    plugin
+        Only this plugin's components: its entry-point name (what ``kbench plugins``
+        shows) or its distribution name. A plugin that is not installed, is excluded by
+        ``KBENCH_LOAD_PLUGINS`` or ``KBENCH_DISABLE_PLUGINS``, or failed to load raises
+        RegistryError saying which, rather than giving an empty, silently passing test.
+    kinds
+        Component kinds to include.
+
+    Returns
+    -------
+    list
+        One ``pytest.param(kind, name, id="kind-name")`` per component.
+    """
     import pytest
 
     registry = registry or get_registry()
+    owner = None if plugin is None else _loaded_plugin(registry, plugin).name
     cases = []
     for kind in kinds:
         for name in registry.names(kind):
-            if plugin is None or registry.entry(kind, name).plugin == plugin:
+            if owner is None or registry.entry(kind, name).plugin == owner:
                 cases.append(pytest.param(kind, name, id=f"{kind}-{name}"))
     return cases
 
 
-def check_component(kind: str, name: str, registry: Registry | None = None) -> None:
-    """Run every conformance check of one registered component."""
+def parametrize_components(
+    plugin: str | None = None,
+    *,
+    registry: Registry | None = None,
+    kinds: tuple[str, ...] = ALL_KINDS,
+) -> Any:
+    """A ``pytest.mark.parametrize("kind, name", ...)`` over :func:`component_cases`.
+
+    Decorate a test that takes ``kind`` and ``name`` arguments; see :func:`component_cases`
+    for the parameters.
+    """
+    import pytest
+
+    cases = component_cases(registry, plugin=plugin, kinds=kinds)
+    return pytest.mark.parametrize(("kind", "name"), cases)
+
+
+def _loaded_plugin(registry: Registry, plugin: str) -> PluginInfo:
+    """The registry's record of a plugin named by entry point or distribution, if it loaded."""
+    from kbench.registry import _normalise
+
+    for info in registry.plugins.values():
+        if plugin == info.name or _normalise(plugin) == _normalise(info.distribution or info.name):
+            if info.error:
+                raise RegistryError(f"{info.label} is installed but broken: {info.error}")
+            if info.disabled:
+                raise RegistryError(
+                    f"{info.label} is installed but was not loaded: KBENCH_LOAD_PLUGINS or "
+                    "KBENCH_DISABLE_PLUGINS excludes it"
+                )
+            return info
+    installed = sorted(i.name for i in registry.plugins.values() if i.source != "builtin")
+    raise RegistryError(
+        f"plugin {plugin!r} is not installed (third-party plugins found: "
+        f"{', '.join(installed) or 'none'}); install it first, e.g. with "
+        "`pip install -e .` in its folder"
+    )
+
+
+def check_component(
+    component: str | type[Component] | Component,
+    name: str | None = None,
+    registry: Registry | None = None,
+) -> None:
+    """Run every conformance check of one component.
+
+    Parameters
+    ----------
+    component
+        The kind (``"algorithm"``, ``"kernel"``, ``"loss"``, ``"dataset"``) of a
+        registered component named by ``name``; or a component class, checked with its
+        ``test_params``; or an instance, checked with its parameter values (and, for an
+        algorithm, its kernel). A class or instance need not be registered: it is
+        validated as the registry would validate it, then checked.
+    name
+        Registered name, when ``component`` is a kind.
+    registry
+        Registry that supplies the other components the checks need (kernels and losses
+        for algorithms) and, for a kind and name, the component itself.
+
+    Raises
+    ------
+    AssertionError
+        On the first broken rule, naming the component and the rule.
+    """
     registry = registry or get_registry()
-    cls = registry.entry(kind, name).cls
+    if isinstance(component, str):
+        if name is None:
+            raise TypeError("check_component(kind, name): give the component's registered name")
+        _run_checks(component, registry.entry(component, name).cls, registry)
+        return
+    if name is not None:
+        raise TypeError("check_component: give a kind and a name, or a class or instance alone")
+    cls = component if isinstance(component, type) else type(component)
+    if not issubclass(cls, Component) or cls.kind not in KINDS:
+        raise TypeError(
+            f"check_component: {component!r} is not a kbench Algorithm, Kernel, "
+            "Loss or Dataset (class or instance)"
+        )
+    checked = _registry_with(registry, cls)
+    if isinstance(component, type):
+        _run_checks(cls.kind, cls, checked)
+        return
+    config: dict[str, Any] = {"params": component.get_params()}
+    if isinstance(component, Algorithm) and component.kernel is not None:
+        config["kernel"] = component.kernel
+    token = _CONFIGURED.set({cls: config})
+    try:
+        _run_checks(cls.kind, cls, checked)
+    finally:
+        _CONFIGURED.reset(token)
+
+
+def _run_checks(kind: str, cls: type[Component], registry: Registry) -> None:
     _check_common(cls, registry, kind)
     for check in CHECKS[kind]:
         check(cls, registry)
 
 
+def _registry_with(registry: Registry, cls: type[Component]) -> Registry:
+    """A copy of the registry in which ``cls`` is registered under its name, after validation."""
+    kind = cls.kind
+    entry = registry.components[kind].get(getattr(cls, "name", ""))
+    if entry is not None and entry.cls is cls:
+        return registry
+    checked = copy.copy(registry)
+    checked.components = {k: dict(v) for k, v in registry.components.items()}
+    checked.components[kind].pop(getattr(cls, "name", ""), None)
+    owner = PluginInfo(name=cls.__module__.split(".")[0], source="extra", version="unknown")
+    try:
+        new = checked._validate(kind, cls, owner)
+    except RegistryError as exc:
+        raise AssertionError(str(exc)) from None
+    checked.components[kind][cls.name] = new
+    return checked
+
+
+def _params(cls: type[Component]) -> dict[str, Any]:
+    """The parameters checks construct ``cls`` with: an instance's, else its test_params."""
+    config = (_CONFIGURED.get() or {}).get(cls)
+    return dict(config["params"]) if config else dict(cls.test_params)
+
+
 def _make(cls: type[Component], **context: Any) -> Any:
-    return cls(**cls.test_params, **context)
+    return cls(**_params(cls), **context)
 
 
 def _check_common(cls: type[Component], registry: Registry, kind: str) -> None:
@@ -67,18 +230,22 @@ def _check_common(cls: type[Component], registry: Registry, kind: str) -> None:
     assert (cls.__doc__ or "").strip(), f"{who}: needs a docstring"
     for pname, param in cls.parameters().items():
         assert pname not in ("order", "n", "test_size", "positive", "scale") or kind != "dataset", (
-            f"{who}: parameter {pname!r} is a reserved stream option name")
+            f"{who}: parameter {pname!r} is a reserved stream option name"
+        )
         assert param.annotation is not None, f"{who}: parameter {pname!r} has no annotation"
     if kind in ("kernel", "loss", "dataset"):
         obj = _make(cls)
         for pname, value in obj.get_params().items():
-            expected = cls.test_params.get(pname, cls.parameters()[pname].default)
+            expected = _params(cls).get(pname, cls.parameters()[pname].default)
             assert value == expected or (value != value and expected != expected), (
                 f"{who}: attribute {pname} is {value!r} after constructing with {expected!r}; "
-                "store each parameter under its own name")
+                "store each parameter under its own name"
+            )
         spec = obj.spec()
         assert repr(obj) == spec and repr(_make(cls)) == spec, f"{who}: repr must be deterministic"
-        assert registry.create(kind, spec).spec() == spec, f"{who}: spec {spec!r} does not round-trip"
+        assert registry.create(kind, spec).spec() == spec, (
+            f"{who}: spec {spec!r} does not round-trip"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -96,16 +263,25 @@ def check_kernel_consistency(cls: type[Kernel], registry: Registry) -> None:
     K = np.asarray(k.matrix(A, A))
     assert K.shape == (12, 12), f"kernel {cls.name!r}: matrix shape {K.shape}"
     assert np.allclose(K, K.T, atol=1e-10), f"kernel {cls.name!r}: Gram matrix not symmetric"
-    assert np.linalg.eigvalsh(K).min() > -1e-8 * max(1.0, np.abs(K).max()), f"kernel {cls.name!r}: Gram matrix not PSD"
+    assert np.linalg.eigvalsh(K).min() > -1e-8 * max(1.0, np.abs(K).max()), (
+        f"kernel {cls.name!r}: Gram matrix not PSD"
+    )
     for i in (0, 5, 11):
-        assert np.allclose(k.row(A, A[i]), K[:, i], atol=1e-10), f"kernel {cls.name!r}: row != matrix column"
+        assert np.allclose(k.row(A, A[i]), K[:, i], atol=1e-10), (
+            f"kernel {cls.name!r}: row != matrix column"
+        )
     assert np.allclose(k.row(A, x), np.asarray(k.matrix(A, x[None, :]))[:, 0], atol=1e-10), (
-        f"kernel {cls.name!r}: row(S, x) != matrix(S, [x])")
+        f"kernel {cls.name!r}: row(S, x) != matrix(S, [x])"
+    )
     d = np.asarray(k.diag(A))
     assert np.allclose(d, np.diag(K), atol=1e-10), f"kernel {cls.name!r}: diag != matrix diagonal"
     if cls.constant_diagonal:
-        assert np.allclose(d, d[0]), f"kernel {cls.name!r}: declares a constant diagonal but it varies"
-    assert k.row(A[:0], x).shape == (0,), f"kernel {cls.name!r}: a row against no vectors must be empty"
+        assert np.allclose(d, d[0]), (
+            f"kernel {cls.name!r}: declares a constant diagonal but it varies"
+        )
+    assert k.row(A[:0], x).shape == (0,), (
+        f"kernel {cls.name!r}: a row against no vectors must be empty"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,7 +295,10 @@ def _loss_points(loss: Loss) -> list[tuple[Any, Any]]:
         return [(rng.standard_normal(4) * 2, int(rng.integers(4))) for _ in range(20)]
     if "regression" in loss.tasks:
         return [(float(f), float(y)) for f, y in rng.standard_normal((20, 2)) * 2]
-    return [(float(f), float(y)) for f, y in zip(rng.standard_normal(20) * 2, rng.choice([-1.0, 1.0], 20), strict=True)]
+    return [
+        (float(f), float(y))
+        for f, y in zip(rng.standard_normal(20) * 2, rng.choice([-1.0, 1.0], 20), strict=True)
+    ]
 
 
 @_check("loss")
@@ -133,7 +312,9 @@ def check_loss_derivatives(cls: type[Loss], registry: Registry) -> None:
         g = np.asarray(loss.derivative(f, y), dtype=float)
         f_arr = np.atleast_1d(np.asarray(f, dtype=float))
         g_arr = np.atleast_1d(g)
-        assert g_arr.shape == f_arr.shape, f"loss {cls.name!r}: derivative shape {g_arr.shape} != score shape {f_arr.shape}"
+        assert g_arr.shape == f_arr.shape, (
+            f"loss {cls.name!r}: derivative shape {g_arr.shape} != score shape {f_arr.shape}"
+        )
         for j in range(len(f_arr)):
             e = np.zeros_like(f_arr)
             e[j] = h
@@ -145,15 +326,19 @@ def check_loss_derivatives(cls: type[Loss], registry: Registry) -> None:
             if abs(fwd - bwd) > 1e-4 * max(1.0, abs(fwd)):
                 continue  # a kink: no derivative to compare with
             assert abs(g_arr[j] - (up - dn) / (2 * h)) < 1e-4 * max(1.0, abs(g_arr[j])), (
-                f"loss {cls.name!r}: derivative {g_arr[j]} != finite difference {(up - dn) / (2 * h)} at f={f}, y={y}")
+                f"loss {cls.name!r}: derivative {g_arr[j]} != finite difference {(up - dn) / (2 * h)} at f={f}, y={y}"
+            )
         lip = loss.lipschitz
         if np.isfinite(lip):
             assert np.all(np.abs(g_arr) <= lip * (1 + 1e-9) + 1e-12) or f_arr.size > 1, (
-                f"loss {cls.name!r}: |derivative| {np.abs(g_arr).max()} exceeds its Lipschitz constant {lip}")
+                f"loss {cls.name!r}: |derivative| {np.abs(g_arr).max()} exceeds its Lipschitz constant {lip}"
+            )
         if cls.has_second_derivative and f_arr.size == 1:
             s = float(loss.second_derivative(f, y))
             num = (float(loss.derivative(f + h, y)) - float(loss.derivative(f - h, y))) / (2 * h)
-            assert abs(s - num) < 1e-4 * max(1.0, abs(s)), f"loss {cls.name!r}: second derivative {s} != {num}"
+            assert abs(s - num) < 1e-4 * max(1.0, abs(s)), (
+                f"loss {cls.name!r}: second derivative {s} != {num}"
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,28 +352,44 @@ def check_dataset(cls: type[Dataset], registry: Registry) -> None:
     ds = _make(cls)
     if ds.unavailable() is not None:
         why = ds.unavailable()
-        assert isinstance(why, str) and why and "\n" not in why, f"dataset {cls.name!r}: unavailable() must be one line"
+        assert isinstance(why, str) and why and "\n" not in why, (
+            f"dataset {cls.name!r}: unavailable() must be one line"
+        )
         return
     a, b = ds.load(0), ds.load(0)
     who = f"dataset {cls.name!r}"
-    assert a.X.ndim == 2 and len(a.X) == len(a.y) > 0, f"{who}: X {a.X.shape} and y {a.y.shape} do not match"
-    assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y), f"{who}: load(seed) is not deterministic"
+    assert a.X.ndim == 2 and len(a.X) == len(a.y) > 0, (
+        f"{who}: X {a.X.shape} and y {a.y.shape} do not match"
+    )
+    assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y), (
+        f"{who}: load(seed) is not deterministic"
+    )
     assert a.task == ds.task, f"{who}: loads a {a.task} task but declares {ds.task}"
     _check_labels(who, a.task, a.y, a.n_classes)
     if a.X_test is not None:
-        assert a.X_test.shape[1] == a.X.shape[1], f"{who}: test split has {a.X_test.shape[1]} columns, training {a.X.shape[1]}"
+        assert a.X_test.shape[1] == a.X.shape[1], (
+            f"{who}: test split has {a.X_test.shape[1]} columns, training {a.X.shape[1]}"
+        )
         _check_labels(who, a.task, a.y_test, a.n_classes)
     info = ds.info()
     for key, actual in (("n", len(a.X)), ("d", a.X.shape[1]), ("classes", a.n_classes)):
-        if key in info and a.task in ("binary", "multiclass") or key in ("n", "d") and key in info:
-            assert info[key] == actual, f"{who}: info() says {key}={info[key]} but the data have {actual}"
+        if (key in info and a.task in ("binary", "multiclass")) or (
+            key in ("n", "d") and key in info
+        ):
+            assert info[key] == actual, (
+                f"{who}: info() says {key}={info[key]} but the data have {actual}"
+            )
 
 
 def _check_labels(who: str, task: str, y: np.ndarray, n_classes: int) -> None:
     if task == "binary":
-        assert set(np.unique(y)) <= {-1.0, 1.0}, f"{who}: binary labels must be ±1, got {np.unique(y)[:5]}"
+        assert set(np.unique(y)) <= {-1.0, 1.0}, (
+            f"{who}: binary labels must be ±1, got {np.unique(y)[:5]}"
+        )
     elif task == "multiclass":
-        assert np.all((y >= 0) & (y < n_classes) & (y == np.round(y))), f"{who}: multiclass labels must be 0..{n_classes - 1}"
+        assert np.all((y >= 0) & (y < n_classes) & (y == np.round(y))), (
+            f"{who}: multiclass labels must be 0..{n_classes - 1}"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,11 +413,22 @@ def toy_stream(task: str, n: int = 160, d: int = 5, seed: int = 0) -> Stream:
     elif task == "novelty":
         y, yt = np.ones(n), np.ones(40)
     else:
-        y, yt = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1.0, -1.0), np.where(Xt[:, 0] + 0.5 * Xt[:, 1] ** 2 > 0.3, 1.0, -1.0)
+        y, yt = (
+            np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1.0, -1.0),
+            np.where(Xt[:, 0] + 0.5 * Xt[:, 1] ** 2 > 0.3, 1.0, -1.0),
+        )
     X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
     spec = StreamSpec(dataset=f"toy-{task}", seed=seed)
-    return Stream(spec=spec, X=X, y=y, X_test=Xt, y_test=yt, task=task, n_classes=n_classes,
-                  stream_id=_stream_id(spec, X, y, Xt, yt))
+    return Stream(
+        spec=spec,
+        X=X,
+        y=y,
+        X_test=Xt,
+        y_test=yt,
+        task=task,
+        n_classes=n_classes,
+        stream_id=_stream_id(spec, X, y, Xt, yt),
+    )
 
 
 def _loss_for(cls: type[Algorithm], task: str, registry: Registry) -> Loss | None:
@@ -230,12 +442,23 @@ def _loss_for(cls: type[Algorithm], task: str, registry: Registry) -> Loss | Non
     raise AssertionError(f"algorithm {cls.name!r}: no registered loss supports its task {task}")
 
 
-def make_test_algorithm(cls: type[Algorithm], task: str, registry: Registry, seed: int = 0) -> Algorithm:
+def make_test_algorithm(
+    cls: type[Algorithm], task: str, registry: Registry, seed: int = 0
+) -> Algorithm:
     """Construct an algorithm with its test parameters, an RBF kernel and a suitable loss."""
-    kernel = registry.create("kernel", "rbf[gamma=0.3]") if cls.uses_kernel else None
+    config = (_CONFIGURED.get() or {}).get(cls, {})
+    kernel = None
+    if cls.uses_kernel:
+        kernel = config.get("kernel") or registry.create("kernel", "rbf[gamma=0.3]")
     stream = toy_stream(task)
-    return cls(**cls.test_params, kernel=kernel, loss=_loss_for(cls, task, registry), task=task,
-               n_classes=stream.n_classes, seed=seed)
+    return cls(
+        **_params(cls),
+        kernel=kernel,
+        loss=_loss_for(cls, task, registry),
+        task=task,
+        n_classes=stream.n_classes,
+        seed=seed,
+    )
 
 
 def _one_by_one(algo: Algorithm, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -264,7 +487,10 @@ def _check_offline(cls: type[Algorithm], task: str, registry: Registry) -> None:
     a.fit(s.X, s.y)
     b.fit(s.X, s.y)
     assert np.array_equal(s.X, X0), f"{who}: wrote into the stream"
-    pa, pb = np.asarray(a.predict_many(s.X_test), float), np.asarray(b.predict_many(s.X_test), float)
+    pa, pb = (
+        np.asarray(a.predict_many(s.X_test), float),
+        np.asarray(b.predict_many(s.X_test), float),
+    )
     assert np.array_equal(pa, pb), f"{who}: not deterministic for a fixed seed"
     po = np.array([a.predict_one(x) for x in s.X_test])
     assert np.array_equal(pa, po), f"{who}: predict_many differs from predict_one"
@@ -285,27 +511,35 @@ def _check_algorithm_task(cls: type[Algorithm], task: str, registry: Registry) -
     spec = a.spec()
     assert repr(a) == spec, f"{who}: repr must be its spec"
     for pname, value in a.get_params().items():
-        expected = cls.test_params.get(pname, cls.parameters()[pname].default)
-        assert value == expected, f"{who}: attribute {pname} is {value!r}, constructed with {expected!r}"
+        expected = _params(cls).get(pname, cls.parameters()[pname].default)
+        assert value == expected, (
+            f"{who}: attribute {pname} is {value!r}, constructed with {expected!r}"
+        )
 
     # The fast path and the one-by-one protocol give the same predictions.
     half = len(s.X) // 2
-    p_fast = np.concatenate([a.learn_predict_many(s.X[:half], s.y[:half]),
-                             a.learn_predict_many(s.X[half:], s.y[half:])])
+    p_fast = np.concatenate(
+        [a.learn_predict_many(s.X[:half], s.y[:half]), a.learn_predict_many(s.X[half:], s.y[half:])]
+    )
     b = make_test_algorithm(cls, task, registry)
     p_slow = _one_by_one(b, s.X, s.y)
     assert p_fast.shape == (len(s.X),), f"{who}: learn_predict_many returned shape {p_fast.shape}"
     if task == "regression":
-        assert np.allclose(p_fast, p_slow, rtol=1e-7, atol=1e-9), f"{who}: learn_predict_many differs from predict_one/learn_one"
+        assert np.allclose(p_fast, p_slow, rtol=1e-7, atol=1e-9), (
+            f"{who}: learn_predict_many differs from predict_one/learn_one"
+        )
     else:
         agree = np.mean(p_fast == p_slow)
-        assert agree == 1.0, f"{who}: learn_predict_many differs from predict_one/learn_one on {1 - agree:.1%} of examples"
+        assert agree == 1.0, (
+            f"{who}: learn_predict_many differs from predict_one/learn_one on {1 - agree:.1%} of examples"
+        )
     assert np.array_equal(s.X, X0) and np.array_equal(s.y, y0), f"{who}: wrote into the stream"
 
     # Deterministic for a fixed seed.
     c = make_test_algorithm(cls, task, registry)
-    assert np.array_equal(c.learn_predict_many(s.X, s.y), p_fast) or task == "regression" and np.allclose(
-        c.learn_predict_many(s.X, s.y), p_fast), f"{who}: not deterministic for a fixed seed"
+    assert np.array_equal(c.learn_predict_many(s.X, s.y), p_fast) or (
+        task == "regression" and np.allclose(c.learn_predict_many(s.X, s.y), p_fast)
+    ), f"{who}: not deterministic for a fixed seed"
 
     # stats() has the required keys, finite.
     st = a.stats()
@@ -320,9 +554,15 @@ def _check_algorithm_task(cls: type[Algorithm], task: str, registry: Registry) -
     pm = np.asarray(a.predict_many(s.X_test), dtype=float)
     po = np.array([a.predict_one(x) for x in s.X_test], dtype=float)
     if task == "regression":
-        assert np.allclose(pm, po, rtol=1e-7, atol=1e-9), f"{who}: predict_many differs from predict_one"
+        assert np.allclose(pm, po, rtol=1e-7, atol=1e-9), (
+            f"{who}: predict_many differs from predict_one"
+        )
     else:
         assert np.mean(pm == po) == 1.0, f"{who}: predict_many differs from predict_one"
-        labels = {-1.0, 1.0} if task in ("binary", "novelty") else set(map(float, range(s.n_classes)))
-        assert set(np.unique(pm)) <= labels, f"{who}: predictions {np.unique(pm)} are not labels of the task"
+        labels = (
+            {-1.0, 1.0} if task in ("binary", "novelty") else set(map(float, range(s.n_classes)))
+        )
+        assert set(np.unique(pm)) <= labels, (
+            f"{who}: predictions {np.unique(pm)} are not labels of the task"
+        )
     assert a.stats().get("n_support") == before, f"{who}: predicting changed the model"

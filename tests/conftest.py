@@ -15,12 +15,19 @@ from kbench.registry import reset_registry
 REPO = Path(__file__).resolve().parents[1]
 KBENCH = Path(sys.executable).with_name("kbench")
 
+# Whatever third-party plugins happen to be installed must not change kbench's own tests:
+# set but empty, KBENCH_LOAD_PLUGINS loads none. A test that wants plugins asks for them
+# (plugin_dist names its own; tests/test_plugin_example.py unsets it for the example).
+os.environ["KBENCH_LOAD_PLUGINS"] = ""
+
 
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test gets its own stream cache and a fresh process-wide registry."""
     monkeypatch.setenv("KBENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.delenv("KBENCH_DISABLE_PLUGINS", raising=False)
+    monkeypatch.delenv("KBENCH_TRACE_PLUGINS", raising=False)
+    monkeypatch.setenv("KBENCH_LOAD_PLUGINS", "")
     reset_registry()
     yield
     reset_registry()
@@ -35,12 +42,14 @@ def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginFactor
 
     ``plugin_dist("name", source)`` writes ``name.py`` with ``source`` and a
     ``name-1.0.dist-info`` declaring it in the ``kbench`` entry-point group, exactly as
-    pip would, so importlib.metadata finds it.
+    pip would, so importlib.metadata finds it. ``KBENCH_LOAD_PLUGINS`` names the plugins
+    made here, so they load, and no other installed plugin does.
     """
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
+    made: list[str] = []
 
     def make(name: str, source: str, *, entry_name: str | None = None, version: str = "1.0") -> Path:
         (site / f"{name}.py").write_text(textwrap.dedent(source))
@@ -48,6 +57,8 @@ def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginFactor
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
         (info / "entry_points.txt").write_text(f"[kbench]\n{entry_name or name} = {name}\n")
+        made.append(entry_name or name)
+        monkeypatch.setenv("KBENCH_LOAD_PLUGINS", ",".join(made))
         sys.modules.pop(name, None)
         reset_registry()
         return site

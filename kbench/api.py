@@ -1,0 +1,137 @@
+"""The stable API for plugin authors: every name a kbench plugin needs, in one module.
+
+A plugin may import these names from here, or from the modules that define them (the
+paths in the table below stay valid too). Their names, signatures and meaning change
+only with a new major version of kbench, and a change is announced in ``docs/``.
+Anything else in kbench is internal and may change without notice.
+
+=====================================  ==================================================
+name                                   defined in
+=====================================  ==================================================
+``hookimpl``                           :mod:`kbench`
+``Algorithm``, ``Kernel``, ``Loss``,   :mod:`kbench.components`
+``Dataset``, ``Data``, ``Component``,
+``Parameter``, ``TASKS``,
+``check_range``
+``SupportBuffer``                      :mod:`kbench.buffer`
+``kernel_row``, ``as_matrix``,         :mod:`kbench.kernels_api`
+``as_vector``, ``sq_norms``
+``kernel_expansion``                   :mod:`kbench.api`
+``Stream``, ``StreamSpec``,            :mod:`kbench.streams`
+``get_stream``
+``Registry``, ``get_registry``         :mod:`kbench.registry`
+``KbenchError``, ``SpecError``,        :mod:`kbench.errors`
+``DataError``, ``RegistryError``
+=====================================  ==================================================
+
+The conformance checks for plugin tests are in :mod:`kbench.testing` (it imports pytest
+only when asked for test cases).
+
+Examples
+--------
+>>> import numpy as np
+>>> from kbench.api import get_registry, kernel_expansion
+>>> rbf = get_registry().create("kernel", "rbf[gamma=0.5]")
+>>> S = np.array([[0.0, 0.0], [1.0, 0.0]])
+>>> alpha = np.array([1.0, -1.0])
+>>> kernel_expansion(rbf, S, alpha, np.array([0.0, 0.0])).round(4)
+array([0.3935])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kbench import hookimpl
+from kbench.buffer import SupportBuffer
+from kbench.components import (
+    TASKS,
+    Algorithm,
+    Component,
+    Data,
+    Dataset,
+    Kernel,
+    Loss,
+    Parameter,
+    check_range,
+)
+from kbench.errors import DataError, KbenchError, RegistryError, SpecError
+from kbench.kernels_api import as_matrix, as_vector, kernel_row, sq_norms
+from kbench.registry import Registry, get_registry
+from kbench.streams import Stream, StreamSpec, get_stream
+
+__all__ = [
+    "TASKS",
+    "Algorithm",
+    "Component",
+    "Data",
+    "DataError",
+    "Dataset",
+    "KbenchError",
+    "Kernel",
+    "Loss",
+    "Parameter",
+    "Registry",
+    "RegistryError",
+    "SpecError",
+    "Stream",
+    "StreamSpec",
+    "SupportBuffer",
+    "as_matrix",
+    "as_vector",
+    "check_range",
+    "get_registry",
+    "get_stream",
+    "hookimpl",
+    "kernel_expansion",
+    "kernel_row",
+    "sq_norms",
+]
+
+
+def kernel_expansion(
+    kernel: Kernel, S: np.ndarray, alpha: np.ndarray, X: np.ndarray, *, block: int = 2048
+) -> np.ndarray:
+    """The kernel expansion ``f(x) = Σᵢ alpha[i] · k(S[i], x)`` at one point or many.
+
+    Built-in kernels compute it in kbench's compiled core, one kernel row (or one
+    Gram block of at most ``block`` rows) at a time; other kernels through their
+    ``row`` and ``matrix`` methods. Learners that keep a model between examples should
+    hold it in a :class:`SupportBuffer`, which caches the squared norms this function
+    recomputes on every call.
+
+    Parameters
+    ----------
+    kernel
+        The kernel k.
+    S
+        Support vectors, shape ``(m, d)``.
+    alpha
+        Coefficients, shape ``(m,)`` or ``(m, n_outputs)``.
+    X
+        One point, shape ``(d,)``, or a block of points, shape ``(n, d)``.
+    block
+        Rows of X per Gram block.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_outputs,)`` for one point, ``(n, n_outputs)`` for a block.
+    """
+    S = as_matrix(S, "S")
+    A = np.asarray(alpha, dtype=np.float64)
+    if A.ndim not in (1, 2) or len(A) != len(S):
+        raise ValueError(
+            f"kernel expansion: {len(S)} support vectors but alpha has shape {A.shape}"
+        )
+    A = A[:, None] if A.ndim == 1 else A
+    one = np.ndim(X) == 1
+    X = as_vector(X, "x")[None, :] if one else as_matrix(X, "X")
+    if X.shape[1] != S.shape[1]:
+        raise ValueError(f"kernel expansion: S has {S.shape[1]} columns but x has {X.shape[1]}")
+    buf = SupportBuffer(S.shape[1], max(1, len(S)), n_outputs=A.shape[1])
+    buf.X[: len(S)], buf.alpha[: len(S)], buf.size = S, A, len(S)
+    buf.sq[: len(S)] = sq_norms(S) if len(S) else 0.0
+    if one:
+        return buf.scores(buf.row(kernel, X[0]))
+    return buf.decision_many(kernel, X, block=block)
