@@ -63,7 +63,8 @@ class Component:
         hints = typing.get_type_hints(cls.__init__) if cls.__init__ is not object.__init__ else {}
         params: dict[str, Parameter] = {}
         for p in list(sig.parameters.values())[1:]:
-            if p.name in cls.context_params or p.kind is p.VAR_KEYWORD:
+            # *args/**kwargs (object.__init__ of a class that defines none) declare nothing.
+            if p.name in cls.context_params or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
                 continue
             if p.kind is not p.KEYWORD_ONLY or p.default is p.empty:
                 raise TypeError(
