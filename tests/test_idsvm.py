@@ -16,7 +16,9 @@ from kbench.registry import get_registry
 GAMMA = 0.5
 
 
-def data(n: int = 60, d: int = 3, seed: int = 0, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+def data(
+    n: int = 60, d: int = 3, seed: int = 0, noise: float = 0.3
+) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + noise * rng.standard_normal(n) > 0.3, 1.0, -1.0)
@@ -142,8 +144,10 @@ def test_unlearning_restores_the_solution_without_the_example(bias: bool) -> Non
     full = make(C, bias)
     full.learn_predict_many(X, y)
     snap = full.snapshot()
-    picks = {name: int(np.flatnonzero(snap["set"] == code)[0]) for name, code in
-             (("reserve", 0), ("margin", 1), ("error", 2))}
+    picks = {
+        name: int(np.flatnonzero(snap["set"] == code)[0])
+        for name, code in (("reserve", 0), ("margin", 1), ("error", 2))
+    }
     for name, j in picks.items():
         algo = make(C, bias)
         algo.learn_predict_many(X, y)
@@ -222,15 +226,19 @@ def test_degenerate_inputs_terminate_with_kkt() -> None:
     assert np.all(algo.predict_many(X) == 1.0)
     algo = make(1.0, False)
     algo.learn_predict_many(X[:15], ones)
-    assert np.abs(algo.snapshot()["alpha"] - zero_bias_qp(rbf(X[:15], X[:15]), ones, 1.0)).max() < 1e-8
+    assert (
+        np.abs(algo.snapshot()["alpha"] - zero_bias_qp(rbf(X[:15], X[:15]), ones, 1.0)).max() < 1e-8
+    )
 
 
-def kkt_violation(K: np.ndarray, y: np.ndarray, alpha: np.ndarray, b: float, C: float,
-                  bias: bool) -> float:
+def kkt_violation(
+    K: np.ndarray, y: np.ndarray, alpha: np.ndarray, b: float, C: float, bias: bool
+) -> float:
     """Largest violation of the KKT conditions judged from α alone (sets ignored)."""
     h = y * (K @ (alpha * y) + b) - 1.0
-    v = np.where(alpha <= 0.0, np.maximum(-h, 0.0),
-                 np.where(alpha >= C, np.maximum(h, 0.0), np.abs(h)))
+    v = np.where(
+        alpha <= 0.0, np.maximum(-h, 0.0), np.where(alpha >= C, np.maximum(h, 0.0), np.abs(h))
+    )
     return max(float(v.max()), abs(float(alpha @ y)) if bias else 0.0)
 
 
@@ -262,7 +270,9 @@ def test_low_rank_kernels_on_a_grid_stay_optimal() -> None:
                     svc = SVC(C=C, kernel="precomputed", tol=1e-12, shrinking=False).fit(K, y)
                     ar = np.zeros(30)
                     ar[svc.support_] = np.abs(svc.dual_coef_[0])
-                    assert dual == pytest.approx(ar.sum() - 0.5 * (ar * y) @ K @ (ar * y), abs=1e-6 * C)
+                    assert dual == pytest.approx(
+                        ar.sum() - 0.5 * (ar * y) @ K @ (ar * y), abs=1e-6 * C
+                    )
     assert refused > 20  # the degenerate path was taken
 
 
@@ -280,8 +290,9 @@ def test_margin_set_emptied_during_an_increment() -> None:
     for t in range(30):
         algo.learn_one(X[t], y[t])
         snap = algo.snapshot()
-        assert kkt_violation(K[: t + 1, : t + 1], y[: t + 1], snap["alpha"], snap["b"], C,
-                             True) < 1e-9, t
+        assert (
+            kkt_violation(K[: t + 1, : t + 1], y[: t + 1], snap["alpha"], snap["b"], C, True) < 1e-9
+        ), t
         assert np.all((snap["set"] != 0) | (snap["alpha"] == 0.0)), t
 
 

@@ -29,7 +29,9 @@ def reference(kernel, X: np.ndarray, y: np.ndarray, variant: str, C: float):
         loss = max(0.0, 1.0 - y[t] * f)
         if loss > 0.0:
             k = K[t, t]
-            tau = {"PA": loss / k, "PA-I": min(C, loss / k), "PA-II": loss / (k + 1 / (2 * C))}[variant]
+            tau = {"PA": loss / k, "PA-I": min(C, loss / k), "PA-II": loss / (k + 1 / (2 * C))}[
+                variant
+            ]
             sv.append(t)
             coef.append(tau * y[t])
     return pred, np.array(sv), np.array(coef)
@@ -46,11 +48,15 @@ def test_block_and_one_by_one_follow_the_closed_form(variant: str, kernel: str) 
     """Both paths store exactly the examples with positive hinge loss, with α = τ y."""
     X, y = stream()
     C = 0.3
-    ref_pred, ref_sv, ref_coef = reference(get_registry().create("kernel", kernel), X, y, variant, C)
+    ref_pred, ref_sv, ref_coef = reference(
+        get_registry().create("kernel", kernel), X, y, variant, C
+    )
     fast = make(f"pa[variant={variant},C={C}]", kernel)
     pred = fast.learn_predict_many(X, y)
     slow = make(f"pa[variant={variant},C={C}]", kernel)
-    pred_slow = np.array([(slow.predict_one(x), slow.learn_one(x, t))[0] for x, t in zip(X, y, strict=True)])
+    pred_slow = np.array(
+        [(slow.predict_one(x), slow.learn_one(x, t))[0] for x, t in zip(X, y, strict=True)]
+    )
     for algo, p in ((fast, pred), (slow, pred_slow)):
         snap = algo.snapshot()
         assert np.array_equal(p, ref_pred)
@@ -69,8 +75,11 @@ def test_single_step_closed_forms() -> None:
     stops at τ = C, PA-II at τ = 1/(κ + 1/(2C))."""
     x = np.array([0.3, -1.2])
     kappa = (1.0 + x @ x) ** 2  # poly[degree=2,offset=1]
-    for variant, C, tau in (("PA", 1.0, 1 / kappa), ("PA-I", 0.01, 0.01),
-                            ("PA-II", 0.2, 1 / (kappa + 1 / 0.4))):
+    for variant, C, tau in (
+        ("PA", 1.0, 1 / kappa),
+        ("PA-I", 0.01, 0.01),
+        ("PA-II", 0.2, 1 / (kappa + 1 / 0.4)),
+    ):
         algo = make(f"pa[variant={variant},C={C}]", "poly[degree=2,offset=1.0]")
         algo.learn_one(x, -1.0)
         assert algo.snapshot()["alpha"][0] == pytest.approx(-tau, rel=1e-14)
@@ -89,7 +98,9 @@ def test_python_kernel_path_matches_reference() -> None:
     assert get_registry().create("kernel", kernel).compiled() is None
     algo = make("pa[variant=PA-II,C=0.5]", kernel)
     pred = algo.learn_predict_many(X, y)
-    ref_pred, ref_sv, ref_coef = reference(get_registry().create("kernel", kernel), X, y, "PA-II", 0.5)
+    ref_pred, _ref_sv, ref_coef = reference(
+        get_registry().create("kernel", kernel), X, y, "PA-II", 0.5
+    )
     assert np.array_equal(pred, ref_pred)
     assert np.allclose(algo.snapshot()["alpha"], ref_coef, rtol=1e-12)
 
@@ -108,8 +119,9 @@ def test_bad_input() -> None:
     with pytest.raises(ValueError, match="C must be"):
         make("pa[C=0]", "rbf")
     with pytest.raises(ValueError, match="variant"):
-        get_registry().entry("algorithm", "pa").cls(kernel=get_registry().create("kernel", "rbf"),
-                                                    variant="PA-III")
+        get_registry().entry("algorithm", "pa").cls(
+            kernel=get_registry().create("kernel", "rbf"), variant="PA-III"
+        )
     algo = make("pa", "rbf")
     with pytest.raises(ValueError, match="labels must be"):
         algo.learn_one(np.zeros(2), 0.0)

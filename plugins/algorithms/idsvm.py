@@ -130,9 +130,21 @@ class IDSVM(Algorithm):
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 C: float = 1.0, bias: bool = False, max_steps: int = 0, refresh: int = 1000,
-                 max_kernel_evals: int = 0, max_seconds: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float = 1.0,
+        bias: bool = False,
+        max_steps: int = 0,
+        refresh: int = 1000,
+        max_kernel_evals: int = 0,
+        max_seconds: float = 0.0,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range(self.name, "C", C, low=0.0, low_open=True)
         check_range(self.name, "max_steps", max_steps, low=0)
@@ -188,8 +200,20 @@ class IDSVM(Algorithm):
     def _grow_T(self) -> None:
         cap = 2 * len(self.X)
         n = self.n
-        for name in ("X", "sq", "y", "kd", "alpha", "h", "kind", "ids", "spos", "svpos",
-                     "sidx", "_excluded"):
+        for name in (
+            "X",
+            "sq",
+            "y",
+            "kd",
+            "alpha",
+            "h",
+            "kind",
+            "ids",
+            "spos",
+            "svpos",
+            "sidx",
+            "_excluded",
+        ):
             old = getattr(self, name)
             fill = -1 if name in ("spos", "svpos") else 0
             arr = np.full((cap, *old.shape[1:]), fill, dtype=old.dtype)
@@ -229,8 +253,9 @@ class IDSVM(Algorithm):
         self.kernel_evals += 1
         if self._compiled is not None:
             out = np.empty(1)
-            _kernels.kernel_row(*self._compiled, self.X[k : k + 1], self.sq[k : k + 1], x, xsq,
-                                out, 1)
+            _kernels.kernel_row(
+                *self._compiled, self.X[k : k + 1], self.sq[k : k + 1], x, xsq, out, 1
+            )
             return float(out[0])
         return float(np.asarray(self.kernel.row(self.X[k : k + 1], x))[0])
 
@@ -272,8 +297,7 @@ class IDSVM(Algorithm):
             self.R[:2, :2] = [[-Qkk, yk], [yk, 0.0]]
         else:
             v = self._v(col, yk)
-            kappa = _idsvm.r_expand(self.R, ns + o, v, Qkk, SINGULAR * max(Qkk, 1.0),
-                                    self._wbeta)
+            kappa = _idsvm.r_expand(self.R, ns + o, v, Qkk, SINGULAR * max(Qkk, 1.0), self._wbeta)
             if kappa <= SINGULAR * max(Qkk, 1.0):
                 self.degenerate += 1
                 return False
@@ -339,8 +363,11 @@ class IDSVM(Algorithm):
         yy = self.y[:n] * yc * sign  # Δh_i = yy_i · t
         h, kind = self.h[:n], self.kind[:n]
         with np.errstate(divide="ignore", invalid="ignore"):
-            cand = np.where((kind == RESERVE) & (yy < 0), h / -yy,
-                            np.where((kind == ERROR) & (yy > 0), -h / yy, np.inf))
+            cand = np.where(
+                (kind == RESERVE) & (yy < 0),
+                h / -yy,
+                np.where((kind == ERROR) & (yy > 0), -h / yy, np.inf),
+            )
         cand[excluded] = np.inf
         i = int(np.argmin(cand)) if n else -1
         t_in = max(float(cand[i]), 0.0) if n else np.inf
@@ -392,9 +419,28 @@ class IDSVM(Algorithm):
                 continue
             self._work(self.n)
             event, k, _, db = _idsvm.ids_step(
-                self.R, self.KsT, self.n, self.ns, self.sidx, self.y, self.alpha, self.h,
-                self.kind, mask, kc, c, sign, self.bias, c_blocked, self.C, EPS, self._wv,
-                self._wbeta, self._ww, self._wgamma)
+                self.R,
+                self.KsT,
+                self.n,
+                self.ns,
+                self.sidx,
+                self.y,
+                self.alpha,
+                self.h,
+                self.kind,
+                mask,
+                kc,
+                c,
+                sign,
+                self.bias,
+                c_blocked,
+                self.C,
+                EPS,
+                self._wv,
+                self._wbeta,
+                self._ww,
+                self._wgamma,
+            )
             if event == EV_UNBOUNDED:
                 # Nothing bounds the move: α_c cannot reach its target with these examples
                 # (a degenerate S); count it and stop here.
@@ -497,10 +543,10 @@ class IDSVM(Algorithm):
         self._last = (x, f)
         return f
 
-    def decision_one(self, x):  # noqa: D102
+    def decision_one(self, x):
         return float(self._decide(x))
 
-    def learn_one(self, x, y):  # noqa: D102
+    def learn_one(self, x, y):
         _check_label(self.name, y)
         if self._d is None:
             self._init(len(x))
@@ -514,10 +560,11 @@ class IDSVM(Algorithm):
             self.refresh_now()
         self.learn_time += time.perf_counter() - t0
         if (self.max_kernel_evals and self.kernel_evals >= self.max_kernel_evals) or (
-                self.max_seconds and self.learn_time >= self.max_seconds):
+            self.max_seconds and self.learn_time >= self.max_seconds
+        ):
             self.frozen = True
 
-    def predict_many(self, X):  # noqa: D102
+    def predict_many(self, X):
         return np.where(self.decision_many(X) >= 0.0, 1.0, -1.0)
 
     def decision_many(self, X: np.ndarray) -> np.ndarray:
@@ -536,8 +583,9 @@ class IDSVM(Algorithm):
         xsq = np.einsum("ij,ij->i", X, X)
         for a in range(0, len(X), block):
             b = min(a + block, len(X))
-            _kernels.decision_block(*self._compiled, st.X, st.sq, st.coef, m, X[a:b],
-                                    xsq[a:b], K, res[: b - a])
+            _kernels.decision_block(
+                *self._compiled, st.X, st.sq, st.coef, m, X[a:b], xsq[a:b], K, res[: b - a]
+            )
             out[a:b] = res[: b - a, 0]
         return out + self.b
 
@@ -617,15 +665,28 @@ class IDSVM(Algorithm):
         set (0 reserve, 1 margin, 2 error), ids, and the offset b."""
         if self._d is None:
             z = np.zeros(0)
-            return {"X": np.zeros((0, 0)), "y": z, "alpha": z, "h": z, "set": z, "ids": z,
-                    "b": self.b}
+            return {
+                "X": np.zeros((0, 0)),
+                "y": z,
+                "alpha": z,
+                "h": z,
+                "set": z,
+                "ids": z,
+                "b": self.b,
+            }
         n = self.n
         order = np.argsort(self.ids[:n], kind="stable")
-        return {"X": self.X[order].copy(), "y": self.y[order].copy(),
-                "alpha": self.alpha[order].copy(), "h": self.h[order].copy(),
-                "set": self.kind[order].copy(), "ids": self.ids[order].copy(), "b": self.b}
+        return {
+            "X": self.X[order].copy(),
+            "y": self.y[order].copy(),
+            "alpha": self.alpha[order].copy(),
+            "h": self.h[order].copy(),
+            "set": self.kind[order].copy(),
+            "ids": self.ids[order].copy(),
+            "b": self.b,
+        }
 
-    def stats(self):  # noqa: D102
+    def stats(self):
         kind = self.kind[: self.n] if self._d is not None else np.zeros(0)
         return {
             "n_support": self.store.m if self._d is not None else 0,

@@ -44,8 +44,17 @@ class PassiveAggressive(Algorithm):
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 variant: Literal["PA", "PA-I", "PA-II"] = "PA-I", C: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        variant: Literal["PA", "PA-I", "PA-II"] = "PA-I",
+        C: float = 1.0,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         if variant not in VARIANTS:
             raise ValueError(f"pa: unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
@@ -62,11 +71,11 @@ class PassiveAggressive(Algorithm):
             self._buf = SupportBuffer(d, 64, growable=True)
         return self._buf
 
-    def decision_one(self, x):  # noqa: D102
+    def decision_one(self, x):
         buf = self._buffer(len(x))
         return float(buf.scores(buf.row(self.kernel, x))[0])
 
-    def learn_one(self, x, y):  # noqa: D102
+    def learn_one(self, x, y):
         if y != 1.0 and y != -1.0:
             raise ValueError(f"pa: labels must be −1 or +1, got {y!r}")
         buf = self._buffer(len(x))
@@ -78,14 +87,27 @@ class PassiveAggressive(Algorithm):
             kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
             buf.kernel_evals += 1
         self._one[0] = float(y)
-        i, m, evals = _pa.pa_block(*(self._compiled or NOT_COMPILED), buf.X, buf.sq, buf.alpha,
-                                   buf.size, x[None, :], self._one, np.empty(1), buf.krow,
-                                   self._v, float(self.C), True, kxx, 0)
+        _i, m, evals = _pa.pa_block(
+            *(self._compiled or NOT_COMPILED),
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            buf.size,
+            x[None, :],
+            self._one,
+            np.empty(1),
+            buf.krow,
+            self._v,
+            float(self.C),
+            True,
+            kxx,
+            0,
+        )
         buf.size = m
         buf.kernel_evals += evals
         buf.touch()
 
-    def learn_predict_many(self, X, y):  # noqa: D102
+    def learn_predict_many(self, X, y):
         if self._compiled is None:
             return super().learn_predict_many(X, y)
         y = np.ascontiguousarray(y, dtype=np.float64)
@@ -95,16 +117,29 @@ class PassiveAggressive(Algorithm):
         pred = np.empty(len(X))
         i = 0
         while True:
-            i, buf.size, evals = _pa.pa_block(*self._compiled, buf.X, buf.sq, buf.alpha,
-                                              buf.size, X, y, pred, buf.krow, self._v,
-                                              float(self.C), False, 0.0, i)
+            i, buf.size, evals = _pa.pa_block(
+                *self._compiled,
+                buf.X,
+                buf.sq,
+                buf.alpha,
+                buf.size,
+                X,
+                y,
+                pred,
+                buf.krow,
+                self._v,
+                float(self.C),
+                False,
+                0.0,
+                i,
+            )
             buf.kernel_evals += evals
             buf.touch()
             if i == len(X):
                 return pred
             buf.grow()
 
-    def predict_many(self, X):  # noqa: D102
+    def predict_many(self, X):
         if self._buf is None or self._buf.size == 0:
             return np.ones(len(X))
         return np.where(self._buf.decision_many(self.kernel, X)[:, 0] >= 0.0, 1.0, -1.0)
@@ -113,10 +148,12 @@ class PassiveAggressive(Algorithm):
         """Copies of the support vectors X and their coefficients alpha (α_i = τ_i y_i)."""
         buf = self._buf
         m = buf.size if buf else 0
-        return {"X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
-                "alpha": buf.alpha[:m, 0].copy() if buf else np.zeros(0)}
+        return {
+            "X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
+            "alpha": buf.alpha[:m, 0].copy() if buf else np.zeros(0),
+        }
 
-    def stats(self):  # noqa: D102
+    def stats(self):
         buf = self._buf
         return {
             "n_support": buf.size if buf else 0,

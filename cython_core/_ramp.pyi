@@ -1,0 +1,96 @@
+"""Type stub of kbench.cython_core._ramp (the ramp-loss SVM core).
+
+Arrays are C-contiguous float64 unless noted; the ``*_`` attributes are the core's own
+storage (rows beyond ``n`` / ``nsv`` are unused capacity).
+"""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+_F64 = npt.NDArray[np.float64]
+
+class RampCore:
+    kind: int
+    gamma: float
+    kscale: float
+    koffset: float
+    degree: float
+    C: float
+    s: float
+    tau: float
+    eps_gain: float
+    grad_sign: float
+    max_outer: int
+    max_steps: int
+    refresh: int
+    m_keep: int
+    n: int
+    d: int
+    cap: int
+    nsv: int
+    svcap: int
+    nslots: int
+    cache_bytes: float
+    kernel_evals: int
+    kernel_requests: int
+    steps: int
+    outer_total: int
+    outer_max: int
+    outer_caps: int
+    step_caps: int
+    removed: int
+    updates: int
+    seen: int
+    refresh_evals: int
+    ex_steps: int
+    since_refresh: int
+    clock: int
+    version: int
+    drift_max: float
+    last_update: int
+    trace: bool
+    history: list[tuple[int, float]]
+    X_: _F64
+    sq_: _F64
+    y_: _F64
+    alpha_: _F64
+    g_: _F64
+    kd_: _F64
+    inV_: npt.NDArray[np.uint8]
+    age_: npt.NDArray[np.int64]
+    svpos_: npt.NDArray[np.intp]
+    SVX_: _F64
+    SVsq_: _F64
+    SVc_: _F64
+    SVown_: npt.NDArray[np.intp]
+    krow_: _F64
+    KC_: _F64
+    cslot_: npt.NDArray[np.intp]
+    cown_: npt.NDArray[np.intp]
+    clen_: npt.NDArray[np.intp]
+    cstamp_: npt.NDArray[np.int64]
+    def __init__(
+        self,
+        kernel_tuple: tuple[int, float, float, float, float],
+        pykernel: Any,
+        const_diag: bool,
+        d: int,
+        C: float,
+        s: float,
+        tau: float,
+        eps_gain: float,
+        max_outer: int,
+        max_steps: int,
+        refresh: int,
+        m_keep: int,
+        cache_bytes: float,
+    ) -> None: ...
+    def reset(self) -> None: ...
+    def decide(self, x: _F64) -> float: ...
+    def learn(self, x: _F64, yv: float) -> None: ...
+    def block(self, X: _F64, y: _F64, pred: _F64, width: float) -> int: ...
+    def fit(self, X: _F64, y: _F64, n_init: int) -> None: ...
+    def exact_gradients(self) -> _F64: ...
+    def objective(self) -> tuple[float, float, float]: ...

@@ -1,0 +1,616 @@
+"""Compiled core of the ramp-loss SVM: OnlineSVM^R, OnlineASVM^R and offline CCCP.
+
+Wang and Vucetic (2009) train a zero-bias kernel SVM with the ramp loss
+``R_s(z) = min(1 − s, max(0, 1 − z))`` by the concave–convex procedure: a hinge SVM is
+trained on the active set ``V = {i : g_i ≤ 1 − s}`` (``g_i = 1 − y_i f(x_i)``), examples
+outside V get α = 0, and V is recomputed until it stops changing. Without a bias the dual
+has no equality constraint, so the hinge SVM is solved by one-coordinate SMO steps
+
+    α_i ← clip(α_i + g_i / Q_ii, 0, C),   gain = g_i δ − ½ Q_ii δ²,
+
+choosing the violator of largest gain, and every stored gradient follows the step with
+
+    g_k ← g_k − y_k y_i δ K(x_i, x_k)            (the paper's eq. 15 prints "+": erratum E1).
+
+:class:`RampCore` holds every stored example (``I``), its α, g and V flag; a compact copy
+of the support vectors (α > 0) for predictions; and an LRU cache of kernel rows over I
+with a byte budget. A cached row is valid on a prefix of I and is extended lazily when I
+grows; the kernel values a prediction computes against the support vectors are appended
+to the support vectors' cached rows for free. ``kernel_evals`` counts values computed,
+``kernel_requests`` the values an implementation without a cache would compute.
+
+Every loop has a bound (``max_outer`` CCCP iterations and ``max_steps`` coordinate steps
+per example or per fit); hitting one is counted in ``outer_caps`` / ``step_caps``.
+"""
+include "_kernel_ops.pxi"
+
+import numpy as np
+
+cdef enum:
+    NOT_COMPILED = -1
+
+
+cdef class RampCore:
+    """State and loops of the ramp-loss SVM (see the module docstring)."""
+
+    # kernel: the compiled kernel tuple, or NOT_COMPILED with a Python kernel object
+    cdef readonly int kind
+    cdef readonly double gamma, kscale, koffset, degree
+    cdef object pykernel
+    cdef bint const_diag
+    # hyper-parameters
+    cdef public double C, s, tau, eps_gain
+    #: −1 for the correct gradient update; +1 reproduces the misprinted eq. (15).
+    cdef public double grad_sign
+    cdef public long long max_outer, max_steps, refresh, m_keep
+    # sizes
+    cdef readonly Py_ssize_t n, d, cap, nsv, svcap, nslots
+    cdef readonly double cache_bytes
+    # counters
+    cdef readonly long long kernel_evals, kernel_requests, steps, outer_total, outer_max
+    cdef readonly long long outer_caps, step_caps, removed, updates, seen, refresh_evals
+    cdef readonly long long ex_steps, since_refresh, clock, version
+    cdef readonly double drift_max
+    #: arrival number of the last example that started an update (−1: none yet)
+    cdef readonly long long last_update
+    #: with ``trace`` on, the ramp objective after every SMO solve of a CCCP iteration is
+    #: appended to ``history`` as (examples seen, objective)
+    cdef public bint trace
+    cdef public object history
+    # arrays (numpy objects, and memoryviews bound to them)
+    cdef public object X_, sq_, y_, alpha_, g_, kd_, inV_, age_, svpos_
+    cdef public object SVX_, SVsq_, SVc_, SVown_, krow_
+    cdef public object KC_, cslot_, cown_, clen_, cstamp_, scratch_, tmp_
+    cdef double[:, ::1] X
+    cdef double[::1] sq, y, alpha, g, kd
+    cdef unsigned char[::1] inV
+    cdef long long[::1] age
+    cdef Py_ssize_t[::1] svpos, SVown, cslot, cown, clen, tmp
+    cdef long long[::1] cstamp
+    cdef double[:, ::1] SVX, SVc, KC
+    cdef double[::1] SVsq, krow, scratch
+    # the prediction row of the last x asked about, reused by the learning step
+    cdef object last_x
+    cdef long long last_version
+    cdef double last_f
+
+    def __init__(self, kernel_tuple, pykernel, bint const_diag, Py_ssize_t d, double C,
+                 double s, double tau, double eps_gain, long long max_outer,
+                 long long max_steps, long long refresh, long long m_keep,
+                 double cache_bytes):
+        self.kind = <int>kernel_tuple[0]
+        self.gamma, self.kscale, self.koffset, self.degree = (
+            kernel_tuple[1], kernel_tuple[2], kernel_tuple[3], kernel_tuple[4])
+        self.pykernel = pykernel if self.kind == NOT_COMPILED else None
+        self.const_diag = const_diag
+        self.d = d
+        self.C, self.s, self.tau, self.eps_gain = C, s, tau, eps_gain
+        self.grad_sign = -1.0
+        self.max_outer, self.max_steps, self.refresh, self.m_keep = (
+            max_outer, max_steps, refresh, m_keep)
+        self.cache_bytes = cache_bytes
+        self.last_x = None
+        self.last_version = -1
+        self.trace = False
+        self.history = []
+        self.reset()
+
+    def reset(self):
+        """Forget every example and counter."""
+        self.n = 0
+        self.nsv = 0
+        self.cap = 0
+        self.svcap = 0
+        self.nslots = 0
+        self.kernel_evals = self.kernel_requests = self.steps = self.outer_total = 0
+        self.outer_max = self.outer_caps = self.step_caps = self.removed = 0
+        self.updates = self.seen = self.refresh_evals = 0
+        self.ex_steps = self.since_refresh = self.clock = 0
+        self.version += 1
+        self.drift_max = 0.0
+        self.last_update = -1
+        self._grow(16)
+        self._grow_sv(16)
+
+    # -- storage --------------------------------------------------------------------------
+
+    cdef void _bind(self):
+        self.X = self.X_
+        self.sq = self.sq_
+        self.y = self.y_
+        self.alpha = self.alpha_
+        self.g = self.g_
+        self.kd = self.kd_
+        self.inV = self.inV_
+        self.age = self.age_
+        self.svpos = self.svpos_
+        self.cslot = self.cslot_
+        self.tmp = self.tmp_
+        self.scratch = self.scratch_
+        self.KC = self.KC_
+        self.cown = self.cown_
+        self.clen = self.clen_
+        self.cstamp = self.cstamp_
+
+    cdef void _grow(self, Py_ssize_t new_cap):
+        """Enlarge the per-example arrays to new_cap rows, and re-plan the row cache."""
+        cdef Py_ssize_t n = self.n, old_slots = self.nslots, new_slots, sl, own
+        X_ = np.zeros((new_cap, max(self.d, 1)))
+        if n:
+            X_[:n, : self.d] = self.X_[:n, : self.d]
+        self.X_ = X_
+        for name, dtype, fill in (("sq_", np.float64, 0.0), ("y_", np.float64, 0.0),
+                                  ("alpha_", np.float64, 0.0), ("g_", np.float64, 0.0),
+                                  ("kd_", np.float64, 0.0), ("inV_", np.uint8, 0),
+                                  ("age_", np.int64, 0), ("svpos_", np.intp, -1),
+                                  ("cslot_", np.intp, -1)):
+            arr = np.full(new_cap, fill, dtype=dtype)
+            if n:
+                arr[:n] = getattr(self, name)[:n]
+            setattr(self, name, arr)
+        self.tmp_ = np.zeros(new_cap, dtype=np.intp)
+        self.scratch_ = np.zeros(new_cap)
+        # As many cached rows of new_cap values as the byte budget holds (never more rows
+        # than examples). The first slots keep their rows; the others are dropped.
+        new_slots = <Py_ssize_t>(self.cache_bytes // (8.0 * new_cap))
+        if new_slots > new_cap:
+            new_slots = new_cap
+        KC_ = np.empty((max(new_slots, 1), new_cap))
+        cown_ = np.full(max(new_slots, 1), -1, dtype=np.intp)
+        clen_ = np.zeros(max(new_slots, 1), dtype=np.intp)
+        cstamp_ = np.zeros(max(new_slots, 1), dtype=np.int64)
+        for sl in range(old_slots):
+            own = self.cown_[sl]
+            if own < 0:
+                continue
+            if sl < new_slots:
+                KC_[sl, : self.clen_[sl]] = self.KC_[sl, : self.clen_[sl]]
+                cown_[sl] = own
+                clen_[sl] = self.clen_[sl]
+                cstamp_[sl] = self.cstamp_[sl]
+            else:
+                self.cslot_[own] = -1
+        self.KC_, self.cown_, self.clen_, self.cstamp_ = KC_, cown_, clen_, cstamp_
+        self.nslots = new_slots
+        self.cap = new_cap
+        self._bind()
+
+    cdef void _bind_sv(self):
+        self.SVX = self.SVX_
+        self.SVsq = self.SVsq_
+        self.SVc = self.SVc_
+        self.SVown = self.SVown_
+        self.krow = self.krow_
+
+    cdef void _grow_sv(self, Py_ssize_t new_cap):
+        cdef Py_ssize_t m = self.nsv
+        SVX_ = np.zeros((new_cap, max(self.d, 1)))
+        SVsq_ = np.zeros(new_cap)
+        SVc_ = np.zeros((new_cap, 1))
+        SVown_ = np.full(new_cap, -1, dtype=np.intp)
+        krow_ = np.zeros(new_cap)
+        if m:
+            SVX_[:m] = self.SVX_[:m]
+            SVsq_[:m] = self.SVsq_[:m]
+            SVc_[:m] = self.SVc_[:m]
+            SVown_[:m] = self.SVown_[:m]
+            krow_[:m] = self.krow_[:m]
+        self.SVX_, self.SVsq_, self.SVc_, self.SVown_, self.krow_ = SVX_, SVsq_, SVc_, SVown_, krow_
+        self.svcap = new_cap
+        self._bind_sv()
+
+    cdef void _sv_update(self, Py_ssize_t i):
+        """Bring example i's entry of the support-vector copy in line with α_i."""
+        cdef Py_ssize_t p = self.svpos[i], last, j
+        if self.alpha[i] > 0.0:
+            if p < 0:
+                if self.nsv == self.svcap:
+                    self._grow_sv(2 * self.svcap)
+                p = self.nsv
+                self.nsv += 1
+                memcpy(&self.SVX[p, 0], &self.X[i, 0], self.d * sizeof(double))
+                self.SVsq[p] = self.sq[i]
+                self.SVown[p] = i
+                self.svpos[i] = p
+            self.SVc[p, 0] = self.alpha[i] * self.y[i]
+        elif p >= 0:
+            last = self.nsv - 1
+            if p != last:
+                memcpy(&self.SVX[p, 0], &self.SVX[last, 0], self.d * sizeof(double))
+                self.SVsq[p] = self.SVsq[last]
+                self.SVc[p, 0] = self.SVc[last, 0]
+                j = self.SVown[last]
+                self.SVown[p] = j
+                self.svpos[j] = p
+                self.krow[p] = self.krow[last]
+            self.nsv -= 1
+            self.svpos[i] = -1
+        self.version += 1
+
+    # -- kernel values --------------------------------------------------------------------
+
+    cdef void _rows_of(self, Py_ssize_t a, Py_ssize_t b, Py_ssize_t i, double* out):
+        """out[k − a] = K(x_k, x_i) for a ≤ k < b (stored examples against stored example i)."""
+        if b <= a:
+            return
+        if self.kind == NOT_COMPILED:
+            vals = np.asarray(self.pykernel.row(self.X_[a:b, : self.d], self.X_[i, : self.d]),
+                              dtype=np.float64)
+            for k in range(b - a):
+                out[k] = vals[k]
+        else:
+            _kernel_row(self.kind, self.gamma, self.kscale, self.koffset, self.degree,
+                        &self.X[a, 0], b - a, self.d, &self.sq[a], &self.X[i, 0],
+                        self.sq[i], out)
+        self.kernel_evals += b - a
+
+    cdef double* _ensure_row(self, Py_ssize_t i):
+        """The row K(x_i, x_I) over every stored example, from the cache when possible."""
+        cdef Py_ssize_t sl, n = self.n, k, best
+        cdef long long oldest
+        self.kernel_requests += n
+        if self.nslots == 0:
+            self._rows_of(0, n, i, &self.scratch[0])
+            return &self.scratch[0]
+        self.clock += 1
+        sl = self.cslot[i]
+        if sl < 0:
+            # a free slot, else the least recently used one
+            best = -1
+            oldest = 0
+            for k in range(self.nslots):
+                if self.cown[k] < 0:
+                    best = k
+                    break
+                if best < 0 or self.cstamp[k] < oldest:
+                    best = k
+                    oldest = self.cstamp[k]
+            sl = best
+            if self.cown[sl] >= 0:
+                self.cslot[self.cown[sl]] = -1
+            self.cown[sl] = i
+            self.cslot[i] = sl
+            self.clen[sl] = 0
+        if self.clen[sl] < n:
+            self._rows_of(self.clen[sl], n, i, &self.KC[sl, self.clen[sl]])
+            self.clen[sl] = n
+        self.cstamp[sl] = self.clock
+        return &self.KC[sl, 0]
+
+    cdef double _predict_ptr(self, const double* x, double xsq, object xobj):
+        """f(x) over the support vectors; leaves the kernel row in krow."""
+        cdef Py_ssize_t m = self.nsv, p
+        if m == 0:
+            return 0.0
+        if self.kind == NOT_COMPILED:
+            vals = np.asarray(self.pykernel.row(self.SVX_[:m, : self.d], xobj,
+                                                sq=self.SVsq_[:m], xsq=xsq), dtype=np.float64)
+            for p in range(m):
+                self.krow[p] = vals[p]
+        else:
+            _kernel_row(self.kind, self.gamma, self.kscale, self.koffset, self.degree,
+                        &self.SVX[0, 0], m, self.d, &self.SVsq[0], x, xsq, &self.krow[0])
+        self.kernel_evals += m
+        self.kernel_requests += m
+        return _dot(&self.krow[0], &self.SVc[0, 0], <int>m)
+
+    cdef double _self_kernel(self, const double* x, double xsq, object xobj):
+        """k(x, x): 1 for RBF and Laplacian kernels, else one (counted) evaluation."""
+        if self.kind == K_RBF or self.kind == K_LAPLACIAN:
+            return 1.0
+        if self.kind == NOT_COMPILED and self.const_diag and self.n > 0:
+            return self.kd[0]
+        self.kernel_evals += 1
+        self.kernel_requests += 1
+        if self.kind == NOT_COMPILED:
+            return float(np.asarray(self.pykernel.diag(np.asarray(xobj)[None, :]))[0])
+        return _kernel_one(self.kind, self.gamma, self.kscale, self.koffset, self.degree,
+                           x, x, self.d, xsq, xsq)
+
+    # -- the solver -------------------------------------------------------------------------
+
+    cdef void _step(self, Py_ssize_t i, double anew):
+        """α_i ← anew; every stored gradient follows (eq. 15 with the sign fixed)."""
+        cdef double delta = anew - self.alpha[i], c
+        cdef Py_ssize_t k, n = self.n
+        cdef double* row
+        if delta == 0.0:
+            return
+        row = self._ensure_row(i)
+        c = self.grad_sign * self.y[i] * delta
+        for k in range(n):
+            self.g[k] += c * self.y[k] * row[k]
+        self.alpha[i] = anew
+        self._sv_update(i)
+        self.steps += 1
+        self.ex_steps += 1
+        self.since_refresh += 1
+
+    cdef double _solve1(self, Py_ssize_t i):
+        """The α_i that maximises the dual with the other coefficients fixed (eq. 14)."""
+        cdef double a = self.alpha[i] + self.g[i] / self.kd[i]
+        if a <= 0.0:
+            return 0.0
+        if a >= self.C:
+            return self.C
+        return a
+
+    cdef bint _smo(self):
+        """Coordinate steps on the largest-gain violator in V until none gains ≥ eps_gain.
+
+        Returns False when the step bound stopped it.
+        """
+        cdef Py_ssize_t k, best, n
+        cdef double gk, ak, Q, an, dd, gain, bg, bnew = 0.0
+        while True:
+            n = self.n
+            best = -1
+            bg = 0.0
+            for k in range(n):
+                if not self.inV[k]:
+                    continue
+                gk = self.g[k]
+                ak = self.alpha[k]
+                if (ak < self.C and gk > self.tau) or (ak > 0.0 and gk < -self.tau):
+                    Q = self.kd[k]
+                    if Q <= 0.0:
+                        continue  # k(x, x) = 0: no direction to move in
+                    an = ak + gk / Q
+                    if an <= 0.0:
+                        an = 0.0
+                    elif an >= self.C:
+                        an = self.C
+                    dd = an - ak
+                    gain = gk * dd - 0.5 * Q * dd * dd
+                    if gain > bg:
+                        bg = gain
+                        best = k
+                        bnew = an
+            if best < 0 or bg < self.eps_gain:
+                return True
+            if self.ex_steps >= self.max_steps:
+                self.step_caps += 1
+                return False
+            self._step(best, bnew)
+
+    cdef long long _reassign(self):
+        """V ← {g ≤ 1 − s}; leavers are unlearned (α ← 0). Returns the number of changes."""
+        cdef Py_ssize_t k, j, nleave = 0, n = self.n
+        cdef long long changes = 0
+        cdef double lim = 1.0 - self.s
+        for k in range(n):
+            if self.inV[k]:
+                if self.g[k] > lim:
+                    self.inV[k] = 0
+                    self.tmp[nleave] = k
+                    nleave += 1
+                    changes += 1
+            elif self.g[k] <= lim:
+                self.inV[k] = 1
+                changes += 1
+        for j in range(nleave):
+            k = self.tmp[j]
+            if self.alpha[k] > 0.0:
+                self._step(k, 0.0)
+        return changes
+
+    cdef long long _cccp(self):
+        """The CCCP loop: SMO on V, then reassign V, until V stops changing."""
+        cdef long long it
+        for it in range(self.max_outer):
+            self.outer_total += 1
+            if not self._smo():
+                return it + 1
+            if self.trace:
+                self.history.append((self.seen, self.objective()[0]))
+            if self._reassign() == 0:
+                return it + 1
+        self.outer_caps += 1
+        return self.max_outer
+
+    # -- examples ---------------------------------------------------------------------------
+
+    cdef void _append(self, const double* x, double xsq, object xobj, double yv, double f):
+        """Store (x, y) with α = 0 and g = 1 − y f; f's kernel row (in krow) fills the
+        support vectors' cached rows."""
+        cdef Py_ssize_t n = self.n, p, i, sl
+        cdef double kxx
+        if n == self.cap:
+            self._grow(2 * self.cap)
+        kxx = self._self_kernel(x, xsq, xobj)
+        memcpy(&self.X[n, 0], x, self.d * sizeof(double))
+        self.sq[n] = xsq
+        self.y[n] = yv
+        self.alpha[n] = 0.0
+        self.g[n] = 1.0 - yv * f
+        self.kd[n] = kxx
+        self.inV[n] = 0
+        self.age[n] = self.seen
+        self.svpos[n] = -1
+        self.cslot[n] = -1
+        if self.nslots:
+            for p in range(self.nsv):
+                i = self.SVown[p]
+                sl = self.cslot[i]
+                if sl >= 0 and self.clen[sl] == n:
+                    self.KC[sl, n] = self.krow[p]
+                    self.clen[sl] = n + 1
+        self.n = n + 1
+        self.seen += 1
+        self.version += 1
+
+    cdef void _process_new(self):
+        """Algorithm 1 for the example just stored (the last one)."""
+        cdef Py_ssize_t c = self.n - 1
+        cdef double gc = self.g[c]
+        cdef long long outer
+        self.ex_steps = 0
+        if 0.0 <= gc <= 1.0 - self.s:
+            self.updates += 1
+            self.last_update = self.seen - 1
+            self.inV[c] = 1
+            if self.kd[c] > 0.0:
+                self._step(c, self._solve1(c))
+            outer = self._cccp()
+            if outer > self.outer_max:
+                self.outer_max = outer
+        if self.m_keep >= 0:
+            self._remove_far()
+        if self.refresh > 0 and self.since_refresh >= self.refresh:
+            self._refresh()
+
+    cdef void _remove_far(self):
+        """Algorithm 2: keep at most m_keep non-support vectors, the closest to the boundary
+        (|1 − g| = |y f| smallest; ties keep the newest)."""
+        cdef Py_ssize_t excess = (self.n - self.nsv) - self.m_keep, j
+        if excess <= 0:
+            return
+        n = self.n
+        idx = np.flatnonzero(self.alpha_[:n] == 0.0)
+        key = np.abs(1.0 - self.g_[idx])
+        order = np.lexsort((self.age_[idx], -key))
+        drop = np.sort(idx[order[:excess]])[::-1]
+        for j in range(len(drop)):
+            self._remove(drop[j])
+        self.removed += excess
+
+    cdef void _remove(self, Py_ssize_t i):
+        """Delete stored example i (α_i = 0): the last example takes its place."""
+        cdef Py_ssize_t last = self.n - 1, sl, k, n = self.n, p
+        sl = self.cslot[i]
+        if sl >= 0:
+            self.cown[sl] = -1
+            self.cslot[i] = -1
+        if i != last:
+            memcpy(&self.X[i, 0], &self.X[last, 0], self.d * sizeof(double))
+            self.sq[i] = self.sq[last]
+            self.y[i] = self.y[last]
+            self.alpha[i] = self.alpha[last]
+            self.g[i] = self.g[last]
+            self.kd[i] = self.kd[last]
+            self.inV[i] = self.inV[last]
+            self.age[i] = self.age[last]
+            p = self.svpos[last]
+            self.svpos[i] = p
+            if p >= 0:
+                self.SVown[p] = i
+            sl = self.cslot[last]
+            self.cslot[i] = sl
+            if sl >= 0:
+                self.cown[sl] = i
+            # Column `last` moves to column i in every cached row.
+            for k in range(self.nslots):
+                if self.cown[k] < 0:
+                    continue
+                if self.clen[k] == n:
+                    self.KC[k, i] = self.KC[k, last]
+                    self.clen[k] = n - 1
+                elif self.clen[k] > i:
+                    self.clen[k] = i
+        else:
+            for k in range(self.nslots):
+                if self.cown[k] >= 0 and self.clen[k] > last:
+                    self.clen[k] = last
+        self.svpos[last] = -1
+        self.cslot[last] = -1
+        self.n = last
+        self.version += 1
+
+    cdef void _refresh(self):
+        """Recompute every gradient from α and record the drift of the incremental ones."""
+        cdef long long before = self.kernel_evals
+        exact = self.exact_gradients()
+        n = self.n
+        if n:
+            drift = float(np.max(np.abs(exact - self.g_[:n])))
+            if drift > self.drift_max:
+                self.drift_max = drift
+            self.g_[:n] = exact
+        self.refresh_evals += self.kernel_evals - before
+        self.since_refresh = 0
+
+    # -- public API -------------------------------------------------------------------------
+
+    def decide(self, x):
+        """f(x) = Σ α_i y_i k(x_i, x); the row is kept for a following ``learn`` of x."""
+        cdef const double[::1] xv = x
+        cdef double xsq
+        if x is self.last_x and self.version == self.last_version:
+            return self.last_f
+        xsq = _dot(&xv[0], &xv[0], <int>self.d) if self.d > 0 else 0.0
+        self.last_f = self._predict_ptr(&xv[0], xsq, x)
+        self.last_x = x
+        self.last_version = self.version
+        return self.last_f
+
+    def learn(self, x, double yv):
+        """Store (x, y) and restore a CCCP fixed point (Algorithm 1)."""
+        cdef const double[::1] xv = x
+        cdef double f = self.decide(x)
+        cdef double xsq = _dot(&xv[0], &xv[0], <int>self.d) if self.d > 0 else 0.0
+        self._append(&xv[0], xsq, x, yv, f)
+        self._process_new()
+
+    def block(self, const double[:, ::1] X, const double[::1] y, double[::1] pred,
+              double width):
+        """Predict then learn each row of X. ``width < 0``: learn every example
+        (OnlineSVM^R); else learn only those with |f(x)| ≤ width (OnlineASVM^R) and
+        discard the others. Returns the number of examples learned."""
+        cdef Py_ssize_t i, n = X.shape[0]
+        cdef double f, xsq
+        cdef long long learned = 0
+        for i in range(n):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>self.d) if self.d > 0 else 0.0
+            xobj = np.asarray(X[i]) if self.kind == NOT_COMPILED else None
+            f = self._predict_ptr(&X[i, 0], xsq, xobj)
+            pred[i] = 1.0 if f >= 0.0 else -1.0
+            if width >= 0.0 and not (-width <= f <= width):
+                continue
+            self._append(&X[i, 0], xsq, xobj, y[i], f)
+            self._process_new()
+            learned += 1
+        self.last_x = None
+        return learned
+
+    def fit(self, const double[:, ::1] X, const double[::1] y, Py_ssize_t n_init):
+        """Offline CCCP (Collobert et al. 2006) on all rows: a hinge SVM on the first
+        n_init rows (all rows when n_init ≤ 0), then CCCP over every row."""
+        cdef Py_ssize_t i, N = X.shape[0], first
+        cdef double f, xsq
+        self.reset()
+        self.ex_steps = 0
+        first = N if n_init <= 0 or n_init >= N else n_init
+        for i in range(first):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>self.d) if self.d > 0 else 0.0
+            xobj = np.asarray(X[i]) if self.kind == NOT_COMPILED else None
+            self._append(&X[i, 0], xsq, xobj, y[i], 0.0)
+            self.inV[i] = 1
+        self._smo()
+        for i in range(first, N):
+            xsq = _dot(&X[i, 0], &X[i, 0], <int>self.d) if self.d > 0 else 0.0
+            xobj = np.asarray(X[i]) if self.kind == NOT_COMPILED else None
+            f = self._predict_ptr(&X[i, 0], xsq, xobj)
+            self._append(&X[i, 0], xsq, xobj, y[i], f)
+        self._reassign()
+        self.outer_max = self._cccp()
+        self.last_x = None
+
+    def exact_gradients(self):
+        """g recomputed from α, one kernel row per stored example (counted)."""
+        cdef Py_ssize_t k, n = self.n
+        out = np.empty(n)
+        for k in range(n):
+            xobj = self.X_[k, : self.d] if self.kind == NOT_COMPILED else None
+            out[k] = 1.0 - self.y[k] * self._predict_ptr(&self.X[k, 0], self.sq[k], xobj)
+        self.version += 1  # krow no longer holds the last prediction's row
+        return out
+
+    def objective(self):
+        """(ramp primal, hinge primal, ‖w‖²) over the stored examples, from α and g."""
+        n = self.n
+        a = self.alpha_[:n]
+        g = self.g_[:n]
+        w2 = float(np.dot(a, 1.0 - g))
+        ramp = 0.5 * w2 + self.C * float(np.minimum(1.0 - self.s, np.maximum(0.0, g)).sum())
+        hinge = 0.5 * w2 + self.C * float(np.maximum(0.0, g).sum())
+        return ramp, hinge, w2

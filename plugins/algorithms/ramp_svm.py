@@ -1,0 +1,438 @@
+"""Ramp-loss SVMs (Wang and Vucetic 2009): OnlineSVM^R, OnlineASVM^R and offline CCCP.
+
+All three share the compiled core ``cython_core/_ramp.pyx``: a zero-bias kernel SVM with
+the ramp loss ``R_s(z) = min(1 − s, max(0, 1 − z))``, trained by the concave–convex
+procedure (CCCP) as "a hinge SVM on the active set V = {i : y_i f(x_i) ≥ s}, α = 0 outside
+V", each hinge SVM solved by one-coordinate SMO steps. The paper's misprints are fixed as
+the kbench spec (specs/001 §0.1) describes: the gradient update (eq. 15) subtracts, and
+the inner loop runs while a violator exists *and* the best step gains at least ε_gain.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from kbench.cython_core import _kernels, _ramp
+
+from kbench import hookimpl
+from kbench.components import Algorithm, check_range
+from kbench.kernels_api import as_matrix
+
+#: The kernel tuple the compiled core receives for a kernel it cannot compute itself.
+NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
+
+
+def _check_label(owner: str, y: float) -> None:
+    if y != 1.0 and y != -1.0:
+        raise ValueError(f"{owner}: labels must be −1 or +1, got {y!r}")
+
+
+def _check_labels(owner: str, y: Any) -> None:
+    y = np.asarray(y, dtype=float)
+    if not np.all((y == 1.0) | (y == -1.0)):
+        _check_label(owner, float(y[(y != 1.0) & (y != -1.0)][0]))
+
+
+class _RampSVM(Algorithm):
+    """Common part of the ramp-loss SVMs: the compiled core, predictions and statistics.
+
+    Parameters
+    ----------
+    kernel, loss, task, n_classes, seed
+        As for every kbench algorithm.
+    """
+
+    tasks = frozenset({"binary"})
+
+    C: float
+    s: float
+    tau: float
+    eps_gain: float
+    max_outer: int
+    max_steps: int
+    cache_mb: float
+
+    def _check_common(self, owner: str) -> None:
+        check_range(owner, "C", self.C, low=0.0, low_open=True)
+        check_range(owner, "s", self.s, high=1.0, high_open=True)
+        check_range(owner, "tau", self.tau, low=0.0)
+        check_range(owner, "eps_gain", self.eps_gain, low=0.0)
+        check_range(owner, "max_outer", self.max_outer, low=1)
+        check_range(owner, "max_steps", self.max_steps, low=1)
+        check_range(owner, "cache_mb", self.cache_mb, low=0.0)
+        self.core: Any = None
+
+    def _new_core(self, d: int, *, m_keep: int = -1, refresh: int = 0) -> Any:
+        assert self.kernel is not None
+        compiled = self.kernel.compiled()
+        return _ramp.RampCore(
+            compiled if compiled is not None else NOT_COMPILED,
+            None if compiled is not None else self.kernel,
+            bool(self.kernel.constant_diagonal),
+            d,
+            float(self.C),
+            float(self.s),
+            float(self.tau),
+            float(self.eps_gain),
+            int(self.max_outer),
+            int(self.max_steps),
+            int(refresh),
+            int(m_keep),
+            float(self.cache_mb) * 2.0**20,
+        )
+
+    def _make_core(self, d: int) -> Any:
+        return self._new_core(d)
+
+    def _ensure(self, d: int) -> Any:
+        if self.core is None:
+            self.core = self._make_core(d)
+        elif d != self.core.d:
+            raise ValueError(
+                f"{self.name}: examples have {d} features, the model was built for {self.core.d}"
+            )
+        return self.core
+
+    # -- predictions ------------------------------------------------------------------------
+
+    def decision_one(self, x):
+        if self.core is None:
+            return 0.0
+        return float(self._ensure(len(x)).decide(x))
+
+    def decision_many(self, X: np.ndarray) -> np.ndarray:
+        """f for every row of X, from the support vectors (held-out evaluation)."""
+        X = as_matrix(X, "X")
+        core = self.core
+        if core is None or core.nsv == 0:
+            return np.zeros(len(X))
+        m = core.nsv
+        S, sq, coef = core.SVX_[:m, : core.d], core.SVsq_, core.SVc_
+        compiled = self.kernel.compiled()
+        if compiled is None:
+            return (self.kernel.matrix(X, S) @ coef[:m])[:, 0]
+        out = np.zeros(len(X))
+        block = max(1, min(2048, 4_000_000 // m))  # a Gram scratch block of at most 32 MB
+        K = np.empty((min(block, len(X)), m))
+        res = np.empty((min(block, len(X)), 1))
+        xsq = np.einsum("ij,ij->i", X, X)
+        Sc = np.ascontiguousarray(S)
+        for a in range(0, len(X), block):
+            b = min(a + block, len(X))
+            _kernels.decision_block(*compiled, Sc, sq, coef, m, X[a:b], xsq[a:b], K, res[: b - a])
+            out[a:b] = res[: b - a, 0]
+        return out
+
+    def predict_many(self, X):
+        return np.where(self.decision_many(X) >= 0.0, 1.0, -1.0)
+
+    # -- inspection -------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        """Copies of the stored examples and their state: X, y, alpha, g (= 1 − y f) and
+        the active-set flags in_V."""
+        core = self.core
+        if core is None:
+            z = np.zeros(0)
+            return {"X": np.zeros((0, 0)), "y": z, "alpha": z, "g": z, "in_V": z.astype(bool)}
+        n = core.n
+        return {
+            "X": core.X_[:n, : core.d].copy(),
+            "y": core.y_[:n].copy(),
+            "alpha": core.alpha_[:n].copy(),
+            "g": core.g_[:n].copy(),
+            "in_V": core.inV_[:n].astype(bool),
+        }
+
+    def stats(self):
+        core = self.core
+        if core is None:
+            return {"n_support": 0, "kernel_evals": 0, "kernel_requests": 0, "n_stored": 0}
+        ramp, hinge, _ = core.objective()
+        return {
+            "n_support": core.nsv,
+            "kernel_evals": core.kernel_evals,
+            "kernel_requests": core.kernel_requests,
+            "n_stored": core.n,
+            "n_active": int(core.inV_[: core.n].sum()),
+            "coordinate_steps": core.steps,
+            "cccp_iterations": core.outer_total,
+            "cccp_max": core.outer_max,
+            "outer_caps": core.outer_caps,
+            "step_caps": core.step_caps,
+            "ramp_objective": ramp,
+            "hinge_objective": hinge,
+            "model_bytes": int(core.nsv * (core.d + 2) * 8),
+        }
+
+
+class OnlineSVMR(_RampSVM):
+    """OnlineSVM^R: the online ramp-loss SVM of Wang and Vucetic (2009), Algorithms 1 and 2.
+
+    After each labelled example it restores a CCCP fixed point of the zero-bias ramp SVM
+    over every example stored so far. A new example with ``y f(x) > 1`` or ``y f(x) < s``
+    is only stored; one inside the ramp region gets a coordinate step and starts the
+    online CCCP: SMO on V until no violator gains ``eps_gain``, then V is reassigned from
+    the gradients (examples with ``y f < s`` leave V and are unlearned, α ← 0; stored
+    examples with ``y f ≥ s`` enter), until V stops changing. Every stored example keeps its
+    gradient, so without removal memory grows with the stream. With ``m`` set, only the
+    ``m`` non-support vectors closest to the boundary are kept (Algorithm 2): memory is
+    bounded but the solution is exact only for the retained examples.
+
+    Parameters
+    ----------
+    C
+        Weight of the ramp losses, > 0.
+    s
+        Ramp parameter s < 1: examples with ``y f(x) < s`` have a flat loss 1 − s and no
+        influence (the paper fixes s = −1).
+    tau
+        KKT violation tolerance τ (paper 1e-3).
+    eps_gain
+        Smallest dual gain of a coordinate step (paper 1e-5); with k(x, x) = 1 the loop
+        stops once every violation is below √(2·eps_gain).
+    m
+        Number of non-support vectors kept (Algorithm 2); None keeps every example.
+    max_outer
+        Bound on CCCP iterations per example (hits are counted in ``outer_caps``).
+    max_steps
+        Bound on coordinate steps per example (hits are counted in ``step_caps``).
+    cache_mb
+        Byte budget of the kernel-row cache in MiB; 0 computes every row (the paper's
+        count of kernel computations).
+    refresh
+        Recompute every gradient from α after this many coordinate steps and record the
+        drift of the incremental updates (0 never).
+    """
+
+    name = "online_svm_r"
+    test_params = {"C": 1.0}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float = 1.0,
+        s: float = -1.0,
+        tau: float = 1e-3,
+        eps_gain: float = 1e-5,
+        m: int | None = None,
+        max_outer: int = 100,
+        max_steps: int = 1_000_000,
+        cache_mb: float = 200.0,
+        refresh: int = 10_000,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.C, self.s, self.tau, self.eps_gain = C, s, tau, eps_gain
+        self.m, self.max_outer, self.max_steps = m, max_outer, max_steps
+        self.cache_mb, self.refresh = cache_mb, refresh
+        self._check_common(self.name)
+        if m is not None:
+            check_range(self.name, "m", m, low=0)
+        check_range(self.name, "refresh", refresh, low=0)
+
+    def _make_core(self, d):
+        return self._new_core(
+            d, m_keep=-1 if self.m is None else int(self.m), refresh=int(self.refresh)
+        )
+
+    def learn_one(self, x, y):
+        _check_label(self.name, y)
+        self._ensure(len(x)).learn(x, float(y))
+
+    def learn_predict_many(self, X, y):
+        _check_labels(self.name, y)
+        pred = np.empty(len(X))
+        if len(X):
+            self._ensure(X.shape[1]).block(X, np.ascontiguousarray(y, dtype=np.float64), pred, -1.0)
+        return pred
+
+    def stats(self):
+        out = super().stats()
+        core = self.core
+        if core is not None:
+            out |= {
+                "removed": core.removed,
+                "updates": core.updates,
+                "drift": core.drift_max,
+                "refresh_evals": core.refresh_evals,
+            }
+        return out
+
+
+class OnlineASVMR(OnlineSVMR):
+    """OnlineASVM^R: the active-learning ramp SVM of Wang and Vucetic (2009), Algorithm 3.
+
+    It asks for the label of x only when ``|f(x)| ≤ width`` (the ramp region for either
+    label when width = 1 and s = −1) and then proceeds as OnlineSVM^R; any other example is
+    discarded unlabelled and never stored, so it cannot re-enter the active set later: a
+    greedy, approximately optimal optimiser of the ramp objective. ``wants_label`` states
+    the rule, so the runner reveals and counts only the labels it asks for;
+    ``learn_one`` applies the same rule, so a learner shown every label uses the same ones.
+
+    Parameters
+    ----------
+    C, s, tau, eps_gain, m, max_outer, max_steps, cache_mb, refresh
+        As for ``online_svm_r``.
+    width
+        Half-width of the query band |f(x)| ≤ width, ≥ 0.
+    max_queries
+        Stop asking for labels after this many (0: no limit).
+    """
+
+    name = "online_asvm_r"
+    test_params = {"C": 1.0}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float = 1.0,
+        s: float = -1.0,
+        tau: float = 1e-3,
+        eps_gain: float = 1e-5,
+        m: int | None = None,
+        max_outer: int = 100,
+        max_steps: int = 1_000_000,
+        cache_mb: float = 200.0,
+        refresh: int = 10_000,
+        width: float = 1.0,
+        max_queries: int = 0,
+    ) -> None:
+        super().__init__(
+            kernel=kernel,
+            loss=loss,
+            task=task,
+            n_classes=n_classes,
+            seed=seed,
+            C=C,
+            s=s,
+            tau=tau,
+            eps_gain=eps_gain,
+            m=m,
+            max_outer=max_outer,
+            max_steps=max_steps,
+            cache_mb=cache_mb,
+            refresh=refresh,
+        )
+        check_range(self.name, "width", width, low=0.0)
+        check_range(self.name, "max_queries", max_queries, low=0)
+        self.width, self.max_queries = width, max_queries
+        self.queries = 0
+
+    def _budget_left(self) -> bool:
+        return self.max_queries == 0 or self.queries < self.max_queries
+
+    def wants_label(self, x) -> bool:
+        """Whether x falls in the query band |f(x)| ≤ width (and the query budget lasts)."""
+        return self._budget_left() and abs(self.decision_one(x)) <= self.width
+
+    def learn_one(self, x, y):
+        if self.wants_label(x):
+            _check_label(self.name, y)
+            self._ensure(len(x)).learn(x, float(y))
+            self.queries += 1
+
+    def learn_predict_many(self, X, y):
+        if self.max_queries:
+            return Algorithm.learn_predict_many(self, X, y)  # the budget is checked per example
+        _check_labels(self.name, y)
+        pred = np.empty(len(X))
+        if len(X):
+            self.queries += int(
+                self._ensure(X.shape[1]).block(
+                    X, np.ascontiguousarray(y, dtype=np.float64), pred, float(self.width)
+                )
+            )
+        return pred
+
+    def stats(self):
+        return super().stats() | {"labels_queried": self.queries}
+
+
+class RampCCCP(_RampSVM):
+    """Offline ramp-loss SVM by CCCP (Collobert, Sinz, Weston and Bottou 2006), zero bias.
+
+    A batch reference trained once on the whole stream: a hinge SVM on an initial subset
+    (the first ``init_fraction`` of the stream, at least 500 examples), then CCCP over all
+    examples: train a hinge SVM on V = {i : y_i f(x_i) ≥ s} with α = 0 outside V, recompute
+    V, repeat until V stops changing. The hinge SVMs are solved by the same one-coordinate
+    SMO as ``online_svm_r`` with the same tolerances, so kernel evaluations compare.
+
+    Parameters
+    ----------
+    C, s, tau, eps_gain, cache_mb
+        As for ``online_svm_r``.
+    init_fraction
+        Fraction of the stream for the initial hinge SVM, in [0, 1]; 0 starts from α = 0 on
+        every example (the first CCCP step is then the hinge SVM on all of them).
+    max_outer
+        Bound on CCCP iterations (hits are counted in ``outer_caps``).
+    max_steps
+        Bound on coordinate steps of the whole fit (hits are counted in ``step_caps``).
+    """
+
+    name = "ramp_cccp"
+    offline = True
+    test_params = {"C": 1.0}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        C: float = 1.0,
+        s: float = -1.0,
+        tau: float = 1e-3,
+        eps_gain: float = 1e-5,
+        init_fraction: float = 0.1,
+        max_outer: int = 100,
+        max_steps: int = 100_000_000,
+        cache_mb: float = 200.0,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.C, self.s, self.tau, self.eps_gain = C, s, tau, eps_gain
+        self.init_fraction, self.max_outer, self.max_steps = init_fraction, max_outer, max_steps
+        self.cache_mb = cache_mb
+        self._check_common(self.name)
+        check_range(self.name, "init_fraction", init_fraction, low=0.0, high=1.0)
+
+    def n_init(self, n: int) -> int:
+        """Size of the initial subset for a stream of n examples (0: none)."""
+        if self.init_fraction == 0.0:
+            return 0
+        return min(n, max(500, math.ceil(self.init_fraction * n)))
+
+    def fit(self, X, y):
+        X = as_matrix(X, "X")
+        _check_labels(self.name, y)
+        self.core = self._make_core(X.shape[1])
+        self.core.fit(X, np.ascontiguousarray(y, dtype=np.float64), self.n_init(len(X)))
+
+    def predict_one(self, x):
+        return float(self.predict_many(x[None, :])[0])
+
+    def learn_one(self, x, y):
+        raise NotImplementedError(
+            "ramp_cccp is a batch reference: the runner calls fit on the whole stream"
+        )
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the ramp-loss SVMs."""
+    for cls in (OnlineSVMR, OnlineASVMR, RampCCCP):
+        register(cls)
