@@ -1,0 +1,235 @@
+"""Active-learning wrappers: any online binary learner becomes an active learner.
+
+The wrapped learner is named by its spec string (``base=online_svm_r[C=10]``) and built
+with the wrapper's kernel, task and seed (and its own default loss when it takes one).
+``active_all`` and ``active_margin`` state their query rule in ``wants_label``, so the
+runner reveals and counts only the labels they ask for; ``learn_one`` applies the same
+rule, so a learner shown every label uses exactly the same ones.
+
+``active_greedy`` (Guillory, Chastain and Bilmes 2009; the ramp-SVM paper's Greedy with
+h = 5) queries the best of h examples, which the runner's one-example-at-a-time question
+cannot express: it is shown every label and reads only the ones it chooses, reporting
+their number as the statistic ``labels_queried``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kbench import hookimpl
+from kbench.components import Algorithm, check_range
+from kbench.registry import get_registry
+from kbench.specs import parse_spec
+
+
+class _ActiveWrapper(Algorithm):
+    """Common part of the wrappers: the wrapped learner, the query count and its budget.
+
+    Parameters
+    ----------
+    kernel, loss, task, n_classes, seed
+        As for every kbench algorithm.
+    """
+
+    tasks = frozenset({"binary"})
+
+    base: str
+    max_queries: int
+
+    def _build(self, owner: str) -> None:
+        check_range(owner, "max_queries", self.max_queries, low=0)
+        registry = get_registry()
+        cls = registry.entry("algorithm", parse_spec(self.base)[0]).cls
+        if cls.offline:
+            raise ValueError(
+                f"{owner}: base {self.base!r} is a batch learner; an active "
+                "learner needs an online one"
+            )
+        if callable(getattr(cls, "wants_label", None)):
+            raise ValueError(f"{owner}: base {self.base!r} is already an active learner")
+        if self.task not in cls.tasks:
+            raise ValueError(f"{owner}: base {self.base!r} does not support {self.task} tasks")
+        loss = None
+        if cls.uses_loss:
+            loss = registry.create("loss", cls.default_loss or "hinge")
+        self.learner: Any = registry.create(
+            "algorithm",
+            self.base,
+            kernel=self.kernel if cls.uses_kernel else None,
+            loss=loss,
+            task=self.task,
+            n_classes=self.n_classes,
+            seed=self.seed,
+        )
+        self.queries = 0
+
+    def _budget_left(self) -> bool:
+        return self.max_queries == 0 or self.queries < self.max_queries
+
+    def decision_one(self, x):
+        return self.learner.decision_one(x)
+
+    def predict_one(self, x):
+        return self.learner.predict_one(x)
+
+    def predict_many(self, X):
+        return self.learner.predict_many(X)
+
+    def stats(self):
+        return dict(self.learner.stats()) | {"labels_queried": self.queries}
+
+
+class QueryAll(_ActiveWrapper):
+    """Active learning that asks for every label (until ``max_queries``): the passive learner
+    in the active protocol, the baseline of the ramp-SVM paper's Fig. 6.
+
+    Parameters
+    ----------
+    base
+        Spec of the wrapped online learner.
+    max_queries
+        Stop asking for labels after this many (0: no limit).
+    """
+
+    name = "active_all"
+    test_params = {"base": "pa"}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        base: str = "online_svm_r",
+        max_queries: int = 0,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.base, self.max_queries = base, max_queries
+        self._build(self.name)
+
+    def wants_label(self, x) -> bool:
+        """True while the query budget lasts."""
+        return self._budget_left()
+
+    def learn_one(self, x, y):
+        if self._budget_left():
+            self.learner.learn_one(x, y)
+            self.queries += 1
+
+    def learn_predict_many(self, X, y):
+        if self.max_queries:
+            return super().learn_predict_many(X, y)
+        self.queries += len(X)
+        return self.learner.learn_predict_many(X, y)
+
+
+class MarginBand(_ActiveWrapper):
+    """Active learning that asks for the label of x only when ``|f(x)| ≤ width``: the query
+    rule of OnlineASVM^R (Wang and Vucetic 2009), around any online learner.
+    ``active_margin[base=online_svm_r]`` learns exactly what ``online_asvm_r`` learns.
+
+    Parameters
+    ----------
+    base
+        Spec of the wrapped online learner.
+    width
+        Half-width of the query band, ≥ 0.
+    max_queries
+        Stop asking for labels after this many (0: no limit).
+    """
+
+    name = "active_margin"
+    test_params = {"base": "pa"}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        base: str = "online_svm_r",
+        width: float = 1.0,
+        max_queries: int = 0,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range(self.name, "width", width, low=0.0)
+        self.base, self.width, self.max_queries = base, width, max_queries
+        self._build(self.name)
+
+    def wants_label(self, x) -> bool:
+        """Whether x falls in the band |f(x)| ≤ width (and the query budget lasts)."""
+        return self._budget_left() and abs(float(self.learner.decision_one(x))) <= self.width
+
+    def learn_one(self, x, y):
+        if self.wants_label(x):
+            self.learner.learn_one(x, y)
+            self.queries += 1
+
+
+class Greedy(_ActiveWrapper):
+    """Greedy active learning (Guillory, Chastain and Bilmes 2009; the ramp-SVM paper's
+    Greedy, h = 5): the stream is cut into blocks of h consecutive examples; each is
+    predicted by the current model, and at the end of a block the example with the smallest
+    |f(x)| (the earliest on ties) is queried and learned; the other h − 1 are discarded.
+    h = 1 is passive learning; a stream of n examples costs ⌊n/h⌋ labels.
+
+    The runner asks about one example at a time, so it cannot offer a choice among h: this
+    learner is shown every label, reads only the labels it chooses, and reports their
+    number as ``labels_queried`` in its statistics (the run's own count is n).
+
+    Parameters
+    ----------
+    base
+        Spec of the wrapped online learner.
+    h
+        Block length, ≥ 1.
+    max_queries
+        Stop querying after this many (0: no limit).
+    """
+
+    name = "active_greedy"
+    test_params = {"base": "pa"}
+
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        base: str = "online_svm_r",
+        h: int = 5,
+        max_queries: int = 0,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        check_range(self.name, "h", h, low=1)
+        self.base, self.h, self.max_queries = base, h, max_queries
+        self._build(self.name)
+        self._block: list[tuple[float, np.ndarray, float]] = []
+
+    def learn_one(self, x, y):
+        # The label goes into the block with its example; it is read only if chosen.
+        self._block.append((abs(float(self.learner.decision_one(x))), np.array(x), y))
+        if len(self._block) < self.h:
+            return
+        block, self._block = self._block, []
+        if not self._budget_left():
+            return
+        best = min(range(len(block)), key=lambda i: block[i][0])
+        _, xb, yb = block[best]
+        self.learner.learn_one(xb, float(yb))
+        self.queries += 1
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the active-learning wrappers."""
+    for cls in (QueryAll, MarginBand, Greedy):
+        register(cls)

@@ -1,0 +1,150 @@
+"""Active-learning wrappers and the runner's active protocol."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kbench.errors import SpecError
+from kbench.registry import get_registry
+from kbench.runner import run_task
+from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
+from kbench.tasks import Task
+
+KERNEL = "rbf[gamma=2.0]"
+
+
+def checkerboard(n: int, seed: int = 0, noise: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 2)) * 4
+    y = np.where((np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 0, 1.0, -1.0)
+    y[rng.random(n) < noise] *= -1
+    return X, y
+
+
+def make(spec: str):
+    reg = get_registry()
+    return reg.create("algorithm", spec, kernel=reg.create("kernel", KERNEL))
+
+
+def stream(n: int = 400, seed: int = 0) -> Stream:
+    X, y = checkerboard(n, seed)
+    Xt, yt = checkerboard(300, seed + 100, noise=0.0)
+    spec = StreamSpec(dataset="checker", seed=seed)
+    arrays = [_readonly(np.ascontiguousarray(a)) for a in (X, y, Xt, yt)]
+    return Stream(
+        spec=spec,
+        X=arrays[0],
+        y=arrays[1],
+        X_test=arrays[2],
+        y_test=arrays[3],
+        task="binary",
+        n_classes=2,
+        stream_id=_stream_id(spec, *arrays),
+    )
+
+
+def run(spec: str, s: Stream):
+    task = Task(algorithm=spec, kernel=KERNEL, loss=None, stream=s.spec, seed=0)
+    res = run_task(task, s, get_registry(), trace_memory=False)
+    assert res.status == "ok", res.run["reason"]
+    return res
+
+
+def test_margin_band_around_online_svm_r_is_online_asvm_r() -> None:
+    X, y = checkerboard(500)
+    a = make("active_margin[base=online_svm_r[C=10.0]]")
+    b = make("online_asvm_r[C=10.0]")
+    pa = np.array([(a.predict_one(x), a.learn_one(x, t))[0] for x, t in zip(X, y, strict=True)])
+    pb = b.learn_predict_many(X, y)
+    assert np.array_equal(pa, pb)
+    assert a.stats()["labels_queried"] == b.stats()["labels_queried"] < 500
+    assert np.array_equal(a.learner.snapshot()["alpha"], b.snapshot()["alpha"])
+
+
+@pytest.mark.parametrize(
+    "base", ["pa[C=1.0]", "online_svm_r[C=10.0]", "idsvm[C=10.0]", "norma[budget=50]"]
+)
+def test_query_all_is_the_passive_learner(base: str) -> None:
+    X, y = checkerboard(300, seed=1)
+    a = make(f"active_all[base={base}]")
+    b = (
+        make(base)
+        if not base.startswith("norma")
+        else get_registry().create(
+            "algorithm",
+            base,
+            kernel=get_registry().create("kernel", KERNEL),
+            loss=get_registry().create("loss", "hinge"),
+        )
+    )
+    assert np.array_equal(a.learn_predict_many(X, y), b.learn_predict_many(X, y))
+    assert a.stats()["labels_queried"] == 300
+    assert a.stats()["n_support"] == b.stats()["n_support"]
+
+
+def test_greedy_queries_the_smallest_margin_of_each_block() -> None:
+    """A NumPy-level reference: per block of h, the example of smallest |f| is learned."""
+    X, y = checkerboard(403, seed=2)
+    h = 5
+    algo = make(f"active_greedy[base=pa[C=1.0],h={h}]")
+    pred = algo.learn_predict_many(X, y)
+    ref = make("pa[C=1.0]")
+    ref_pred = np.empty(len(X))
+    chosen = []
+    for start in range(0, len(X), h):
+        idx = range(start, min(start + h, len(X)))
+        f = np.array([ref.decision_one(X[i]) for i in idx])
+        ref_pred[list(idx)] = np.where(f >= 0, 1.0, -1.0)
+        if len(f) == h:
+            j = start + int(np.argmin(np.abs(f)))
+            chosen.append(j)
+            ref.learn_one(X[j], y[j])
+    assert np.array_equal(pred, ref_pred)
+    assert algo.stats()["labels_queried"] == len(chosen) == 403 // h
+    assert np.array_equal(algo.learner.snapshot()["alpha"], ref.snapshot()["alpha"])
+    # the labels it did not choose are never read: garbage there changes nothing
+    y_bad = np.full(len(y), np.nan)
+    y_bad[chosen] = y[chosen]
+    again = make(f"active_greedy[base=pa[C=1.0],h={h}]")
+    assert np.array_equal(again.learn_predict_many(X, y_bad), pred)
+    # h = 1 is passive learning
+    one = make("active_greedy[base=pa[C=1.0],h=1]")
+    assert np.array_equal(one.learn_predict_many(X, y), make("pa[C=1.0]").learn_predict_many(X, y))
+
+
+def test_runner_counts_queries_and_budgets_stop_them() -> None:
+    s = stream()
+    res = run("active_margin[base=online_svm_r[C=10.0]]", s)
+    direct = make("active_margin[base=online_svm_r[C=10.0]]")
+    direct.learn_predict_many(s.X, s.y)
+    assert res.run["labels_queried"] == direct.stats()["labels_queried"] < s.n
+    # the trace's count grows with the stream, and matches the learner's own count
+    tr = res.traces
+    assert np.all(np.diff(tr["labels_queried"]) >= 0)
+    assert tr["labels_queried"].iloc[-1] == res.run["labels_queried"]
+    for spec in (
+        "active_margin[base=online_svm_r[C=10.0],max_queries=40]",
+        "active_all[base=online_svm_r[C=10.0],max_queries=40]",
+    ):
+        res = run(spec, s)
+        assert res.run["labels_queried"] == 40
+        assert res.run["n_support"] <= 40
+    res = run("active_all[base=pa]", s)
+    assert res.run["labels_queried"] == s.n
+    # Greedy runs on the passive path; its trace carries the labels it used
+    res = run("active_greedy[base=pa,h=4]", s)
+    assert res.traces["labels_queried"].iloc[-1] == s.n // 4
+
+
+def test_bad_bases() -> None:
+    for spec, match in (
+        ("active_margin[base=nope]", "unknown algorithm"),
+        ("active_all[base=libsvm]", "batch learner"),
+        ("active_margin[base=online_asvm_r]", "already an active learner"),
+        ("active_greedy[base=pa,h=0]", "h must be"),
+        ("active_margin[base=pa,width=-1]", "width must be"),
+        ("active_all[base=pa,max_queries=-3]", "max_queries must be"),
+    ):
+        with pytest.raises((SpecError, ValueError), match=match):
+            make(spec)
