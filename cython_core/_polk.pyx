@@ -9,8 +9,8 @@ weights W (M × C) and G = K_DD⁻¹ kept exactly (specs/004 §1.6):
   of κ(x, ·) to the span of D), ``G ← [[G + a aᵀ/s, −a/s], [−aᵀ/s, 1/s]]``;
 * a point with ``s ≤ τ κ(x, x)`` (numerically in the span) is folded instead, ``W += a cᵀ``,
   when its residual ‖c‖√s still fits the error budget (always below a floor of
-  1e-10 κ(x, x), where appending would make G singular); folds are charged to the
-  budget through the triangle inequality (§1.7);
+  min(τ, 1e-10)·κ(x, x), where appending would make G singular); folds are charged to
+  the budget through the triangle inequality (§1.7);
 * deleting atom j raises the squared error by exactly ‖W_j‖²/G_jj, and the pre-fitted
   weights and the inverse follow from rank-one downdates: ``W ← W − G_{:,j} W_j / G_jj``,
   ``G ← G − G_{:,j} G_{j,:} / G_jj``; the atom is removed by moving the last one into its
@@ -34,7 +34,7 @@ include "_online_ops.pxi"
 from libc.math cimport INFINITY
 
 import numpy as np
-from scipy.linalg.cython_blas cimport dger
+from scipy.linalg.cython_blas cimport dger, dsymv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
 # Keep in sync with plugins/algorithms/polk.py.
@@ -186,13 +186,16 @@ cdef inline double _eps_t(const QCfg* q, double eta) noexcept nogil:
 
 cdef inline void _gemv_sym(const double* G, Py_ssize_t M, Py_ssize_t cap, const double* k,
                            double* out) noexcept nogil:
-    """out = G[:M, :M] k for the symmetric top-left block of the row-major cap × cap G."""
+    """out = G[:M, :M] k for the symmetric top-left block of the row-major cap × cap G.
+
+    Both triangles of G are kept, but the product reads one (BLAS dsymv): at large M the
+    step is bound by reading G from memory, so this halves its cost."""
     cdef int n = <int>M, lda = <int>cap, one = 1
     cdef double a1 = 1.0, b0 = 0.0
-    cdef char tr = b'T'
+    cdef char uplo = b'L'
     if M <= 0:
         return
-    dgemv(&tr, &n, &n, &a1, <double*>G, &lda, <double*>k, &one, &b0, out, &one)
+    dsymv(&uplo, &n, &a1, <double*>G, &lda, <double*>k, &one, &b0, out, &one)
 
 
 cdef inline void _rank1(double* G, Py_ssize_t M, Py_ssize_t cap, double alpha,
@@ -236,13 +239,14 @@ cdef inline void _delete(Model* mo, Py_ssize_t* Mp, Py_ssize_t j, double* gcol,
 
 
 cdef inline double _komp(Model* mo, Py_ssize_t* Mp, double eps, double fold_err, int criterion,
-                         double* order, Py_ssize_t* n_order) noexcept nogil:
+                         double err2, double* order, Py_ssize_t* n_order) noexcept nogil:
     """Destructive KOMP with pre-fitting on the current (W, G): delete the atom of least
     error increase ‖W_j‖²/G_jj (lowest slot on ties) while the bound fold_err + √(err²)
-    stays within eps (its square, with the squared criterion). Returns err²; the deleted
-    atoms' ids go to order (when not NULL)."""
+    stays within eps (its square, with the squared criterion), starting from the squared
+    error err2 already spent. Returns err²; the deleted atoms' ids go to order (when not
+    NULL)."""
     cdef Py_ssize_t M, C = mo.C, cap = mo.cap, j, c, best
-    cdef double err2 = 0.0, score, best_score, nw, gjj, bound
+    cdef double score, best_score, nw, gjj, bound
     cdef double* gcol = _w_gcol(mo)
     cdef double* wj = _w_wj(mo)
     while Mp[0] > 0:
@@ -275,13 +279,36 @@ cdef inline double _komp(Model* mo, Py_ssize_t* Mp, double eps, double fold_err,
     return err2
 
 
+cdef inline bint _newest_goes_first(Model* mo, Py_ssize_t M, const double* a, double s,
+                                     double score_new, double eps, int criterion) noexcept nogil:
+    """Whether KOMP, run right after appending a point with a = G k and distance² s (the
+    only point of its step, no folds), would delete that point first: its score
+    ‖c‖² s is below every old atom's ‖W_j‖² / (G_jj + a_j²/s) (ties go to the old atoms,
+    whose slots are lower) and fits the budget."""
+    cdef Py_ssize_t j, c, C = mo.C, cap = mo.cap
+    cdef double nw, gjj
+    if (score_new if criterion == CRIT_SQUARED else sqrt(score_new)) > eps:
+        return False
+    for j in range(M):
+        gjj = mo.G[j * cap + j] + (1.0 / s) * a[j] * a[j]
+        if gjj <= 0.0:
+            continue
+        nw = 0.0
+        for c in range(C):
+            nw += mo.W[j * C + c] * mo.W[j * C + c]
+        if nw / gjj <= score_new:
+            return False
+    return True
+
+
 cdef inline void _update(const QCfg* q, double* st, Model* mo) noexcept nogil:
     """One POLK step on the pending mini-batch: shrink, append or fold each point with a
     non-zero gradient, then compress with KOMP. The caller guarantees M + nstored ≤ cap."""
     cdef Py_ssize_t M = <Py_ssize_t>st[S_M], M_old, C = mo.C, cap = mo.cap, d = mo.d
     cdef Py_ssize_t nstored = <Py_ssize_t>st[S_NSTORED], nseen = <Py_ssize_t>st[S_NSEEN]
     cdef Py_ssize_t b, j, c, B = q.B
-    cdef double ratio, eta, eps, budget, scale, shrink, cn, s, kd, fold_err = 0.0, err2, err, dot
+    cdef double ratio, eta, eps, budget, scale, shrink, cn, s, kd, fold_err = 0.0, err, dot
+    cdef double err2 = 0.0, floor
     cdef Py_ssize_t n_app = 0
     cdef double* a = _w_a(mo)
     cdef double* k = _w_k(mo)
@@ -292,6 +319,9 @@ cdef inline void _update(const QCfg* q, double* st, Model* mo) noexcept nogil:
     eps = _eps_t(q, eta)
     # The budget in RKHS norm that folds may use: ε, or √ε when ε bounds the squared error.
     budget = sqrt(eps) if q.criterion == CRIT_SQUARED else eps
+    # Points this close to the span are folded whatever the budget (unless screen_tau = 0
+    # turns folding off: then only points exactly in the span are).
+    floor = _S_FLOOR if q.tau > _S_FLOOR else q.tau
     scale = eta / (<double>nseen if q.reduce == RED_MEAN else 1.0)
     shrink = 1.0 - eta * q.lam
     for j in range(M * C):
@@ -315,7 +345,7 @@ cdef inline void _update(const QCfg* q, double* st, Model* mo) noexcept nogil:
             dot += k[j] * a[j]
         kd = mo.kdb[b]
         s = kd - dot
-        fold = M > 0 and (s <= _S_FLOOR * kd or (
+        fold = M > 0 and (s <= floor * kd or (
             s <= q.tau * kd and fold_err + cn * sqrt(s if s > 0.0 else 0.0) <= budget))
         if fold:
             for j in range(M):
@@ -327,6 +357,17 @@ cdef inline void _update(const QCfg* q, double* st, Model* mo) noexcept nogil:
         if s <= 0.0:
             # Only reachable with an empty dictionary and κ(x, x) = 0 (a zero feature
             # vector): nothing to fold into, nothing to add.
+            continue
+        if nstored == 1 and _newest_goes_first(mo, M, a, s, cn * cn * s, eps, q.criterion):
+            # KOMP's first deletion would be this atom: appending and deleting it again
+            # is exactly the projection of its term onto the span, W += a cᵀ, at squared
+            # error ‖c‖² s, and leaves G as it was. Skip the two O(M²) passes over G.
+            for j in range(M):
+                for c in range(C):
+                    mo.W[j * C + c] += a[j] * coef[c]
+            err2 = cn * cn * s
+            st[S_APPENDS] += 1.0
+            st[S_DELETIONS] += 1.0
             continue
         _rank1(mo.G, M, cap, 1.0 / s, a)
         for j in range(M):
@@ -342,7 +383,7 @@ cdef inline void _update(const QCfg* q, double* st, Model* mo) noexcept nogil:
         M += 1
         n_app += 1
         st[S_APPENDS] += 1.0
-    err2 = _komp(mo, &M, eps, fold_err, q.criterion, NULL, NULL)
+    err2 = _komp(mo, &M, eps, fold_err, q.criterion, err2, NULL, NULL)
     st[S_DELETIONS] += <double>(M_old + n_app - M)
     err = fold_err + sqrt(err2)
     st[S_LAST_ERR] = err
@@ -706,5 +747,5 @@ def komp(double[:, ::1] G, double[:, ::1] W, double[::1] ids, Py_ssize_t M, doub
     mo.ids = &ids[0]
     mo.work = &wv[0]
     with nogil:
-        err2 = _komp(&mo, &Mv, eps, fold_err, crit, &ov[0], &n_order)
+        err2 = _komp(&mo, &Mv, eps, fold_err, crit, 0.0, &ov[0], &n_order)
     return Mv, err2, order[:n_order].copy()

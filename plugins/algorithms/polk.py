@@ -48,7 +48,8 @@ class POLK(Algorithm):
 
     A new point whose squared distance to the span of the dictionary is below
     ``screen_tau·κ(x, x)`` is folded into the existing weights instead of appended, if its
-    residual fits the remaining error budget (always below 1e-10·κ(x, x)), so that the
+    residual fits the remaining error budget (always below min(screen_tau, 1e-10)·κ(x, x);
+    ``screen_tau=0`` folds only points exactly in the span), so that the
     inverse Gram matrix stays well conditioned (specs/004 P1). The inverse is recomputed
     by Cholesky every ``refresh_every`` updates (0: never).
 
@@ -98,7 +99,7 @@ class POLK(Algorithm):
                  schedule: Literal["constant", "diminishing"] = "constant", t0: float = 100.0,
                  batch_size: int = 1, batch_reduce: Literal["mean", "sum"] = "mean",
                  criterion: Literal["norm", "squared"] = "norm", screen_tau: float = 1e-6,
-                 refresh_every: int = 200, refresh_tol: float = 1e-8) -> None:
+                 refresh_every: int = 0, refresh_tol: float = 1e-8) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("polk", "eta", eta, low=0.0, low_open=True)
         check_range("polk", "lam", lam, low=0.0)
