@@ -5,21 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from kbench.errors import KbenchError
@@ -174,13 +165,10 @@ def run(
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
     the same command again resumes: tasks with results are skipped.
     """
-    from kbench.errors import ResultsError
-    from kbench.executors import DaskExecutor, LocalExecutor
     from kbench.isolation import parse_memory
     from kbench.leaderboard import print_leaderboard
-    from kbench.results import ResultsStore
-    from kbench.streams import get_stream
-    from kbench.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds, plan
+    from kbench.running import run_experiments
+    from kbench.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
 
     registry = _registry()
     if workers is not None and workers < 0:
@@ -225,119 +213,21 @@ def run(
         if study is not None and (kernels or losses):
             exp.kernels = list(kernels) or exp.kernels
             exp.losses = list(losses) or exp.losses
-    the_plan = plan(experiments, registry)
-    for label, reason in the_plan.skipped:
-        err.print(f"kbench: skipped {label}: {reason}", highlight=False)
-    if not the_plan.tasks:
-        raise KbenchError("the study has no runnable task")
-
-    store = ResultsStore(out)
-    store.prepare()
-    finished = {} if force else store.finished()
-    for path in store.corrupt_files():
-        err.print(
-            f"[yellow]kbench: warning: unreadable result file set aside as {path}; its task is rerun[/yellow]",
-            highlight=False,
-        )
-    todo = [
-        t
-        for t in the_plan.tasks
-        if t.task_id not in finished or (retry_failed and finished[t.task_id] != "ok")
-    ]
-    skipped_done = len(the_plan.tasks) - len(todo)
-    if skipped_done:
-        err.print(
-            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)"
-        )
-
-    # Build every stream once, here, so that workers only load it from the cache.
-    bad_streams: dict[Any, str] = {}
-    for spec in dict.fromkeys(t.stream for t in todo):
-        try:
-            get_stream(spec, registry)
-        except Exception as exc:
-            bad_streams[spec] = (
-                str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
-            )
-            err.print(
-                f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}",
-                highlight=False,
-            )
-    todo = [t for t in todo if t.stream not in bad_streams]
-
-    counts: dict[str, int] = {}
-    if executor == "dask":
-        runner = DaskExecutor(
-            scheduler=scheduler,
-            workers=workers,
-            timeout=timeout,
-            max_memory=memory_limit,
-            trace_memory=not no_memory,
-        )
-    else:
-        if workers == 0 and (timeout or memory_limit):
-            raise KbenchError(
-                "--timeout and --max-memory need worker processes (--workers 1 or more)"
-            )
-        runner = LocalExecutor(
-            workers, timeout=timeout, max_memory=memory_limit, trace_memory=not no_memory
-        )
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
+    outcome = run_experiments(
+        experiments,
+        registry,
+        out,
         console=err,
-        auto_refresh=False,
-        transient=False,
+        workers=workers,
+        timeout=timeout,
+        memory_limit=memory_limit,
+        executor=executor,
+        scheduler=scheduler,
+        force=force,
+        retry_failed=retry_failed,
+        trace_memory=not no_memory,
     )
-    started = time.time()
-    with progress:
-        bar = progress.add_task("starting", total=len(todo))
-
-        def on_start(task: Any) -> None:
-            progress.update(bar, description=escape(task.label[:60]))
-            progress.refresh()
-
-        def on_done(result: Any) -> None:
-            try:
-                store.write(result)
-            except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
-                kept = sum(counts.values())
-                raise ResultsError(
-                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
-                    "finished before are kept; fix that and run the same command to resume"
-                ) from None
-            counts[result.status] = counts.get(result.status, 0) + 1
-            if result.status != "ok":
-                progress.console.print(
-                    f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
-                    f"(seed {result.run['seed']}): {result.run['reason']}",
-                    highlight=False,
-                )
-            progress.advance(bar)
-            progress.refresh()
-
-        try:
-            runner.run(todo, on_done, on_start, tick=progress.refresh)
-        except KeyboardInterrupt:
-            progress.stop()
-            done = sum(counts.values())
-            click.echo(
-                f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
-                err=True,
-            )
-            sys.exit(130)
-    elapsed = time.time() - started
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
-    err.print(f"kbench: {summary} in {elapsed:.1f} s; results in {out}")
-
-    results = store.load()
-    results.save(out)
-    ids = {t.task_id for t in the_plan.tasks}
-    runs = results.runs[results.runs["task_id"].isin(ids)] if len(results.runs) else results.runs
+    runs = outcome.runs()
     print_leaderboard(runs, registry)
     if not no_report and (runs["status"] == "ok").any():
         from kbench.cli_compare import _load
@@ -351,7 +241,7 @@ def run(
             f"kbench: report written to {path} (kbench compare {out} for every pair's tests)",
             highlight=False,
         )
-    if bad_streams:
+    if outcome.bad_streams:
         sys.exit(1)
 
 
@@ -473,6 +363,10 @@ from kbench.cli_compare import compare, report  # noqa: E402
 
 cli.add_command(compare)
 cli.add_command(report)
+
+from kbench.cli_reproduce import reproduce  # noqa: E402
+
+cli.add_command(reproduce)
 
 
 if __name__ == "__main__":  # pragma: no cover

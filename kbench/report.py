@@ -13,7 +13,7 @@ import html
 import io
 import math
 import platform
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -168,7 +168,12 @@ def _zoom(ax: Any, bands: list[pd.DataFrame], x_cut: float, floor_zero: bool = T
 
 
 def curves_figure(
-    stream: str, runs: pd.DataFrame, traces: pd.DataFrame, colours: dict[str, str], task: str
+    stream: str,
+    runs: pd.DataFrame,
+    traces: pd.DataFrame,
+    colours: dict[str, str],
+    task: str,
+    references: Sequence[Mapping[str, Any]] = (),
 ) -> tuple[str | None, list[str]]:
     """The curves of one data set, over seeds: one panel per quantity the traces hold.
 
@@ -184,6 +189,10 @@ def curves_figure(
         Label → colour.
     task
         The stream's task (regression errors are not percentages).
+    references
+        Published values to mark: mappings with ``metric`` (a trace column such as
+        ``online_error``, ``test_error`` or ``n_support``), ``value`` and ``label``; each is
+        drawn as a dotted black line on the panels of that metric, with its label.
 
     Returns
     -------
@@ -296,6 +305,27 @@ def curves_figure(
                 )
                 if pd.notna(val):
                     ax.axhline(val, color=colours.get(r["label"], "#555"), lw=1.3, ls="--")
+        for ref in references:
+            if ref.get("metric") == ycol and xcol != "time_s":
+                # A paper's number is a level to compare against, not a curve: a dotted line.
+                ax.axhline(float(ref["value"]), color="black", lw=1.0, ls=":")
+                ax.annotate(
+                    str(ref.get("label", "paper")),
+                    xy=(0.01, float(ref["value"])),
+                    xycoords=("axes fraction", "data"),
+                    fontsize=7,
+                    va="bottom",
+                )
+                bands.append(
+                    pd.DataFrame(
+                        {
+                            "x": [np.nan],
+                            "mean": [ref["value"]],
+                            "lo": [ref["value"]],
+                            "hi": [ref["value"]],
+                        }
+                    )
+                )
         ax.set_xscale("log")
         # Unlabelled minor ticks of log axes cost most of the drawing time and show nothing.
         ax.xaxis.set_minor_locator(NullLocator())
@@ -1167,6 +1197,7 @@ def _dataset_section(
     lb: pd.DataFrame,
     traces: pd.DataFrame,
     colours: dict[str, str],
+    references: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     runs = cmp.runs
     srun = runs[runs["stream"].astype(str) == stream]
@@ -1193,7 +1224,8 @@ def _dataset_section(
         + "".join(f"<span>{f}</span>" for f in facts if f)
         + "</div>"
     ]
-    uri, panels = curves_figure(stream, ok, traces, colours, task) if len(ok) else (None, [])
+    refs = [r for r in references if r.get("stream") is None or str(r["stream"]) in stream]
+    uri, panels = curves_figure(stream, ok, traces, colours, task, refs) if len(ok) else (None, [])
     if uri:
         part.append(
             _img(
@@ -1247,7 +1279,11 @@ def _dataset_section(
 
 
 def render_report(
-    cmp: Comparison, results: Results, title: str = "kbench report", source: str = ""
+    cmp: Comparison,
+    results: Results,
+    title: str = "kbench report",
+    source: str = "",
+    references: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The report as one HTML string.
 
@@ -1261,6 +1297,10 @@ def render_report(
         Shown at the top of the page.
     source
         Where the results came from (shown in the metadata).
+    references
+        Published values to mark on the curves: mappings with ``metric``, ``value``,
+        ``label`` and optionally ``stream`` (a substring of the stream labels it applies to;
+        absent or None for every stream).
     """
     labels = cmp.labels
     colours = {lab: PALETTE[i % len(PALETTE)] for i, lab in enumerate(labels)}
@@ -1286,7 +1326,7 @@ def render_report(
     for i, stream in enumerate(streams):
         sid = _slug(stream, i)
         nav.append(f"<a href='#{sid}'>{_e(names[stream])}</a>")
-        sections.append(_dataset_section(cmp, stream, sid, lb, traces, colours))
+        sections.append(_dataset_section(cmp, stream, sid, lb, traces, colours, references))
     nav.append("<a href='#configurations'>Configurations</a>")
     sections.append(
         "<section class='card' id='configurations'><h2>Configurations</h2>"
@@ -1335,10 +1375,14 @@ def write_report(
     out: str | Path,
     title: str = "kbench report",
     source: str = "",
+    references: Sequence[Mapping[str, Any]] | None = None,
 ) -> Path:
-    """Write the report to ``out`` (parent folders created; written then renamed into place)."""
+    """Write the report to ``out`` (parent folders created; written then renamed into place).
+
+    ``references`` are published values to mark on the curves (see :func:`render_report`).
+    """
     out = Path(out)
-    text = render_report(cmp, results, title=title, source=source)
+    text = render_report(cmp, results, title=title, source=source, references=references or ())
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -1,0 +1,125 @@
+"""``kbench reproduce``: run a seed paper's experiments and check its claims."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kbench.errors import KbenchError
+
+
+@click.command()
+@click.argument("paper")
+@click.option(
+    "--quick", is_flag=True, help="The reduced version (a few minutes on two cores; CI runs it)."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("kbench-reproduce"),
+    show_default=True,
+    help="Folder for the results (one subfolder per paper), the reports and the claims table.",
+)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
+)
+@click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+@click.option("--no-report", is_flag=True, help="Do not write a report per paper.")
+def reproduce(
+    paper: str, quick: bool, out: Path, workers: int | None, force: bool, no_report: bool
+) -> None:
+    """Run PAPER's experiments (svmd, ramp, pistol, huller, polk or all) and check its claims.
+
+    Prints one row per claim: the paper's value, kbench's value with its spread over seeds,
+    the data set used and a verdict with its reason. Running the same command again resumes.
+    """
+    from kbench.cli import _registry
+    from kbench.reproduce import (
+        evaluate,
+        missing_algorithms,
+        not_run,
+        resolve,
+        subset,
+        write_tables,
+    )
+    from kbench.running import run_experiments
+    from kbench.study import load_study
+
+    err = Console(stderr=True)
+    papers = resolve(paper)
+    if workers is not None and workers < 0:
+        raise KbenchError(f"--workers must be 0 or more, got {workers}")
+    registry = _registry()
+    if len(papers) == 1:
+        missing = missing_algorithms(papers[0], registry)
+        if missing:
+            raise KbenchError(
+                f"cannot reproduce {papers[0].key}: algorithm {', '.join(missing)} is not available"
+            )
+    rows = []
+    for p in papers:
+        missing = missing_algorithms(p, registry)
+        if missing:
+            err.print(f"kbench: {p.key}: not run: algorithm {', '.join(missing)} is not available")
+            rows += not_run(p, missing)
+            continue
+        err.print(
+            f"kbench: reproducing {p.key} ({'quick' if quick else 'full'}): {p.title}",
+            highlight=False,
+        )
+        folder = out / p.key
+        outcome = run_experiments(
+            load_study(p.study(quick)), registry, folder, console=err, workers=workers, force=force
+        )
+        tables = subset(outcome.results, outcome.task_ids)
+        rows += evaluate(p, tables)
+        if not no_report and (tables.runs["status"] == "ok").any():
+            from kbench.cli_compare import _load
+            from kbench.report import write_report
+
+            all_tables, cmp = _load(folder, "online_error", 0.05)
+            path = write_report(
+                cmp,
+                all_tables,
+                folder / "report.html",
+                title=f"kbench reproduce {p.key}",
+                source=str(folder.resolve()),
+                references=list(p.references),
+            )
+            err.print(f"kbench: report written to {path}", highlight=False)
+    table = Table(title=f"kbench reproduce {paper}{' --quick' if quick else ''}", show_lines=True)
+    for col in (
+        "paper",
+        "claim",
+        "paper's value",
+        "kbench (mean ± sd)",
+        "data set",
+        "verdict",
+        "why",
+    ):
+        table.add_column(col, overflow="fold")
+    colour = {"reproduced": "green", "partly": "yellow", "not": "red"}
+    for r in rows:
+        table.add_row(
+            r.paper,
+            f"{r.claim}: {escape(r.text)}",
+            escape(r.paper_value),
+            escape(r.kbench_value),
+            escape(r.dataset),
+            f"[{colour[r.verdict]}]{r.verdict}[/{colour[r.verdict]}]",
+            escape(r.reason),
+        )
+    Console(width=max(160, Console().width)).print(table)
+    md, _ = write_tables(rows, out)
+    err.print(
+        f"kbench: claims table written to {md} and {md.with_name('claims.json')}", highlight=False
+    )
+    sys.stdout.flush()

@@ -1,0 +1,821 @@
+"""``kbench reproduce``: the seed papers' experiments as studies, with the papers' claims checked.
+
+Each paper is a study file shipped with kbench (``kbench/studies/reproduce/<paper>.toml``, and
+``<paper>-quick.toml`` for the reduced version CI runs) plus a list of :class:`Claim`. A claim
+names the paper's value and the data set kbench actually uses, and evaluates itself over the
+results tables: it returns kbench's value with its spread over seeds and a verdict
+(``reproduced``, ``partly`` or ``not``) with the reason. Qualitative claims ("SVMD makes about
+half as many errors as NORMA") are decided by kbench's paired statistics
+(:mod:`kbench.compare`): the exact McNemar test on the per-example outcomes of identical
+streams, pooled over streams, and the Wilcoxon signed-rank or sign test over seeds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kbench.compare import compare_outcomes, mcnemar_exact, paired_final_test
+from kbench.errors import KbenchError
+from kbench.results import Results
+
+STUDIES = Path(__file__).parent / "studies" / "reproduce"
+VERDICTS = ("reproduced", "partly", "not")
+ALPHA = 0.05
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims and papers
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What kbench measured for one claim.
+
+    Attributes
+    ----------
+    value : str
+        kbench's value, with its spread over seeds (mean ± sd).
+    verdict : str
+        ``reproduced``, ``partly`` or ``not``.
+    reason : str
+        Why that verdict: the numbers and the test behind it.
+    """
+
+    value: str
+    verdict: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper and how kbench checks it.
+
+    Attributes
+    ----------
+    id : str
+        The claim's id in the paper's spec (R1, C10, 9, ...).
+    text : str
+        What the paper claims, in one sentence.
+    paper : str
+        The paper's value.
+    dataset : str
+        The data set kbench uses, naming any stand-in.
+    evaluate : callable
+        ``evaluate(results) -> Finding`` over the tables of the paper's study.
+    """
+
+    id: str
+    text: str
+    paper: str
+    dataset: str
+    evaluate: Callable[[Results], Finding]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A seed paper: its study files, the algorithms they need, its claims.
+
+    Attributes
+    ----------
+    key : str
+        The name given to ``kbench reproduce``.
+    title : str
+        Authors, title and venue.
+    algorithms : tuple of str
+        Registered algorithms the study needs.
+    claims : tuple of Claim
+        The claims checked.
+    references : tuple of dict
+        Published values marked in the report (see :func:`kbench.report.render_report`).
+    """
+
+    key: str
+    title: str
+    algorithms: tuple[str, ...]
+    claims: tuple[Claim, ...]
+    references: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    def study(self, quick: bool) -> Path:
+        """The study file of the full or the quick version."""
+        return STUDIES / (f"{self.key}-quick.toml" if quick else f"{self.key}.toml")
+
+
+# ---------------------------------------------------------------------------------------------
+# Selecting runs and paired statistics
+# ---------------------------------------------------------------------------------------------
+
+
+def _params(spec: str) -> dict[str, str]:
+    """The parameters of a canonical spec string ``name[a=1,b=2]`` as strings."""
+    if "[" not in spec:
+        return {}
+    inner = spec[spec.index("[") + 1 : spec.rindex("]")]
+    out = {}
+    for part in inner.split(","):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _same(a: str, b: Any) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9)
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+
+
+def select(
+    results: Results,
+    algorithm: str,
+    *,
+    stream: str | None = None,
+    exclude: Sequence[str] = (),
+    epochs: int | None = None,
+    **params: Any,
+) -> pd.DataFrame:
+    """Finished runs of one arm.
+
+    Parameters
+    ----------
+    results : Results
+        The tables.
+    algorithm : str
+        Algorithm name.
+    stream : str, optional
+        A substring the stream label must contain.
+    exclude : sequence of str
+        Substrings the stream label must not contain.
+    epochs : int, optional
+        Number of passes.
+    **params
+        Algorithm parameters the run's spec must have (compared as numbers where they are).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The matching rows of ``results.runs`` with status ok.
+    """
+    runs = results.runs
+    if not len(runs):
+        return runs
+    mask = (runs["status"] == "ok") & (runs["algorithm"] == algorithm)
+    if stream is not None:
+        mask &= runs["stream"].astype(str).str.contains(stream, regex=False)
+    for word in exclude:
+        mask &= ~runs["stream"].astype(str).str.contains(word, regex=False)
+    if epochs is not None:
+        mask &= runs["epochs"] == epochs
+    sub = runs[mask]
+    if params:
+        keep = [
+            all(k in p and _same(p[k], v) for k, v in params.items())
+            for p in sub["algorithm_spec"].map(_params)
+        ]
+        sub = sub[np.asarray(keep, dtype=bool)] if len(sub) else sub
+    return sub
+
+
+def _need(*arms: pd.DataFrame) -> None:
+    if any(len(a) == 0 for a in arms):
+        raise KbenchError("an arm of this claim has no finished run")
+
+
+def mean_sd(values: Sequence[float] | pd.Series, spec: str = ".3f") -> str:
+    """``mean ± sd`` over seeds (sd with n − 1; no spread for one value)."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if not len(v):
+        return "–"
+    if len(v) == 1:
+        return format(v[0], spec)
+    return f"{format(v.mean(), spec)} ± {format(v.std(ddof=1), spec)}"
+
+
+def paired(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any]:
+    """Paired test of ``metric`` (a − b) over the streams both arms ran on.
+
+    Runs are paired by stream id, so both saw the identical stream; the test is
+    :func:`kbench.compare.paired_final_test` (Wilcoxon signed-rank with enough pairs, else the
+    sign test).
+    """
+    left = a.groupby("stream_id")[metric].mean()
+    right = b.groupby("stream_id")[metric].mean()
+    both = left.index.intersection(right.index)
+    if not len(both):
+        raise KbenchError("the two arms share no stream")
+    d = (left[both] - right[both]).astype(float).to_numpy()
+    return paired_final_test(d, ALPHA)
+
+
+def pooled_mcnemar(results: Results, a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
+    """Exact McNemar test on the online outcomes of two arms, pooled over shared streams.
+
+    The discordant counts of each stream (examples only A got wrong, only B got wrong) are
+    summed over streams, which keeps the pairing within each stream.
+
+    Returns
+    -------
+    dict
+        ``streams``, ``n``, ``a_worse``, ``b_worse``, ``diff`` (error of a minus b) and ``p``.
+    """
+    out = results.outcomes.set_index("task_id")["outcome"]
+    a_by = a.drop_duplicates("stream_id").set_index("stream_id")
+    b_by = b.drop_duplicates("stream_id").set_index("stream_id")
+    streams = [s for s in a_by.index if s in b_by.index]
+    n = aw = bw = 0
+    used = 0
+    for s in streams:
+        ta, tb = a_by.loc[s, "task_id"], b_by.loc[s, "task_id"]
+        if ta not in out.index or tb not in out.index:
+            continue
+        oa, ob = out[ta], out[tb]
+        if len(oa) != len(ob):
+            continue
+        r = compare_outcomes(oa, ob, str(a_by.loc[s, "task"]), ALPHA)
+        n += r["n"]
+        aw += r["a_worse"]
+        bw += r["b_worse"]
+        used += 1
+    if not used:
+        raise KbenchError("the two arms share no stream with per-example outcomes")
+    return {
+        "streams": used,
+        "n": n,
+        "a_worse": aw,
+        "b_worse": bw,
+        "diff": (aw - bw) / n if n else math.nan,
+        "p": mcnemar_exact(aw, bw),
+    }
+
+
+def _p(p: float) -> str:
+    return "–" if p is None or math.isnan(p) else (f"{p:.2g}" if p < 0.001 else f"{p:.3f}")
+
+
+def _mc(r: dict[str, Any]) -> str:
+    return f"McNemar over {r['streams']} streams: {r['a_worse']} vs {r['b_worse']} discordant, p = {_p(r['p'])}"
+
+
+def _seedtest(r: dict[str, Any]) -> str:
+    return (
+        f"{r['test']} test over {r['n_pairs']} paired streams: "
+        f"{r['a_better']} better, {r['b_better']} worse, p = {_p(r['p'])}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# SVMD (specs/000)
+# ---------------------------------------------------------------------------------------------
+
+
+def _svmd_three_arms(
+    stream: str,
+    exclude: Sequence[str],
+    lam: float,
+    tau: float,
+    lo: float = 0.3,
+    hi: float = 0.75,
+) -> Callable[[Results], Finding]:
+    """R1/R2: final error SVMD(λ) < SVMD(λ = 0) < NORMA(τ), SVMD/NORMA in [lo, hi]."""
+
+    def evaluate(results: Results) -> Finding:
+        smd = select(results, "svmd", stream=stream, exclude=exclude, lam=lam)
+        one = select(results, "svmd", stream=stream, exclude=exclude, lam=0.0)
+        nor = select(results, "norma", stream=stream, exclude=exclude, tau=tau)
+        _need(smd, one, nor)
+        e_s, e_1, e_n = (x["online_error"].to_numpy(float) for x in (smd, one, nor))
+        ratio = smd.groupby("stream_id")["online_error"].mean() / nor.groupby("stream_id")[
+            "online_error"
+        ].mean().replace(0, np.nan)
+        mc = pooled_mcnemar(results, smd, nor)
+        mc1 = pooled_mcnemar(results, smd, one)
+        value = (
+            f"SVMD {mean_sd(e_s)}, λ=0 {mean_sd(e_1)}, NORMA {mean_sd(e_n)}; "
+            f"ratio {mean_sd(ratio.dropna(), '.2f')}"
+        )
+        beats = mc["diff"] < 0 and mc["p"] < ALPHA
+        order = e_s.mean() < e_1.mean() < e_n.mean()
+        in_band = lo <= float(ratio.mean()) <= hi
+        why = f"SVMD vs NORMA: {_mc(mc)}; SVMD vs λ=0: {_mc(mc1)}"
+        if beats and order and in_band:
+            return Finding(value, "reproduced", f"order and ratio as in the paper; {why}")
+        if beats:
+            miss = [] if order else ["the order of the three arms differs"]
+            if not in_band:
+                miss.append(f"the ratio is outside [{lo}, {hi}]")
+            return Finding(value, "partly", f"SVMD beats NORMA but {' and '.join(miss)}; {why}")
+        return Finding(value, "not", f"SVMD does not make significantly fewer errors; {why}")
+
+    return evaluate
+
+
+def _svmd_counting(results: Results) -> Finding:
+    """R4: ν-SVMD(0.95) ≤ 0.25, ν-NORMA ≥ 0.75, SVMD(λ=0) < NORMA on the counting sequence."""
+    smd = select(results, "svmd", stream="counting", lam=0.95)
+    one = select(results, "svmd", stream="counting", lam=0.0)
+    nor = select(results, "norma", stream="counting")
+    _need(smd, one, nor)
+    e_s, e_1, e_n = (x["online_error"].to_numpy(float) for x in (smd, one, nor))
+    mc = pooled_mcnemar(results, smd, nor)
+    mc1 = pooled_mcnemar(results, one, nor)
+    value = f"SVMD {mean_sd(e_s)}, λ=0 {mean_sd(e_1)}, NORMA {mean_sd(e_n)}"
+    checks = {
+        "SVMD ≤ 0.25": e_s.mean() <= 0.25,
+        "NORMA ≥ 0.75": e_n.mean() >= 0.75,
+        "λ=0 beats NORMA": mc1["diff"] < 0 and mc1["p"] < ALPHA,
+    }
+    failed = [k for k, ok in checks.items() if not ok]
+    why = f"SVMD vs NORMA: {_mc(mc)}; λ=0 vs NORMA: {_mc(mc1)}"
+    if not failed:
+        return Finding(value, "reproduced", f"all three checks hold; {why}")
+    if mc["diff"] < 0 and mc["p"] < ALPHA:
+        return Finding(value, "partly", f"SVMD beats NORMA, but not: {', '.join(failed)}; {why}")
+    return Finding(value, "not", f"not: {', '.join(failed)}; {why}")
+
+
+SVMD = Paper(
+    key="svmd",
+    title="Vishwanathan, Schraudolph and Smola, Step size adaptation in RKHS for online learning (JMLR 2006)",
+    algorithms=("svmd", "norma"),
+    claims=(
+        Claim(
+            "R1",
+            "USPS 0–4 vs 5–9: final error SVMD(λ=0.95) < SVMD(λ=0) < NORMA(τ=10), SVMD about half of NORMA",
+            "ratio ≈ 0.5 (read off Fig. 3)",
+            "usps_like[positive=5-9] (stand-in for USPS)",
+            _svmd_three_arms("positive=5-9", (), 0.95, 10.0),
+        ),
+        Claim(
+            "R2",
+            "USPS 10-class: final error SVMD(λ=0.99) < SVMD(λ=0) < NORMA(τ=100), SVMD about half of NORMA",
+            "ratio ≈ 0.5 (read off Fig. 4)",
+            "usps_like, 10 classes (stand-in for USPS)",
+            _svmd_three_arms("usps_like", ("positive", "counting"), 0.99, 100.0),
+        ),
+        Claim(
+            "R4",
+            "Counting sequence: ν-SVMD(λ=0.95) error < 19%, ν-NORMA near chance, SVMD(λ=0) < NORMA",
+            "SVMD < 0.19, NORMA ≈ 0.9",
+            "usps_like counting sequence (3 digits × 1 run; quick: 2 × 2)",
+            _svmd_counting,
+        ),
+    ),
+    references=(
+        {
+            "metric": "online_error",
+            "value": 0.19,
+            "label": "paper: ν-SVMD < 19%",
+            "stream": "counting",
+        },
+        {
+            "metric": "online_error",
+            "value": 0.9,
+            "label": "paper: ν-NORMA ≈ 90%",
+            "stream": "counting",
+        },
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ramp SVM (specs/001)
+# ---------------------------------------------------------------------------------------------
+
+
+def _ramp_arms(results: Results) -> dict[str, pd.DataFrame]:
+    arms = {
+        "OnlineSVM^R": select(results, "online_svm_r"),
+        "IDSVM": select(results, "idsvm"),
+        "PA": select(results, "pa"),
+        "LIBSVM": select(results, "libsvm"),
+    }
+    _need(*arms.values())
+    return arms
+
+
+def _ramp_accuracy(results: Results) -> Finding:
+    """Claim 9: OnlineSVM^R ≥ IDSVM + 1 and ≥ LIBSVM + 1 point; #SV ≤ 0.3 × IDSVM."""
+    a = _ramp_arms(results)
+    r, i, lib = a["OnlineSVM^R"], a["IDSVM"], a["LIBSVM"]
+    acc = {k: 100 * (1 - v["test_error"].astype(float)) for k, v in a.items()}
+    gain_i = acc["OnlineSVM^R"].mean() - acc["IDSVM"].mean()
+    gain_l = acc["OnlineSVM^R"].mean() - acc["LIBSVM"].mean()
+    sv_ratio = r["n_support"].mean() / max(i["n_support"].mean(), 1.0)
+    t_i, t_l = paired(r, i, "test_error"), paired(r, lib, "test_error")
+    value = (
+        f"accuracy R {mean_sd(acc['OnlineSVM^R'], '.1f')}, IDSVM {mean_sd(acc['IDSVM'], '.1f')}, "
+        f"LIBSVM {mean_sd(acc['LIBSVM'], '.1f')}; #SV R/IDSVM {sv_ratio:.2f}"
+    )
+    why = f"vs IDSVM {gain_i:+.1f} pt ({_seedtest(t_i)}); vs LIBSVM {gain_l:+.1f} pt ({_seedtest(t_l)})"
+    if gain_i >= 1.0 and gain_l >= 1.0 and sv_ratio <= 0.3:
+        return Finding(value, "reproduced", why)
+    if (gain_i > 0 and gain_l > 0) or sv_ratio <= 0.3:
+        return Finding(value, "partly", f"gains below 1 point or #SV ratio above 0.3; {why}")
+    return Finding(value, "not", f"OnlineSVM^R is not more accurate; {why}")
+
+
+def _ramp_sparsity(results: Results) -> Finding:
+    """Claim 12: OnlineSVM^R keeps fewer support vectors than IDSVM."""
+    a = _ramp_arms(results)
+    t = paired(a["OnlineSVM^R"], a["IDSVM"], "n_support")
+    value = f"#SV R {mean_sd(a['OnlineSVM^R']['n_support'], '.0f')}, IDSVM {mean_sd(a['IDSVM']['n_support'], '.0f')}"
+    if t["b_better"] == 0 and t["a_better"] == t["n_pairs"]:
+        return Finding(value, "reproduced", f"fewer on every stream; {_seedtest(t)}")
+    if t["mean_diff"] < 0:
+        return Finding(value, "partly", f"fewer on average only; {_seedtest(t)}")
+    return Finding(value, "not", f"not sparser; {_seedtest(t)}")
+
+
+def _ramp_pa(results: Results) -> Finding:
+    """Claim 13: PA is the least accurate and the densest."""
+    a = _ramp_arms(results)
+    err = {k: v["test_error"].astype(float).mean() for k, v in a.items()}
+    sv = {k: v["n_support"].astype(float).mean() for k, v in a.items()}
+    worst = max(err, key=err.get)
+    densest = max(sv, key=sv.get)
+    t = paired(a["PA"], a["OnlineSVM^R"], "test_error")
+    value = f"PA error {mean_sd(a['PA']['test_error'])}, #SV {sv['PA']:.0f}; least accurate: {worst}; densest: {densest}"
+    if worst == "PA" and densest == "PA":
+        return Finding(value, "reproduced", f"PA vs OnlineSVM^R: {_seedtest(t)}")
+    if worst == "PA" or densest == "PA":
+        return Finding(
+            value, "partly", f"only one of the two holds; PA vs OnlineSVM^R: {_seedtest(t)}"
+        )
+    return Finding(value, "not", f"PA is neither least accurate nor densest; {_seedtest(t)}")
+
+
+NCHECKER = "checkerboard, 15% label noise, noise-free test set (kbench generator)"
+RAMP = Paper(
+    key="ramp",
+    title="Wang and Vucetic, Fast online training of ramp loss support vector machines (ICDM 2009)",
+    algorithms=("online_svm_r", "idsvm", "pa", "libsvm"),
+    claims=(
+        Claim(
+            "9",
+            "NCheckerboard: OnlineSVM^R ≥ 1 point more accurate than IDSVM and LIBSVM, with ≤ 0.3× IDSVM's #SV",
+            "98.6% vs 96.6% / 96.5%; #SV 554 vs 3196",
+            NCHECKER,
+            _ramp_accuracy,
+        ),
+        Claim(
+            "12",
+            "OnlineSVM^R is sparser than IDSVM on noisy data",
+            "554 vs 3196 SVs (NCheckerboard)",
+            NCHECKER,
+            _ramp_sparsity,
+        ),
+        Claim(
+            "13",
+            "PA is the least accurate and keeps the most support vectors",
+            "PA 89.9%, 5605 SVs (NCheckerboard)",
+            NCHECKER,
+            _ramp_pa,
+        ),
+    ),
+    references=(
+        {"metric": "test_error", "value": 0.014, "label": "paper: OnlineSVM^R 1.4%"},
+        {"metric": "test_error", "value": 0.034, "label": "paper: IDSVM 3.4%"},
+        {"metric": "test_error", "value": 0.101, "label": "paper: PA 10.1%"},
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# PiSTOL (specs/002)
+# ---------------------------------------------------------------------------------------------
+
+
+def _pistol_vs_asgd(results: Results) -> Finding:
+    """C4: PiSTOL ≤ best-η ASGD + 1 pp and better than the median-η ASGD."""
+    pis = select(results, "pistol")
+    asgd = select(results, "asgd")
+    _need(pis, asgd)
+    by_eta = {
+        eta: g
+        for eta, g in asgd.groupby(asgd["algorithm_spec"].map(lambda s: _params(s).get("eta")))
+    }
+    means = {eta: g["test_error"].astype(float).mean() for eta, g in by_eta.items()}
+    best = min(means, key=means.get)
+    median_eta = sorted(means, key=means.get)[len(means) // 2]
+    e_p = pis["test_error"].astype(float)
+    t = paired(pis, by_eta[median_eta], "test_error")
+    value = f"PiSTOL {mean_sd(e_p)}, best ASGD (η={best}) {mean_sd(by_eta[best]['test_error'])}"
+    ok_best = e_p.mean() <= means[best] + 0.01
+    ok_median = e_p.mean() < means[median_eta]
+    why = f"vs median-η ASGD (η={median_eta}): {_seedtest(t)}"
+    if ok_best and ok_median:
+        return Finding(value, "reproduced", f"within 1 pp of the best step size; {why}")
+    if ok_best or ok_median:
+        return Finding(
+            value,
+            "partly",
+            f"{'within 1 pp of the best' if ok_best else 'beats the median step size only'}; {why}",
+        )
+    return Finding(value, "not", f"worse than the tuned step sizes; {why}")
+
+
+def _pistol_vs_svm(results: Results) -> Finding:
+    """C5: PiSTOL's held-out error tracks the batch SVM's (within max(1 pp, 2 sd))."""
+    pis = select(results, "pistol")
+    svm = select(results, "libsvm")
+    _need(pis, svm)
+    e_p, e_s = pis["test_error"].astype(float), svm["test_error"].astype(float)
+    t = paired(pis, svm, "test_error")
+    gap = e_p.mean() - e_s.mean()
+    sd = float(np.sqrt((e_p.var(ddof=1) + e_s.var(ddof=1)) / 2)) if len(e_p) > 1 else 0.0
+    tol = max(0.01, 2 * sd)
+    value = f"PiSTOL {mean_sd(e_p)}, LIBSVM {mean_sd(e_s)}"
+    why = f"gap {gap:+.3f}, tolerance {tol:.3f}; {_seedtest(t)}"
+    if abs(gap) <= tol:
+        return Finding(value, "reproduced", why)
+    if abs(gap) <= 2 * tol:
+        return Finding(value, "partly", f"within twice the tolerance; {why}")
+    return Finding(value, "not", why)
+
+
+PISTOL = Paper(
+    key="pistol",
+    title="Orabona, Simultaneous model selection and optimization through parameter-free stochastic learning (NIPS 2014)",
+    algorithms=("pistol", "asgd", "libsvm"),
+    claims=(
+        Claim(
+            "C4",
+            "Parameter-free: PiSTOL's averaged solution is as good as ASGD with the best step size",
+            "no number; close to the tuned baseline",
+            "a9a (the real Adult), prefix of the training set, 2 000 test examples",
+            _pistol_vs_asgd,
+        ),
+        Claim(
+            "C5",
+            "PiSTOL tracks the tuned Gaussian SVM on a9a",
+            "both ≈ 0.15 test error (Fig. 3, full training set)",
+            "a9a (the real Adult), prefix of the training set, 2 000 test examples",
+            _pistol_vs_svm,
+        ),
+    ),
+    references=({"metric": "test_error", "value": 0.15, "label": "paper: ≈ 0.15 at n = 32 561"},),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# The Huller (specs/003)
+# ---------------------------------------------------------------------------------------------
+
+
+def _huller_vs_libsvm(results: Results) -> Finding:
+    """Claim 9: HULLER×1's test error is not significantly different from LIBSVM's."""
+    h1 = select(results, "huller", epochs=1)
+    lib = select(results, "libsvm")
+    _need(h1, lib)
+    t = paired(h1, lib, "test_error")
+    gap = 100 * t["mean_diff"]
+    value = f"HULLER×1 {mean_sd(100 * h1['test_error'].astype(float), '.2f')}%, LIBSVM {mean_sd(100 * lib['test_error'].astype(float), '.2f')}%"
+    why = f"gap {gap:+.2f} pt; {_seedtest(t)}"
+    if t["p"] >= ALPHA and abs(gap) <= 0.5:
+        return Finding(value, "reproduced", f"no significant difference; {why}")
+    if t["p"] >= ALPHA:
+        return Finding(value, "partly", f"not significant but larger than 0.5 pt; {why}")
+    return Finding(value, "not", f"significantly different; {why}")
+
+
+def _huller_sparser(results: Results) -> Finding:
+    """Claim 10: HULLER×1 keeps fewer support vectors than LIBSVM."""
+    h1 = select(results, "huller", epochs=1)
+    lib = select(results, "libsvm")
+    h2 = select(results, "huller", epochs=2)
+    _need(h1, lib)
+    t = paired(h1, lib, "n_support")
+    value = f"#SV HULLER×1 {mean_sd(h1['n_support'], '.0f')}, ×2 {mean_sd(h2['n_support'], '.0f')}, LIBSVM {mean_sd(lib['n_support'], '.0f')}"
+    if t["a_better"] == t["n_pairs"]:
+        return Finding(value, "reproduced", f"fewer on every problem and seed; {_seedtest(t)}")
+    if t["mean_diff"] < 0:
+        return Finding(value, "partly", f"fewer on average only; {_seedtest(t)}")
+    return Finding(value, "not", f"not fewer; {_seedtest(t)}")
+
+
+def _huller_perceptron(results: Results) -> Finding:
+    """Claim 13: one epoch of the averaged perceptron is less accurate than HULLER×1."""
+    h1 = select(results, "huller", epochs=1)
+    ap = select(results, "averaged_perceptron", epochs=1)
+    _need(h1, ap)
+    t = paired(ap, h1, "test_error")
+    value = f"AP×1 {mean_sd(100 * ap['test_error'].astype(float), '.2f')}%, HULLER×1 {mean_sd(100 * h1['test_error'].astype(float), '.2f')}%"
+    if t["mean_diff"] > 0 and t["p"] < ALPHA:
+        return Finding(value, "reproduced", _seedtest(t).replace("better", "lower error", 1))
+    if t["mean_diff"] > 0:
+        return Finding(value, "partly", f"worse on average, not significantly; {_seedtest(t)}")
+    return Finding(value, "not", f"the averaged perceptron is not worse; {_seedtest(t)}")
+
+
+MNIST5K = "mnist5k digit-vs-rest (kbench's 5 000-digit MNIST sample for MNIST's 60 000)"
+HULLER = Paper(
+    key="huller",
+    title="Bordes and Bottou, The Huller: a simple and efficient online SVM (ECML 2005)",
+    algorithms=("huller", "libsvm", "averaged_perceptron"),
+    claims=(
+        Claim(
+            "9",
+            "One Huller epoch is statistically indistinguishable from LIBSVM in test error",
+            "not significant (paired tests, Fig. 5)",
+            MNIST5K,
+            _huller_vs_libsvm,
+        ),
+        Claim(
+            "10",
+            "HULLER×1 has fewer support vectors than LIBSVM",
+            "always slightly fewer (Fig. 5)",
+            MNIST5K,
+            _huller_sparser,
+        ),
+        Claim(
+            "13",
+            "One epoch of the averaged perceptron is not competitive with HULLER×1",
+            "AP×1 worse (Fig. 5)",
+            MNIST5K,
+            _huller_perceptron,
+        ),
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# POLK (specs/004)
+# ---------------------------------------------------------------------------------------------
+
+
+def _polk_bounded(results: Results) -> Finding:
+    """C6: with constant η and ε = Kη^{3/2}, POLK's model order plateaus."""
+    polk = select(results, "polk")
+    _need(polk)
+    tr = results.traces
+    tr = tr[tr["task_id"].isin(polk["task_id"])]
+    spreads, finals = [], []
+    for _tid, g in tr.groupby("task_id"):
+        g = g.sort_values("seen")
+        tail = g[g["seen"] >= 0.8 * g["seen"].max()]["n_support"].astype(float)
+        if len(tail) and tail.mean() > 0:
+            spreads.append((tail.max() - tail.min()) / tail.mean())
+            finals.append(float(g["n_support"].iloc[-1]))
+    if not spreads:
+        raise KbenchError("POLK's traces have no model order")
+    value = f"final M {mean_sd(finals, '.1f')}; spread over the last 20% {mean_sd(spreads, '.2f')}"
+    bounded = sum(s <= 0.2 for s in spreads)
+    if bounded == len(spreads):
+        return Finding(
+            value, "reproduced", f"plateau (spread ≤ 20% of the mean) on all {len(spreads)} seeds"
+        )
+    if bounded * 2 > len(spreads):
+        return Finding(value, "partly", f"plateau on {bounded} of {len(spreads)} seeds")
+    return Finding(value, "not", f"plateau on {bounded} of {len(spreads)} seeds")
+
+
+def _polk_vs_bsgd(results: Results) -> Finding:
+    """C10: at equal model order POLK's test error is below BSGD's."""
+    polk = select(results, "polk")
+    bsgd = select(results, "bsgd")
+    _need(polk, bsgd)
+    t = paired(polk, bsgd, "test_error")
+    mc = pooled_mcnemar(results, polk, bsgd)
+    value = f"POLK {mean_sd(100 * polk['test_error'].astype(float), '.2f')}% (M {mean_sd(polk['n_support'], '.0f')}), BSGD {mean_sd(100 * bsgd['test_error'].astype(float), '.2f')}%"
+    why = f"held-out: {_seedtest(t)}; online: {_mc(mc)}"
+    if t["a_better"] == t["n_pairs"] and mc["diff"] < 0 and mc["p"] < ALPHA:
+        return Finding(value, "reproduced", why)
+    if t["mean_diff"] < 0:
+        return Finding(value, "partly", f"lower on average only; {why}")
+    return Finding(value, "not", why)
+
+
+POLK = Paper(
+    key="polk",
+    title="Koppel, Warnell, Stump and Ribeiro, Parsimonious online learning with kernels (JMLR 2019)",
+    algorithms=("polk", "bsgd"),
+    claims=(
+        Claim(
+            "C6",
+            "With a constant step and ε = Kη^{3/2}, POLK's model order stays bounded",
+            "M_T = 16 at K = 0.04 (multidist)",
+            "multidist (kbench generator after the paper's recipe)",
+            _polk_bounded,
+        ),
+        Claim(
+            "C10",
+            "At equal model order POLK is more accurate than BSGD",
+            "3.98% vs 21.8% test error (multidist, M = 16)",
+            "multidist (kbench generator after the paper's recipe)",
+            _polk_vs_bsgd,
+        ),
+    ),
+    references=(
+        {"metric": "test_error", "value": 0.0398, "label": "paper: POLK 3.98%"},
+        {"metric": "test_error", "value": 0.218, "label": "paper: BSGD 21.8%"},
+        {"metric": "n_support", "value": 16, "label": "paper: M = 16"},
+    ),
+)
+
+PAPERS: dict[str, Paper] = {p.key: p for p in (SVMD, RAMP, PISTOL, HULLER, POLK)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a reproduction
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One line of a reproduction table."""
+
+    paper: str
+    claim: str
+    text: str
+    paper_value: str
+    kbench_value: str
+    dataset: str
+    verdict: str
+    reason: str
+
+
+def resolve(name: str) -> list[Paper]:
+    """The papers a ``kbench reproduce`` argument names; KbenchError for an unknown one."""
+    if name == "all":
+        return list(PAPERS.values())
+    if name not in PAPERS:
+        raise KbenchError(f"unknown paper {name!r}: expected one of {', '.join(PAPERS)} or all")
+    return [PAPERS[name]]
+
+
+def missing_algorithms(paper: Paper, registry: Any) -> list[str]:
+    """The algorithms a paper's study needs that are not registered."""
+    have = set(registry.names("algorithms"))
+    return [a for a in paper.algorithms if a not in have]
+
+
+def subset(results: Results, task_ids: set[str]) -> Results:
+    """The tables restricted to some tasks (a folder can hold earlier studies too)."""
+    keep = results.runs["task_id"].isin(task_ids) if len(results.runs) else []
+    runs = results.runs[keep] if len(results.runs) else results.runs
+    tr = results.traces
+    if len(tr) and "task_id" in tr.columns:
+        tr = tr[tr["task_id"].isin(task_ids)]
+    oc = results.outcomes[results.outcomes["task_id"].isin(task_ids)]
+    return Results(runs=runs, traces=tr, outcomes=oc)
+
+
+def evaluate(paper: Paper, results: Results) -> list[Row]:
+    """Evaluate every claim of a paper; a claim that cannot be evaluated is ``not`` with why."""
+    rows = []
+    for c in paper.claims:
+        try:
+            f = c.evaluate(results)
+        except (KbenchError, KeyError, ValueError, ZeroDivisionError) as exc:
+            # A claim whose runs failed or are missing is not reproduced; say why, go on.
+            f = Finding("–", "not", f"could not be evaluated: {exc}")
+        rows.append(Row(paper.key, c.id, c.text, c.paper, f.value, c.dataset, f.verdict, f.reason))
+    return rows
+
+
+def not_run(paper: Paper, missing: Sequence[str]) -> list[Row]:
+    """Rows of a paper whose algorithms are not registered."""
+    reason = f"not run: algorithm {', '.join(missing)} is not available"
+    return [
+        Row(paper.key, c.id, c.text, c.paper, "–", c.dataset, "not", reason) for c in paper.claims
+    ]
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    """The rows as a Markdown table."""
+    head = "| paper | claim | paper's value | kbench (mean ± sd over seeds) | data set | verdict | why |\n"
+    head += "|---|---|---|---|---|---|---|\n"
+
+    def cell(s: str) -> str:
+        return s.replace("|", "\\|").replace("\n", " ")
+
+    return head + "".join(
+        f"| {r.paper} | **{r.claim}** {cell(r.text)} | {cell(r.paper_value)} | {cell(r.kbench_value)} "
+        f"| {cell(r.dataset)} | {r.verdict} | {cell(r.reason)} |\n"
+        for r in rows
+    )
+
+
+def write_tables(rows: Sequence[Row], out: Path) -> tuple[Path, Path]:
+    """Write ``reproduction.md`` and ``claims.json`` into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "reproduction.md", out / "claims.json"
+    md.write_text(markdown(rows), encoding="utf-8")
+    js.write_text(
+        json.dumps([asdict(r) for r in rows], indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    return md, js

@@ -1,0 +1,200 @@
+"""Tests of ``kbench reproduce``: the claims' evaluation on synthetic results, the command's
+handling of bad input, and the quick reproduction of every paper end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kbench.errors import KbenchError
+from kbench.reproduce import (
+    PAPERS,
+    POLK,
+    SVMD,
+    VERDICTS,
+    Finding,
+    Paper,
+    evaluate,
+    markdown,
+    mean_sd,
+    missing_algorithms,
+    not_run,
+    pooled_mcnemar,
+    resolve,
+    select,
+)
+from kbench.results import Results
+
+KBENCH = [sys.executable, "-m", "kbench.cli"]
+
+
+def _results(arms: dict[str, tuple[str, float]], seeds: int = 4, n: int = 400) -> Results:
+    """Runs of several arms on identical binary streams: arm label → (spec, error rate).
+
+    Each arm's per-example outcomes err on a seeded random set of examples of that size, so
+    the paired tests see the difference the error rates say.
+    """
+    runs, outcomes, traces = [], [], []
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        u = rng.random(n)
+        for label, (spec, rate) in arms.items():
+            tid = f"{label}-{seed}"
+            correct = u >= rate  # nested error sets: a lower rate errs on a subset
+            runs.append(
+                {
+                    "task_id": tid,
+                    "algorithm": spec.split("[")[0],
+                    "algorithm_spec": spec,
+                    "stream": "usps_like[pixels=signed,positive=5-9]",
+                    "stream_id": f"s{seed}",
+                    "seed": seed,
+                    "epochs": 1,
+                    "task": "binary",
+                    "status": "ok",
+                    "offline": False,
+                    "online_error": float(1 - correct.mean()),
+                    "test_error": float(1 - correct.mean()),
+                    "n_support": 16.0 + seed % 2,
+                }
+            )
+            outcomes.append({"task_id": tid, "stream_id": f"s{seed}", "outcome": correct})
+            for seen in (100, 200, 300, 400):
+                traces.append({"task_id": tid, "seen": seen, "n_support": 16.0})
+    return Results(
+        runs=pd.DataFrame(runs),
+        traces=pd.DataFrame(traces),
+        outcomes=pd.DataFrame(outcomes, columns=["task_id", "stream_id", "outcome"]),
+    )
+
+
+SVMD_SPEC = "svmd[budget=512,c=1.0,eta=1.0,lam={lam},mu=1.0,nu=0.05]"
+NORMA_SPEC = "norma[budget=512,c=1.0,eta=1.0,schedule=decay_tau,tau=10.0]"
+
+
+def _svmd_r1(e_smd: float, e_one: float, e_norma: float) -> Finding:
+    res = _results(
+        {
+            "smd": (SVMD_SPEC.format(lam=0.95), e_smd),
+            "one": (SVMD_SPEC.format(lam=0.0), e_one),
+            "norma": (NORMA_SPEC, e_norma),
+        }
+    )
+    claim = next(c for c in SVMD.claims if c.id == "R1")
+    return claim.evaluate(res)
+
+
+def test_r1_reproduced_when_svmd_makes_half_the_errors() -> None:
+    f = _svmd_r1(0.10, 0.14, 0.20)
+    assert f.verdict == "reproduced"
+    assert "McNemar" in f.reason
+    assert "±" in f.value
+
+
+def test_r1_partly_when_the_ratio_is_off() -> None:
+    f = _svmd_r1(0.17, 0.18, 0.20)
+    assert f.verdict == "partly"
+    assert "ratio" in f.reason
+
+
+def test_r1_not_when_svmd_is_no_better() -> None:
+    f = _svmd_r1(0.20, 0.20, 0.20)
+    assert f.verdict == "not"
+
+
+def test_missing_arm_gives_a_not_row_with_the_reason() -> None:
+    res = _results({"smd": (SVMD_SPEC.format(lam=0.95), 0.1)})
+    rows = evaluate(SVMD, res)
+    assert [r.claim for r in rows] == [c.id for c in SVMD.claims]
+    assert all(r.verdict == "not" and "could not be evaluated" in r.reason for r in rows)
+
+
+def test_polk_claims_on_synthetic_results() -> None:
+    res = _results(
+        {
+            "polk": ("polk[K=0.04,batch_size=32,eta=6.0,lam=1e-06]", 0.05),
+            "bsgd": ("bsgd[budget=16]", 0.2),
+        }
+    )
+    rows = {r.claim: r for r in evaluate(POLK, res)}
+    assert rows["C6"].verdict == "reproduced"  # a flat model order
+    assert rows["C10"].verdict == "reproduced"
+    assert "16.0" in rows["C6"].kbench_value
+
+
+def test_select_matches_parameters_as_numbers() -> None:
+    res = _results({"a": ("svmd[lam=0.95]", 0.1), "b": ("svmd[lam=0.0]", 0.1)})
+    assert len(select(res, "svmd", lam=0.95)) == 4
+    assert len(select(res, "svmd", lam=0)) == 4
+    assert len(select(res, "svmd", lam=0.5)) == 0
+    assert len(select(res, "svmd", exclude=("positive",))) == 0
+
+
+def test_pooled_mcnemar_counts_discordant_examples() -> None:
+    res = _results({"a": ("svmd[lam=0.95]", 0.1), "b": ("norma[tau=10.0]", 0.2)}, seeds=2, n=100)
+    r = pooled_mcnemar(res, select(res, "svmd"), select(res, "norma"))
+    assert r["streams"] == 2 and r["a_worse"] == 0 and r["b_worse"] > 0
+    assert r["diff"] < 0 and r["p"] < 0.05
+
+
+def test_mean_sd_and_finding() -> None:
+    assert mean_sd([0.1, 0.3]) == "0.200 ± 0.141"
+    assert mean_sd([0.5]) == "0.500"
+    assert mean_sd([]) == "–"
+    with pytest.raises(ValueError):
+        Finding("x", "maybe", "")
+
+
+def test_resolve_and_missing_algorithms() -> None:
+    assert [p.key for p in resolve("all")] == list(PAPERS)
+    with pytest.raises(KbenchError, match="unknown paper 'nope'"):
+        resolve("nope")
+
+    class Reg:
+        def names(self, kind: str) -> list[str]:
+            return ["svmd"]
+
+    fake = Paper("x", "X", ("svmd", "norma"), SVMD.claims)
+    assert missing_algorithms(fake, Reg()) == ["norma"]
+    rows = not_run(fake, ["norma"])
+    assert len(rows) == len(SVMD.claims)
+    assert all(r.reason == "not run: algorithm norma is not available" for r in rows)
+    assert markdown(rows).count("\n") == len(rows) + 2
+
+
+def test_every_paper_has_its_study_files() -> None:
+    for p in PAPERS.values():
+        assert p.study(quick=False).is_file() and p.study(quick=True).is_file()
+        assert len({c.id for c in p.claims}) == len(p.claims)
+
+
+def test_unknown_paper_is_one_line_and_exit_2() -> None:
+    r = subprocess.run([*KBENCH, "reproduce", "nope"], capture_output=True, text=True)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown paper 'nope'" in lines[0]
+
+
+@pytest.mark.slow
+def test_reproduce_all_quick(tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    r = subprocess.run(
+        [*KBENCH, "reproduce", "all", "--quick", "--out", str(out), "--workers", "2"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads((out / "claims.json").read_text())
+    expected = [(p.key, c.id) for p in PAPERS.values() for c in p.claims]
+    assert [(row["paper"], row["claim"]) for row in rows] == expected
+    assert all(row["verdict"] in VERDICTS and row["reason"] for row in rows)
+    assert "verdict" in (out / "reproduction.md").read_text()
+    assert "kbench reproduce all --quick" in r.stdout
+    for p in PAPERS:
+        assert (out / p / "report.html").is_file()
