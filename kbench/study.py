@@ -144,7 +144,9 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                     continue
                 alg_losses: list[str | None] = [None]
                 if cls.uses_loss:
-                    alg_losses = losses or [registry.canonical("loss", cls.default_loss or "hinge")]
+                    alg_losses = losses or [
+                        registry.canonical("loss", _default_loss(cls, task_kind, registry))
+                    ]
                 for loss in alg_losses:
                     loss_obj = registry.create("loss", loss) if loss else None
                     reason = cls.supports(task_kind, loss_obj)
@@ -177,6 +179,24 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                             )
                             tasks.setdefault(task.task_id, task)
     return Plan(tasks=list(tasks.values()), skipped=skipped)
+
+
+#: The loss an algorithm that takes one gets on each task when the study names none.
+TASK_LOSSES = {
+    "binary": "hinge",
+    "multiclass": "multiclass_hinge",
+    "regression": "squared",
+    "novelty": "novelty_hinge",
+}
+
+
+def _default_loss(cls: Any, task_kind: str, registry: Registry) -> str:
+    """The algorithm's own default loss if it fits the task, else the task's usual one."""
+    own = cls.default_loss
+    if own and task_kind in registry.create("loss", own).tasks:
+        return own
+    fallback = TASK_LOSSES.get(task_kind, "hinge")
+    return fallback if fallback in registry.names("loss") else (own or "hinge")
 
 
 def _stream_base(

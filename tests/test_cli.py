@@ -308,3 +308,26 @@ kernels = ["rbf[gamma=0.002]"]
     assert (runs["test_error"] < runs["majority_test_error"] - 0.05).all(), runs[
         ["stream", "algorithm", "test_error"]
     ]
+
+
+def test_default_loss_follows_the_task(tmp_path: Path) -> None:
+    """Without -l, a loss-taking algorithm gets a loss that fits each stream's task."""
+    proc = kbench(
+        "run",
+        "-a",
+        "norma[budget=50]",
+        "-d",
+        "digits[n=200]",
+        "-d",
+        "digits[n=200,positive=5-9]",
+        "--workers",
+        "0",
+        "--no-report",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(tmp_path / "r" / "runs.parquet")
+    losses = dict(zip(runs["stream"], runs["loss"].str.split("[").str[0], strict=True))
+    assert losses == {"digits[n=200]": "multiclass_hinge", "digits[n=200,positive=5-9]": "hinge"}
+    assert (runs["status"] == "ok").all()
