@@ -12,7 +12,7 @@ import numpy as np
 
 from kbench.components import Kernel
 from kbench.cython_core import _kernels
-from kbench.kernels_api import as_matrix
+from kbench.kernels_api import KIND_RBF, as_matrix
 
 
 class SupportBuffer:
@@ -75,13 +75,16 @@ class SupportBuffer:
         m = self.size
         if x is self._last_x and self._version == self._last_version:
             return self.krow[:m]
-        if xsq is None:
-            xsq = float(x @ x)
         compiled = kernel.compiled()
         if compiled is not None:
             if m:
+                # Only the RBF kernel reads ‖x‖²; the others skip computing it.
+                if xsq is None:
+                    xsq = float(x @ x) if compiled[0] == KIND_RBF else 0.0
                 _kernels.kernel_row(*compiled, self.X, self.sq, x, xsq, self.krow, m)
         else:
+            if xsq is None:
+                xsq = float(x @ x)
             self.krow[:m] = kernel.row(self.X[:m], x, sq=self.sq[:m], xsq=xsq)
         self.kernel_evals += m
         self._last_x, self._last_version = x, self._version
