@@ -729,3 +729,18 @@ def test_kernel_cache_budget_below_one_row() -> None:
     assert (st["cache_hits"], st["cache_misses"], st["cache_rows"]) == (0, 3, 0)
     with pytest.raises(ValueError, match="kernel cache budget"):
         KernelCache(-1, 16)
+
+
+def test_paper_study_plans() -> None:
+    """kbench/studies/huller.toml: every spec valid, the paper's passes (1, 2 and 10)."""
+    from pathlib import Path
+
+    from kbench.study import load_study, plan
+
+    path = Path(__file__).resolve().parents[1] / "kbench" / "studies" / "huller.toml"
+    p = plan(load_study(path), get_registry())
+    assert not p.skipped
+    passes = {(t.algorithm.split("[")[0], t.epochs) for t in p.tasks}
+    assert {("huller", 1), ("huller", 2), ("lasvm", 1), ("lasvm", 2), ("libsvm", 1),
+            ("averaged_perceptron", 1), ("averaged_perceptron", 10)} == passes  # fmt: skip
+    assert all(t.kernel.startswith("rbf[gamma=0.005") for t in p.tasks)
