@@ -324,7 +324,43 @@ cdef class RampCore:
         self._sv_update(i)
         self.steps += 1
         self.ex_steps += 1
-        self.since_refresh += 1
+
+    cdef Py_ssize_t _step_select(self, Py_ssize_t i, double anew, double* bnew,
+                                 double* bgain):
+        """``_step(i, anew)`` fused with the scan for the next largest-gain violator in V
+        (one pass over the stored examples instead of two). Returns it, or −1."""
+        cdef double delta = anew - self.alpha[i], c, gk, ak, Q, an, dd, gain, bg = 0.0
+        cdef Py_ssize_t k, n = self.n, best = -1
+        cdef double* row = self._ensure_row(i)
+        cdef double C = self.C, tau = self.tau
+        c = self.grad_sign * self.y[i] * delta
+        self.alpha[i] = anew
+        for k in range(n):
+            gk = self.g[k] + c * self.y[k] * row[k]
+            self.g[k] = gk
+            if not self.inV[k]:
+                continue
+            ak = self.alpha[k]
+            if (ak < C and gk > tau) or (ak > 0.0 and gk < -tau):
+                Q = self.kd[k]
+                if Q <= 0.0:
+                    continue
+                an = ak + gk / Q
+                if an <= 0.0:
+                    an = 0.0
+                elif an >= C:
+                    an = C
+                dd = an - ak
+                gain = gk * dd - 0.5 * Q * dd * dd
+                if gain > bg:
+                    bg = gain
+                    best = k
+                    bnew[0] = an
+        self._sv_update(i)
+        self.steps += 1
+        self.ex_steps += 1
+        bgain[0] = bg
+        return best
 
     cdef double _solve1(self, Py_ssize_t i):
         """The α_i that maximises the dual with the other coefficients fixed (eq. 14)."""
@@ -340,38 +376,36 @@ cdef class RampCore:
 
         Returns False when the step bound stopped it.
         """
-        cdef Py_ssize_t k, best, n
-        cdef double gk, ak, Q, an, dd, gain, bg, bnew = 0.0
-        while True:
-            n = self.n
-            best = -1
-            bg = 0.0
-            for k in range(n):
-                if not self.inV[k]:
-                    continue
-                gk = self.g[k]
-                ak = self.alpha[k]
-                if (ak < self.C and gk > self.tau) or (ak > 0.0 and gk < -self.tau):
-                    Q = self.kd[k]
-                    if Q <= 0.0:
-                        continue  # k(x, x) = 0: no direction to move in
-                    an = ak + gk / Q
-                    if an <= 0.0:
-                        an = 0.0
-                    elif an >= self.C:
-                        an = self.C
-                    dd = an - ak
-                    gain = gk * dd - 0.5 * Q * dd * dd
-                    if gain > bg:
-                        bg = gain
-                        best = k
-                        bnew = an
-            if best < 0 or bg < self.eps_gain:
-                return True
+        cdef Py_ssize_t k, best = -1, n = self.n
+        cdef double gk, ak, Q, an, dd, gain, bg = 0.0, bnew = 0.0
+        for k in range(n):
+            if not self.inV[k]:
+                continue
+            gk = self.g[k]
+            ak = self.alpha[k]
+            if (ak < self.C and gk > self.tau) or (ak > 0.0 and gk < -self.tau):
+                Q = self.kd[k]
+                if Q <= 0.0:
+                    continue  # k(x, x) = 0: no direction to move in
+                an = ak + gk / Q
+                if an <= 0.0:
+                    an = 0.0
+                elif an >= self.C:
+                    an = self.C
+                dd = an - ak
+                gain = gk * dd - 0.5 * Q * dd * dd
+                if gain > bg:
+                    bg = gain
+                    best = k
+                    bnew = an
+        while best >= 0 and bg >= self.eps_gain:
             if self.ex_steps >= self.max_steps:
                 self.step_caps += 1
                 return False
-            self._step(best, bnew)
+            if bnew == self.alpha[best]:
+                return True  # rounding: the best step does not move α
+            best = self._step_select(best, bnew, &bnew, &bg)
+        return True
 
     cdef long long _reassign(self):
         """V ← {g ≤ 1 − s}; leavers are unlearned (α ← 0). Returns the number of changes."""
@@ -410,14 +444,18 @@ cdef class RampCore:
 
     # -- examples ---------------------------------------------------------------------------
 
-    cdef void _append(self, const double* x, double xsq, object xobj, double yv, double f):
+    cdef int _append(self, const double* x, double xsq, object xobj, double yv,
+                     double f) except -1:
         """Store (x, y) with α = 0 and g = 1 − y f; f's kernel row (in krow) fills the
         support vectors' cached rows."""
         cdef Py_ssize_t n = self.n, p, i, sl
         cdef double kxx
+        kxx = self._self_kernel(x, xsq, xobj)
+        if not kxx >= 0.0:
+            raise ValueError(f"kbench ramp SVM: k(x, x) = {kxx!r} < 0 for example {self.seen}: "
+                             "the kernel is not positive semi-definite")
         if n == self.cap:
             self._grow(2 * self.cap)
-        kxx = self._self_kernel(x, xsq, xobj)
         memcpy(&self.X[n, 0], x, self.d * sizeof(double))
         self.sq[n] = xsq
         self.y[n] = yv
@@ -438,6 +476,7 @@ cdef class RampCore:
         self.n = n + 1
         self.seen += 1
         self.version += 1
+        return 0
 
     cdef void _process_new(self):
         """Algorithm 1 for the example just stored (the last one)."""
@@ -456,6 +495,7 @@ cdef class RampCore:
                 self.outer_max = outer
         if self.m_keep >= 0:
             self._remove_far()
+        self.since_refresh += 1
         if self.refresh > 0 and self.since_refresh >= self.refresh:
             self._refresh()
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
+from kbench.components import Kernel
 from kbench.registry import get_registry
 
 GAMMA = 0.5
@@ -332,3 +333,35 @@ def test_bad_input() -> None:
     algo = make(1.0, True)
     with pytest.raises(ValueError, match="labels must be"):
         algo.learn_one(np.zeros(3), 0.5)
+
+
+class Sigmoid(Kernel):
+    """tanh(a xᵀx' + c): not positive semi-definite in general (a test kernel)."""
+
+    name = "sigmoid_test"
+
+    def __init__(self, *, a: float = 0.5, c: float = 1.0) -> None:
+        self.a, self.c = a, c
+
+    def row(self, S, x, *, out=None, sq=None, xsq=None):
+        return np.tanh(self.a * np.asarray(S) @ x + self.c)
+
+    def matrix(self, A, B):
+        return np.tanh(self.a * np.asarray(A) @ np.asarray(B).T + self.c)
+
+    def diag(self, A):
+        return np.tanh(self.a * (np.asarray(A) ** 2).sum(1) + self.c)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_indefinite_kernel_is_a_clear_error(bias: bool) -> None:
+    """A negative k(x, x), or a clearly negative Schur complement, stops IDSVM with an error
+    naming the problem (rounding-sized ones are refused as degenerate instead)."""
+    X, y = data(200, seed=0)
+    cls = get_registry().entry("algorithm", "idsvm").cls
+    algo = cls(kernel=Sigmoid(a=0.5, c=1.0), C=10.0, bias=bias)
+    with pytest.raises(ValueError, match="not positive semi-definite: the Schur complement"):
+        algo.learn_predict_many(X, y)
+    algo = cls(kernel=Sigmoid(a=1.0, c=-1.0), C=10.0, bias=bias)
+    with pytest.raises(ValueError, match=r"k\(x, x\) = -0\.\d+ < 0 for example"):
+        algo.learn_predict_many(X, y)

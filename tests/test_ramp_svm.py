@@ -465,3 +465,43 @@ def test_bad_input_and_degenerate_streams() -> None:
     algo = make("online_svm_r[C=1e9,max_steps=200]")
     algo.learn_predict_many(np.vstack([x, x]), np.array([1.0, -1.0]))
     assert algo.stats()["step_caps"] == 1
+
+
+def test_indefinite_kernels() -> None:
+    """The ramp SVMs assume a positive semi-definite kernel: k(x, x) < 0 is an error; an
+    indefinite kernel with a positive diagonal ends within the loop bounds, and the bound
+    hits are reported (the solution means nothing then)."""
+
+    class Sigmoid(PlainRBF):
+        name = "sigmoid_test"
+
+        def __init__(self, *, a: float = 0.5, c: float = 1.0) -> None:
+            self.a, self.c = a, c
+
+        def row(self, S, x, *, out=None, sq=None, xsq=None):
+            return np.tanh(self.a * np.asarray(S) @ x + self.c)
+
+        def matrix(self, A, B):
+            return np.tanh(self.a * np.asarray(A) @ np.asarray(B).T + self.c)
+
+        def diag(self, A):
+            return np.tanh(self.a * (np.asarray(A) ** 2).sum(1) + self.c)
+
+    Sigmoid.constant_diagonal = False
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    reg = get_registry()
+    online = reg.entry("algorithm", "online_svm_r").cls(kernel=Sigmoid(), C=10.0)
+    online.learn_predict_many(X, y)
+    assert online.stats()["outer_caps"] > 0
+    offline = reg.entry("algorithm", "ramp_cccp").cls(kernel=Sigmoid(), C=10.0)
+    offline.fit(X, y)
+    assert offline.stats()["outer_caps"] == 1
+    for cls in ("online_svm_r", "online_asvm_r", "ramp_cccp"):
+        algo = reg.entry("algorithm", cls).cls(kernel=Sigmoid(a=1.0, c=-1.0), C=10.0)
+        with pytest.raises(ValueError, match="not positive semi-definite"):
+            if cls == "ramp_cccp":
+                algo.fit(X, y)
+            else:
+                algo.learn_predict_many(X, y)

@@ -46,6 +46,9 @@ EPS = 1e-12
 #: leaves a dependent example (κ = 0 exactly) with |κ| of order 1e-10·Q_kk on low-rank
 #: kernels; RBF points this close to dependent are 1e-4/√γ apart.
 SINGULAR = 1e-8
+#: A Schur complement below −INDEFINITE·max(Q_kk, 1) is not rounding: the kernel is not
+#: positive semi-definite, and IDSVM stops with an error.
+INDEFINITE = 1e-4
 
 
 def _check_label(owner: str, y: float) -> None:
@@ -298,6 +301,12 @@ class IDSVM(Algorithm):
         else:
             v = self._v(col, yk)
             kappa = _idsvm.r_expand(self.R, ns + o, v, Qkk, SINGULAR * max(Qkk, 1.0), self._wbeta)
+            if kappa < -INDEFINITE * max(Qkk, 1.0):
+                raise ValueError(
+                    f"{self.name}: the kernel matrix is not positive semi-definite: the Schur "
+                    f"complement of example {int(self.ids[k])} against the margin set is "
+                    f"{kappa:.3g} < 0"
+                )
             if kappa <= SINGULAR * max(Qkk, 1.0):
                 self.degenerate += 1
                 return False
@@ -498,6 +507,11 @@ class IDSVM(Algorithm):
         self.sq[c] = xsq
         self.y[c] = y
         self.kd[c] = self._self_kernel(x)
+        if not self.kd[c] >= 0.0:
+            raise ValueError(
+                f"{self.name}: k(x, x) = {float(self.kd[c])!r} < 0 for example {self._next_id}: the "
+                "kernel is not positive semi-definite"
+            )
         self.alpha[c] = 0.0
         self.h[c] = y * f - 1.0
         self.kind[c] = MOVING
