@@ -475,3 +475,20 @@ def test_c4b_robust_to_a_and_b():
     (b down to 0.01, a/L up to 5) it is 2.05 points, just above the claim's 2."""
     errs = xor_errors([f"pistol[a={a},b={b}]" for a in (2.25, 3.0) for b in (0.1, 1.0, 10.0)])
     assert errs.max() - errs.min() <= 0.01, errs
+
+
+def test_study_file_plans():
+    """kbench/studies/pistol.toml plans every learner on every stream of the paper's
+    comparison, five shuffles each, with nothing skipped."""
+    from pathlib import Path
+
+    import kbench
+    from kbench.study import load_study, plan
+
+    experiments = load_study(Path(kbench.__file__).parent / "studies" / "pistol.toml")
+    p = plan(experiments, get_registry())
+    assert not p.skipped
+    assert all(e.seeds == [0, 1, 2, 3, 4] for e in experiments)
+    names = {t.algorithm.split("[")[0] for t in p.tasks}
+    assert {"pistol", "asgd", "sgd", "perceptron", "libsvm"} <= names
+    assert {e.datasets[0].split("[")[0] for e in experiments} == {"a9a", "magic"}

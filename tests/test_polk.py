@@ -548,3 +548,21 @@ def test_incomplete_batch_is_not_learned_yet():
 def test_bad_input(spec, word):
     with pytest.raises(ValueError, match=word):
         make(spec)
+
+
+def test_study_file_plans():
+    """kbench/studies/polk.toml plans POLK, BSGD and LIBSVM on multidist, the MNIST sample,
+    Fashion-MNIST and the texture set, five seeds each, with nothing skipped."""
+    from pathlib import Path
+
+    import kbench
+    from kbench.study import load_study, plan
+
+    experiments = load_study(Path(kbench.__file__).parent / "studies" / "polk.toml")
+    p = plan(experiments, get_registry())
+    assert not p.skipped
+    assert all(e.seeds == [0, 1, 2, 3, 4] for e in experiments)
+    datasets = {d.split("[")[0] for e in experiments for d in e.datasets}
+    assert datasets == {"multidist", "mnist5k", "fashion_mnist", "texture"}
+    names = {t.algorithm.split("[")[0] for t in p.tasks}
+    assert names == {"polk", "bsgd", "libsvm"}

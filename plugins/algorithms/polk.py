@@ -46,12 +46,15 @@ class POLK(Algorithm):
     convergence to an O(√η) neighbourhood). ``schedule=diminishing``: η_t = η/(1 + t/t0),
     ε_t = K η_t² (Theorem 1 has K = 1); the model order may grow.
 
-    A new point whose squared distance to the span of the dictionary is below
+    A new point whose squared distance s to the span of the dictionary is below
     ``screen_tau·κ(x, x)`` is folded into the existing weights instead of appended, if its
-    residual fits the remaining error budget (always below min(screen_tau, 1e-10)·κ(x, x);
-    ``screen_tau=0`` folds only points exactly in the span), so that the
-    inverse Gram matrix stays well conditioned (specs/004 P1). The inverse is recomputed
-    by Cholesky every ``refresh_every`` updates (0: never).
+    residual ‖c‖√s fits the remaining error budget, so that the inverse Gram matrix stays
+    well conditioned (specs/004 P1); below min(screen_tau, 1e-10)·κ(x, x) a point is
+    always folded, and ``screen_tau=0`` folds only points exactly in the span. Appending
+    nearly dependent points and deleting them again costs the inverse digits, and the loss
+    compounds until the screening misjudges dependent points; so after each update the
+    inverse is probed on its most nearly dependent atom and recomputed by Cholesky when
+    the probe exceeds ``refresh_tol`` (and every ``refresh_every`` updates if set).
 
     An update with a non-zero gradient that ends with an empty dictionary happens when
     ‖f̃‖_H ≤ ε, and from f = 0 it repeats for ever (P3, the zero trap): after
