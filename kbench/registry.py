@@ -307,7 +307,13 @@ class Registry:
         try:
             return cls(**params, **context)
         except (ValueError, TypeError) as exc:
-            raise SpecError(_one_line(exc)) from None
+            # A constructor's ValueError is a range check meant for the user: its text alone.
+            text = (
+                str(exc).strip().splitlines()[0]
+                if isinstance(exc, ValueError) and str(exc).strip()
+                else _one_line(exc)
+            )
+            raise SpecError(text) from None
 
     def canonical(self, kind: str, spec: str | Component) -> str:
         """The canonical spec of a spec string: every parameter, defaults filled in, sorted."""
