@@ -230,15 +230,20 @@ def test_ctrl_c_keeps_finished_tasks(tmp_path: Path, plugin_dist) -> None:
         text=True,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 240  # generous: the machine may be busy
-    while len(list((out / "tasks").glob("*.parquet"))) < 4 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert len(list((out / "tasks").glob("*.parquet"))) == 4  # the four perceptron tasks
-    os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: the whole process group
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    assert "interrupted; 4 finished tasks are kept" in err
-    assert len(list((out / "tasks").glob("*.parquet"))) == 4
+    try:
+        deadline = time.monotonic() + 240  # generous: the machine may be busy
+        while len(list((out / "tasks").glob("*.parquet"))) < 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(list((out / "tasks").glob("*.parquet"))) == 4  # the four perceptron tasks
+        os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: the whole process group
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        assert "interrupted; 4 finished tasks are kept" in err
+        assert len(list((out / "tasks").glob("*.parquet"))) == 4
+    finally:  # never leave the driver running into later tests, whatever failed above
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
     resumed = kbench(
         *args[:-4], "--seeds", "0-3", "--out", str(out), "--timeout", "1", "--workers", "2"
     )
