@@ -192,12 +192,13 @@ def study_tables(folder: str) -> None:
         next((lab for lab, name, ep in STUDY_CONFIGS if name == a and ep == int(e)), None)
         for a, e in zip(runs["algorithm"], runs["epochs"], strict=True)
     ]
-    runs["problem"] = runs["stream"].str.replace(r",seed=\d+", "", regex=True)
+    # One problem per positive class (the stream label also names the folder and pixels).
+    runs["problem"] = runs["stream"].str.extract(r"positive=([^,\]]+)")[0] + " vs rest"
     agg = runs.groupby(["dataset", "problem", "cfg"]).agg(
         err=("test_error", "mean"), sd=("test_error", "std"), sv=("n_support", "mean"),
         t=("time_s", "mean"), seeds=("seed", "nunique")).reset_index()  # fmt: skip
-    labels = [lab for lab, _, _ in STUDY_CONFIGS if lab in set(agg["cfg"])]
     for dataset, g in agg.groupby("dataset", sort=False):
+        labels = [lab for lab, _, _ in STUDY_CONFIGS if lab in set(g["cfg"])]
         seeds = int(g["seeds"].max())
         print(f"\n### {dataset}: test error % (mean of {seeds} shuffles) / SVs / seconds\n")
         print("| problem | " + " | ".join(labels) + " |")
@@ -216,9 +217,9 @@ def study_tables(folder: str) -> None:
             continue
         print(f"\nClaims over the {len(ref)} problems of {dataset} (specs/003 §6):\n")
         for c in ("HULLER×1", "HULLER×2", "LASVM×1", "LASVM×2", "AvgPerc×1", "AvgPerc×10"):
-            if c not in wide:
+            if c not in wide or wide[c].empty:
                 continue
-            both = ref.join(wide[c], lsuffix="_ref", how="inner")
+            both = ref.merge(wide[c], left_index=True, right_index=True, suffixes=("_ref", ""))
             d_err = 100 * (both["err"] - both["err_ref"])
             p_val = wilcoxon(both["err"], both["err_ref"]).pvalue if (d_err != 0).any() else 1.0
             ratio = both["t"] / both["t_ref"]
@@ -236,7 +237,7 @@ def study_tables(folder: str) -> None:
     if len(ends):
         print("\nHeld-out error (%) after each pass, mean over problems and shuffles:\n")
         table = ends.groupby(["dataset", "cfg", "epoch"])["test_error"].mean().unstack("epoch")
-        print(pd.DataFrame(100 * table).round(2).to_markdown())
+        print(pd.DataFrame(100 * table).round(2).astype(object).fillna("–").to_markdown())
 
 
 def main(argv: list[str] | None = None) -> None:
