@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from kbench.cython_core import _kernels
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 
@@ -177,8 +178,6 @@ class RevisitingLearner(Algorithm):
 
     def _gram_block(self, X: np.ndarray, coef: np.ndarray) -> np.ndarray:
         """``k(X, SV[:m]) @ coef`` in blocks (compiled kernels) or through ``kernel.matrix``."""
-        from kbench.cython_core import _kernels
-
         m = self._core.m
         out = np.empty((len(X), coef.shape[1]))
         if self._compiled is None:
