@@ -20,6 +20,8 @@ cdef enum:
 cdef extern from "_kernel_simd.h" nogil:
     int KB_SMALL_D
     double kb_exp_d(double x)
+    # exp of every entry of v, in place, vectorised for the CPU (see the header).
+    void kb_vexp_d(double* v, Py_ssize_t n)
     void kb_rbf_d(double* out, const double* sq, double xsq, double gamma, Py_ssize_t m)
     void kb_poly_d(double* out, double scale, double offset, int degree, Py_ssize_t m)
     void kb_dots_d(const double* S, Py_ssize_t m, int d, const double* x, double* out)

@@ -338,6 +338,10 @@ KB_L1_ROWS_X86(kb_l1_rows_f_avx2, KB_AVX2, float, __m256, 8, _mm256_setzero_ps()
 /* -- one definition per target ------------------------------------------------------ */
 
 #define KB_DEFINE(ATTR, SUF)                                                             \
+    ATTR static void kb_vexp_d_##SUF(double* v, ptrdiff_t n) {                           \
+        for (ptrdiff_t i = 0; i < n; i++) v[i] = kb_exp_d(v[i]); }                       \
+    ATTR static void kb_vexp_f_##SUF(float* v, ptrdiff_t n) {                            \
+        for (ptrdiff_t i = 0; i < n; i++) v[i] = kb_exp_f(v[i]); }                       \
     ATTR static void kb_rbf_d_##SUF(double* out, const double* sq, double xsq,           \
                                     double gamma, ptrdiff_t m) { KB_RBF_BODY(double, kb_exp_d) } \
     ATTR static void kb_rbf_f_##SUF(float* out, const float* sq, float xsq,              \
@@ -392,6 +396,11 @@ static inline int kb_level(void) {
 #else
 #define KB_DISPATCH(NAME, ARGS) NAME##_base ARGS;
 #endif
+
+/* v[i] = exp(v[i]) in place: for learners with many exponentials per step (merging, step
+ * sizes), the same exp as the kernel rows. */
+static inline void kb_vexp_d(double* v, ptrdiff_t n) { KB_DISPATCH(kb_vexp_d, (v, n)) }
+static inline void kb_vexp_f(float* v, ptrdiff_t n) { KB_DISPATCH(kb_vexp_f, (v, n)) }
 
 static inline void kb_rbf_d(double* out, const double* sq, double xsq, double gamma, ptrdiff_t m) {
     KB_DISPATCH(kb_rbf_d, (out, sq, xsq, gamma, m))
