@@ -52,7 +52,7 @@ KERNELS = {
     "laplacian": "laplacian[gamma=0.5]",
 }
 SIZES = (256, 1024, 4096, 8192)
-DIMS = (2, 16, 128, 784)
+DIMS = (2, 8, 16, 128, 784)
 
 
 def _registry():

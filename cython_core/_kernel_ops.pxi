@@ -18,7 +18,7 @@ cdef enum:
     K_LAPLACIAN = 3
 
 cdef extern from "_kernel_simd.h" nogil:
-    int KB_SMALL_D
+    int KB_DOTS_MAX_D
     double kb_exp_d(double x)
     # exp of every entry of v, in place, vectorised for the CPU (see the header).
     void kb_vexp_d(double* v, Py_ssize_t n)
@@ -79,7 +79,7 @@ cdef inline void _kernel_row(int kind, double gamma, double scale, double offset
     """out[i] = k(S[i], x) for the first m rows of the C-contiguous m×d block S.
 
     The inner products come from one BLAS dgemv (S is read once, at memory bandwidth),
-    or for d ≤ KB_SMALL_D from a loop specialised for d, which costs less than the
+    or for d ≤ KB_DOTS_MAX_D from a loop specialised for d, which costs less than the
     call; the kernel's transform is then applied in place by a vectorised loop.
     """
     cdef int n = <int>m, dd = <int>d, one = 1
@@ -90,7 +90,7 @@ cdef inline void _kernel_row(int kind, double gamma, double scale, double offset
     if kind == K_LAPLACIAN:
         kb_laplacian_d(S, m, d, x, gamma, out)
         return
-    if d <= KB_SMALL_D:
+    if d <= KB_DOTS_MAX_D:
         kb_dots_d(S, m, dd, x, out)
     else:
         # S (row-major m×d) is column-major d×m for BLAS: out = Sᵀᵀ x.

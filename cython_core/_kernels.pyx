@@ -46,7 +46,7 @@ cdef inline void _row_impl(int kind, double gamma, double scale, double offset, 
         if kind == K_LAPLACIAN:
             kb_laplacian_f(S, m, d, x, <float>gamma, out)
             return
-        if d <= KB_SMALL_D:
+        if d <= KB_DOTS_MAX_D:
             kb_dots_f(S, m, dd, x, out)
         else:
             sgemv(&trans, &dd, &n, &alpha, <float*>S, &dd, <float*>x, &one, &beta, out, &one)
