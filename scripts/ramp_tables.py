@@ -2,7 +2,7 @@
 
 ``python scripts/ramp_tables.py RESULTS`` prints, per data set, Table 1 of Wang and Vucetic
 (2009) as kbench measured it: held-out accuracy and support vectors (mean ± std over seeds),
-learner CPU seconds and kernel evaluations, for every algorithm of the study.
+learner seconds (wall time of learner calls) and kernel evaluations, for every algorithm.
 ``--active`` prints instead the active-learning comparison (the paper's Fig. 6): held-out
 accuracy of each policy when it has used b labels, at common budgets b, read from the
 checkpoint traces (the first checkpoint with at least b labels; a policy that never used b
@@ -31,7 +31,7 @@ def table1(runs: pd.DataFrame) -> None:
     runs["accuracy"] = 100 * (1 - runs["test_error"])
     for stream, part in runs.groupby("stream"):
         print(f"\n### {stream}\n")
-        print("| algorithm | accuracy % | #SV | labels | CPU s | kernel evals | seeds |")
+        print("| algorithm | accuracy % | #SV | labels | learner s | kernel evals | seeds |")
         print("|---|---|---|---|---|---|---|")
         for alg, g in sorted(part.groupby("algorithm_spec"), key=lambda kv: kv[0]):
             print(

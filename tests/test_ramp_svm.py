@@ -293,6 +293,11 @@ def test_removal_step() -> None:
             )
         evals[m] = st["kernel_evals"]
     assert evals[0] < evals[20] < evals[100] < evals[None]
+    # OnlineASVM^R with removal (not in the paper; spec 001 §3.4 recommends allowing it)
+    active = make("online_asvm_r[C=10.0,m=10]")
+    active.learn_predict_many(X, y)
+    st = active.stats()
+    assert st["n_stored"] <= st["n_support"] + 10 and st["removed"] > 0
     # one step by hand: from the same state, learning one more example with and without
     # removal; removal keeps the 5 non-support vectors with the smallest |y f(x)|
     a, b = make("online_svm_r[C=10.0,m=5]"), make("online_svm_r[C=10.0,m=5]")
@@ -505,3 +510,24 @@ def test_indefinite_kernels() -> None:
                 algo.fit(X, y)
             else:
                 algo.learn_predict_many(X, y)
+
+
+@pytest.mark.parametrize("name", ["ramp.toml", "ramp_active.toml"])
+def test_study_files_plan(name: str) -> None:
+    """The paper's study files name valid learners, kernels and data sets, and skip nothing."""
+    from pathlib import Path
+
+    import kbench
+    from kbench.study import load_study, plan
+
+    experiments = load_study(Path(kbench.__file__).parent / "studies" / name)
+    p = plan(experiments, get_registry())
+    assert not p.skipped
+    algorithms = {t.algorithm.split("[")[0] for t in p.tasks}
+    expected = (
+        {"libsvm", "idsvm", "pa", "online_svm_r", "online_asvm_r", "ramp_cccp"}
+        if name == "ramp.toml"
+        else {"online_asvm_r", "active_all", "active_greedy", "active_margin"}
+    )
+    assert algorithms == expected
+    assert len({t.stream.dataset for t in p.tasks}) == 8
