@@ -365,3 +365,18 @@ def test_indefinite_kernel_is_a_clear_error(bias: bool) -> None:
     algo = cls(kernel=Sigmoid(a=1.0, c=-1.0), C=10.0, bias=bias)
     with pytest.raises(ValueError, match=r"k\(x, x\) = -0\.\d+ < 0 for example"):
         algo.learn_predict_many(X, y)
+
+
+def test_predict_then_learn_reuses_the_row_safely() -> None:
+    """decision_one(x) then learn_one(x) reuses the prediction's kernel row; a margin
+    recomputation in between must not leave a stale row behind."""
+    X, y = data(150, seed=3)
+    a, b = make(10.0, True), make(10.0, True)
+    for t in range(len(X)):
+        x = X[t]  # one object, as the runner passes it: the row is reused by identity
+        a.decision_one(x)
+        a.exact_margins()
+        a.learn_one(x, y[t])
+        b.learn_one(X[t], y[t])
+    assert np.abs(a.snapshot()["alpha"] - b.snapshot()["alpha"]).max() < 1e-9
+    assert_kkt(a, X, y, 10.0)

@@ -658,6 +658,7 @@ class IDSVM(Algorithm):
         out = np.empty(n)
         for i in range(n):
             out[i] = self.y[i] * self._f(self.X[i], self.sq[i]) - 1.0
+        self._last = None  # the store's kernel row no longer belongs to the last x asked about
         return out
 
     def refresh_now(self) -> None:
