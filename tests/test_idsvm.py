@@ -380,3 +380,28 @@ def test_predict_then_learn_reuses_the_row_safely() -> None:
         b.learn_one(X[t], y[t])
     assert np.abs(a.snapshot()["alpha"] - b.snapshot()["alpha"]).max() < 1e-9
     assert_kkt(a, X, y, 10.0)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_row_cache_changes_cost_not_result(bias: bool) -> None:
+    """Rows of examples leaving S are kept (byte budget) and reused when they return."""
+    X, y = data(400, seed=11, noise=0.8)
+    on, off = make(5.0, bias), make(5.0, bias, cache_mb=0.0)
+    small = make(5.0, bias, cache_mb=0.004)  # about one row: constant eviction
+    for algo in (on, off, small):
+        algo.learn_predict_many(X, y)
+    for algo in (off, small):
+        assert np.abs(algo.snapshot()["alpha"] - on.snapshot()["alpha"]).max() < 1e-9
+    assert on.stats()["cache_hits"] > 50 and off.stats()["cache_hits"] == 0
+    assert on.stats()["kernel_evals"] < 0.8 * off.stats()["kernel_evals"]
+    assert (
+        on.stats()["kernel_evals"] <= small.stats()["kernel_evals"] <= off.stats()["kernel_evals"]
+    )
+    # unlearning reorders the stored examples: the cache is dropped, results stay exact
+    on.unlearn(3)
+    keep = np.delete(np.arange(400), 3)
+    ref = make(5.0, bias)
+    ref.learn_predict_many(X[keep], y[keep])
+    on.learn_predict_many(X[:50], y[:50])
+    ref.learn_predict_many(X[:50], y[:50])
+    assert np.abs(np.sort(on.snapshot()["alpha"]) - np.sort(ref.snapshot()["alpha"])).max() < 1e-9

@@ -29,6 +29,7 @@ examples, their drift recorded.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 
 import numpy as np
 from kbench.cython_core import _idsvm, _kernels
@@ -127,6 +128,10 @@ class IDSVM(Algorithm):
         gives the same effect reproducibly.
     max_seconds
         Stop learning after this much time spent learning; 0 never.
+    cache_mb
+        Byte budget (MiB) of the kernel rows kept for examples that left the margin set, most
+        recently used first: margin vectors often return, and a returning one then costs
+        only the values for examples that arrived since. 0 keeps none.
     """
 
     name = "idsvm"
@@ -147,6 +152,7 @@ class IDSVM(Algorithm):
         refresh: int = 1000,
         max_kernel_evals: int = 0,
         max_seconds: float = 0.0,
+        cache_mb: float = 100.0,
     ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range(self.name, "C", C, low=0.0, low_open=True)
@@ -155,7 +161,14 @@ class IDSVM(Algorithm):
         check_range(self.name, "max_kernel_evals", max_kernel_evals, low=0)
         check_range(self.name, "max_seconds", max_seconds, low=0.0)
         self.C, self.bias, self.max_steps, self.refresh = C, bias, max_steps, refresh
+        check_range(self.name, "cache_mb", cache_mb, low=0.0)
         self.max_kernel_evals, self.max_seconds = max_kernel_evals, max_seconds
+        self.cache_mb = cache_mb
+        # Rows K(x_k, x_T[:L]) of examples that left S, by example id (LRU order), with the
+        # number of examples L they cover; the bytes they hold.
+        self._rows: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._row_bytes = 0
+        self.cache_hits = 0
         assert self.kernel is not None
         self._compiled = self.kernel.compiled()
         self._o = 1 if bias else 0
@@ -251,6 +264,44 @@ class IDSVM(Algorithm):
             self.kernel_evals += n
         return out
 
+    def _keep_row(self, k: int, row: np.ndarray) -> None:
+        """Cache the kernel row of k (leaving S) within the byte budget, evicting the oldest."""
+        budget = self.cache_mb * 2.0**20
+        if row.nbytes > budget:
+            return
+        key = int(self.ids[k])
+        old = self._rows.pop(key, None)
+        if old is not None:
+            self._row_bytes -= old.nbytes
+        self._rows[key] = row.copy()
+        self._row_bytes += row.nbytes
+        while self._row_bytes > budget:
+            _, dropped = self._rows.popitem(last=False)
+            self._row_bytes -= dropped.nbytes
+
+    def _column(self, k: int) -> np.ndarray:
+        """K(x_i, x_k) for every stored example i, from the cached row when there is one
+        (only the examples stored since it was cached are computed)."""
+        cached = self._rows.pop(int(self.ids[k]), None)
+        if cached is None:
+            return self._row_T(self.X[k], self.sq[k])
+        self._row_bytes -= cached.nbytes
+        self.cache_hits += 1
+        n, L = self.n, len(cached)
+        out = np.empty(n)
+        out[:L] = cached
+        if n > L:
+            tail = np.empty(n - L)
+            if self._compiled is not None:
+                _kernels.kernel_row(
+                    *self._compiled, self.X[L:n], self.sq[L:n], self.X[k], self.sq[k], tail, n - L
+                )
+            else:
+                tail[:] = self.kernel.row(self.X[L:n], self.X[k], sq=self.sq[L:n], xsq=self.sq[k])
+            out[L:] = tail
+            self.kernel_evals += n - L
+        return out
+
     def _pair(self, k: int, x: np.ndarray, xsq: float) -> float:
         """K(x_k, x) for one stored example k."""
         self.kernel_evals += 1
@@ -329,6 +380,7 @@ class IDSVM(Algorithm):
             self.R[:m, :m] = 0.0
         else:
             _idsvm.r_contract(self.R, m, p + o)
+        self._keep_row(k, self.KsT[p, : self.n])
         if p != last:
             j = int(self.sidx[last])
             self.sidx[p] = j
@@ -421,7 +473,7 @@ class IDSVM(Algorithm):
                         self.kind[c] = RESERVE
                     break
                 self.h[k] = 0.0
-                if not self._expand(k, self._row_T(self.X[k], self.sq[k])):
+                if not self._expand(k, self._column(k)):
                     excluded.append(k)
                     mask[k] = 1
                 moved.append(k)
@@ -481,7 +533,7 @@ class IDSVM(Algorithm):
                 c_blocked = False
             else:  # EV_ENTER
                 self.h[k] = 0.0
-                if not self._expand(k, self._row_T(self.X[k], self.sq[k])):
+                if not self._expand(k, self._column(k)):
                     excluded.append(k)
                     mask[k] = 1
         else:
@@ -628,6 +680,9 @@ class IDSVM(Algorithm):
 
     def _delete(self, c: int) -> None:
         """Drop stored example c (α_c = 0, not in S); the last example takes its place."""
+        # The cached rows are indexed by position in T, which changes here.
+        self._rows.clear()
+        self._row_bytes = 0
         last = self.n - 1
         if c != last:
             for name in ("X", "sq", "y", "kd", "alpha", "h", "kind", "ids", "spos", "svpos"):
@@ -711,6 +766,7 @@ class IDSVM(Algorithm):
             "n_reserve": int(np.sum(kind == RESERVE)),
             "bookkeeping_steps": self.steps,
             "degenerate": self.degenerate,
+            "cache_hits": self.cache_hits,
             "step_caps": self.step_caps,
             "drift_R": self.drift_R,
             "drift_h": self.drift_h,
