@@ -68,7 +68,7 @@ def test_builtin_plugins_load():
                 "periodic_beta_regression", "drift", "digits", "iris", "wine", "breast_cancer", "keel",
                 "banana", "ring", "letter", "pendigits", "satimage", "segment", "texture", "spambase",
                 "magic", "phoneme", "mnist5k", "usps_like", "fashion_mnist", "mnist", "a9a", "libsvm",
-                "csv", "npz", "idx", "url", "heart_scale"}
+                "csv", "npz", "idx", "url", "heart_scale", "waveform"}
     assert expected <= set(REG.names("dataset"))
 
 
@@ -135,7 +135,7 @@ def test_registry_rejects_a_dataset_parameter_named_like_a_stream_option():
 # --------------------------------------------------------------------------------------------
 
 GENERATORS = ["checkerboard", "twonorm", "ringnorm", "moons", "haykin", "multidist", "periodic_beta",
-              "periodic_beta_regression", "drift"]
+              "periodic_beta_regression", "drift", "waveform"]
 
 
 @pytest.mark.parametrize("name", GENERATORS)
@@ -183,6 +183,26 @@ def test_moons_lie_on_two_arcs():
     np.testing.assert_allclose(np.hypot(*upper.T), 1.0)
     np.testing.assert_allclose(np.hypot(lower[:, 0] - 1.0, lower[:, 1] - 0.5), 1.0)
     assert (upper[:, 1] >= 0).all() and (lower[:, 1] <= 0.5).all()
+
+
+def test_waveform_follows_breiman():
+    d = load("waveform[n_train=60000,n_test=0]")
+    assert d.X.shape == (60000, 21) and d.n_classes == 3
+    i = np.arange(1, 22)
+    h = [np.maximum(6 - np.abs(i - peak), 0) for peak in (7, 11, 15)]
+    for c, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        part = d.X[d.y == c]
+        assert abs(len(part) / 60000 - 1 / 3) < 0.01
+        # E[u h_a + (1 − u) h_b + ε] = (h_a + h_b)/2; Var = (h_a − h_b)²/12 + 1
+        np.testing.assert_allclose(part.mean(axis=0), (h[a] + h[b]) / 2, atol=0.06)
+        np.testing.assert_allclose(part.var(axis=0), (h[a] - h[b]) ** 2 / 12 + 1, rtol=0.06)
+    noisy = load("waveform[n_train=20000,n_test=10,has_noise=true]")
+    assert noisy.X.shape == (20000, 40) and noisy.X_test.shape == (10, 40)
+    np.testing.assert_allclose(noisy.X[:, 21:].mean(axis=0), 0.0, atol=0.05)
+    np.testing.assert_allclose(noisy.X[:, 21:].var(axis=0), 1.0, rtol=0.06)
+    # the ramp-SVM paper's binary version: class 0 against classes 1 and 2, ≈ 67 % positive
+    s = stream("waveform[n_train=3000,n_test=500,positive=1|2]")
+    assert set(np.unique(s.y)) == {-1.0, 1.0} and abs((s.y > 0).mean() - 2 / 3) < 0.03
 
 
 def test_haykin_bayes_error_is_exact():
