@@ -319,7 +319,12 @@ def test_refresh_records_small_drift_and_budgets_freeze() -> None:
     budget.learn_predict_many(X, y)
     st = budget.stats()
     assert st["frozen"] == 1 and 0 < st["learned"] < 300
-    assert st["kernel_evals"] >= 5000
+    assert st["kernel_requests"] >= 5000
+    # the budget counts requested values, so the row cache does not move the stopping point
+    uncached = make(5.0, True, max_kernel_evals=5000, cache_mb=0.0)
+    uncached.learn_predict_many(X, y)
+    assert uncached.stats()["learned"] == st["learned"]
+    assert uncached.stats()["kernel_evals"] == st["kernel_requests"]
     n_sv = st["n_support"]
     budget.learn_predict_many(X[:20], y[:20])
     assert budget.stats()["n_support"] == n_sv and budget.stats()["learned"] == st["learned"]
@@ -397,6 +402,9 @@ def test_row_cache_changes_cost_not_result(bias: bool) -> None:
     assert (
         on.stats()["kernel_evals"] <= small.stats()["kernel_evals"] <= off.stats()["kernel_evals"]
     )
+    # requests count what a cache-less IDSVM computes: the same with or without the cache
+    assert off.stats()["kernel_requests"] == off.stats()["kernel_evals"]
+    assert on.stats()["kernel_requests"] == small.stats()["kernel_requests"] == off.stats()["kernel_evals"]
     # unlearning reorders the stored examples: the cache is dropped, results stay exact
     on.unlearn(3)
     keep = np.delete(np.arange(400), 3)
