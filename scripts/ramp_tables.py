@@ -12,6 +12,7 @@ labels is left blank).
 from __future__ import annotations
 
 import argparse
+import re
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,11 @@ BUDGETS = (50, 100, 200, 500, 1000, 2000)
 
 
 def short(spec: str) -> str:
-    """The algorithm spec without its tuned C (kept readable in tables)."""
-    return spec.split("[")[0] if "active" not in spec else spec
+    """The algorithm spec without its tuned C (kept readable in tables); a removal budget m stays."""
+    if "active" in spec:
+        return spec
+    m = re.search(r"[\[,]m=(\d+)", spec)
+    return spec.split("[")[0] + (f" m={m.group(1)}" if m else "")
 
 
 def table1(runs: pd.DataFrame) -> None:

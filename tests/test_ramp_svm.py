@@ -531,3 +531,20 @@ def test_study_files_plan(name: str) -> None:
     )
     assert algorithms == expected
     assert len({t.stream.dataset for t in p.tasks}) == 9  # the paper's nine sets
+
+
+def test_removal_study_plans_every_budget() -> None:
+    """The Fig. 5 study runs OnlineSVM^R with m = 0, 100, 1000 and without removal on two sets."""
+    from pathlib import Path
+
+    import kbench
+    from kbench.study import load_study, plan
+
+    reg = get_registry()
+    p = plan(load_study(Path(kbench.__file__).parent / "studies" / "ramp_removal.toml"), reg)
+    assert not p.skipped
+    budgets = {
+        reg.create("algorithm", t.algorithm, kernel=reg.create("kernel", "rbf")).m for t in p.tasks
+    }
+    assert budgets == {None, 0, 100, 1000}
+    assert len({t.stream.dataset for t in p.tasks}) == 2
