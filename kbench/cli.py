@@ -101,6 +101,12 @@ def _registry():
 )
 @click.option("--epochs", type=int, default=None, help="Passes over the stream [default: 1].")
 @click.option(
+    "--max-queries",
+    type=int,
+    default=None,
+    help="Label budget: a task stops at the example that uses its last label.",
+)
+@click.option(
     "--workers",
     type=int,
     default=None,
@@ -149,6 +155,7 @@ def run(
     seeds: str | None,
     n: int | None,
     epochs: int | None,
+    max_queries: int | None,
     workers: int | None,
     out: Path,
     timeout: float | None,
@@ -210,6 +217,8 @@ def run(
             exp.n = n
         if epochs is not None:
             exp.epochs = epochs
+        if max_queries is not None:
+            exp.max_queries = max_queries
         if study is not None and (kernels or losses):
             exp.kernels = list(kernels) or exp.kernels
             exp.losses = list(losses) or exp.losses

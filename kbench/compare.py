@@ -884,7 +884,11 @@ def stream_pairs(
         for i in range(len(recs)):
             for j in range(i + 1, len(recs)):
                 ra, rb = recs[i], recs[j]
-                res = compare_runs(ra, rb, by_task[ra["task_id"]], by_task[rb["task_id"]], alpha)
+                oa, ob = by_task[ra["task_id"]], by_task[rb["task_id"]]
+                # a run stopped by a label budget has outcomes for a prefix of the stream:
+                # the pair is compared on the examples both saw
+                k = min(len(oa), len(ob))
+                res = compare_runs(ra, rb, oa[:k], ob[:k], alpha)
                 block.append(
                     {
                         "dataset": ra["dataset"],

@@ -173,16 +173,18 @@ def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> 
 def _offline(
     task: Task, stream: Stream, registry: Registry, algo: Any, memory: PeakMemory | None
 ) -> TaskResult:
-    """A batch reference: one fit on the whole stream, then its held-out error."""
+    """A batch reference: one fit on the whole stream (on its first ``max_queries``
+    examples under a label budget), then its held-out error."""
+    m = min(stream.n, task.max_queries) if task.max_queries else stream.n
     if memory is not None:
         memory.begin()
     t0 = time.perf_counter()
-    algo.fit(stream.X, stream.y)
+    algo.fit(stream.X[:m], stream.y[:m])
     fit_time = time.perf_counter() - t0
     if memory is not None:
         memory.end()
     stats = algo.stats()
-    _check_stats(stats, stream.n)
+    _check_stats(stats, m)
     test_error, test_n = (
         _test_error(algo, stream, None) if stream.X_test is not None else (np.nan, 0)
     )
@@ -190,11 +192,11 @@ def _offline(
         "task_id": task.task_id,
         "stream_id": stream.stream_id,
         "epoch": 1,
-        "seen": stream.n,
+        "seen": m,
         "mistakes": np.nan,
         "online_error": np.nan,
         "time_s": fit_time,
-        "labels_queried": stream.n,
+        "labels_queried": m,
         "peak_memory": memory.peak if memory is not None else np.nan,
         "test_error": test_error,
         "test_n": test_n,
@@ -212,10 +214,12 @@ def _offline(
         "n_support": stats.get("n_support", np.nan),
         "kernel_evals": stats.get("kernel_evals", np.nan),
         "time_s": fit_time,
-        "us_per_example": 1e6 * fit_time / stream.n,
+        "us_per_example": 1e6 * fit_time / m,
         "peak_memory": row["peak_memory"],
         "memory_method": memory.mode if memory is not None else "none",
-        "labels_queried": stream.n,
+        "labels_queried": m,
+        "query_budget": task.max_queries,
+        "stopped_at": m if m < stream.n else np.nan,
         "constant_predictions": False,
         "majority_error": _majority_error(stream.task, stream.y),
         "majority_test_error": _majority_error(stream.task, stream.y_test)
@@ -227,6 +231,44 @@ def _offline(
     return TaskResult(run=run, traces=pd.DataFrame([row]), outcomes=np.zeros(0))
 
 
+def _active_block(algo, Xb: np.ndarray, yb: np.ndarray, left: int) -> tuple[np.ndarray, int]:
+    """Predict then, if the learner asks, reveal the label; stop once ``left`` labels are
+    used (0: no budget). Returns the predictions made and the labels revealed."""
+    pred = np.empty(len(Xb))
+    asked = 0
+    for i in range(len(Xb)):
+        x = Xb[i]
+        pred[i] = algo.predict_one(x)
+        if algo.wants_label(x):
+            algo.learn_one(x, yb[i])
+            asked += 1
+            if left and asked >= left:
+                return pred[: i + 1], asked
+    return pred, asked
+
+
+def _budgeted_block(
+    algo, Xb: np.ndarray, yb: np.ndarray, budget: int, processed: int
+) -> tuple[np.ndarray, bool]:
+    """The block fast path under a label budget, stopping at the example that spends it.
+
+    A passive learner uses one label per example; a learner that reads only some labels
+    reports their number as the statistic ``labels_queried``. Either way an example uses at
+    most one label, so a sub-block of as many examples as labels left never overshoots.
+    """
+    parts, k = [], 0
+    while k < len(Xb):
+        used = int(algo.stats().get("labels_queried", processed + k))
+        if used >= budget:
+            break
+        j = min(len(Xb), k + budget - used)
+        parts.append(np.asarray(algo.learn_predict_many(Xb[k:j], yb[k:j]), dtype=float))
+        k = j
+    pred = np.concatenate(parts) if parts else np.zeros(0)
+    spent = int(algo.stats().get("labels_queried", processed + k)) >= budget
+    return pred, spent
+
+
 def _prequential(
     task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None
 ) -> TaskResult:
@@ -235,11 +277,13 @@ def _prequential(
     if algo.offline:
         return _offline(task, stream, registry, algo, memory)
     active = callable(getattr(algo, "wants_label", None))
+    budget = task.max_queries
     checkpoints = log_checkpoints(n, task.checkpoints)
     outcomes = np.zeros(n)
     rows: list[dict[str, Any]] = []
-    learn_time, queried = 0.0, 0
+    learn_time, queried, processed = 0.0, 0, 0
     first_pass_pred = np.empty(n)
+    stopped: int | None = None  # examples of the pass in which the query budget ran out
     for epoch in range(1, task.epochs + 1):
         done, wrong = 0, 0.0
         for stop in checkpoints:
@@ -248,19 +292,20 @@ def _prequential(
                 memory.begin()
             t0 = time.perf_counter()
             if active:
-                pred = np.empty(len(Xb))
-                for i in range(len(Xb)):
-                    x = Xb[i]
-                    pred[i] = algo.predict_one(x)
-                    if algo.wants_label(x):
-                        algo.learn_one(x, yb[i])
-                        queried += 1
+                pred, asked = _active_block(algo, Xb, yb, budget - queried if budget else 0)
+                queried += asked
+                spent = budget and queried >= budget
+            elif budget:
+                pred, spent = _budgeted_block(algo, Xb, yb, budget, processed)
             else:
-                pred = algo.learn_predict_many(Xb, yb)
+                pred, spent = algo.learn_predict_many(Xb, yb), False
             learn_time += time.perf_counter() - t0
             if memory is not None:
                 memory.end()
             pred = np.asarray(pred, dtype=float)
+            if spent:
+                stop = done + len(pred)
+                Xb, yb = Xb[: len(pred)], yb[: len(pred)]
             if pred.shape != (len(Xb),):
                 raise ValueError(
                     f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples"
@@ -277,6 +322,7 @@ def _prequential(
                 if stream.task == "regression"
                 else float(len(score) - score.sum())
             )
+            processed += int(stop) - done
             done = int(stop)
             stats = algo.stats()
             _check_stats(stats, done)
@@ -288,11 +334,11 @@ def _prequential(
                 "mistakes": wrong,
                 "online_error": wrong / done,
                 "time_s": learn_time,
-                "labels_queried": queried,
+                "labels_queried": queried if active else processed,
                 "peak_memory": memory.peak if memory is not None else np.nan,
             }
             if stream.X_test is not None:
-                last = done == n
+                last = done == n or spent
                 row["test_error"], row["test_n"] = _test_error(
                     algo, stream, None if last else task.test_max
                 )
@@ -300,6 +346,13 @@ def _prequential(
                 {k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))}
             )
             rows.append(row)
+            if spent:
+                stopped = done
+                break
+        if stopped is not None:
+            break
+    if stopped is not None and len(rows) and rows[-1]["epoch"] == 1:
+        outcomes, first_pass_pred = outcomes[:stopped], first_pass_pred[:stopped]
     traces = pd.DataFrame(rows)
     final = rows[-1]
     first = [r for r in rows if r["epoch"] == 1][-1]
@@ -314,11 +367,15 @@ def _prequential(
         "n_support": final.get("n_support", np.nan),
         "kernel_evals": final.get("kernel_evals", np.nan),
         "time_s": learn_time,
-        "us_per_example": 1e6 * learn_time / (n * task.epochs),
+        "us_per_example": 1e6 * learn_time / max(processed, 1),
         "peak_memory": memory.peak if memory is not None else np.nan,
         "memory_method": memory.mode if memory is not None else "none",
-        "labels_queried": queried if active else n * task.epochs,
-        "constant_predictions": bool(np.all(first_pass_pred[n // 2 :] == first_pass_pred[-1])),
+        "labels_queried": int(final["labels_queried"]),
+        "query_budget": budget,
+        "stopped_at": np.nan if stopped is None else stopped,
+        "constant_predictions": bool(
+            np.all(first_pass_pred[len(first_pass_pred) // 2 :] == first_pass_pred[-1])
+        ),
         "majority_error": _majority_error(stream.task, y),
         "majority_test_error": _majority_error(stream.task, stream.y_test)
         if stream.y_test is not None

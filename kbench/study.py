@@ -42,6 +42,7 @@ class Experiment:
     epochs: int = 1
     checkpoints: int = 32
     test_max: int = 2000
+    max_queries: int = 0
     name: str = ""
 
 
@@ -87,7 +88,7 @@ def load_study(path: str | Path) -> list[Experiment]:
 
 
 _LISTS_OF_STR = ("algorithms", "datasets", "kernels", "losses")
-_INTS = ("epochs", "checkpoints", "test_max")
+_INTS = ("epochs", "checkpoints", "test_max", "max_queries")
 
 
 def _check_type(path: Path, index: int, key: str, value: object) -> None:
@@ -126,6 +127,8 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
             raise SpecError("checkpoints and test_max must be at least 1")
         if exp.epochs < 1:
             raise SpecError(f"epochs must be at least 1, got {exp.epochs}")
+        if exp.max_queries < 0:
+            raise SpecError(f"max_queries must be at least 0, got {exp.max_queries}")
         if exp.n is not None and exp.n < 1:
             raise SpecError(f"--n must be at least 1, got {exp.n}")
         streams = [_stream_base(spec, registry, exp) for spec in exp.datasets]
@@ -176,6 +179,9 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                                 epochs=exp.epochs,
                                 checkpoints=exp.checkpoints,
                                 test_max=exp.test_max,
+                                options=(("max_queries", exp.max_queries),)
+                                if exp.max_queries
+                                else (),
                             )
                             tasks.setdefault(task.task_id, task)
     return Plan(tasks=list(tasks.values()), skipped=skipped)

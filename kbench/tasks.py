@@ -29,6 +29,10 @@ class Task:
     test_max
         Test examples used at intermediate checkpoints; the last checkpoint of each pass
         uses the whole test split.
+    options
+        Further settings as sorted ``(name, value)`` pairs, present only when set, so that
+        adding one leaves the ids of existing tasks unchanged: ``max_queries`` (a label
+        budget: the task stops at the example that spends it).
     """
 
     algorithm: str
@@ -60,6 +64,11 @@ class Task:
         """Hash of the full configuration: the name of the task's result file."""
         text = json.dumps(self.to_dict(), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    @property
+    def max_queries(self) -> int:
+        """The label budget (0: none)."""
+        return int(dict(self.options).get("max_queries", 0))
 
     @property
     def label(self) -> str:

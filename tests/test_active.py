@@ -44,8 +44,9 @@ def stream(n: int = 400, seed: int = 0) -> Stream:
     )
 
 
-def run(spec: str, s: Stream):
-    task = Task(algorithm=spec, kernel=KERNEL, loss=None, stream=s.spec, seed=0)
+def run(spec: str, s: Stream, max_queries: int = 0):
+    options = (("max_queries", max_queries),) if max_queries else ()
+    task = Task(algorithm=spec, kernel=KERNEL, loss=None, stream=s.spec, seed=0, options=options)
     res = run_task(task, s, get_registry(), trace_memory=False)
     assert res.status == "ok", res.run["reason"]
     return res
@@ -135,6 +136,39 @@ def test_runner_counts_queries_and_budgets_stop_them() -> None:
     # Greedy runs on the passive path; its trace carries the labels it used
     res = run("active_greedy[base=pa,h=4]", s)
     assert res.traces["labels_queried"].iloc[-1] == s.n // 4
+
+
+def test_runner_query_budget_stops_the_task_where_the_last_label_is_used() -> None:
+    s = stream()
+    full = run("active_margin[base=online_svm_r[C=10.0]]", s)
+    # the example at which the learner used its 40th label, from its own run
+    direct = make("active_margin[base=online_svm_r[C=10.0]]")
+    at = next(
+        i + 1
+        for i in range(s.n)
+        if direct.wants_label(s.X[i])
+        and (direct.learn_one(s.X[i], s.y[i]) or direct.stats()["labels_queried"] == 40)
+    )
+    res = run("active_margin[base=online_svm_r[C=10.0]]", s, max_queries=40)
+    assert res.run["labels_queried"] == 40 and res.run["stopped_at"] == at < s.n
+    assert res.run["query_budget"] == 40
+    assert res.traces["seen"].iloc[-1] == at and res.traces["test_n"].iloc[-1] == len(s.y_test)
+    assert np.array_equal(res.outcomes, full.outcomes[:at])
+    assert res.run["online_error"] == pytest.approx(1 - full.outcomes[:at].mean())
+    # a passive learner spends one label per example
+    pa = run("pa[C=1.0]", s, max_queries=100)
+    assert pa.run["stopped_at"] == 100 == pa.run["labels_queried"] == len(pa.outcomes)
+    assert np.array_equal(pa.outcomes, run("pa[C=1.0]", s).outcomes[:100])
+    # Greedy reads one label per block of h: 30 labels end with the 30th block
+    g = run("active_greedy[base=pa,h=4]", s, max_queries=30)
+    assert g.run["labels_queried"] == 30 and g.run["stopped_at"] == 120
+    # a budget larger than the stream changes nothing
+    big = run("active_margin[base=online_svm_r[C=10.0]]", s, max_queries=10_000)
+    assert np.isnan(big.run["stopped_at"]) and np.array_equal(big.outcomes, full.outcomes)
+    # a batch reference fits on the examples whose labels the budget buys
+    off = run("libsvm[C=1.0]", s, max_queries=50)
+    assert off.run["labels_queried"] == 50 == off.run["stopped_at"]
+    assert off.traces["seen"].iloc[-1] == 50
 
 
 def test_bad_bases() -> None:

@@ -95,6 +95,40 @@ losses = ["hinge", "logistic"]
     assert set(runs["loss"].dropna().str.split("[").str[0]) == {"hinge", "logistic"}
 
 
+def test_query_budget_from_the_command_line_and_a_study(tmp_path: Path) -> None:
+    """--max-queries (or max_queries in a study) stops every task at its label budget; the
+    runs still compare, on the examples both saw."""
+    out = tmp_path / "r"
+    proc = kbench(
+        "run", "-a", "perceptron", "-a", "active_margin[base=perceptron,width=0.5]",
+        "-k", "rbf[gamma=0.05]", "-d", DIGITS, "--max-queries", "60", "--workers", "0",
+        "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
+    assert (runs["labels_queried"] == 60).all() and (runs["query_budget"] == 60).all()
+    assert runs.loc["perceptron", "stopped_at"] == 60
+    assert 60 < runs.loc["active_margin", "stopped_at"] <= 400
+    cmp = kbench("compare", str(out), "--csv", str(tmp_path / "pairs.csv"))
+    assert cmp.returncode == 0, cmp.stderr
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    assert 60 in set(pairs["n"])  # the per-stream pair: the 60 examples both runs saw
+    study = tmp_path / "budget.toml"
+    study.write_text(f"""
+[study]
+max_queries = 25
+[[experiment]]
+datasets = ["{DIGITS}"]
+algorithms = ["perceptron"]
+""")
+    proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "s"))
+    assert proc.returncode == 0, proc.stderr
+    assert pd.read_parquet(tmp_path / "s" / "runs.parquet")["stopped_at"].tolist() == [25]
+    study.write_text(study.read_text().replace("25", "-1"))
+    bad = kbench("run", str(study), "--out", str(tmp_path / "t"))
+    assert bad.returncode == 2 and "max_queries must be at least 0, got -1" in _error_line(bad)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
