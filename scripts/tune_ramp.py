@@ -35,7 +35,7 @@ DATASETS = {
     "dna": "splice[positive=N,test_size=0.372,scale=standard]",
     "gauss": "haykin[n_train=10000,n_test=10000,scale=standard]",
     "usps-like": "usps_like[positive=0|3|6|8|9,test_size=0.3,scale=standard]",
-    "waveform": "waveform[n_train=10000,n_test=10000,positive=1|2,scale=standard]",
+    "waveform": "waveform[n_train=10000,n_test=10000,positive=0|2,scale=standard]",
 }
 C_GRID = (0.1, 1.0, 5.0, 10.0, 50.0, 100.0, 500.0)
 WIDTHS = (2.0, 1.0, 0.5, 0.25, 1 / 16, 1 / 64)  # δ² / M

@@ -200,8 +200,8 @@ def test_waveform_follows_breiman():
     assert noisy.X.shape == (20000, 40) and noisy.X_test.shape == (10, 40)
     np.testing.assert_allclose(noisy.X[:, 21:].mean(axis=0), 0.0, atol=0.05)
     np.testing.assert_allclose(noisy.X[:, 21:].var(axis=0), 1.0, rtol=0.06)
-    # the ramp-SVM paper's binary version: class 0 against classes 1 and 2, ≈ 67 % positive
-    s = stream("waveform[n_train=3000,n_test=500,positive=1|2]")
+    # the ramp-SVM paper's binary version: class 1 against classes 0 and 2, ≈ 67 % positive
+    s = stream("waveform[n_train=3000,n_test=500,positive=0|2]")
     assert set(np.unique(s.y)) == {-1.0, 1.0} and abs((s.y > 0).mean() - 2 / 3) < 0.03
 
 

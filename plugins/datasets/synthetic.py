@@ -735,8 +735,10 @@ class Waveform(Dataset):
     attribute; classes are equally likely. This is the data set's definition (the UCI
     files are draws of it), so any number of examples can be generated. ``has_noise``
     appends the 19 pure-noise N(0, 1) attributes of the 40-attribute version. The
-    Bayes error of the three-class task is about 14 %; the ramp-SVM paper's binary
-    version is ``waveform[...]`` with the stream option ``positive=1|2``.
+    Bayes error of the three-class task is about 14 %. The ramp-SVM paper's binary version
+    ("class 1 against classes 2 and 3") is taken as class 1, the mix of the outer waves,
+    against the rest (stream option ``positive=0|2``): an RBF SVM then keeps about as many
+    support vectors as the paper reports, which the other two splits do not.
 
     Parameters
     ----------
