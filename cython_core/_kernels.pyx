@@ -266,9 +266,15 @@ cdef inline void _expansion_impl(const floating* k, const floating* alpha, Py_ss
         for c in range(nc):
             out[c] = 0
         return
-    # alpha (row-major m×C) is column-major C×m: out = alphaᵀ k. One gemv even for C = 1:
-    # the compiled learners' loops make this same call, so both paths sum in the same order.
-    if floating is double:
+    # alpha (row-major m×C) is column-major C×m: out = alphaᵀ k. For C = 1 a dot product
+    # (a one-row gemv reads with a stride and is slower); the compiled learners' loops make
+    # these same calls, so both paths sum in the same order.
+    if nc == 1:
+        if floating is double:
+            out[0] = ddot(&n, <double*>k, &one, <double*>alpha, &one)
+        else:
+            out[0] = sdot(&n, <float*>k, &one, <float*>alpha, &one)
+    elif floating is double:
         dgemv(&nt, &ncc, &n, &a, <double*>alpha, &ncc, <double*>k, &one, &b, out, &one)
     else:
         sgemv(&nt, &ncc, &n, &af, <float*>alpha, &ncc, <float*>k, &one, &bf, out, &one)

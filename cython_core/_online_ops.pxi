@@ -244,7 +244,10 @@ cdef inline void _expansion(const double* k, const double* A, Py_ssize_t m, Py_s
         for c in range(nc):
             out[c] = 0.0
         return
-    dgemv(&nt, &ncc, &n, &a, <double*>A, &ncc, <double*>k, &one, &b, out, &one)
+    if nc == 1:
+        out[0] = ddot(&n, <double*>k, &one, <double*>A, &one)
+    else:
+        dgemv(&nt, &ncc, &n, &a, <double*>A, &ncc, <double*>k, &one, &b, out, &one)
 
 
 cdef inline double _self_kernel(const Cfg* g, const double* x, Py_ssize_t d,
