@@ -548,3 +548,37 @@ def test_removal_study_plans_every_budget() -> None:
     }
     assert budgets == {None, 0, 100, 1000}
     assert len({t.stream.dataset for t in p.tasks}) == 2
+
+
+def test_ramp_tables_script_reads_a_results_folder(tmp_path) -> None:
+    """scripts/ramp_tables.py prints Table 1 and the active-learning curves of a real run."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "res"
+    run = subprocess.run(
+        [
+            sys.executable, "-m", "kbench.cli", "run", "-k", "rbf[gamma=8.0]",
+            "-a", "online_asvm_r[C=10.0]", "-a", "active_all[base=online_svm_r[C=10.0]]",
+            "-a", "active_greedy[base=online_svm_r[C=10.0],h=5]",
+            "-d", "checkerboard[n_train=1500,n_test=300,noise=0.15]",
+            "--workers", "0", "--no-report", "--out", str(out),
+        ],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    script = str(root / "scripts" / "ramp_tables.py")
+    table = subprocess.run([sys.executable, script, str(out)], capture_output=True, text=True)
+    assert table.returncode == 0, table.stderr
+    assert "| online_asvm_r |" in table.stdout and "NCheckerboard" not in table.stdout
+    curves = subprocess.run(
+        [sys.executable, script, str(out), "--active"], capture_output=True, text=True
+    )
+    assert curves.returncode == 0, curves.stderr
+    for name in ("OnlineASVM^R", "QueryAll(OnlineSVM^R)", "Greedy(OnlineSVM^R)"):
+        assert f"| {name} |" in curves.stdout
+    # Greedy with h = 5 uses 300 labels of 1 500; QueryAll all of them
+    assert "| 300 |" in curves.stdout and "| 1500 |" in curves.stdout
+    assert "| NCheckerboard |" in curves.stdout
