@@ -18,7 +18,7 @@ per coordinate step against the floor of one pass over the stored examples (a Nu
 the same length), and the drift of its incremental gradients at the end.
 
 Usage: ``python scripts/bench_ramp.py [--sizes 2000,5000,10000] [--idsvm-cap 1800]
-[--out bench_ramp.json]``. The machine is shared: CPU seconds are the figures to compare.
+[--learners online_svm_r,online_asvm_r,idsvm,pa,offline] [--out bench_ramp.json]``. The machine is shared: CPU seconds are the figures to compare.
 """
 
 from __future__ import annotations
@@ -135,6 +135,11 @@ def main() -> None:
         default=1800.0,
         help="CPU-independent wall-clock cap of IDSVM's learning, seconds",
     )
+    parser.add_argument(
+        "--learners",
+        default=",".join((*ONLINE, "offline")),
+        help="Which learners to run (offline: the CCCP fits and the naive-retraining estimate)",
+    )
     parser.add_argument("--out", default="bench_ramp.json")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -146,14 +151,18 @@ def main() -> None:
         X, y = np.ascontiguousarray(data.X), np.ascontiguousarray(data.y)
         Xt, yt = data.X_test, data.y_test
         rows = []
+        learners = args.learners.split(",")
         for name in ONLINE:
-            rows += online_run(name, X, y, Xt, yt, kernel, C, sizes, args.idsvm_cap)
-        fits = [offline_fit(X, y, Xt, yt, kernel, C, u) for u in sorted({500, 1000, *sizes})]
-        rows += [f for f in fits if f["n"] in sizes]
-        naive = {
-            n: {key: naive_cost(fits, key, n) for key in ("kernel_requests", "cpu_s")}
-            for n in sizes
-        }
+            if name in learners:
+                rows += online_run(name, X, y, Xt, yt, kernel, C, sizes, args.idsvm_cap)
+        naive = {}
+        if "offline" in learners:
+            fits = [offline_fit(X, y, Xt, yt, kernel, C, u) for u in sorted({500, 1000, *sizes})]
+            rows += [f for f in fits if f["n"] in sizes]
+            naive = {
+                n: {key: naive_cost(fits, key, n) for key in ("kernel_requests", "cpu_s")}
+                for n in sizes
+            }
         floor = {n: step_floor(n) for n in sizes}
         report[ds] = {
             "data": spec,
