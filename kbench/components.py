@@ -52,6 +52,10 @@ class Component:
     context_params: ClassVar[frozenset[str]] = frozenset()
     #: Small parameter values that make the component fast in the conformance suite.
     test_params: ClassVar[dict[str, Any]] = {}
+    #: Parameters whose value is the spec of another component, by kind (``{"base":
+    #: "algorithm"}``): the registry canonicalises them too, so that equivalent nested
+    #: specs give one canonical spec and one task id.
+    spec_params: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def parameters(cls) -> dict[str, Parameter]:

@@ -319,6 +319,9 @@ class Registry:
         """The canonical spec of a spec string: every parameter, defaults filled in, sorted."""
         cls, params = self.resolve(kind, spec)
         full = {name: p.default for name, p in cls.parameters().items()} | params
+        for name, inner in getattr(cls, "spec_params", {}).items():
+            if isinstance(full.get(name), str):
+                full[name] = self.canonical(inner, full[name])
         items = ",".join(f"{k}={format_value(v)}" for k, v in sorted(full.items()))
         return f"{cls.name}[{items}]" if items else cls.name
 
@@ -331,7 +334,19 @@ class Registry:
         except SpecError:
             return spec
         declared = cls.parameters()
-        items = [f"{k}={format_value(v)}" for k, v in params.items() if v != declared[k].default]
+        params = dict(params)
+        for name, inner in getattr(cls, "spec_params", {}).items():
+            if isinstance(params.get(name), str):
+                params[name] = self.short(inner, params[name])
+        items = [
+            f"{k}={format_value(v)}"
+            for k, v in params.items()
+            if v != declared[k].default
+            and not (
+                k in getattr(cls, "spec_params", {})
+                and v == self.short(cls.spec_params[k], declared[k].default)
+            )
+        ]
         return f"{cls.name}[{','.join(items)}]" if items else cls.name
 
     def failures(self) -> list[PluginInfo]:

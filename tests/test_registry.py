@@ -148,3 +148,28 @@ def test_canonical_spec_fills_defaults_and_sorts() -> None:
     canon = reg.canonical("algorithm", "norma[budget=50,eta=0.1]")
     assert canon.startswith("norma[budget=50,c=0.01,eta=0.1,")
     assert reg.short("algorithm", canon) == "norma[budget=50,eta=0.1]"
+
+
+def test_nested_specs_are_canonical_too() -> None:
+    """A parameter declared in spec_params holds a spec that is canonicalised in turn, so
+    equivalent nested specs give one task id, and a change of the inner defaults another."""
+    reg = Registry(entry_points=False)
+    a = reg.canonical("algorithm", "active_all[base=pa]")
+    b = reg.canonical("algorithm", "active_all[max_queries=0,base=pa[variant=PA-I,C=1.0]]")
+    assert a == b == "active_all[base=pa[C=1.0,variant=PA-I],max_queries=0]"
+    assert reg.canonical("algorithm", "active_all[base=pa[C=2]]") != a
+    assert reg.short("algorithm", a) == "active_all[base=pa]"
+    assert reg.short("algorithm", "active_all[base=online_svm_r]") == "active_all"
+    assert reg.short("algorithm", "active_all[base=pa[C=2]]") == "active_all[base=pa[C=2.0]]"
+    cos = reg.canonical("kernel", "cosine[base=poly]")
+    assert (
+        cos.startswith("cosine[base=poly[degree=3,")
+        and reg.short("kernel", cos) == "cosine[base=poly]"
+    )
+    # the canonical spec builds the same learner
+    kernel = reg.create("kernel", "rbf")
+    assert repr(reg.create("algorithm", a, kernel=kernel).learner) == repr(
+        reg.create("algorithm", "active_all[base=pa]", kernel=kernel).learner
+    )
+    with pytest.raises(SpecError, match="unknown algorithm 'nope'"):
+        reg.canonical("algorithm", "active_all[base=nope]")

@@ -34,6 +34,7 @@ class _ActiveWrapper(Algorithm):
     """
 
     tasks = frozenset({"binary"})
+    spec_params = {"base": "algorithm"}
 
     base: str
     max_queries: int

@@ -36,6 +36,7 @@ class Cosine(Kernel):
     name = "cosine"
     constant_diagonal = True
     test_params = {"base": "poly[degree=3]"}
+    spec_params = {"base": "kernel"}
 
     def __init__(self, *, base: str = "linear") -> None:
         if isinstance(base, Kernel):
