@@ -227,7 +227,7 @@ class OnlineKernelLearner(Algorithm):
             return float(Fb[0] - self._margin())
         return float(Fb[0])
 
-    def label_of(self, f: Any) -> float:  # noqa: D102 - documented on Algorithm
+    def label_of(self, f: Any) -> float:
         if not np.all(np.isfinite(f)):
             return float("nan")  # a diverged learner: the runner stops the task here
         return super().label_of(f)

@@ -134,10 +134,10 @@ class NORMA(OnlineKernelLearner):
         k = buf.row(self.kernel, x, xsq)
         return self._state[_S["scale"]] * buf.scores(k) + self._b
 
-    def decision_one(self, x):  # noqa: D102
+    def decision_one(self, x):
         return self._output(self._scores(x, self._xsq(x)))
 
-    def learn_one(self, x, y):  # noqa: D102
+    def learn_one(self, x, y):
         xsq = self._xsq(x)
         Fb = self._scores(x, xsq)
         with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
@@ -149,7 +149,7 @@ class NORMA(OnlineKernelLearner):
                            xi, s)
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
 
-    def learn_predict_many(self, X, y):  # noqa: D102
+    def learn_predict_many(self, X, y):
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -161,7 +161,7 @@ class NORMA(OnlineKernelLearner):
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
         return pred
 
-    def predict_many(self, X):  # noqa: D102
+    def predict_many(self, X):
         if self._buf is None:
             F = np.zeros((len(X), self.n_outputs))
         else:
@@ -185,7 +185,7 @@ class NORMA(OnlineKernelLearner):
             "violations": float(self._state[_S["violations"]]),
         }
 
-    def stats(self):  # noqa: D102
+    def stats(self):
         buf = self._buf
         st = self._state
         out = {

@@ -156,11 +156,11 @@ class SVMD(OnlineKernelLearner):
         buf = self._buffer(len(x))
         return buf.scores(buf.row(self.kernel, x, xsq))
 
-    def decision_one(self, x):  # noqa: D102
+    def decision_one(self, x):
         C = self.n_outputs
         return self._output(self._scores(x, self._xsq(x))[:C] + self._off[:C])
 
-    def learn_one(self, x, y):  # noqa: D102
+    def learn_one(self, x, y):
         C = self.n_outputs
         xsq = self._xsq(x)
         FV = self._scores(x, xsq)
@@ -180,7 +180,7 @@ class SVMD(OnlineKernelLearner):
                          self._kj, x, xsq, kxx, FV, xi, chi, s, self._V1, self._fv)
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
 
-    def learn_predict_many(self, X, y):  # noqa: D102
+    def learn_predict_many(self, X, y):
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -194,7 +194,7 @@ class SVMD(OnlineKernelLearner):
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
         return pred
 
-    def predict_many(self, X):  # noqa: D102
+    def predict_many(self, X):
         C = self.n_outputs
         if self._buf is None:
             F = np.zeros((len(X), C))
@@ -223,7 +223,7 @@ class SVMD(OnlineKernelLearner):
         out.update({name: float(self._state[i]) for name, i in _S.items()})
         return out
 
-    def stats(self):  # noqa: D102
+    def stats(self):
         buf = self._buf
         st = self._state
         C = self.n_outputs
