@@ -134,8 +134,19 @@ def test_unreachable_scheduler(tmp_path: Path) -> None:
     )
 
 
-KILL_STUDY = ["-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "poly[degree=2]", "-d", "a9a[n=2500]",
-              "--seeds", "0-3", "--no-report"]
+KILL_STUDY = [
+    "-a",
+    "perceptron",
+    "-k",
+    "rbf[gamma=0.05]",
+    "-k",
+    "poly[degree=2]",
+    "-d",
+    "a9a[n=2500]",
+    "--seeds",
+    "0-3",
+    "--no-report",
+]
 
 
 def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
@@ -236,3 +247,63 @@ def test_full_disk_stops_the_study_and_keeps_what_is_written(tiny_disk: Path) ->
     kept = list((out / "tasks").glob("*.parquet"))
     assert kept and not list((out / "tasks").glob(".tmp-*"))
     assert len(load_results(out).runs) == len(kept)
+
+
+BLAS_PROBE = '''
+import numpy as np
+from threadpoolctl import threadpool_info
+from kbench import hookimpl, Algorithm
+
+
+class BlasProbe(Algorithm):
+    """Reports how many BLAS threads the task runs with."""
+    name = "blas_probe"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        np.ones((64, 64)) @ np.ones(64)
+    def stats(self):
+        blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+        return {"n_support": 0, "kernel_evals": 0, "blas_threads": max(blas)}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    register(BlasProbe)
+'''
+
+
+def test_tasks_run_on_one_blas_thread_in_process_and_isolated(tmp_path: Path, plugin_dist) -> None:
+    """Every task runs with one BLAS thread, whether it runs in this process or in a forked
+    child (where the limit is inherited from the parent, set before forking), on the local
+    executor and on Dask."""
+    from kbench.executors import execute, execute_isolated
+    from kbench.registry import get_registry
+    from kbench.study import Experiment, plan
+
+    plugin_dist("kb_blas_probe", BLAS_PROBE)
+    p = plan(
+        [
+            Experiment(
+                algorithms=["blas_probe"], datasets=["digits[n=20,positive=5-9]"], seeds=[0, 1]
+            )
+        ],
+        get_registry(),
+    )
+    here = execute(p.tasks[0])
+    forked = execute_isolated(p.tasks[1])
+    assert here.status == "ok" and forked.status == "ok", (here.run, forked.run)
+    assert here.traces["blas_threads"].iloc[-1] == 1
+    assert forked.traces["blas_threads"].iloc[-1] == 1
+    for executor in ("local", "dask"):
+        out = tmp_path / executor
+        proc = kbench(
+            "run", "-a", "blas_probe", "-d", "digits[n=20,positive=5-9]", "--seeds", "0-1",
+            "--workers", "2", "--executor", executor, "--out", str(out), "--no-report",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        traces = load_results(out).traces
+        assert len(traces) and (traces["blas_threads"] == 1).all(), executor
