@@ -23,6 +23,29 @@ def _sizes(owner: str, n_train: int, n_test: int) -> None:
     check_range(owner, "n_test", n_test, low=0)
 
 
+class _Sampled(Dataset):
+    """A generator whose training stream and test sample are independent draws of
+    ``_draw(rng, n)`` from one ``default_rng(seed)``, the training stream first."""
+
+    source = "generator"
+    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
+    n_train: int
+    n_test: int
+
+    def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def _data(self, X, y, X_test, y_test) -> Data:
+        """The loaded data (binary ±1 labels unless a generator says otherwise)."""
+        return Data(X=X, y=y, X_test=X_test, y_test=y_test, task="binary", n_classes=2)
+
+    def load(self, seed: int) -> Data:
+        rng = np.random.default_rng(seed)
+        X, y = self._draw(rng, self.n_train)
+        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
+        return self._data(X, y, Xt, yt)
+
+
 class Checkerboard(Dataset):
     """Checkerboard: x ~ U[0, 1)², y = +1 on the white squares of a k×k board, else −1.
 
@@ -72,7 +95,7 @@ class Checkerboard(Dataset):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
 
-class Twonorm(Dataset):
+class Twonorm(_Sampled):
     """Breiman's twonorm: class ±1 drawn from N(±a·1, I) in d dimensions, a = 2/√d.
 
     Parameters
@@ -87,8 +110,6 @@ class Twonorm(Dataset):
 
     name = "twonorm"
     task = "binary"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
     def __init__(self, *, n_train: int = 5000, n_test: int = 2000, d: int = 20) -> None:
         _sizes("twonorm", n_train, n_test)
@@ -100,17 +121,11 @@ class Twonorm(Dataset):
         X = rng.standard_normal((n, self.d)) + (2.0 / np.sqrt(self.d)) * y[:, None]
         return X, y
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
-
     def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
 
-class Ringnorm(Dataset):
+class Ringnorm(_Sampled):
     """Breiman's ringnorm: class +1 ~ N(0, 4I), class −1 ~ N(a·1, I) in d dimensions, a = 1/√d.
 
     Equal priors. The optimal boundary is a quadric, so linear learners fail; an RBF
@@ -128,8 +143,6 @@ class Ringnorm(Dataset):
 
     name = "ringnorm"
     task = "binary"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
     def __init__(self, *, n_train: int = 5000, n_test: int = 2000, d: int = 20) -> None:
         _sizes("ringnorm", n_train, n_test)
@@ -142,17 +155,11 @@ class Ringnorm(Dataset):
         X = np.where(y[:, None] > 0, 2.0 * Z, Z + 1.0 / np.sqrt(self.d))
         return X, y
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
-
     def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
 
-class Moons(Dataset):
+class Moons(_Sampled):
     """Two interleaved half-moons ("banana-shaped"), the usual synthetic analogue of Banana.
 
     Class −1 lies on the upper arc (cos t, sin t), class +1 on the lower arc
@@ -172,8 +179,6 @@ class Moons(Dataset):
 
     name = "moons"
     task = "binary"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
     def __init__(self, *, n_train: int = 5000, n_test: int = 2000, noise: float = 0.2) -> None:
         _sizes("moons", n_train, n_test)
@@ -188,17 +193,11 @@ class Moons(Dataset):
         X = np.where(y[:, None] > 0, lower, upper) + self.noise * rng.standard_normal((n, 2))
         return X, y
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
-
     def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
 
-class Haykin(Dataset):
+class Haykin(_Sampled):
     """Haykin's two overlapping Gaussians ("Gauss" of the ramp-SVM paper).
 
     Class +1 ~ N((0, 0), I), class −1 ~ N((separation, 0), var2·I), equal priors. With
@@ -220,8 +219,6 @@ class Haykin(Dataset):
 
     name = "haykin"
     task = "binary"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
     def __init__(
         self,
@@ -241,12 +238,6 @@ class Haykin(Dataset):
         Z = rng.standard_normal((n, 2))
         X = np.where(y[:, None] > 0, Z, np.sqrt(self.var2) * Z + np.array([self.separation, 0.0]))
         return X, y
-
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
 
     def info(self):
         return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
@@ -726,7 +717,7 @@ class Drift(Dataset):
         return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
 
-class Waveform(Dataset):
+class Waveform(_Sampled):
     """Breiman's waveform generator (CART, 1984): three classes of noisy wave mixtures.
 
     Three triangular base waves over 21 attributes peak at attributes 7, 11 and 15 (height
@@ -752,8 +743,6 @@ class Waveform(Dataset):
 
     name = "waveform"
     task = "multiclass"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
 
     #: The three base waves h_1, h_2, h_3 over the 21 attributes.
     WAVES = np.maximum(6.0 - np.abs(np.arange(1, 22)[None, :] - np.array([[7], [11], [15]])), 0.0)
@@ -780,15 +769,12 @@ class Waveform(Dataset):
             X = np.hstack([X, rng.standard_normal((n, 19))])
         return X, y.astype(float)
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
+    def _data(self, X, y, X_test, y_test) -> Data:
         return Data(
             X=X,
             y=y,
-            X_test=Xt,
-            y_test=yt,
+            X_test=X_test,
+            y_test=y_test,
             task="multiclass",
             n_classes=3,
             class_names=("0", "1", "2"),
