@@ -16,6 +16,7 @@ from kbench.errors import KbenchError
 from kbench.reproduce import (
     PAPERS,
     POLK,
+    RAMP,
     SVMD,
     VERDICTS,
     Finding,
@@ -126,6 +127,27 @@ def test_polk_claims_on_synthetic_results() -> None:
     assert rows["C6"].verdict == "reproduced"  # a flat model order
     assert rows["C10"].verdict == "reproduced"
     assert "16.0" in rows["C6"].kbench_value
+
+
+def _removal(rates: dict[str, float], requests: dict[str, float]) -> Finding:
+    spec = "online_svm_r[C=1.0,m={m}]"
+    res = _results({m: (spec.format(m=m), rate) for m, rate in rates.items()})
+    by_task = dict(zip(res.runs["task_id"], res.runs["algorithm_spec"], strict=True))
+    m_of = {tid: sp.split("m=")[1].split("]")[0] for tid, sp in by_task.items()}
+    res.traces["kernel_requests"] = [requests[m_of[t]] for t in res.traces["task_id"]]
+    claim = next(c for c in RAMP.claims if c.id == "17")
+    return claim.evaluate(res)
+
+
+def test_ramp_removal_claim_on_synthetic_results() -> None:
+    """Claim 17 reads accuracy per budget m and the requested kernel values of the traces."""
+    cost = {"0": 1e6, "100": 4e6, "None": 9e6}
+    good = _removal({"0": 0.12, "100": 0.101, "None": 0.10}, cost)
+    assert good.verdict == "reproduced" and "m=0 loses 1.8 pt" in good.reason  # realised rates
+    small_loss = _removal({"0": 0.104, "100": 0.10, "None": 0.10}, cost)
+    assert small_loss.verdict == "partly"
+    not_monotone = _removal({"0": 0.12, "100": 0.10, "None": 0.10}, {**cost, "100": 2e7})
+    assert not_monotone.verdict == "not" and "not monotone" in not_monotone.reason
 
 
 def test_select_matches_parameters_as_numbers() -> None:
