@@ -114,6 +114,30 @@ def test_greedy_queries_the_smallest_margin_of_each_block() -> None:
     assert np.array_equal(one.learn_predict_many(X, y), make("pa[C=1.0]").learn_predict_many(X, y))
 
 
+def test_margin_band_computes_one_decision_per_example_on_the_runner_path() -> None:
+    """predict_one, wants_label and learn_one of one example share one decision of the base
+    learner; after learning, the next example gets a fresh one."""
+    s = stream(300)
+    algo = make("active_margin[base=pa[C=1.0]]")
+    calls = []
+    inner = algo.learner.decision_one
+    algo.learner.decision_one = lambda x: calls.append(1) or inner(x)
+    ref = make("active_margin[base=pa[C=1.0]]")
+    for i in range(s.n):
+        x = s.X[i]
+        before = len(calls)
+        p = algo.predict_one(x)
+        if algo.wants_label(x):
+            algo.learn_one(x, s.y[i])
+        assert len(calls) - before == 1
+        xr = np.array(s.X[i])  # a fresh array each time: no sharing, same answers
+        assert ref.predict_one(xr) == p
+        if ref.wants_label(np.array(xr)):
+            ref.learn_one(np.array(xr), s.y[i])
+    assert algo.stats()["labels_queried"] == ref.stats()["labels_queried"]
+    assert np.array_equal(algo.predict_many(s.X_test), ref.predict_many(s.X_test))
+
+
 def test_runner_counts_queries_and_budgets_stop_them() -> None:
     s = stream()
     res = run("active_margin[base=online_svm_r[C=10.0]]", s)

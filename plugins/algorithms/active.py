@@ -163,12 +163,30 @@ class MarginBand(_ActiveWrapper):
         self.base, self.width, self.max_queries = base, width, max_queries
         self._build(self.name)
 
+    def _decision(self, x) -> float:
+        # The runner asks about one example three times (predict_one, wants_label,
+        # learn_one) with the same array object: one kernel row answers all three, until
+        # the learner learns.
+        memo = getattr(self, "_memo", None)
+        if memo is not None and memo[0] is x:
+            return memo[1]
+        f = float(self.learner.decision_one(x))
+        self._memo = (x, f)
+        return f
+
+    def decision_one(self, x):
+        return self._decision(x)
+
+    def predict_one(self, x):
+        return self.learner.label_of(self._decision(x))
+
     def wants_label(self, x) -> bool:
         """Whether x falls in the band |f(x)| ≤ width (and the query budget lasts)."""
-        return self._budget_left() and abs(float(self.learner.decision_one(x))) <= self.width
+        return self._budget_left() and abs(self._decision(x)) <= self.width
 
     def learn_one(self, x, y):
         if self.wants_label(x):
+            self._memo = None
             self.learner.learn_one(x, y)
             self.queries += 1
 
