@@ -351,6 +351,10 @@ class Algorithm(Component):
 
     def learn_one(self, x: np.ndarray, y: float) -> None:
         """Update the model with one labelled example."""
+        if self.offline:
+            raise NotImplementedError(
+                f"{self.name} is a batch reference: the runner calls fit on the whole stream"
+            )
         raise NotImplementedError
 
     def learn_predict_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:

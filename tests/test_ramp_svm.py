@@ -582,3 +582,11 @@ def test_ramp_tables_script_reads_a_results_folder(tmp_path) -> None:
     # Greedy with h = 5 uses 300 labels of 1 500; QueryAll all of them
     assert "| 300 |" in curves.stdout and "| 1500 |" in curves.stdout
     assert "| NCheckerboard |" in curves.stdout
+
+
+@pytest.mark.parametrize("name", ["libsvm", "ramp_cccp"])
+def test_batch_references_refuse_online_learning(name: str) -> None:
+    """An offline learner's learn_one says it is trained by fit (the base class says it once)."""
+    algo = make(name)
+    with pytest.raises(NotImplementedError, match=f"{name} is a batch reference"):
+        algo.learn_one(np.zeros(2), 1.0)

@@ -162,12 +162,13 @@ class MarginBand(_ActiveWrapper):
         check_range(self.name, "width", width, low=0.0)
         self.base, self.width, self.max_queries = base, width, max_queries
         self._build(self.name)
+        self._memo: tuple[object, float] | None = None
 
     def _decision(self, x) -> float:
         # The runner asks about one example three times (predict_one, wants_label,
-        # learn_one) with the same array object: one kernel row answers all three, until
+        # learn_one) with the same array object: one decision answers all three, until
         # the learner learns.
-        memo = getattr(self, "_memo", None)
+        memo = self._memo
         if memo is not None and memo[0] is x:
             return memo[1]
         f = float(self.learner.decision_one(x))

@@ -98,11 +98,6 @@ class LibSVMReference(Algorithm):
     def predict_one(self, x):
         return float(self.predict_many(x[None, :])[0])
 
-    def learn_one(self, x, y):
-        raise NotImplementedError(
-            "libsvm is a batch reference: the runner calls fit on the whole stream"
-        )
-
     def stats(self):
         n_sv = int(self._svc.n_support_.sum()) if self._svc is not None else 0
         # LIBSVM does not report how many kernel values it computed; 0 means "not counted".

@@ -427,11 +427,6 @@ class RampCCCP(_RampSVM):
     def predict_one(self, x):
         return float(self.predict_many(x[None, :])[0])
 
-    def learn_one(self, x, y):
-        raise NotImplementedError(
-            "ramp_cccp is a batch reference: the runner calls fit on the whole stream"
-        )
-
 
 @hookimpl
 def kbench_register_algorithms(register):
