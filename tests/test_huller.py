@@ -607,7 +607,12 @@ def test_cache_smaller_than_one_row_changes_nothing_but_speed() -> None:
     tiny = make("rbf[gamma=1.0]", seed=4, cache_mb=1e-6)
     for _ in range(3):
         assert np.array_equal(big.learn_predict_many(X, y), tiny.learn_predict_many(X, y))
-    np.testing.assert_array_equal(sorted_alpha(big), sorted_alpha(tiny))
+    # A cached kernel value and a recomputed one come from BLAS calls over rows of different
+    # lengths, whose summation order (hence last bits) depends on the BLAS kernel: the same
+    # support vectors and labels, coefficients equal to rounding (observed 7e-15 absolute).
+    a_big, a_tiny = sorted_alpha(big), sorted_alpha(tiny)
+    np.testing.assert_array_equal(a_big[:, :-1], a_tiny[:, :-1])
+    np.testing.assert_allclose(a_big[:, -1], a_tiny[:, -1], rtol=1e-9, atol=1e-12)
     sb, st = big.stats(), tiny.stats()
     assert st["cache_rows"] == 0 and st["cache_hits"] == 0 and st["cache_misses"] > 0
     assert sb["cache_hits"] > 0

@@ -87,7 +87,13 @@ def test_single_step_closed_forms() -> None:
     pa = make("pa[variant=PA]", "rbf[gamma=1.0]")
     pa.learn_one(x, 1.0)
     assert pa.decision_one(x) == pytest.approx(1.0, abs=1e-15)
-    pa.learn_one(x, 1.0)  # no loss at margin 1: passive
+    # Passive when the margin is at least 1. Not tested at x itself: there y f(x) = 1 up to
+    # rounding, and a loss of 1e-16 (BLAS-dependent) would legitimately add a support vector.
+    # With the polynomial kernel, 2x has margin k(x, 2x) / k(x, x) ≈ 2.6, far from the hinge.
+    pa = make("pa[variant=PA]", "poly[degree=2,offset=1.0]")
+    pa.learn_one(x, 1.0)
+    assert pa.decision_one(2 * x) == pytest.approx((1 + 2 * x @ x) ** 2 / kappa, rel=1e-12)
+    pa.learn_one(2 * x, 1.0)
     assert pa.stats()["n_support"] == 1
 
 
