@@ -9,6 +9,7 @@ back, and ``repr`` is the canonical spec string ``name[p=v,...]``.
 from __future__ import annotations
 
 import inspect
+import math
 import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -342,11 +343,19 @@ class Algorithm(Component):
         return self.label_of(self.decision_one(x))
 
     def label_of(self, f: Any) -> float:
-        """Turn a decision value into a label for this task."""
+        """Turn a decision value into a label for this task.
+
+        A non-finite decision value (NaN or ±inf, in any class score) gives a NaN label,
+        which the runner records as divergence: mapping it to a class would score a
+        learner that has broken down as if it had guessed.
+        """
         if self.task == "multiclass":
-            return float(np.argmax(f))
+            return float(np.argmax(f)) if np.isfinite(f).all() else math.nan
+        f = float(f)
+        if not math.isfinite(f):
+            return math.nan
         if self.task == "regression":
-            return float(f)
+            return f
         return 1.0 if f >= 0.0 else -1.0
 
     def learn_one(self, x: np.ndarray, y: float) -> None:

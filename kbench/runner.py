@@ -27,7 +27,16 @@ STATUSES = ("ok", "error", "timeout", "diverged", "memory")
 
 
 class Diverged(Exception):
-    """A learner produced a non-finite prediction or statistic."""
+    """A learner produced a non-finite prediction or statistic.
+
+    ``at`` is the number of training examples seen when it was detected: the index of the
+    example whose prediction was non-finite (online), or the checkpoint whose held-out
+    evaluation or statistics were.
+    """
+
+    def __init__(self, message: str, *, at: int | None = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 @dataclass
@@ -103,6 +112,7 @@ def run_task(
         result = _run(task, stream, registry, trace_memory)
     except Diverged as exc:
         result = failed_result(task, "diverged", str(exc), stream)
+        result.run["diverged_at"] = exc.at
     except MemoryError:
         result = failed_result(task, "memory", "MemoryError: the learner ran out of memory", stream)
     except Exception as exc:  # a failing learner is recorded and the study goes on
@@ -135,13 +145,18 @@ def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (pred == y).astype(np.float64)
 
 
-def _test_error(algo: Any, stream: Stream, limit: int | None) -> tuple[float, int]:
+def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tuple[float, int]:
+    """Held-out error at the checkpoint after ``seen`` training examples."""
     Xt, yt = stream.X_test, stream.y_test
     if limit is not None:
         Xt, yt = Xt[:limit], yt[:limit]
     pred = np.asarray(algo.predict_many(Xt), dtype=float)
     if not np.isfinite(pred).all():
-        raise Diverged("non-finite prediction on the test split")
+        bad = int(np.argmax(~np.isfinite(pred)))
+        raise Diverged(
+            f"non-finite prediction on held-out example {bad} at the checkpoint after {seen} examples",
+            at=seen,
+        )
     if stream.task == "regression":
         return float(np.mean((pred - yt) ** 2)), len(yt)
     return float(np.mean(pred != yt)), len(yt)
@@ -158,7 +173,7 @@ def _majority_error(task_kind: str, y: np.ndarray) -> float:
 def _check_stats(stats: dict[str, Any], seen: int) -> None:
     for key, value in stats.items():
         if isinstance(value, (int, float, np.floating)) and not np.isfinite(value):
-            raise Diverged(f"statistic {key} became {value} after {seen} examples")
+            raise Diverged(f"statistic {key} became {value} after {seen} examples", at=seen)
 
 
 def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> TaskResult:
@@ -186,7 +201,7 @@ def _offline(
     stats = algo.stats()
     _check_stats(stats, m)
     test_error, test_n = (
-        _test_error(algo, stream, None) if stream.X_test is not None else (np.nan, 0)
+        _test_error(algo, stream, None, m) if stream.X_test is not None else (np.nan, 0)
     )
     row = {
         "task_id": task.task_id,
@@ -312,7 +327,7 @@ def _prequential(
                 )
             if not np.isfinite(pred).all():
                 bad = done + int(np.argmax(~np.isfinite(pred)))
-                raise Diverged(f"non-finite prediction at example {bad}")
+                raise Diverged(f"non-finite prediction at example {bad}", at=bad)
             score = _score(stream.task, pred, yb)
             if epoch == 1:
                 outcomes[done:stop] = score
@@ -340,7 +355,7 @@ def _prequential(
             if stream.X_test is not None:
                 last = done == n or spent
                 row["test_error"], row["test_n"] = _test_error(
-                    algo, stream, None if last else task.test_max
+                    algo, stream, None if last else task.test_max, done
                 )
             row.update(
                 {k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))}

@@ -164,3 +164,106 @@ def test_non_finite_prediction_is_diverged(plugin_dist) -> None:
         result.status == "diverged"
         and "non-finite prediction at example 11" in result.run["reason"]
     )
+
+
+NON_FINITE = '''
+import math
+import numpy as np
+from kbench import hookimpl, Algorithm
+
+
+class NanAfter(Algorithm):
+    """Its decision value becomes ``value`` (nan, inf, -inf) after ``after`` examples; with
+    ``heldout=True`` only while the runner evaluates the test split."""
+    name = "nan_after"
+    tasks = frozenset({"binary", "multiclass"})
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
+                 after: int = 10, value: str = "nan", heldout: bool = False):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.after, self.value, self.heldout = after, value, heldout
+        self.seen = 0
+        self.evaluating = False
+    def decision_one(self, x):
+        bad = self.seen > self.after and (self.evaluating or not self.heldout)
+        f = float(self.value) if bad else 0.5
+        if self.task == "multiclass":
+            out = np.zeros(self.n_classes)
+            out[1] = f  # one class score alone is enough to break the learner
+            return out
+        return f
+    def learn_one(self, x, y):
+        self.seen += 1
+    def predict_many(self, X):
+        self.evaluating = True
+        try:
+            return super().predict_many(X)
+        finally:
+            self.evaluating = False
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    register(NanAfter)
+'''
+
+
+@pytest.mark.parametrize(
+    ("spec", "stream"),
+    [
+        ("nan_after", {"positive": "5-9"}),
+        ("nan_after[value=inf]", {"positive": "5-9"}),
+        ("nan_after[value=-inf]", {"positive": "5-9"}),
+        ("nan_after", {}),  # multiclass: one non-finite class score
+    ],
+)
+def test_non_finite_decision_is_diverged_online(plugin_dist, spec: str, stream: dict) -> None:
+    """A NaN or infinite decision value ends the task as diverged at that example (it used
+    to be read as the label -1 and the run ended ok), on the runner's block path."""
+    plugin_dist("kb_non_finite", NON_FINITE)
+    task = _task(spec, stream={"n": 100, **stream}, checkpoints=5)
+    result = run_task(task, build_stream(task.stream, get_registry()), get_registry())
+    assert result.status == "diverged", result.run
+    assert "non-finite prediction at example 11" in result.run["reason"]
+    assert result.run["diverged_at"] == 11
+
+
+def test_non_finite_heldout_prediction_is_diverged_at_its_checkpoint(plugin_dist) -> None:
+    """A learner whose held-out predictions are non-finite diverges at the first checkpoint
+    whose evaluation sees them (predict_many), even though its online predictions are finite."""
+    plugin_dist("kb_non_finite", NON_FINITE)
+    task = _task(
+        "nan_after[heldout=True]",
+        stream={"positive": "5-9", "n": 200, "test_size": 0.3},
+        checkpoints=6,
+    )
+    result = run_task(task, build_stream(task.stream, get_registry()), get_registry())
+    first_bad = next(int(c) for c in log_checkpoints(200, 6) if c > 10)
+    assert result.status == "diverged", result.run
+    assert result.run["reason"] == (
+        f"non-finite prediction on held-out example 0 at the checkpoint after {first_bad} examples"
+    )
+    assert result.run["diverged_at"] == first_bad
+
+
+def test_label_of_gives_nan_for_a_non_finite_decision() -> None:
+    """The base label_of maps a non-finite decision to NaN for every task, finite ones as before."""
+    from kbench.components import Algorithm
+
+    class Bare(Algorithm):
+        name = "bare"
+        uses_kernel = False
+        tasks = frozenset({"binary", "multiclass", "regression", "novelty"})
+
+    for task in ("binary", "novelty"):
+        algo = Bare(task=task)
+        assert algo.label_of(0.0) == 1.0 and algo.label_of(-1e-300) == -1.0
+        assert all(np.isnan(algo.label_of(v)) for v in (np.nan, np.inf, -np.inf))
+    reg = Bare(task="regression")
+    assert reg.label_of(2.5) == 2.5 and np.isnan(reg.label_of(np.inf))
+    multi = Bare(task="multiclass", n_classes=3)
+    assert multi.label_of(np.array([0.0, 2.0, 1.0])) == 1.0
+    assert np.isnan(multi.label_of(np.array([0.0, np.nan, 1.0])))
+    assert np.isnan(multi.label_of(np.array([np.inf, 0.0, 1.0])))
