@@ -261,13 +261,22 @@ def run(
 
 @cli.command()
 @click.argument("results", type=click.Path(file_okay=False, path_type=Path))
-def show(results: Path) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "latex", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "
+    "bold); csv or json (every column, one row per stream and configuration).",
+)
+def show(results: Path, fmt: str) -> None:
     """Print the leaderboards of an existing RESULTS folder."""
     from kbench.leaderboard import print_leaderboard
     from kbench.results import load_results
 
     registry = _registry()
-    print_leaderboard(load_results(results).runs, registry)
+    print_leaderboard(load_results(results).runs, registry, fmt=fmt)
 
 
 def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ import pandas as pd
 from scipy import stats
 
 from kbench import __version__
+from kbench.degenerate import degenerate_column, reason_kinds
 from kbench.errors import KbenchError, ResultsError
 from kbench.results import Results
 
@@ -511,39 +512,12 @@ def config_table(
 
 
 def run_flags(runs: pd.DataFrame, traces: pd.DataFrame) -> pd.Series:
-    """Why a finished run may be a degenerate learner, per task ('' when none).
+    """Why a run is a degenerate learner, per task ('' when it is not).
 
-    Flags: ``constant predictions`` (the second half of the stream got one prediction),
-    ``saw k of n examples`` (the trace ends before the stream does), ``at majority-class
-    rate`` (online error no better, within one standard error, than always predicting the
-    majority class; needs a ``majority_error`` column in the runs table).
+    The one definition of :mod:`kbench.degenerate`, read from the ``degenerate`` column
+    kbench stores when a task finishes (computed from ``traces`` for older results).
     """
-    last_seen: dict[str, float] = {}
-    if not traces.empty and {"task_id", "seen"} <= set(traces.columns):
-        t = traces
-        if "epoch" in t.columns:
-            t = t[t["epoch"] == 1]
-        last_seen = t.groupby("task_id")["seen"].max().to_dict()
-    flags = []
-    for _, r in runs.iterrows():
-        f: list[str] = []
-        if r.get("status") == "ok":
-            if bool(r.get("constant_predictions", False)) is True:
-                f.append("constant predictions")
-            n = r.get("n")
-            seen = last_seen.get(r["task_id"])
-            if seen is not None and pd.notna(n) and seen < n:
-                f.append(f"saw {int(seen)} of {int(n)} examples")
-            maj, err = r.get("majority_error"), r.get("online_error")
-            known = pd.notna(maj) and pd.notna(err) and pd.notna(n) and n > 0
-            if (
-                known
-                and r.get("task") != "regression"
-                and err >= maj - math.sqrt(max(maj * (1 - maj), 1e-12) / n)
-            ):
-                f.append("at majority-class rate")
-        flags.append(", ".join(f))
-    return pd.Series(flags, index=runs.index, dtype=object)
+    return degenerate_column(runs, traces)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
@@ -1277,7 +1251,7 @@ class Comparison:
             us_per_example=("us_per_example", "mean"),
             flags=(
                 "flags",
-                lambda s: "; ".join(sorted({f for x in s for f in str(x).split(", ") if f})),
+                reason_kinds,
             ),
             offline=("offline", "any"),
         )
@@ -1480,12 +1454,7 @@ def compare(
         .astype(int)
     )
     configs["failed"] = configs["runs"] - configs["ok"]
-    configs["flags"] = (
-        grp["flags"]
-        .apply(lambda s: "; ".join(sorted({f for x in s for f in str(x).split(", ") if f})))
-        .reindex(configs.index)
-        .fillna("")
-    )
+    configs["flags"] = grp["flags"].apply(reason_kinds).reindex(configs.index).fillna("")
     configs["offline"] = grp["offline"].any().reindex(configs.index).fillna(False)
 
     pairs = stream_pairs(runs, results.outcomes, order, alpha)
@@ -1524,10 +1493,12 @@ def compare(
     fallback = sorted(used[used != metric].index)
     if fallback:
         notes.append(f"{', '.join(fallback)}: no {metric}; online_error used there")
-    flagged = runs[(runs["flags"] != "") & (runs["status"] == "ok")]
-    for (label, flag), g in flagged.groupby(["label", "flags"]):
+    flagged = runs[runs["flags"] != ""]
+    for label, g in flagged.groupby("label", sort=False):
         where = ", ".join(sorted(g["stream"].astype(str).unique()))
-        notes.append(f"degenerate learner: {label}: {flag} ({len(g)} runs: {where})")
+        notes.append(
+            f"degenerate learner: {label}: {reason_kinds(g['flags'])} ({len(g)} runs: {where})"
+        )
     return Comparison(
         runs=runs,
         configs=configs,

@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from kbench.degenerate import degenerate_column, degenerate_reason
 from kbench.errors import ResultsError
 from kbench.runner import TaskResult
 
@@ -92,6 +93,8 @@ class ResultsStore:
 
     def write(self, result: TaskResult) -> Path:
         """Write one task's result atomically (temporary file, fsync, rename)."""
+        # Judged once, when the task finishes, so every table reads the same verdict.
+        result.run["degenerate"] = degenerate_reason(result.run)
         run = _jsonable(result.run)
         traces = (
             result.traces
@@ -233,5 +236,7 @@ def load_results(folder: str | Path) -> Results:
             )
     runs_df = pd.DataFrame(runs)
     traces_df = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
+    if len(runs_df):  # results written before kbench stored the verdict get it computed here
+        runs_df["degenerate"] = degenerate_column(runs_df, traces_df)
     out_df = pd.DataFrame(outcomes, columns=["task_id", "stream_id", "outcome"])
     return Results(runs=runs_df, traces=traces_df, outcomes=out_df)

@@ -145,8 +145,10 @@ def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (pred == y).astype(np.float64)
 
 
-def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tuple[float, int]:
-    """Held-out error at the checkpoint after ``seen`` training examples."""
+def _test_error(
+    algo: Any, stream: Stream, limit: int | None, seen: int
+) -> tuple[float, int, bool]:
+    """Held-out error, examples scored, and whether every prediction was the same value."""
     Xt, yt = stream.X_test, stream.y_test
     if limit is not None:
         Xt, yt = Xt[:limit], yt[:limit]
@@ -157,9 +159,10 @@ def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tupl
             f"non-finite prediction on held-out example {bad} at the checkpoint after {seen} examples",
             at=seen,
         )
+    constant = bool(len(pred) > 1 and np.all(pred == pred[0]))
     if stream.task == "regression":
-        return float(np.mean((pred - yt) ** 2)), len(yt)
-    return float(np.mean(pred != yt)), len(yt)
+        return float(np.mean((pred - yt) ** 2)), len(yt), constant
+    return float(np.mean(pred != yt)), len(yt), constant
 
 
 def _majority_error(task_kind: str, y: np.ndarray) -> float:
@@ -200,8 +203,8 @@ def _offline(
         memory.end()
     stats = algo.stats()
     _check_stats(stats, m)
-    test_error, test_n = (
-        _test_error(algo, stream, None, m) if stream.X_test is not None else (np.nan, 0)
+    test_error, test_n, test_constant = (
+        _test_error(algo, stream, None, m) if stream.X_test is not None else (np.nan, 0, False)
     )
     row = {
         "task_id": task.task_id,
@@ -235,7 +238,10 @@ def _offline(
         "labels_queried": m,
         "query_budget": task.max_queries,
         "stopped_at": m if m < stream.n else np.nan,
+        "seen": m,
+        "test_n": test_n,
         "constant_predictions": False,
+        "test_constant_predictions": test_constant,
         "majority_error": _majority_error(stream.task, stream.y),
         "majority_test_error": _majority_error(stream.task, stream.y_test)
         if stream.y_test is not None
@@ -354,7 +360,7 @@ def _prequential(
             }
             if stream.X_test is not None:
                 last = done == n or spent
-                row["test_error"], row["test_n"] = _test_error(
+                row["test_error"], row["test_n"], row["test_constant"] = _test_error(
                     algo, stream, None if last else task.test_max, done
                 )
             row.update(
@@ -388,6 +394,9 @@ def _prequential(
         "labels_queried": int(final["labels_queried"]),
         "query_budget": budget,
         "stopped_at": np.nan if stopped is None else stopped,
+        "seen": int(first["seen"]),
+        "test_n": final.get("test_n", 0),
+        "test_constant_predictions": bool(final.get("test_constant", False)),
         "constant_predictions": bool(
             np.all(first_pass_pred[len(first_pass_pred) // 2 :] == first_pass_pred[-1])
         ),

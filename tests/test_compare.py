@@ -445,7 +445,7 @@ def test_degenerate_learners_are_flagged() -> None:
     flags = res.runs.set_index("label")["flags"]
     assert flags["perceptron"] == ""
     assert "constant predictions" in flags["constant"]
-    assert "at majority-class rate" in flags["constant"]
+    assert "online: at the majority-class rate" in flags["constant"]
     assert "saw 30 of 50 examples" in flags["constant"]
     assert any(n.startswith("degenerate learner: constant") for n in res.notes)
 

@@ -1,0 +1,154 @@
+"""Degenerate learners: the one definition every kbench table and report uses.
+
+A run is *degenerate* when its numbers say nothing about the algorithm: it learned
+nothing, it stopped early, or it blew up. The checks, applied to the online
+(prequential) results and to the held-out results separately:
+
+``constant predictions``
+    Online: every prediction of the second half of the first pass is the same value.
+    Held-out: every prediction on the test split at the end is the same value.
+``at the majority-class rate``
+    Classification only. With ``n`` examples scored and majority-class rate ``m`` (the
+    error of always predicting the most frequent label of that split), the run's
+    error count ``k`` is at or above the lower end of the central 95 % binomial interval
+    of ``Binomial(n, m)``: ``k >= binom.ppf(0.025, n, m)``. The learner is then not
+    distinguishable from (or worse than) predicting the majority class. For the online
+    error the examples are not independent draws, so the interval is a yardstick for
+    "no better than chance", not a test.
+``saw k of n examples``
+    The first pass ended before the stream did, other than by spending a label budget
+    (``max_queries``) on purpose.
+``non-finite outputs``
+    The run ended ``diverged``: a prediction or statistic became NaN or infinite.
+
+:func:`degenerate_reason` gives the reasons as one text ('' when the run is fine); the
+runner stores it as the ``degenerate`` column of ``runs.parquet`` when a task finishes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+from scipy.stats import binom
+
+INTERVAL = 0.95
+"""Coverage of the binomial interval around the majority-class rate."""
+
+MARK = "⚠"
+"""The mark tables and reports put next to a degenerate run or configuration."""
+
+LEGEND = (
+    f"{MARK} degenerate: constant predictions, error within the central "
+    f"{INTERVAL:.0%} binomial interval of the majority-class rate (or worse), fewer "
+    "examples seen than the stream holds, or non-finite outputs"
+)
+
+
+def _num(value: Any) -> float:
+    """A float, NaN for a missing value."""
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return out
+
+
+def at_majority_rate(error: float, majority: float, n: float) -> bool:
+    """Whether an error rate over ``n`` examples is no better than the majority-class rate.
+
+    True when ``round(error * n) >= binom.ppf((1 - INTERVAL) / 2, n, majority)``: the error
+    count is inside (or above) the central ``INTERVAL`` binomial interval of the majority
+    rate. False when any input is missing.
+    """
+    error, majority, n = _num(error), _num(majority), _num(n)
+    if not (math.isfinite(error) and math.isfinite(majority) and math.isfinite(n)) or n < 1:
+        return False
+    n_int = int(n)
+    low = binom.ppf((1 - INTERVAL) / 2, n_int, majority)
+    return round(error * n_int) >= low
+
+
+def degenerate_reason(run: Mapping[str, Any], seen: float | None = None) -> str:
+    """Why a run is degenerate, as text ('' when it is not).
+
+    Parameters
+    ----------
+    run
+        A run row (as the runner writes it). Reads ``status``, ``task``, ``n``, ``seen``,
+        ``query_budget``, ``stopped_at``, ``online_error``, ``majority_error``,
+        ``constant_predictions``, ``test_error``, ``test_n``, ``majority_test_error`` and
+        ``test_constant_predictions``; a missing column skips its check.
+    seen
+        Examples of the first pass, when the run row has no ``seen`` (results written
+        before kbench recorded it: the caller reads it from the trace).
+    """
+    status = run.get("status")
+    if status == "diverged":
+        return "non-finite outputs (diverged)"
+    if status != "ok":
+        return ""
+    reasons: list[str] = []
+    classify = run.get("task") != "regression"
+    n = _num(run.get("n"))
+    if run.get("constant_predictions") is True or run.get("constant_predictions") == 1:
+        reasons.append("online: constant predictions")
+    online, maj = _num(run.get("online_error")), _num(run.get("majority_error"))
+    n_seen = _num(run.get("seen", seen))
+    if not math.isfinite(n_seen):
+        n_seen = n
+    if classify and at_majority_rate(online, maj, n_seen):
+        reasons.append(f"online: at the majority-class rate ({online:.1%} vs {maj:.1%})")
+    if run.get("test_constant_predictions") is True or run.get("test_constant_predictions") == 1:
+        reasons.append("held-out: constant predictions")
+    test, maj_t = _num(run.get("test_error")), _num(run.get("majority_test_error"))
+    if classify and at_majority_rate(test, maj_t, _num(run.get("test_n"))):
+        reasons.append(f"held-out: at the majority-class rate ({test:.1%} vs {maj_t:.1%})")
+    budget = _num(run.get("query_budget"))
+    stopped = _num(run.get("stopped_at"))
+    by_budget = math.isfinite(budget) and budget > 0 and math.isfinite(stopped)
+    if math.isfinite(n_seen) and math.isfinite(n) and n_seen < n and not by_budget:
+        reasons.append(f"saw {int(n_seen)} of {int(n)} examples")
+    return "; ".join(reasons)
+
+
+def degenerate_column(runs: pd.DataFrame, traces: pd.DataFrame | None = None) -> pd.Series:
+    """:func:`degenerate_reason` of every row of a runs table.
+
+    Rows that already hold a ``degenerate`` text keep it; the others (results written
+    before kbench stored the column) are computed, reading examples seen from ``traces``.
+    """
+    last_seen: dict[str, float] = {}
+    if traces is not None and not traces.empty and {"task_id", "seen"} <= set(traces.columns):
+        t = traces[traces["epoch"] == 1] if "epoch" in traces.columns else traces
+        last_seen = t.groupby("task_id")["seen"].max().to_dict()
+    stored = runs["degenerate"] if "degenerate" in runs.columns else None
+    out = []
+    for i, row in zip(runs.index, runs.to_dict("records"), strict=True):
+        if stored is not None and isinstance(stored.loc[i], str):
+            out.append(stored.loc[i])
+            continue
+        out.append(degenerate_reason(row, last_seen.get(row.get("task_id"))))
+    return pd.Series(out, index=runs.index, dtype=object)
+
+
+def reason_kinds(reasons: Iterable[str]) -> str:
+    """The distinct reasons of several runs, without their per-run figures, as one text."""
+    kinds: dict[str, None] = {}
+    for text in reasons:
+        for part in str(text or "").split("; "):
+            part = re.sub(r" \(.*\)$", "", part.strip())
+            part = re.sub(
+                r"^saw \d+ of \d+ examples$", "saw fewer examples than the stream holds", part
+            )
+            if part:
+                kinds[part] = None
+    return "; ".join(sorted(kinds))
+
+
+def mark(label: str, reason: str, marker: str = MARK) -> str:
+    """A label with the degenerate mark appended when ``reason`` is not empty."""
+    return f"{label} {marker}" if reason else label

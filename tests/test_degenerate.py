@@ -1,0 +1,201 @@
+"""The one definition of a degenerate learner, on constructed runs and through real studies."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy.stats import binom
+
+from kbench.cli import cli
+from kbench.degenerate import (
+    MARK,
+    at_majority_rate,
+    degenerate_column,
+    degenerate_reason,
+    reason_kinds,
+)
+
+
+def _run(**kw) -> dict:
+    """A finished binary-classification run that learned well on 1 000 examples."""
+    return {
+        "task_id": "t",
+        "status": "ok",
+        "task": "binary",
+        "n": 1000,
+        "seen": 1000,
+        "online_error": 0.12,
+        "majority_error": 0.40,
+        "constant_predictions": False,
+        "test_error": 0.10,
+        "test_n": 500,
+        "majority_test_error": 0.40,
+        "test_constant_predictions": False,
+        "query_budget": None,
+        "stopped_at": float("nan"),
+    } | kw
+
+
+def test_a_fine_run_is_not_degenerate() -> None:
+    assert degenerate_reason(_run()) == ""
+
+
+def test_constant_predictions_online_and_held_out_separately() -> None:
+    assert degenerate_reason(_run(constant_predictions=True)) == "online: constant predictions"
+    assert degenerate_reason(_run(test_constant_predictions=True)) == (
+        "held-out: constant predictions"
+    )
+
+
+def test_majority_rate_uses_the_binomial_interval() -> None:
+    # The lower end of the central 95 % interval of Binomial(1000, 0.4) is 370 errors.
+    low = int(binom.ppf(0.025, 1000, 0.4))
+    assert 360 < low < 380
+    assert at_majority_rate(low / 1000, 0.4, 1000)
+    assert not at_majority_rate((low - 1) / 1000, 0.4, 1000)
+    assert at_majority_rate(0.55, 0.4, 1000)  # worse than the majority class: flagged too
+    r = degenerate_reason(_run(online_error=low / 1000))
+    assert r.startswith("online: at the majority-class rate"), r
+    # Held-out checked on its own: a good online error does not hide it.
+    r = degenerate_reason(_run(test_error=0.39))
+    assert r.startswith("held-out: at the majority-class rate") and "online" not in r
+    # Regression has no majority class.
+    assert degenerate_reason(_run(task="regression", online_error=0.9, test_error=0.9)) == ""
+
+
+def test_truncated_unless_a_label_budget_stopped_it() -> None:
+    assert degenerate_reason(_run(seen=600)) == "saw 600 of 1000 examples"
+    assert degenerate_reason(_run(seen=600, query_budget=600, stopped_at=600)) == ""
+    # Older results without ``seen``: the caller reads it from the trace.
+    old = _run()
+    del old["seen"]
+    assert degenerate_reason(old, seen=300) == "saw 300 of 1000 examples"
+
+
+def test_non_finite_outputs() -> None:
+    diverged = {"status": "diverged", "reason": "non-finite prediction at example 7"}
+    assert degenerate_reason(diverged) == "non-finite outputs (diverged)"
+    assert degenerate_reason({"status": "error"}) == ""
+
+
+def test_column_and_kinds() -> None:
+    runs = pd.DataFrame(
+        [_run(task_id="a"), _run(task_id="b", constant_predictions=True, online_error=0.41)]
+    )
+    runs = runs.drop(columns="seen")
+    traces = pd.DataFrame({"task_id": ["a", "b"], "seen": [1000, 400], "epoch": [1, 1]})
+    col = degenerate_column(runs, traces)
+    assert col.iloc[0] == ""
+    assert "saw 400 of 1000" in col.iloc[1] and "constant" in col.iloc[1]
+    assert reason_kinds(col) == (
+        "online: at the majority-class rate; online: constant predictions; "
+        "saw fewer examples than the stream holds"
+    )
+
+
+STUDY = [
+    "-a",
+    "perceptron",
+    "-k",
+    "rbf[gamma=0.5]",
+    # So narrow a kernel is zero between any two distinct examples: the model's decision
+    # on a new example is always 0, one class, so its runs must be flagged.
+    "-k",
+    "rbf[gamma=1000000]",
+    "-d",
+    "twonorm[n=300,n_test=200]",
+    "-d",
+    "checkerboard[n=300,n_test=200,noise=0.1]",
+    "--seeds",
+    "0-1",
+    "--workers",
+    "0",
+    "--no-report",
+]
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("deg") / "results"
+    res = CliRunner().invoke(cli, ["run", *STUDY, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out, res.output
+
+
+def test_column_in_runs_parquet_and_run_leaderboard(study: tuple[Path, str]) -> None:
+    out, output = study
+    from kbench.results import load_results
+
+    tables = load_results(out)
+    tables.save(out)
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert "degenerate" in runs.columns
+    assert runs["degenerate"].map(lambda v: isinstance(v, str)).all()
+    # On twonorm (20 dimensions) no two examples are close enough for the narrow kernel:
+    # the model predicts one class, and is flagged, online and held-out.
+    narrow = runs[runs["kernel"].str.contains("1000000") & runs["stream"].str.startswith("twonorm")]
+    assert len(narrow) == 2
+    assert narrow["degenerate"].str.contains("online: constant predictions").all()
+    assert narrow["degenerate"].str.contains("held-out: constant predictions").all()
+    # The perceptron with a sensible kernel on twonorm learns: not flagged.
+    good = runs[~runs["kernel"].str.contains("1000000") & runs["stream"].str.startswith("twonorm")]
+    assert (good["degenerate"] == "").all(), good["degenerate"].tolist()
+    # The flag is written into each task file when the task finishes, not only on load.
+    from kbench.results import read_run
+
+    stored = [read_run(p) for p in sorted((out / "tasks").glob("*.parquet"))]
+    assert all("degenerate" in r for r in stored)
+    # kbench run's leaderboard marks the degenerate configuration and explains the mark.
+    lines = [ln for ln in output.splitlines() if "1000000" in ln and "│" in ln]
+    assert len(lines) == 2 and MARK in lines[1], output  # twonorm is printed second
+    assert "degenerate:" in output
+
+
+def test_show_marks_and_full_width(study: tuple[Path, str]) -> None:
+    out, _ = study
+    res = CliRunner().invoke(cli, ["show", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = [ln for ln in res.output.splitlines() if "│" in ln]
+    assert any("1000000" in ln and MARK in ln for ln in rows)
+    assert any("gamma=0.5" in ln and MARK not in ln for ln in rows)
+    # Not a terminal: no cell is cut with an ellipsis and lines may exceed 80 columns.
+    assert "…" not in res.output
+    assert max(len(ln) for ln in res.output.splitlines()) > 80
+
+
+def test_show_formats_parse_back(study: tuple[Path, str]) -> None:
+    out, _ = study
+
+    def show(fmt: str) -> str:
+        res = CliRunner().invoke(cli, ["show", str(out), "--format", fmt])
+        assert res.exit_code == 0, res.output
+        return res.output
+
+    csv = pd.read_csv(io.StringIO(show("csv")))
+    assert len(csv) == 4 and {"stream", "configuration", "online_error", "degenerate"} <= set(
+        csv.columns
+    )
+    narrow = csv["configuration"].str.contains("1000000") & csv["stream"].str.startswith("twonorm")
+    assert (csv.loc[narrow, "degenerate"] == 2).all()
+    good = csv["configuration"].str.contains("0.5") & csv["stream"].str.startswith("twonorm")
+    assert (csv.loc[good, "degenerate"] == 0).all()
+    data = json.loads(show("json"))
+    assert len(data["rows"]) == 4 and "degenerate" in data["legend"]
+    assert {r["configuration"] for r in data["rows"]} == set(csv["configuration"])
+    md = show("markdown")
+    assert md.count("### ") == 2 and "|---" in md and MARK in md
+    tex = show("latex")
+    for needle in ("\\toprule", "\\midrule", "\\bottomrule", "\\textbf{", "$\\pm$", "\\dagger"):
+        assert needle in tex, needle
+    assert "degenerate" in tex.split("\\caption{")[1]  # the legend explains the mark
+    # Each data row has as many cells as the header.
+    body = tex.split("\\midrule")[1].split("\\bottomrule")[0].strip().splitlines()
+    header = tex.split("\\toprule")[1].split("\\midrule")[0]
+    assert len(body) == 2 and all(r.count("&") == header.count("&") for r in body)
+    bad = CliRunner().invoke(cli, ["show", str(out), "--format", "xml"])
+    assert bad.exit_code == 2
