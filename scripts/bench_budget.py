@@ -23,6 +23,7 @@ import argparse
 import re
 import sys
 
+from kbench.degenerate import degenerate_reason, reason_kinds
 from kbench.executors import execute
 from kbench.registry import get_registry
 from kbench.streams import StreamSpec
@@ -92,10 +93,10 @@ def a9a_table(rows: list, repeat: int) -> None:
         ref_acc = f"{ref[2]:.1f} %" if ref else "–"
         if label in NOTES:
             ref_us, ref_acc = f"{ref_us} ({NOTES[label]})", f"{ref_acc}"
-        # The runner flags constant online predictions; a final model at the majority rate
-        # (76.38 % on a9a's test split) predicts one class as well.
-        const = r["constant_predictions"] or abs(100 * (1 - r["test_error"]) - 76.38) < 0.01
-        flag = " (one class)" if const else ""
+        # kbench.degenerate's one definition: constant predictions or an error at the
+        # majority-class rate, online or held-out.
+        reason = degenerate_reason(r)
+        flag = f" (degenerate: {reason_kinds([reason])})" if reason else ""
         print(f"| {label} | `{spec}` | {r['time_s']:.2f} s | {r['us_per_example']:.1f} "
               f"| {ref_us} | {100 * (1 - r['online_error']):.1f} % "
               f"| {100 * (1 - r['test_error']):.1f} %{flag} | {ref_acc} | {int(r['n_support'])} |")
@@ -152,7 +153,7 @@ def leaderboard(folder: str) -> None:
         agg = g.groupby(["learner", "B"]).agg(
             oe=("online_error", "mean"), sd=("online_error", "std"), te=("test_error", "mean"),
             sv=("n_support", "mean"), us=("us_per_example", "mean"),
-            const=("constant_predictions", "sum")).reset_index()
+            const=("degenerate", lambda s: int((s.fillna("") != "").sum()))).reset_index()
         for name in STUDY_ORDER:
             rows = agg[agg["learner"] == name].set_index("B")
             if rows.empty:
@@ -165,7 +166,7 @@ def leaderboard(folder: str) -> None:
                 r = rows.loc[b]
                 cell = (f"{100 * r.oe:.1f} ± {100 * r.sd:.1f} / {100 * r.te:.1f} / "
                         f"{r.sv:.0f} / {r.us:.1f}")
-                cells.append(cell + (f" ({int(r.const)} constant)" if r.const else ""))
+                cells.append(cell + (f" ({int(r.const)} degenerate)" if r.const else ""))
             print(f"| {name} | " + " | ".join(cells) + " |")
 
 
