@@ -106,15 +106,19 @@ def _res(result: str) -> str:
 
 
 def _write_outputs(cmp: Any, csv_path: Path | None, json_path: Path | None) -> None:
-    try:
-        if csv_path is not None:
-            cmp.long_table().to_csv(csv_path, index=False)
-            err.print(f"kbench: wrote {csv_path}", highlight=False)
-        if json_path is not None:
-            json_path.write_text(json.dumps(cmp.to_dict(), indent=2, allow_nan=False))
-            err.print(f"kbench: wrote {json_path}", highlight=False)
-    except OSError as exc:
-        raise ResultsError(f"cannot write {exc.filename}: {exc.strerror}") from None
+    from kbench.fileio import atomic_write_text
+
+    for path, content in (
+        (csv_path, lambda: cmp.long_table().to_csv(index=False)),
+        (json_path, lambda: json.dumps(cmp.to_dict(), indent=2, allow_nan=False)),
+    ):
+        if path is None:
+            continue
+        try:
+            atomic_write_text(path, content())
+        except OSError as exc:
+            raise ResultsError(f"cannot write {path}: {exc.strerror or exc}") from None
+        err.print(f"kbench: wrote {path}", highlight=False)
 
 
 def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:

@@ -22,6 +22,8 @@ import pandas as pd
 
 from kbench import __version__
 from kbench.compare import Comparison
+from kbench.errors import ResultsError
+from kbench.fileio import atomic_write_text
 from kbench.results import Results
 
 PALETTE = [
@@ -1377,14 +1379,19 @@ def write_report(
     source: str = "",
     references: Sequence[Mapping[str, Any]] | None = None,
 ) -> Path:
-    """Write the report to ``out`` (parent folders created; written then renamed into place).
+    """Write the report to ``out`` (parent folders created; written atomically, so a failed
+    write leaves the previous report as it was).
 
     ``references`` are published values to mark on the curves (see :func:`render_report`).
+    ResultsError says why the file cannot be written (a full disk, say).
     """
     out = Path(out)
     text = render_report(cmp, results, title=title, source=source, references=references or ())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
-    return out
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return atomic_write_text(out, text)
+    except OSError as exc:
+        raise ResultsError(
+            f"cannot write the report to {out}: {exc.strerror or exc}; any previous report and "
+            "the results it shows are kept; run the command again once the disk has room"
+        ) from None

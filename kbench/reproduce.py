@@ -25,6 +25,7 @@ import pandas as pd
 
 from kbench.compare import compare_outcomes, mcnemar_exact, paired_final_test
 from kbench.errors import KbenchError
+from kbench.fileio import atomic_write_text
 from kbench.results import Results
 
 STUDIES = Path(__file__).parent / "studies" / "reproduce"
@@ -874,8 +875,6 @@ def write_tables(rows: Sequence[Row], out: Path) -> tuple[Path, Path]:
     """Write ``reproduction.md`` and ``claims.json`` into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     md, js = out / "reproduction.md", out / "claims.json"
-    md.write_text(markdown(rows), encoding="utf-8")
-    js.write_text(
-        json.dumps([asdict(r) for r in rows], indent=1, ensure_ascii=False), encoding="utf-8"
-    )
+    atomic_write_text(md, markdown(rows))
+    atomic_write_text(js, json.dumps([asdict(r) for r in rows], indent=1, ensure_ascii=False))
     return md, js

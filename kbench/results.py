@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from kbench.degenerate import degenerate_column, degenerate_reason
 from kbench.errors import ResultsError
+from kbench.fileio import atomic_write, remove_stale_temps
 from kbench.runner import TaskResult
 
 RUN_KEY = b"kbench.run"
@@ -84,8 +85,9 @@ class ResultsStore:
             raise ResultsError(
                 f"cannot write results to {self.folder}: {exc.strerror or exc}; choose another folder with --out"
             ) from None
-        for stale in self.tasks_dir.glob(".tmp-*"):  # left by a run killed mid-write
-            stale.unlink(missing_ok=True)
+        # Left by a run killed mid-write (task files, or the summary tables beside them).
+        remove_stale_temps(self.tasks_dir)
+        remove_stale_temps(self.folder)
 
     def path(self, task_id: str) -> Path:
         """File of one task."""
@@ -109,18 +111,10 @@ class ResultsStore:
                 np.asarray(result.outcomes), run.get("task") != "regression"
             )
         table = table.replace_schema_metadata(meta)
-        final = self.path(result.run["task_id"])
-        fd, tmp = tempfile.mkstemp(dir=self.tasks_dir, prefix=".tmp-", suffix=".part")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                pq.write_table(table, fh, compression="zstd")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return final
+        return atomic_write(
+            self.path(result.run["task_id"]),
+            lambda fh: pq.write_table(table, fh, compression="zstd"),
+        )
 
     def finished(self) -> dict[str, str]:
         """task_id → status of every readable result; unreadable files are set aside."""
@@ -192,13 +186,29 @@ class Results:
         )
 
     def save(self, folder: str | Path) -> None:
-        """Write the three tables as Parquet files beside the task files."""
+        """Write the three tables as Parquet files beside the task files, each atomically.
+
+        Raises
+        ------
+        ResultsError
+            When a table cannot be written (a full disk, say): that table keeps its
+            previous content, and the task files it is built from are untouched.
+        """
         folder = Path(folder)
-        self.runs.drop(columns=["config", "machine"], errors="ignore").to_parquet(
-            folder / "runs.parquet", index=False
-        )
-        self.traces.to_parquet(folder / "traces.parquet", index=False)
-        self.outcomes_long().to_parquet(folder / "outcomes.parquet", index=False)
+        tables = {
+            "runs.parquet": self.runs.drop(columns=["config", "machine"], errors="ignore"),
+            "traces.parquet": self.traces,
+            "outcomes.parquet": self.outcomes_long(),
+        }
+        for name, frame in tables.items():
+            try:
+                atomic_write(folder / name, lambda fh, f=frame: f.to_parquet(fh, index=False))
+            except OSError as exc:
+                raise ResultsError(
+                    f"cannot write {folder / name}: {exc.strerror or exc}; every finished task is "
+                    f"kept in {folder / 'tasks'}; free some space and run the same command again "
+                    "to write the tables"
+                ) from None
 
 
 def load_results(folder: str | Path) -> Results:

@@ -214,6 +214,10 @@ def test_bad_memory_limit(tmp_path: Path) -> None:
 @pytest.fixture
 def tiny_disk(tmp_path: Path):
     """A real 96 KiB file system (tmpfs), mounted for the test and removed after it."""
+    if os.geteuid() != 0:
+        pytest.skip(
+            "mounting a tmpfs needs root; the RLIMIT_FSIZE tests cover full disks without it"
+        )
     mount = tmp_path / "disk"
     mount.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(mount)], check=True)
@@ -221,32 +225,96 @@ def tiny_disk(tmp_path: Path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+def _temp_files(out: Path) -> list[Path]:
+    """Temporary files of interrupted writes, in the results folder or its tasks folder."""
+    return [*out.glob(".tmp-*"), *(out / "tasks").glob(".tmp-*")]
+
+
 def test_full_disk_stops_the_study_and_keeps_what_is_written(tiny_disk: Path) -> None:
-    """Running out of space stops with a clear message; the files already written stay readable."""
+    """Running out of space stops with a clear message; the files already written stay
+    readable; once there is room, the same command resumes and finishes the study."""
     out = tiny_disk / "res"
-    proc = kbench(
-        "run",
-        "-a",
-        "perceptron",
-        "-k",
-        "rbf[gamma=0.05]",
-        "-k",
-        "linear",
-        "-d",
-        "a9a[n=3000]",
-        "--seeds",
-        "0-9",
-        "--workers",
-        "2",
-        "--out",
-        str(out),
+    args = [
+        "run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "linear", "-d", "a9a[n=3000]",
+        "--seeds", "0-9", "--workers", "2", "--out", str(out), "--no-report",
+    ]  # fmt: skip
+    proc = kbench(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("kbench: error:")]
+    assert len(errors) == 1, proc.stderr
+    assert "No space left on device" in errors[0] and "finished before are kept" in errors[0]
+    kept = {p.name for p in (out / "tasks").glob("*.parquet")}
+    assert kept and not _temp_files(out)
+    assert len(load_results(out).runs) == len(kept)
+    subprocess.run(["mount", "-o", "remount,size=16m", str(tiny_disk)], check=True)
+    again = kbench(*args)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(kept)} of 20 tasks already have results" in again.stderr
+    assert kept <= {p.name for p in (out / "tasks").glob("*.parquet")}
+    assert len(pd.read_parquet(out / "runs.parquet")) == 20 and not _temp_files(out)
+
+
+def _file_size_limit(limit: int):
+    """A preexec_fn: files the child writes may not grow past ``limit`` bytes (RLIMIT_FSIZE).
+
+    SIGXFSZ is ignored, as Python does anyway, so that a write past the limit fails with
+    EFBIG ("File too large") instead of killing the process: a full disk, without root."""
+    import resource
+
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+FSIZE_STUDY = [
+    "run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "linear",
+    "-d", "digits[positive=5-9,n=400]", "--workers", "2",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("limit", "victim", "report"),
+    [
+        (20_000, "runs.parquet", False),  # task files (~13 kB) fit, the summary tables do not
+        (120_000, "report.html", True),  # every table fits, the report (~240 kB) does not
+    ],
+)
+def test_file_size_limit_at_the_end_of_a_study(
+    tmp_path: Path, limit: int, victim: str, report: bool
+) -> None:
+    """A write that fails at the end of a study (here: past RLIMIT_FSIZE, as on a full disk)
+    is one line and exit 2; the previous file is intact, no temporary file is left, every
+    finished task is kept, and the same command without the limit resumes and completes."""
+    out = tmp_path / "r"
+    no_report = [] if report else ["--no-report"]
+    first = kbench(*FSIZE_STUDY, "--seeds", "0-1", "--out", str(out), *no_report)
+    assert first.returncode == 0, first.stderr
+    before = (out / victim).read_bytes()
+    proc = subprocess.run(
+        [*KBENCH, *FSIZE_STUDY, "--seeds", "0-5", "--out", str(out), *no_report],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, COLUMNS="200"),
+        preexec_fn=_file_size_limit(limit),
     )
     assert proc.returncode == 2, proc.stderr
-    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("kbench: error:"))
-    assert "No space left on device" in line and "finished before are kept" in line
-    kept = list((out / "tasks").glob("*.parquet"))
-    assert kept and not list((out / "tasks").glob(".tmp-*"))
-    assert len(load_results(out).runs) == len(kept)
+    assert "Traceback" not in proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("kbench: error:")]
+    assert len(errors) == 1 and "File too large" in errors[0], proc.stderr
+    assert victim in errors[0]
+    assert (out / victim).read_bytes() == before  # the previous file, whole
+    assert not _temp_files(out)
+    assert len(list((out / "tasks").glob("*.parquet"))) == 12
+    assert len(load_results(out).runs) == 12
+    again = kbench(*FSIZE_STUDY, "--seeds", "0-5", "--out", str(out), *no_report)
+    assert again.returncode == 0, again.stderr
+    assert "12 of 12 tasks already have results" in again.stderr
+    assert len(pd.read_parquet(out / "runs.parquet")) == 12
+    assert (out / victim).read_bytes() != before and not _temp_files(out)
 
 
 BLAS_PROBE = '''
