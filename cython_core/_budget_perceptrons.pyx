@@ -98,24 +98,34 @@ def rbp_block(int kind, double gamma, double kscale, double koffset, double degr
 
 # -- Forgetron (self-tuned) -----------------------------------------------------------------
 
+cdef inline double _forgetron_psi(double sigma, double phi, double mu) noexcept nogil:
+    """Ψ(σφ, φμ) = (σφ)² + 2σφ(1 − φμ): the damage of removing a term of weight σ after shrinking by φ.
+
+    μ = y_r f'(x_r) is the margin of the oldest vector under the unshrunk function f'; after
+    shrinking, its margin under f'' = φ f' is φμ, which is the μ of the paper's Ψ(λ, μ).
+    """
+    return sigma * phi * sigma * phi + 2.0 * sigma * phi * (1.0 - phi * mu)
+
+
 cdef inline double _forgetron_phi(double sigma, double mu, double room) noexcept nogil:
-    """The largest φ in (0, 1] with Ψ(σ, φ, μ) = (σφ)² + 2σφ(1 − μ) ≤ room.
+    """The largest φ in (0, 1] with Ψ(σφ, φμ) = (σ² − 2σμ)φ² + 2σφ ≤ room.
 
     room = (15/32)·M − Q is positive on every mistake (Q stays below (15/32)·M by
-    construction and M has just grown by one), so a positive φ always exists.
+    construction and M has just grown by one). Ψ(0) = 0 < room, so when Ψ(1) > room the
+    answer is the smallest positive root of aφ² + bφ − room with a = σ² − 2σμ, b = 2σ:
+    for a > 0 the only positive root; for a < 0 (Ψ concave) the first crossing, the second
+    lying beyond 1. Both cases are 2·room / (b + √(b² + 4a·room)), a form that does not
+    cancel; b² + 4a·room ≥ 0 whenever Ψ(1) > room.
     """
-    cdef double a = sigma * sigma, b = 2.0 * sigma * (1.0 - mu), disc, phi
+    cdef double a = sigma * sigma - 2.0 * sigma * mu, b = 2.0 * sigma, disc, phi
     if a + b <= room:
         return 1.0
-    if a <= 0.0:
-        phi = room / b
-    else:
-        disc = sqrt(b * b + 4.0 * a * room)
-        # The positive root of aφ² + bφ − room, in the form that does not cancel.
-        if b >= 0.0:
-            phi = 2.0 * room / (b + disc)
-        else:
-            phi = (disc - b) / (2.0 * a)
+    disc = b * b + 4.0 * a * room
+    if disc < 0.0:  # rounding only (see above)
+        disc = 0.0
+    if b + sqrt(disc) <= 0.0:
+        return 0.0
+    phi = 2.0 * room / (b + sqrt(disc))
     if phi > 1.0:
         phi = 1.0
     if phi < 0.0:
@@ -169,7 +179,7 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
             mu = yr * fr
             sigma = fabs(cs * a[r])
             phi = _forgetron_phi(sigma, mu, 15.0 / 32.0 * M - Q)
-            Q += sigma * sigma * phi * phi + 2.0 * sigma * phi * (1.0 - mu)
+            Q += _forgetron_psi(sigma, phi, mu)
             memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
             sq[r] = xsq
             a[r] = y[i] / cs  # true coefficient φ·y once cs is multiplied by φ below

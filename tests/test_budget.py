@@ -187,6 +187,7 @@ def forgetron_reference(X, y, budget):
     """Self-tuned Forgetron with explicit coefficients and a queue."""
     S, A, pred = [], [], []
     Q, M = 0.0, 0
+    shrunk = {"convex": 0, "concave": 0}  # removals with φ < 1, by the sign of qa
     for x, yt in zip(X, y, strict=True):
         f = float(krow(S, x) @ np.array(A)) if S else 0.0
         pred.append(sign(f))
@@ -201,22 +202,31 @@ def forgetron_reference(X, y, budget):
         a = np.array(A)
         fr = float(krow(S, S[0]) @ a)
         sigma, yr = abs(A[0]), np.sign(A[0])
-        mu = yr * fr
+        mu = yr * fr  # margin of the oldest vector under f'; under f'' = φf' it is φμ
         room = 15.0 / 32.0 * M - Q
-        qa, qb = sigma**2, 2 * sigma * (1 - mu)
-        # the largest φ ≤ 1 with qa·φ² + qb·φ ≤ room
-        root = (-qb + math.sqrt(qb * qb + 4 * qa * room)) / (2 * qa)
-        phi = 1.0 if qa + qb <= room else root
+        # Ψ(σφ, φμ) = (σφ)² + 2σφ − 2σφ·φμ = qa·φ² + qb·φ: the paper's damage, with the
+        # margin taken after shrinking (Dekel, Shalev-Shwartz and Singer 2008, Fig. 3).
+        qa, qb = sigma**2 - 2 * sigma * mu, 2 * sigma
+        if qa + qb <= room:
+            phi = 1.0
+        else:
+            # the first φ > 0 where Ψ reaches room: the positive root for qa > 0, the
+            # smaller of the two positive roots for a concave Ψ (qa < 0)
+            roots = np.roots([qa, qb, -room]) if qa != 0 else np.array([room / qb])
+            phi = float(min(r.real for r in np.atleast_1d(roots) if r.real > 0))
+            shrunk["convex" if qa > 0 else "concave"] += 1
         Q += qa * phi**2 + qb * phi
         assert Q <= 15.0 / 32.0 * M + 1e-9
         A = [phi * c for c in A[1:]]
         S = S[1:]
-    return np.array(pred), Q
+    return np.array(pred), Q, shrunk
 
 
 def test_forgetron_matches_reference() -> None:
     X, y = binary_stream(400)
-    ref, Q = forgetron_reference(X, y, 12)
+    ref, Q, shrunk = forgetron_reference(X, y, 12)
+    # Both shapes of Ψ occur on this stream, so the comparison covers both root choices.
+    assert shrunk["convex"] > 0 and shrunk["concave"] > 0
     algo = make("forgetron[budget=12]")
     assert np.array_equal(algo.learn_predict_many(X, y), ref)
     assert algo.stats()["removal_damage"] == pytest.approx(Q, rel=1e-9)

@@ -62,9 +62,11 @@ class Forgetron(BudgetLearner):
     * perceptron step ``f' = f_t + y_t k(x_t, ·)``;
     * if f' has at most B terms, ``f_{t+1} = f'``;
     * otherwise let r be the oldest support vector, ``σ = |α_r|`` its current weight,
-      ``μ = y_r f'(x_r)`` and ``Ψ(σ, φ, μ) = (σφ)² + 2σφ(1 − μ)``. The shrinking
-      coefficient is the largest ``φ ∈ (0, 1]`` with ``Q + Ψ(σ, φ, μ) ≤ (15/32) M_t``;
-      then ``Q ← Q + Ψ(σ, φ, μ)`` and ``f_{t+1} = φ f' − φ σ y_r k(x_r, ·)`` (shrink every
+      ``μ = y_r f'(x_r)`` and, with the paper's removal damage ``Ψ(λ, μ) = λ² + 2λ − 2λμ``,
+      take the shrinking coefficient as the largest ``φ ∈ (0, 1]`` with
+      ``Q + Ψ(σφ, φμ) ≤ (15/32) M_t`` — the margin enters as ``φμ``, the margin of x_r
+      under the shrunk function ``φ f'``, so ``Ψ(σφ, φμ) = (σ² − 2σμ)φ² + 2σφ``; then
+      ``Q ← Q + Ψ(σφ, φμ)`` and ``f_{t+1} = φ f' − φ σ y_r k(x_r, ·)`` (shrink every
       coefficient by φ, then remove the oldest).
 
     Shrinking is applied through one global scale factor. The removal needs ``f'(x_r)``,
