@@ -14,7 +14,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.degenerate import LEGEND as DEGENERATE_LEGEND
 from kbench.errors import ResultsError
+from kbench.tables import output_console
 
 METRIC_CHOICE = click.Choice(["online_error", "test_error", "final_epoch_error"])
 err = Console(stderr=True)
@@ -336,6 +338,16 @@ def short_stream_names(streams: list[str]) -> dict[str, str]:
     default=None,
     help="Write every table to this JSON file.",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "latex", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table: terminal tables; markdown: per data set, configurations and pairs; latex: "
+    "one booktabs table (mean ± sd over seeds, best in bold, marks and legend); csv: every "
+    "pairwise test; json: every table.",
+)
 def compare(
     results: Path,
     metric: str,
@@ -343,6 +355,7 @@ def compare(
     show_streams: bool,
     csv_path: Path | None,
     json_path: Path | None,
+    fmt: str,
 ) -> None:
     """Compare every pair of algorithm configurations in a RESULTS folder.
 
@@ -363,8 +376,15 @@ def compare(
         raise NothingToCompareError(
             f"no two configurations in {results} finished on the same stream: nothing to pair"
         )
-    console = Console()
-    print_comparison(cmp, console, show_streams)
+    console = output_console()
+    if fmt == "table":
+        print_comparison(cmp, console, show_streams)
+        if any(cmp.configs["flags"].fillna("") != ""):
+            console.print(f"[yellow]{escape(DEGENERATE_LEGEND)}[/yellow]", highlight=False)
+    else:
+        from kbench.compare_formats import format_comparison
+
+        click.echo(format_comparison(cmp, fmt), nl=False)
     _write_outputs(cmp, csv_path, json_path)
     err.print(
         f"kbench: compared {len(cmp.configs)} configurations on "

@@ -174,7 +174,7 @@ def test_show_formats_parse_back(study: tuple[Path, str]) -> None:
     def show(fmt: str) -> str:
         res = CliRunner().invoke(cli, ["show", str(out), "--format", fmt])
         assert res.exit_code == 0, res.output
-        return res.output
+        return res.stdout
 
     csv = pd.read_csv(io.StringIO(show("csv")))
     assert len(csv) == 4 and {"stream", "configuration", "online_error", "degenerate"} <= set(
@@ -199,3 +199,51 @@ def test_show_formats_parse_back(study: tuple[Path, str]) -> None:
     assert len(body) == 2 and all(r.count("&") == header.count("&") for r in body)
     bad = CliRunner().invoke(cli, ["show", str(out), "--format", "xml"])
     assert bad.exit_code == 2
+
+
+def test_compare_marks_and_formats(study: tuple[Path, str]) -> None:
+    out, _ = study
+
+    def compare(*args: str) -> str:
+        res = CliRunner().invoke(cli, ["compare", str(out), *args])
+        assert res.exit_code == 0, res.output
+        return res.stdout
+
+    table = compare()
+    assert any("1000000" in ln and MARK in ln for ln in table.splitlines()), table
+    assert "degenerate learner: perceptron rbf[gamma=1000000.0]: " in table
+    assert "degenerate:" in table and "…" not in table
+    csv = pd.read_csv(io.StringIO(compare("--format", "csv")))
+    assert {"a", "b", "degenerate_a", "degenerate_b"} <= set(csv.columns)
+    # Marked per data set: on twonorm only the narrow kernel is degenerate.
+    tw = csv[csv["stream"].fillna("").str.startswith("twonorm")]
+    both = pd.concat(
+        [
+            tw[["a", "degenerate_a"]].set_axis(["c", "d"], axis=1),
+            tw[["b", "degenerate_b"]].set_axis(["c", "d"], axis=1),
+        ]
+    )
+    assert len(both) >= 4
+    narrow = both["c"].str.contains("1000000")
+    assert both.loc[narrow, "d"].str.contains("constant predictions").all()
+    assert both.loc[~narrow, "d"].fillna("").eq("").all()
+    data = json.loads(compare("--format", "json"))
+    flags = {
+        r["label"]: r["flags"] for r in data["leaderboard"] if r["stream"].startswith("twonorm")
+    }
+    assert len(flags) == 2 and all(("1000000" in k) == bool(v) for k, v in flags.items()), flags
+    assert "degenerate" in data["degenerate_legend"]
+    md = compare("--format", "markdown")
+    assert "**" in md and MARK in md and "### twonorm" in md
+    tex = compare("--format", "latex")
+    for needle in ("\\toprule", "\\midrule", "\\bottomrule", "\\textbf{", "$\\pm$"):
+        assert needle in tex, needle
+    rows = tex.split("\\midrule")[1].split("\\bottomrule")[0].strip().splitlines()
+    assert len(rows) == 2
+    narrow = next(r for r in rows if "1000000" in r)
+    good = next(r for r in rows if "1000000" not in r)
+    # On twonorm (the second column) the narrow kernel is degenerate, and not the best.
+    assert narrow.split("&")[2].count("\\dagger") == 1 and "\\textbf" not in narrow.split("&")[2]
+    assert "\\textbf" in good.split("&")[2] and "\\dagger" not in good.split("&")[2]
+    caption = tex.split("\\caption{")[1]
+    assert "lowest in bold" in caption and "degenerate" in caption and "significantly" in caption
