@@ -56,7 +56,7 @@ def _short() -> Any:
     return short
 
 
-def _load(results: Path, metric: str, alpha: float) -> tuple[Any, Any]:
+def _load(results: Path, metric: str, alpha: float, rope: float | None = None) -> tuple[Any, Any]:
     """The results tables of a folder and their comparison."""
     from kbench.compare import compare
     from kbench.results import load_results
@@ -66,7 +66,7 @@ def _load(results: Path, metric: str, alpha: float) -> tuple[Any, Any]:
             f"results folder {results} does not exist; run kbench run --out {results} first"
         )
     tables = load_results(results)
-    return tables, compare(tables, metric=metric, alpha=alpha, short=_short())
+    return tables, compare(tables, metric=metric, alpha=alpha, short=_short(), rope=rope)
 
 
 def _f(value: Any, spec: str = ".4f") -> str:
@@ -101,7 +101,12 @@ def _pair(a: str, b: str) -> str:
     return f"[bold]A[/bold] {a}\n[bold]B[/bold] {b}"
 
 
-def _res(result: str) -> str:
+def _res(result: str, reason: str = "") -> str:
+    """The verdict cell: A, B or tie, or why there is none (too few seeds)."""
+    if result == "n/a":
+        return f"[yellow]not available[/yellow]: {escape(reason)}"
+    if result == "cannot tell":
+        return f"[yellow]cannot tell[/yellow]: {escape(reason)}"
     return {"win": "[green]A[/green]", "loss": "[red]B[/red]", "tie": "[dim]tie[/dim]"}.get(
         result, result
     )
@@ -150,26 +155,31 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
         for col in (
             "error\nA",
             "error\nB",
-            "A − B",
-            "streams\nA/=/B",
-            "p\npooled",
-            "p\nseeds",
+            "A − B\n[95% CI over seeds]",
+            "seeds\nA/=/B",
+            "p\nHolm",
+            "min p",
             "better",
         ):
-            t.add_column(col, justify="left" if col == "better" else "right", no_wrap=True)
-        for r in group.itertuples():
-            verdict = (
-                r.pooled_result if isinstance(getattr(r, "pooled_result", None), str) else r.result
+            t.add_column(
+                col,
+                justify="left" if col == "better" else "right",
+                no_wrap=col != "better",
+                overflow="fold",
             )
+        for r in group.itertuples():
+            ci = diff_fmt(r.mean_diff)
+            if isinstance(r.ci_low, float) and not math.isnan(r.ci_low):
+                ci += f"\n\\[{diff_fmt(r.ci_low)}, {diff_fmt(r.ci_high)}]"
             t.add_row(
                 _pair(lab(r.a), lab(r.b)),
                 err_fmt(r.mean_a),
                 err_fmt(r.mean_b),
-                diff_fmt(r.mean_diff),
-                f"{r.streams_won}/{r.streams_tied}/{r.streams_lost}",
-                _p(r.pooled_p_holm),
+                ci,
+                f"{r.a_better}/{r.equal}/{r.b_better}",
                 _p(r.p_holm),
-                _res(verdict),
+                _p(r.min_p) if r.n_pairs >= 2 else "–",
+                _res(r.result, r.reason),
             )
         console.print(t)
         if streams:
@@ -185,35 +195,34 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
                     "error\nB",
                     "only A\nwrong" if not regression else "A\nworse",
                     "only B\nwrong" if not regression else "B\nworse",
-                    "A − B" + ("" if regression else " (pp)") + "\n[95% CI]",
-                    "p\nHolm",
-                    "better",
+                    "A − B" + ("" if regression else " (pp)"),
+                    "fewer\nerrors",
                 ):
-                    st.add_column(col, justify="left" if col == "better" else "right", no_wrap=True)
+                    st.add_column(
+                        col, justify="left" if col == "fewer\nerrors" else "right", no_wrap=True
+                    )
                 for r in g.itertuples():
-                    ci_fmt = (
+                    d_fmt = (
                         (lambda v: _f(v, "+.3g")) if regression else (lambda v: _f(100 * v, "+.2f"))
                     )
-                    ci = f"{ci_fmt(r.diff)} \\[{ci_fmt(r.ci_low)}, {ci_fmt(r.ci_high)}]"
                     st.add_row(
                         _pair(lab(r.a), lab(r.b)),
                         err_fmt(r.err_a),
                         err_fmt(r.err_b),
                         str(r.a_worse),
                         str(r.b_worse),
-                        ci,
-                        _p(r.p_holm),
-                        _res(r.result),
+                        d_fmt(r.diff),
+                        {"win": "A", "loss": "B"}.get(r.result, "same"),
                     )
                 console.print(st)
     if len(seeds):
-        per_stream = "paired t" if (tasks == "regression").all() else "McNemar"
-        over_seeds = "Wilcoxon" if (seeds["test"] == "wilcoxon").all() else "sign"
         console.print(
-            "[dim]streams A/=/B: streams where A is significantly better / not separable / "
-            f"B is better (per-stream {per_stream} tests, Holm); p pooled: the same test on all "
-            f"seeds' examples together, Holm over the pairs; p seeds: {over_seeds} test on the "
-            f"seeds' final {cmp.metric.replace('_', ' ')}s, Holm.[/dim]",
+            "[dim]better: exact Wilcoxon signed-rank test on the seeds' final "
+            f"{cmp.metric.replace('_', ' ')}s, Holm over the pairs of the data set, α = "
+            f"{cmp.alpha:g}; A − B: mean over seeds with its t interval; seeds A/=/B: seeds where "
+            "A had the lower, the same, the higher error; min p: the smallest p-value the test "
+            "can give with these seeds. Per-stream rows (--streams) describe one stream order "
+            "and test nothing (docs/statistics.md).[/dim]",
             highlight=False,
         )
 
@@ -256,11 +265,12 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             console.print(
                 f"Groups not separated by the Nemenyi test: {escape(groups)}", highlight=False
             )
+            print_dataset_pairs(cmp, console, lab)
 
     if len(labels) >= 2 and len(cmp.wtl):
         t = Table(
-            title="[bold]win/tie/loss over streams[/bold] (row against column; McNemar, Holm, "
-            f"α = {cmp.alpha:g})",
+            title="[bold]win/tie/loss over streams[/bold] (row against column: streams where "
+            "the row made fewer / as many / more errors; a count, not a test)",
             title_justify="left",
             box=box.SIMPLE_HEAD,
         )
@@ -304,6 +314,41 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
         console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
 
 
+def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
+    """Every ranked pair over the data sets: exact signed-rank test with Holm, and the
+    Bayesian signed-rank probabilities when a region of practical equivalence was given."""
+    pairs = cmp.ranking.pairs
+    if pairs.empty:
+        return
+    bayes = "p_rope" in pairs.columns
+    regression = (cmp.runs["task"] == "regression").all()
+    t = Table(
+        title="[bold]pairs across data sets[/bold] (mean errors per data set; exact Wilcoxon "
+        f"signed-rank over data sets, Holm, α = {cmp.alpha:g}"
+        + (f"; Bayesian signed-rank with ROPE ±{cmp.rope:g}" if bayes else "")
+        + ")",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    t.add_column("pair", overflow="fold", min_width=16, ratio=1)
+    cols = ["A − B", "data sets\nA/=/B", "p\nHolm"]
+    cols += ["P(A\nbetter)", "P(equi-\nvalent)", "P(B\nbetter)"] if bayes else []
+    for col in cols:
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("better", overflow="fold")
+    for r in pairs.itertuples():
+        cells = [
+            _pair(lab(r.a), lab(r.b)),
+            _f(r.mean_diff, "+.4g") if regression else _pp(r.mean_diff),
+            f"{r.a_better}/{r.equal}/{r.b_better}",
+            _p(r.p_holm),
+        ]
+        if bayes:
+            cells += [_f(r.p_a_better, ".3f"), _f(r.p_rope, ".3f"), _f(r.p_b_better, ".3f")]
+        t.add_row(*cells, _res(r.result, r.reason))
+    console.print(t)
+
+
 def short_stream_names(streams: list[str]) -> dict[str, str]:
     """Data-set names for display when they tell the streams apart, full labels otherwise."""
     base = {s: str(s).split("[")[0] for s in streams}
@@ -321,6 +366,13 @@ def short_stream_names(streams: list[str]) -> dict[str, str]:
     "(per-stream tests always use the online outcomes).",
 )
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option(
+    "--rope",
+    type=float,
+    default=None,
+    help="Also run the Bayesian signed-rank test across data sets with this region of "
+    "practical equivalence on the error difference (0.01 = one point).",
+)
 @click.option(
     "--streams", "show_streams", is_flag=True, help="Also print every pair on every single stream."
 )
@@ -352,6 +404,7 @@ def compare(
     results: Path,
     metric: str,
     alpha: float,
+    rope: float | None,
     show_streams: bool,
     csv_path: Path | None,
     json_path: Path | None,
@@ -359,14 +412,16 @@ def compare(
 ) -> None:
     """Compare every pair of algorithm configurations in a RESULTS folder.
 
-    Per stream: exact McNemar tests on the per-example outcomes (paired t for
-    regression); per data set: tests over seeds; across data sets: mean ranks, the
-    Friedman test and Nemenyi groups; and a win/tie/loss matrix. Holm-corrected.
+    Per data set: an exact Wilcoxon signed-rank test over the seeds' final errors for every
+    pair (the verdict), with the mean difference and its interval, Holm-corrected; across
+    data sets: mean ranks, the Friedman test, Nemenyi groups, pairwise tests and, with
+    --rope, the Bayesian signed-rank test; per stream (--streams): a description of each
+    stream, and a win/tie/loss count.
     """
     from kbench.compare import NothingToCompareError
 
     started = time.perf_counter()
-    _, cmp = _load(results, metric, alpha)
+    _, cmp = _load(results, metric, alpha, rope)
     if len(cmp.configs) < 2:
         raise NothingToCompareError(
             f"{results} holds one algorithm configuration ({cmp.labels[0]}): nothing to pair; "

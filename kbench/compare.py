@@ -217,12 +217,149 @@ def wilcoxon_test(d: Sequence[float]) -> tuple[float, float]:
     return r_plus, float(res.pvalue)
 
 
-def min_wilcoxon_n(alpha: float = ALPHA) -> int:
-    """Fewest pairs with which an exact two-sided Wilcoxon test can reach ``alpha``."""
+def min_wilcoxon_n(alpha: float = ALPHA, family: int = 1) -> int:
+    """Fewest pairs with which an exact two-sided signed-rank (or sign) test can reach ``alpha``.
+
+    With ``family`` tests Holm-adjusted together the smallest adjusted p-value is
+    ``family`` times the smallest unadjusted one, so more pairs are needed.
+    """
     n = 1
-    while 2.0 / 2**n >= alpha:
+    while family * min_p_value(n) >= alpha:
         n += 1
     return n
+
+
+def min_p_value(n: int) -> float:
+    """Smallest two-sided p-value an exact signed-rank or sign test can give on ``n`` pairs.
+
+    Every difference of one sign is the most extreme outcome; its two sign patterns have
+    probability 2 / 2**n under the null hypothesis. One pair or none: 1.
+    """
+    return 1.0 if n < 1 else min(1.0, 2.0 / 2.0**n)
+
+
+EXACT_MAX_N = 400
+"""Up to this many non-zero differences the signed-rank distribution is enumerated exactly;
+beyond it (never with seeds) the normal approximation with tie correction is used."""
+
+
+def signed_rank_exact(d: Sequence[float]) -> tuple[float, float, int]:
+    """Exact two-sided Wilcoxon signed-rank test on paired differences, ties included.
+
+    Zero differences are dropped (Wilcoxon's original rule); tied magnitudes get average
+    ranks. Under the null hypothesis every difference is as likely positive as negative, so
+    the statistic's distribution over the 2**n sign patterns is exact for the ranks observed,
+    ties and all. It is computed by convolution over the doubled (integer) ranks.
+
+    Parameters
+    ----------
+    d
+        Paired differences (NaN entries are ignored).
+
+    Returns
+    -------
+    tuple
+        ``(w_plus, p, n_nonzero)``: the rank sum of the positive differences, the two-sided
+        p-value P(|W − E W| ≥ |w − E W|) and the number of non-zero differences; p = 1 when
+        every difference is zero.
+    """
+    x = np.asarray(d, dtype=float)
+    x = x[~np.isnan(x)]
+    x = x[x != 0]
+    n = len(x)
+    if n == 0:
+        return 0.0, 1.0, 0
+    ranks = stats.rankdata(np.abs(x))
+    w_plus = float(ranks[x > 0].sum())
+    if n > EXACT_MAX_N:
+        mean = n * (n + 1) / 4
+        _, tie_counts = np.unique(ranks, return_counts=True)
+        var = n * (n + 1) * (2 * n + 1) / 24 - float((tie_counts**3 - tie_counts).sum()) / 48
+        z = abs(w_plus - mean) / math.sqrt(var) if var > 0 else 0.0
+        return w_plus, float(min(1.0, 2 * stats.norm.sf(z))), n
+    r2 = np.rint(2 * ranks).astype(np.int64)  # average ranks are multiples of 1/2
+    total = int(r2.sum())
+    dist = np.zeros(total + 1)
+    dist[0] = 1.0
+    top = 0
+    for r in r2:  # each rank enters the positive sum with probability 1/2
+        shifted = dist[: top + 1].copy()
+        dist[: top + 1] *= 0.5
+        dist[r : r + top + 1] += 0.5 * shifted
+        top += int(r)
+    w2 = int(r2[x > 0].sum())
+    k = np.arange(total + 1)
+    # integer comparison of |2k - total| with |2w - total|: no rounding decides the tail
+    tail = np.abs(2 * k - total) >= abs(2 * w2 - total)
+    return w_plus, float(min(1.0, dist[tail].sum())), n
+
+
+def bayesian_signed_rank(
+    d: Sequence[float],
+    rope: float,
+    *,
+    prior: float = 0.5,
+    n_samples: int = 50_000,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Bayesian signed-rank test with a region of practical equivalence.
+
+    The Dirichlet-process posterior of Benavoli et al. (2014, 2017) as the authors'
+    ``baycomp`` library computes it: the differences plus one prior pseudo-observation at 0
+    of weight ``prior``; for each draw of Dirichlet weights w, θ_left, θ_rope and θ_right are
+    Σ w_i w_j over the pairs (i, j) whose sum z_i + z_j is below −2·rope, within, or above
+    (a sum on a boundary counts half to each side); the probabilities are the shares of
+    draws in which each θ is the largest.
+
+    Parameters
+    ----------
+    d
+        Paired differences a − b (errors: negative means a is better). NaN entries ignored.
+    rope
+        Half-width of the region of practical equivalence, in the units of ``d``; 0 gives
+        no equivalence region.
+    prior
+        Weight of the prior pseudo-observation at 0.
+    n_samples
+        Posterior draws.
+    seed
+        Seed of the draws (the result is reproducible).
+
+    Returns
+    -------
+    dict
+        ``p_left`` (a practically lower: d < −rope), ``p_rope``, ``p_right``, ``n``.
+    """
+    if rope < 0 or not math.isfinite(rope):
+        raise KbenchError(f"the region of practical equivalence must be >= 0, got {rope!r}")
+    z = np.asarray(d, dtype=float)
+    z = np.concatenate(([0.0], z[~np.isnan(z)]))
+    sums = z[:, None] + z[None, :]
+
+    def side(a: np.ndarray, thresh: float) -> np.ndarray:
+        return (a > thresh).astype(float) + 0.5 * (a == thresh)
+
+    above = side(sums, 2 * rope)
+    below = side(-sums, 2 * rope)
+    alpha_w = np.ones(len(z))
+    alpha_w[0] = prior
+    rng = np.random.default_rng(seed)
+    left = np.empty(n_samples)
+    right = np.empty(n_samples)
+    for start in range(0, n_samples, 10_000):  # bounded memory for many data sets
+        w = rng.dirichlet(alpha_w, min(10_000, n_samples - start))
+        left[start : start + len(w)] = np.einsum("si,ij,sj->s", w, below, w)
+        right[start : start + len(w)] = np.einsum("si,ij,sj->s", w, above, w)
+    mid = 1.0 - left - right
+    thetas = np.stack([left, mid, right], axis=1)
+    winner = np.argmax(thetas, axis=1)
+    counts = np.bincount(winner, minlength=3) / n_samples
+    return {
+        "p_left": float(counts[0]),
+        "p_rope": float(counts[1]),
+        "p_right": float(counts[2]),
+        "n": len(z) - 1,
+    }
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
@@ -361,29 +498,91 @@ def cd_groups(mean_ranks: pd.Series, cd: float) -> list[list[str]]:
     return groups
 
 
-def paired_final_test(d: Sequence[float], alpha: float = ALPHA) -> dict[str, Any]:
+def paired_final_test(d: Sequence[float], alpha: float = ALPHA, family: int = 1) -> dict[str, Any]:
     """Test paired differences of final errors (a − b) over seeds or data sets.
 
-    The Wilcoxon signed-rank test where there are enough pairs for it to reach
-    ``alpha``; otherwise the sign test, which assumes less. Both p-values are returned.
+    The exact Wilcoxon signed-rank test (:func:`signed_rank_exact`): the pairs (seeds, or
+    data sets) are the replicates. With it: the sign test's p-value, the mean difference
+    with a t interval at 1 − ``alpha``, the smallest p-value the test can reach with the
+    pairs given and the fewest pairs with which it could reach ``alpha`` after Holm over a
+    family of ``family`` tests. Fewer than two pairs: no test (``test`` is ``none`` and the
+    p-values are NaN).
     """
     d = np.asarray(d, dtype=float)
     d = d[~np.isnan(d)]
+    n = len(d)
     neg, zeros, pos, p_sign = sign_test(d)
-    r_plus, p_wil = wilcoxon_test(d) if len(d) else (math.nan, math.nan)
-    use_wilcoxon = len(d) >= min_wilcoxon_n(alpha)
-    return {
-        "n_pairs": len(d),
+    mean, lo, hi, _, _ = paired_t(d, alpha)
+    out: dict[str, Any] = {
+        "n_pairs": n,
         "a_better": neg,
         "equal": zeros,
         "b_better": pos,
-        "mean_diff": float(d.mean()) if len(d) else math.nan,
-        "wilcoxon_r_plus": r_plus,
+        "mean_diff": mean,
+        "sd_diff": float(d.std(ddof=1)) if n > 1 else math.nan,
+        "ci_low": lo,
+        "ci_high": hi,
+        "wilcoxon_r_plus": math.nan,
+        "wilcoxon_p": math.nan,
+        "sign_p": math.nan,
+        "test": "none",
+        "p": math.nan,
+        "min_p": min_p_value(n),
+        "seeds_needed": min_wilcoxon_n(alpha, max(1, family)),
+    }
+    if n < 2:
+        return out
+    w_plus, p_wil, _ = signed_rank_exact(d)
+    return out | {
+        "wilcoxon_r_plus": w_plus,
         "wilcoxon_p": p_wil,
         "sign_p": p_sign,
-        "test": "wilcoxon" if use_wilcoxon else "sign",
-        "p": p_wil if use_wilcoxon else p_sign,
+        "test": "signed-rank exact",
+        "p": p_wil,
     }
+
+
+SEED_VERDICTS = ("win", "loss", "tie", "cannot tell", "n/a")
+"""Verdicts of a pair over seeds: A better, B better, no significant difference, the seeds
+given cannot reach the significance level, no test (fewer than two seeds)."""
+
+
+def seed_verdict(
+    mean_diff: float, p_holm: float, n_pairs: int, family: int, alpha: float = ALPHA
+) -> tuple[str, str]:
+    """The verdict of one pair from its Holm-adjusted p-value, and why.
+
+    Parameters
+    ----------
+    mean_diff
+        Mean difference a − b (errors: negative means a is better).
+    p_holm
+        Holm-adjusted p-value of the pair's test over seeds.
+    n_pairs
+        Seeds (or data sets) both configurations finished.
+    family
+        Number of pairs Holm-adjusted together.
+    alpha
+        Significance level.
+
+    Returns
+    -------
+    tuple of str
+        ``(result, reason)``: result is one of :data:`SEED_VERDICTS`; the reason is empty for
+        win, loss and tie.
+    """
+    unit = "seed" if n_pairs == 1 else "seeds"
+    if n_pairs < 2:
+        return "n/a", f"{n_pairs} {unit}: a test over seeds needs at least 2"
+    family = max(1, int(family))
+    if family * min_p_value(n_pairs) >= alpha:
+        holm_txt = f" after Holm over {family} pairs" if family > 1 else ""
+        need = min_wilcoxon_n(alpha, family)
+        return (
+            "cannot tell",
+            f"{n_pairs} {unit}: cannot be significant at {alpha:g}{holm_txt}; run ≥ {need}",
+        )
+    return _result(mean_diff, p_holm, alpha), ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -610,7 +809,12 @@ def prepare_runs(
 def compare_outcomes(
     a: np.ndarray, b: np.ndarray, task: str, alpha: float = ALPHA
 ) -> dict[str, Any]:
-    """Paired comparison of two per-example outcome vectors of one stream.
+    """Paired description of two per-example outcome vectors of one stream.
+
+    A description conditional on that stream order, not a test: prequential outcomes
+    depend on everything the learner saw before, so the examples of a stream are not
+    independent replicates and no p-value or interval is computed from them (see
+    docs/statistics.md). The verdict on a pair comes from the seeds (:func:`seed_pairs`).
 
     Parameters
     ----------
@@ -619,7 +823,7 @@ def compare_outcomes(
     task
         ``regression`` or a classification task.
     alpha
-        One minus the confidence level of the interval.
+        Unused; kept so callers that pass a level keep working.
 
     Returns
     -------
@@ -627,8 +831,9 @@ def compare_outcomes(
         ``n``, ``err_a``, ``err_b`` (error rates, or mean squared errors), ``errors_a``,
         ``errors_b`` (counts; NaN for regression), ``a_worse``, ``b_worse`` (discordant
         examples: only A wrong / only B wrong; for regression, examples where A's, resp.
-        B's, squared error is the larger), ``diff`` (err_a − err_b), ``ci_low``,
-        ``ci_high``, ``test``, ``statistic``, ``p``.
+        B's, squared error is the larger), ``diff`` (err_a − err_b), ``sd_diff``;
+        ``ci_low``, ``ci_high``, ``statistic`` and ``p`` are NaN and ``test`` is empty
+        (columns kept for readers of older tables).
     """
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
@@ -639,7 +844,7 @@ def compare_outcomes(
     if task == "regression":
         a, b = a.astype(float), b.astype(float)
         d = a - b
-        mean, lo, hi, t, p = paired_t(d, alpha)
+        mean = float(d.mean()) if n else math.nan
         return {
             "n": n,
             "err_a": float(a.mean()) if n else math.nan,
@@ -650,16 +855,11 @@ def compare_outcomes(
             "b_worse": int((d < 0).sum()),
             "diff": mean,
             "sd_diff": float(d.std(ddof=1)) if n > 1 else math.nan,
-            "ci_low": lo,
-            "ci_high": hi,
-            "test": "paired t",
-            "statistic": t,
-            "p": p,
+            **_NO_TEST,
         }
     wa, wb = ~a.astype(bool), ~b.astype(bool)
     a_worse, b_worse = int((wa & ~wb).sum()), int((wb & ~wa).sum())
-    both = int((wa & wb).sum())
-    diff, lo, hi = paired_proportion_ci(both, a_worse, b_worse, n - both - a_worse - b_worse, alpha)
+    diff = (a_worse - b_worse) / n if n else math.nan
     return {
         "n": n,
         "err_a": float(wa.mean()) if n else math.nan,
@@ -670,12 +870,18 @@ def compare_outcomes(
         "b_worse": b_worse,
         "diff": diff,
         "sd_diff": _sd_discordant(n, a_worse, b_worse),
-        "ci_low": lo,
-        "ci_high": hi,
-        "test": "McNemar exact",
-        "statistic": float(min(a_worse, b_worse)),
-        "p": mcnemar_exact(a_worse, b_worse),
+        **_NO_TEST,
     }
+
+
+_NO_TEST: dict[str, Any] = {
+    "ci_low": math.nan,
+    "ci_high": math.nan,
+    "test": "",
+    "statistic": math.nan,
+    "p": math.nan,
+}
+"""The test columns of a per-stream row: empty, since examples are not replicates."""
 
 
 def _sd_discordant(n: int, a_worse: int, b_worse: int) -> float:
@@ -684,64 +890,6 @@ def _sd_discordant(n: int, a_worse: int, b_worse: int) -> float:
         return math.nan
     mean = (a_worse - b_worse) / n
     return math.sqrt(max(0.0, (a_worse + b_worse - n * mean * mean) / (n - 1)))
-
-
-def pooled_test(pairs: pd.DataFrame) -> dict[str, Any]:
-    """One paired test over several streams of the same two configurations.
-
-    Classification: the exact McNemar test on the discordant counts summed over the
-    streams (each stream's examples are paired within the stream; the sum keeps the
-    pairing). Regression: the paired t test on all per-example differences, from each
-    stream's n, mean and sd of the differences.
-
-    Parameters
-    ----------
-    pairs
-        Rows of :func:`stream_pairs` for one pair of configurations.
-
-    Returns
-    -------
-    dict
-        ``pooled_n``, ``pooled_a_worse``, ``pooled_b_worse``, ``pooled_diff``, ``pooled_p``.
-    """
-    n = int(pairs["n"].sum())
-    aw, bw = int(pairs["a_worse"].sum()), int(pairs["b_worse"].sum())
-    if n == 0:
-        return {
-            "pooled_n": 0,
-            "pooled_a_worse": aw,
-            "pooled_b_worse": bw,
-            "pooled_diff": math.nan,
-            "pooled_p": math.nan,
-        }
-    diff = float((pairs["n"] * pairs["diff"]).sum() / n)
-    if (pairs["task"] != "regression").all():
-        return {
-            "pooled_n": n,
-            "pooled_a_worse": aw,
-            "pooled_b_worse": bw,
-            "pooled_diff": diff,
-            "pooled_p": mcnemar_exact(aw, bw),
-        }
-    # Total sum of squares = within-stream sums plus between-stream terms.
-    ss = float(
-        ((pairs["n"] - 1) * pairs["sd_diff"].fillna(0) ** 2).sum()
-        + (pairs["n"] * (pairs["diff"] - diff) ** 2).sum()
-    )
-    if n < 2:
-        p = math.nan
-    elif ss <= 0:
-        p = 1.0 if diff == 0 else 0.0
-    else:
-        t = diff / math.sqrt(ss / (n - 1) / n)
-        p = float(2 * stats.t.sf(abs(t), n - 1))
-    return {
-        "pooled_n": n,
-        "pooled_a_worse": aw,
-        "pooled_b_worse": bw,
-        "pooled_diff": diff,
-        "pooled_p": p,
-    }
 
 
 def compare_runs(
@@ -801,13 +949,14 @@ def stream_pairs(
     order
         Configuration keys in display order; the first of each pair comes first in it.
     alpha
-        Significance level (Holm over the pairs of each stream) and interval level.
+        Unused (no test is made per stream); kept for callers that pass it.
 
     Returns
     -------
     pandas.DataFrame
         One row per (stream, pair): identifiers, :func:`compare_outcomes` columns,
-        ``p_holm`` and ``result`` (win, tie or loss of ``a`` against ``b``).
+        ``p_holm`` (NaN) and ``result``: ``win``, ``tie`` or ``loss`` as ``a`` made fewer,
+        as many or more errors than ``b`` on that stream — a description, not a test.
     """
     cols = [
         "dataset",
@@ -880,10 +1029,10 @@ def stream_pairs(
                     }
                     | res
                 )
-        adj = holm([r["p"] for r in block])
-        for r, pa in zip(block, adj, strict=True):
-            r["p_holm"] = pa
-            r["result"] = _result(r["diff"], pa, alpha)
+        for r in block:
+            # a description of this stream (fewer, as many, more errors), not a test
+            r["p_holm"] = math.nan
+            r["result"] = _lower(r["diff"])
         rows.extend(block)
     df = pd.DataFrame(rows, columns=cols)
     return (
@@ -891,6 +1040,15 @@ def stream_pairs(
         if len(df)
         else df
     )
+
+
+def _lower(diff: float) -> str:
+    """``win`` where a made fewer errors on a stream, ``loss`` where more, else ``tie``."""
+    if pd.notna(diff) and diff < 0:
+        return "win"
+    if pd.notna(diff) and diff > 0:
+        return "loss"
+    return "tie"
 
 
 def _result(diff: float, p_adj: float, alpha: float) -> str:
@@ -942,7 +1100,11 @@ def seed_pairs(
     alpha: float = ALPHA,
     pairs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Per data set, every pair of configurations over the seeds both finished.
+    """Per data set, every pair of configurations tested over the seeds both finished.
+
+    The verdict of a pair on a data set: the exact signed-rank test on the final errors of
+    the seeds (:func:`paired_final_test`), Holm-adjusted over the pairs of the data set, and
+    :func:`seed_verdict`.
 
     Parameters
     ----------
@@ -953,16 +1115,16 @@ def seed_pairs(
     alpha
         Significance level.
     pairs
-        :func:`stream_pairs` output; when given, the per-stream tests of each pair are
-        also pooled over the seeds (:func:`pooled_test`).
+        :func:`stream_pairs` output; when given, the streams on which a made fewer, as
+        many or more errors are counted (a description).
 
     Returns
     -------
     pandas.DataFrame
         One row per (data set, pair): ``n_pairs`` (seeds), ``mean_a``, ``mean_b``,
-        :func:`paired_final_test` columns, ``p_holm`` (over the pairs of the data set)
-        and ``result``; with ``pairs``, also the ``pooled_*`` columns, ``pooled_p_holm``,
-        ``pooled_result`` and ``streams_won``/``streams_tied``/``streams_lost`` (of a).
+        :func:`paired_final_test` columns, ``family`` (pairs in the Holm family),
+        ``p_holm``, ``result`` (see :data:`SEED_VERDICTS`) and ``reason``; with ``pairs``,
+        also ``streams_won``/``streams_tied``/``streams_lost`` (of a).
     """
     cols = [
         "stream",
@@ -974,6 +1136,9 @@ def seed_pairs(
         "mean_a",
         "mean_b",
         "mean_diff",
+        "sd_diff",
+        "ci_low",
+        "ci_high",
         "a_better",
         "equal",
         "b_better",
@@ -982,22 +1147,15 @@ def seed_pairs(
         "sign_p",
         "test",
         "p",
+        "min_p",
+        "seeds_needed",
+        "family",
         "p_holm",
         "result",
+        "reason",
     ]
     if pairs is not None:
-        cols += [
-            "streams_won",
-            "streams_tied",
-            "streams_lost",
-            "pooled_n",
-            "pooled_a_worse",
-            "pooled_b_worse",
-            "pooled_diff",
-            "pooled_p",
-            "pooled_p_holm",
-            "pooled_result",
-        ]
+        cols += ["streams_won", "streams_tied", "streams_lost"]
     rows = []
     for stream, g in finals.groupby("stream", sort=True):
         wide = g.pivot_table(
@@ -1005,44 +1163,44 @@ def seed_pairs(
         )
         present = [c for c in order if c in wide.columns]
         labels = g.drop_duplicates("config").set_index("config")["label"]
+        todo = [
+            (present[i], present[j])
+            for i in range(len(present))
+            for j in range(i + 1, len(present))
+            if not wide[[present[i], present[j]]].dropna().empty
+        ]
         block = []
-        for i in range(len(present)):
-            for j in range(i + 1, len(present)):
-                ca, cb = present[i], present[j]
-                both = wide[[ca, cb]].dropna()
-                if both.empty:
-                    continue
-                res = paired_final_test((both[ca] - both[cb]).to_numpy(), alpha)
-                row = {
-                    "stream": stream,
-                    "a": labels[ca],
-                    "b": labels[cb],
-                    "config_a": ca,
-                    "config_b": cb,
-                    "mean_a": float(both[ca].mean()),
-                    "mean_b": float(both[cb].mean()),
-                } | res
-                if pairs is not None:
-                    sp = pairs[
-                        (pairs["stream"] == stream)
-                        & (pairs["config_a"] == ca)
-                        & (pairs["config_b"] == cb)
-                    ]
-                    row |= {
-                        "streams_won": int((sp["result"] == "win").sum()),
-                        "streams_tied": int((sp["result"] == "tie").sum()),
-                        "streams_lost": int((sp["result"] == "loss").sum()),
-                    } | pooled_test(sp)
-                block.append(row)
+        for ca, cb in todo:
+            both = wide[[ca, cb]].dropna()
+            res = paired_final_test((both[ca] - both[cb]).to_numpy(), alpha, len(todo))
+            row = {
+                "stream": stream,
+                "a": labels[ca],
+                "b": labels[cb],
+                "config_a": ca,
+                "config_b": cb,
+                "mean_a": float(both[ca].mean()),
+                "mean_b": float(both[cb].mean()),
+                "family": len(todo),
+            } | res
+            if pairs is not None:
+                sp = pairs[
+                    (pairs["stream"] == stream)
+                    & (pairs["config_a"] == ca)
+                    & (pairs["config_b"] == cb)
+                ]
+                row |= {
+                    "streams_won": int((sp["result"] == "win").sum()),
+                    "streams_tied": int((sp["result"] == "tie").sum()),
+                    "streams_lost": int((sp["result"] == "loss").sum()),
+                }
+            block.append(row)
         adj = holm([r["p"] for r in block])
         for r, pa in zip(block, adj, strict=True):
             r["p_holm"] = pa
-            r["result"] = _result(r["mean_diff"], pa, alpha)
-        if pairs is not None:
-            adj = holm([r["pooled_p"] for r in block])
-            for r, pa in zip(block, adj, strict=True):
-                r["pooled_p_holm"] = pa
-                r["pooled_result"] = _result(r["pooled_diff"], pa, alpha)
+            r["result"], r["reason"] = seed_verdict(
+                r["mean_diff"], pa, r["n_pairs"], r["family"], alpha
+            )
         rows.extend(block)
     return pd.DataFrame(rows, columns=cols)
 
@@ -1073,7 +1231,9 @@ class Ranking:
     """Configurations left out of the ranking, with why."""
 
 
-def rank_configs(table: pd.DataFrame, labels: pd.Series, alpha: float = ALPHA) -> Ranking:
+def rank_configs(
+    table: pd.DataFrame, labels: pd.Series, alpha: float = ALPHA, rope: float | None = None
+) -> Ranking:
     """Rank the configurations that finished on every data set.
 
     Parameters
@@ -1084,6 +1244,9 @@ def rank_configs(table: pd.DataFrame, labels: pd.Series, alpha: float = ALPHA) -
         Configuration key → label.
     alpha
         Significance level for the Nemenyi critical difference and the pairwise tests.
+    rope
+        Half-width of the region of practical equivalence of the Bayesian signed-rank test
+        on the per-data-set mean errors (:func:`bayesian_signed_rank`); None leaves it out.
     """
     complete = [c for c in table.columns if table[c].notna().all()]
     excluded = [
@@ -1102,10 +1265,19 @@ def rank_configs(table: pd.DataFrame, labels: pd.Series, alpha: float = ALPHA) -
     groups = cd_groups(mean_ranks.rename(index=labels), cd) if k >= 2 and n >= 2 else []
     rows = []
     order = list(mean_ranks.index)
+    n_family = len(order) * (len(order) - 1) // 2
     for i in range(len(order)):
         for j in range(i + 1, len(order)):
             ca, cb = order[i], order[j]
-            res = paired_final_test((values[ca] - values[cb]).to_numpy(), alpha)
+            d = (values[ca] - values[cb]).to_numpy()
+            res = paired_final_test(d, alpha, n_family)
+            if rope is not None:
+                b = bayesian_signed_rank(d, rope)
+                res |= {
+                    "p_a_better": b["p_left"],
+                    "p_rope": b["p_rope"],
+                    "p_b_better": b["p_right"],
+                }
             rows.append(
                 {
                     "a": labels[ca],
@@ -1132,6 +1304,9 @@ def rank_configs(table: pd.DataFrame, labels: pd.Series, alpha: float = ALPHA) -
             "rank_b",
             "n_pairs",
             "mean_diff",
+            "sd_diff",
+            "ci_low",
+            "ci_high",
             "a_better",
             "equal",
             "b_better",
@@ -1140,12 +1315,19 @@ def rank_configs(table: pd.DataFrame, labels: pd.Series, alpha: float = ALPHA) -
             "sign_p",
             "test",
             "p",
+            "min_p",
+            "seeds_needed",
+            *(("p_a_better", "p_rope", "p_b_better") if rope is not None else ()),
         ],
     )
     pairs["p_holm"] = holm(pairs["p"].to_numpy()) if len(pairs) else []
-    pairs["result"] = [
-        _result(d, p, alpha) for d, p in zip(pairs["mean_diff"], pairs["p_holm"], strict=True)
+    verdicts = [
+        seed_verdict(d, p, n, n_family, alpha)
+        for d, p, n in zip(pairs["mean_diff"], pairs["p_holm"], pairs["n_pairs"], strict=True)
     ]
+    # over data sets the replicates are the data sets: the reason speaks of them
+    pairs["result"] = [v[0] for v in verdicts]
+    pairs["reason"] = [v[1].replace("seed", "data set") for v in verdicts]
     return Ranking(
         values=values.rename(columns=labels),
         ranks=ranks.rename(columns=labels),
@@ -1227,6 +1409,8 @@ class Comparison:
     metric: str
     alpha: float
     notes: list[str] = field(default_factory=list)
+    rope: float | None = None
+    """Region of practical equivalence of the Bayesian test across data sets (None: not run)."""
 
     @property
     def labels(self) -> list[str]:
@@ -1281,9 +1465,9 @@ class Comparison:
     def long_table(self) -> pd.DataFrame:
         """Every pairwise test of every level in one table (the ``--csv`` output).
 
-        ``level`` is ``stream`` (per-example test on one stream), ``seeds`` (final
-        errors over the seeds of one data set) or ``datasets`` (mean errors over data
-        sets).
+        ``level`` is ``stream`` (a description of one stream: discordant counts and the
+        error difference, no test), ``seeds`` (the test over the seeds of one data set,
+        the verdict) or ``datasets`` (the test over the per-data-set mean errors).
         """
         s = self.pairs.assign(level="stream")
         d = self.seeds.assign(
@@ -1291,6 +1475,9 @@ class Comparison:
             err_a=self.seeds["mean_a"],
             err_b=self.seeds["mean_b"],
             diff=self.seeds["mean_diff"],
+            # the seed-level interval is over seeds; the stream rows have none
+            ci_low=self.seeds["ci_low"],
+            ci_high=self.seeds["ci_high"],
         )
         o = self.ranking.pairs.assign(
             level="datasets",
@@ -1327,13 +1514,15 @@ class Comparison:
             "wilcoxon_p",
             "sign_p",
             "p",
+            "min_p",
+            "seeds_needed",
+            "family",
             "p_holm",
             "result",
-            "pooled_a_worse",
-            "pooled_b_worse",
-            "pooled_p",
-            "pooled_p_holm",
-            "pooled_result",
+            "reason",
+            "p_a_better",
+            "p_rope",
+            "p_b_better",
             "config_a",
             "config_b",
         ]
@@ -1349,8 +1538,10 @@ class Comparison:
         fr = {k: _plain(v) for k, v in self.ranking.friedman.items()}
         return {
             "kbench_version": __version__,
+            "statistics": STATISTICS,
             "metric": self.metric,
             "alpha": self.alpha,
+            "rope": self.rope,
             "notes": list(self.notes),
             "configurations": records(self.configs.reset_index()),
             "leaderboard": records(self.leaderboard()),
@@ -1394,11 +1585,56 @@ def _plain(v: Any) -> Any:
     return v
 
 
+STATISTICS = (
+    "verdicts over seeds: exact Wilcoxon signed-rank on final errors, Holm over the pairs of "
+    "a data set; per-stream rows describe, they do not test (docs/statistics.md)"
+)
+"""How this kbench decides a verdict (written into the JSON output)."""
+
+STATS_CHANGES: tuple[tuple[str, str], ...] = ()
+"""(kbench version, what changed) for each release that changed how a stored quantity a
+verdict uses (the final errors, the outcomes, the flags) is computed, oldest first."""
+
+
+def version_notes(runs: pd.DataFrame) -> list[str]:
+    """Notes for a results folder whose runs were written by several kbench versions.
+
+    Names the versions with their run counts, and each recorded change of the stored
+    quantities between the oldest and the newest of them (:data:`STATS_CHANGES`).
+    """
+    if "kbench_version" not in runs.columns:
+        return []
+    counts = runs["kbench_version"].fillna("unknown").astype(str).value_counts()
+    if len(counts) < 2:
+        return []
+    versions = sorted(counts.index, key=_version_tuple)
+    listed = ", ".join(f"{v} ({counts[v]} runs)" for v in versions)
+    known = [v for v in versions if v != "unknown"]
+    changes = (
+        [
+            f"{v}: {what}"
+            for v, what in STATS_CHANGES
+            if _version_tuple(known[0]) < _version_tuple(v) <= _version_tuple(known[-1])
+        ]
+        if known
+        else []
+    )
+    tail = (
+        "; between them the stored quantities changed: " + "; ".join(changes) + " — rerun the "
+        "older runs with --force before trusting verdicts that mix them"
+        if changes
+        else "; no recorded change of the stored quantities between them, and the tests "
+        f"are those of kbench {__version__}"
+    )
+    return [f"runs written by {len(counts)} kbench versions: {listed}{tail}"]
+
+
 def compare(
     results: Results,
     metric: str = "online_error",
     alpha: float = ALPHA,
     short: Callable[[str, str], str] | None = None,
+    rope: float | None = None,
 ) -> Comparison:
     """Compare every pair of configurations at every level.
 
@@ -1414,6 +1650,9 @@ def compare(
         Significance level; intervals are at 1 − alpha.
     short
         ``short(kind, spec)`` shortening specs for labels (e.g. ``Registry.short``).
+    rope
+        Half-width of the region of practical equivalence for the Bayesian signed-rank test
+        across data sets (in error units: 0.01 is one point); None leaves it out.
 
     Returns
     -------
@@ -1432,7 +1671,9 @@ def compare(
     finals = final_errors(runs, metric)
     table = dataset_table(finals)
     labels = configs["label"]
-    ranking = rank_configs(table, labels, alpha)
+    if rope is not None and not (rope >= 0 and math.isfinite(rope)):
+        raise KbenchError(f"--rope must be a finite number >= 0, got {rope:g}")
+    ranking = rank_configs(table, labels, alpha, rope=rope)
     # Display order: mean rank across data sets, then mean error for the unranked.
     mean_err = finals.groupby("config")["value"].mean()
     ranked = list(ranking.mean_ranks.index.map({v: k for k, v in labels.items()}))
@@ -1461,7 +1702,7 @@ def compare(
     seeds = seed_pairs(finals, order, alpha, pairs)
     wtl = win_tie_loss(pairs, list(configs["label"]))
 
-    notes = stream_mismatches(runs)
+    notes = stream_mismatches(runs) + version_notes(runs)
     n_fail = int((runs["status"] != "ok").sum())
     if n_fail:
         notes.append(
@@ -1473,16 +1714,10 @@ def compare(
         )
     elif pairs.empty:
         notes.append("no two configurations finished on the same stream: nothing to pair")
-    n_seeds = finals.groupby("stream")["seed"].nunique()
-    need = min_wilcoxon_n(alpha)
-    if len(n_seeds) and n_seeds.max() < need and len(seeds):
-        most = int(n_seeds.max())
-        notes.append(
-            f"with {most} seed{'s' if most != 1 else ''} per data set no two-sided test on final "
-            "errors can reach "
-            f"p < {alpha:g} (the Wilcoxon test needs {need}); the sign test is reported, and the "
-            "per-stream tests carry the evidence"
-        )
+    undecided = seeds[seeds["result"].isin(["cannot tell", "n/a"])] if len(seeds) else seeds
+    for reason, g in undecided.groupby("reason", sort=False):
+        where = ", ".join(sorted(g["stream"].astype(str).unique()))
+        notes.append(f"no verdict over seeds on {where}: {reason}")
     if ranking.excluded:
         notes.append("left out of the ranking across data sets: " + "; ".join(ranking.excluded))
     if len(ranking.values) < 2 and len(configs) >= 2:
@@ -1509,4 +1744,5 @@ def compare(
         metric=metric,
         alpha=alpha,
         notes=notes,
+        rope=rope,
     )

@@ -33,15 +33,19 @@ from kbench.compare import (
     friedman_from_ranks,
     holm,
     mcnemar_exact,
+    min_p_value,
     min_wilcoxon_n,
     nemenyi_cd,
     nemenyi_q,
     paired_final_test,
     paired_proportion_ci,
-    pooled_test,
+    seed_verdict,
     sign_test,
+    signed_rank_exact,
+    version_notes,
     wilcoxon_test,
 )
+from kbench.compare import bayesian_signed_rank as bsr
 from kbench.errors import KbenchError, ResultsError
 from kbench.results import Results, load_results
 
@@ -119,16 +123,15 @@ def test_newcombe_interval_is_symmetric_and_bounded() -> None:
     assert d == 1.0 and -1.0 <= lo <= 1.0 and hi == pytest.approx(1.0)
 
 
-def test_identical_predictions_give_p_one() -> None:
+def test_identical_predictions_describe_no_difference() -> None:
     rng = np.random.default_rng(0)
     correct = rng.random(500) < 0.8
     res = compare_outcomes(correct, correct.copy(), "binary")
-    assert res["p"] == 1.0
     assert res["diff"] == 0.0 and res["a_worse"] == 0 and res["b_worse"] == 0
     assert res["errors_a"] == res["errors_b"] == int((~correct).sum())
     sq = rng.random(200)
     reg = compare_outcomes(sq, sq.copy(), "regression")
-    assert reg["p"] == 1.0 and reg["diff"] == 0.0
+    assert reg["diff"] == 0.0
 
 
 def test_compare_outcomes_counts_by_hand() -> None:
@@ -141,44 +144,95 @@ def test_compare_outcomes_counts_by_hand() -> None:
         res["a_worse"] == 1 and res["b_worse"] == 2
     )  # only A wrong: example 2; only B wrong: 1 and 4
     assert res["err_a"] == pytest.approx(3 / 8) and res["diff"] == pytest.approx(-1 / 8)
-    assert res["p"] == pytest.approx(stats.binomtest(1, 3, 0.5).pvalue)
-    assert res["ci_low"] < res["diff"] < res["ci_high"]
+    # A stream's examples are not replicates: no p-value and no interval from them.
+    assert math.isnan(res["p"]) and math.isnan(res["ci_low"]) and math.isnan(res["ci_high"])
 
 
-def test_regression_pairs_use_the_paired_t_test() -> None:
+def test_regression_pairs_are_described_not_tested() -> None:
     rng = np.random.default_rng(1)
     a = rng.exponential(1.0, 300)
     b = a * 1.15 + rng.normal(0, 0.05, 300) ** 2
     res = compare_outcomes(a, b, "regression")
-    ref = stats.ttest_rel(a, b)
-    assert res["test"] == "paired t"
-    assert res["statistic"] == pytest.approx(ref.statistic)
-    assert res["p"] == pytest.approx(ref.pvalue)
-    ci = ref.confidence_interval(0.95)
-    assert (res["ci_low"], res["ci_high"]) == pytest.approx((ci.low, ci.high))
+    np.testing.assert_allclose(res["diff"], float(np.mean(a - b)), rtol=1e-12)  # same sum
+    np.testing.assert_allclose(res["sd_diff"], float(np.std(a - b, ddof=1)), rtol=1e-12)
+    assert res["a_worse"] == int((a > b).sum()) and res["b_worse"] == int((b > a).sum())
+    assert math.isnan(res["p"]) and res["test"] == ""
     assert math.isnan(res["errors_a"])
 
 
-def test_pooled_test_equals_one_test_on_all_examples() -> None:
+def test_signed_rank_exact_matches_scipy_and_enumeration() -> None:
     rng = np.random.default_rng(2)
-    rows, a_all, b_all = [], [], []
-    for n in (120, 200, 80):
-        a = rng.exponential(1.0, n)
-        b = a + rng.normal(0.05, 0.3, n)
-        rows.append(compare_outcomes(a, b, "regression") | {"task": "regression"})
-        a_all.append(a)
-        b_all.append(b)
-    pooled = pooled_test(pd.DataFrame(rows))
-    ref = stats.ttest_rel(np.concatenate(a_all), np.concatenate(b_all))
-    assert pooled["pooled_p"] == pytest.approx(ref.pvalue, rel=1e-9)
-    rows = [
-        compare_outcomes(rng.random(100) < 0.7, rng.random(100) < 0.6, "binary")
-        | {"task": "binary"}
-        for _ in range(3)
-    ]
-    pooled = pooled_test(pd.DataFrame(rows))
-    aw, bw = sum(r["a_worse"] for r in rows), sum(r["b_worse"] for r in rows)
-    assert pooled["pooled_p"] == pytest.approx(stats.binomtest(aw, aw + bw, 0.5).pvalue)
+    for n in (2, 3, 5, 8, 13):
+        d = rng.normal(0.2, 1.0, n)  # continuous: no ties, no zeros
+        w, p, k = signed_rank_exact(d)
+        ref = stats.wilcoxon(d, method="exact")
+        assert k == n and w == pytest.approx(float(stats.rankdata(abs(d))[d > 0].sum()))
+        assert p == pytest.approx(ref.pvalue, rel=1e-9)
+    # Ties and a zero: the zero is dropped, tied magnitudes share ranks, and the p-value
+    # is the share of the 2**7 sign patterns at least as far from the mean.
+    d = np.array([1.0, 1.0, -2.0, 2.0, 3.0, -1.0, 0.0, 4.0])
+    w, p, k = signed_rank_exact(d)
+    x = d[d != 0]
+    r = stats.rankdata(abs(x))
+    signs = np.array(np.meshgrid(*[[0, 1]] * len(x))).reshape(len(x), -1).T
+    sums = signs @ r
+    brute = float(np.mean(np.abs(sums - r.sum() / 2) >= abs(r[x > 0].sum() - r.sum() / 2) - 1e-9))
+    assert k == 7 and p == pytest.approx(brute, rel=1e-12)
+    assert signed_rank_exact([0.0, 0.0]) == (0.0, 1.0, 0)
+
+
+def test_min_p_and_seeds_needed_arithmetic() -> None:
+    assert min_p_value(1) == 1.0 and min_p_value(5) == pytest.approx(0.0625)
+    assert min_p_value(6) == pytest.approx(0.03125)
+    assert min_wilcoxon_n(0.05) == 6  # 2/2**5 = 0.0625 >= 0.05 > 2/2**6
+    assert min_wilcoxon_n(0.05, family=3) == 7  # 3 * 2/2**6 = 0.094; 3 * 2/2**7 = 0.047
+    assert min_wilcoxon_n(0.05, family=10) == 9  # 10 * 2/2**8 = 0.078; 10 * 2/2**9 = 0.039
+    assert min_wilcoxon_n(0.01) == 8  # 2/2**7 = 0.0156; 2/2**8 = 0.0078
+    # Five seeds, every one better for A: the best the test can do, and not enough.
+    res = paired_final_test([-0.1, -0.2, -0.05, -0.3, -0.01])
+    assert res["p"] == pytest.approx(0.0625) and res["min_p"] == pytest.approx(0.0625)
+    assert res["seeds_needed"] == 6
+    verdict, why = seed_verdict(res["mean_diff"], res["p"], 5, 1, 0.05)
+    assert verdict == "cannot tell"
+    assert why == "5 seeds: cannot be significant at 0.05; run ≥ 6"
+    verdict, why = seed_verdict(-0.1, 0.03, 6, 3, 0.05)
+    assert verdict == "cannot tell" and why.endswith("after Holm over 3 pairs; run ≥ 7")
+    assert seed_verdict(-0.1, 0.03, 6, 1, 0.05) == ("win", "")
+    assert seed_verdict(0.1, 0.03, 6, 1, 0.05) == ("loss", "")
+    assert seed_verdict(-0.1, 0.2, 6, 1, 0.05) == ("tie", "")
+    # Fewer than two seeds: no test, no p-value, a reason.
+    one = paired_final_test([-0.2])
+    assert one["test"] == "none" and math.isnan(one["p"]) and math.isnan(one["ci_low"])
+    assert seed_verdict(-0.2, math.nan, 1, 1) == (
+        "n/a",
+        "1 seed: a test over seeds needs at least 2",
+    )
+    # The interval over seeds is the t interval.
+    d = np.array([-0.02, -0.01, -0.03, 0.005, -0.015, -0.02])
+    res = paired_final_test(d)
+    ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-9)
+
+
+def test_bayesian_signed_rank_known_cases() -> None:
+    # One difference z with the prior pseudo-observation at 0 (weight 1/2): the weights
+    # (w0, w1) are Dirichlet(1/2, 1), so w1 ~ Beta(1, 1/2) and P(w1 > c) = (1 - c)**0.5.
+    # z beyond 2·rope: right wins when 2 w0 w1 + w1² > w0², i.e. w1 > 1 - 1/√2.
+    far = bsr([1.0], rope=0.4)
+    # 50 000 draws: the Monte Carlo sd of a share near 0.84 is 0.0016; allow 6 sd.
+    assert far["p_right"] == pytest.approx(2**-0.25, abs=0.01)
+    assert far["p_left"] == 0.0 and far["p_rope"] == pytest.approx(1 - far["p_right"])
+    # rope < z < 2·rope: right wins when w1² > 1 − w1², i.e. w1 > 1/√2.
+    near = bsr([1.0], rope=0.6)
+    assert near["p_right"] == pytest.approx((1 - 2**-0.5) ** 0.5, abs=0.01)
+    # Mirror symmetry: the same draws give left for d what they give right for −d.
+    d = [0.03, -0.01, 0.02, 0.05, 0.0, 0.012]
+    a, b = bsr(d, 0.01), bsr([-x for x in d], 0.01)
+    assert (a["p_left"], a["p_rope"], a["p_right"]) == (b["p_right"], b["p_rope"], b["p_left"])
+    # Every difference far inside the rope: practically equivalent.
+    assert bsr([0.001, -0.002, 0.0005, 0.001], 0.05)["p_rope"] == 1.0
+    with pytest.raises(KbenchError, match="practical equivalence"):
+        bsr(d, -0.1)
 
 
 def test_holm_by_hand() -> None:
@@ -204,11 +258,10 @@ def test_sign_and_wilcoxon_tests() -> None:
     # Six pairs are the fewest with which the two-sided exact test can reach 0.05.
     assert min_wilcoxon_n(0.05) == 6
     few = paired_final_test([-0.1, -0.2, -0.05, -0.3, -0.01])
-    assert few["test"] == "sign" and few["p"] == pytest.approx(0.0625)
+    assert few["test"] == "signed-rank exact" and few["p"] == pytest.approx(0.0625)
+    assert few["sign_p"] == pytest.approx(0.0625)
     many = paired_final_test(-np.arange(1, 8) / 100)
-    assert many["test"] == "wilcoxon" and many["p"] == pytest.approx(
-        stats.wilcoxon(-np.arange(1, 8) / 100).pvalue
-    )
+    assert many["p"] == pytest.approx(stats.wilcoxon(-np.arange(1, 8) / 100, method="exact").pvalue)
 
 
 def test_friedman_reproduces_demsar_example() -> None:
@@ -349,17 +402,15 @@ def test_regression_study_from_tables() -> None:
                 )
             )
     res = compare(_results(runs, outcomes))
-    assert set(res.pairs["test"]) == {"paired t"}
     assert (res.pairs["result"] == "win").all() and (res.pairs["a"] == "good").all()
+    assert res.pairs["p"].isna().all()
     row = res.seeds.iloc[0]
-    assert row["streams_won"] == 3 and row["pooled_result"] == "win"
-    assert row["pooled_p"] == pytest.approx(
-        stats.ttest_rel(
-            np.concatenate([outcomes[f"s{s}-0"] for s in range(3)]),
-            np.concatenate([outcomes[f"s{s}-1"] for s in range(3)]),
-        ).pvalue,
-        rel=1e-9,
-    )
+    # Good is better on every stream, but three seeds cannot reach 0.05: no verdict.
+    assert row["streams_won"] == 3 and row["a_better"] == 3
+    assert row["p"] == pytest.approx(0.25) and row["result"] == "cannot tell"
+    assert row["reason"] == "3 seeds: cannot be significant at 0.05; run ≥ 6"
+    assert "pooled_p" not in res.seeds.columns
+    assert any("no verdict over seeds on reg: 3 seeds" in n for n in res.notes)
 
 
 def test_ranking_and_win_tie_loss_from_tables() -> None:
@@ -393,9 +444,7 @@ def test_ranking_and_win_tie_loss_from_tables() -> None:
     assert tuple(wtl.loc[("strong", "weak")]) == (8, 0, 0)
     assert tuple(wtl.loc[("weak", "strong")]) == (0, 0, 8)
     assert len(res.pairs) == 8 * 3
-    # Holm within each stream: three pairs, so the smallest p is multiplied by three.
-    one = res.pairs[res.pairs["stream_id"] == "d1-0"].sort_values("p")
-    assert one["p_holm"].iloc[0] == pytest.approx(min(1.0, 3 * one["p"].iloc[0]))
+    assert res.pairs["p_holm"].isna().all()  # streams are described, not tested
     long = res.long_table()
     assert set(long["level"]) == {"stream", "seeds", "datasets"}
     json.dumps(res.to_dict(), allow_nan=False)
@@ -526,7 +575,7 @@ def test_compare_command_on_a_real_study(study: Path, tmp_path: Path) -> None:
     assert set(table["level"]) == {"stream", "seeds", "datasets"}
     streams = table[table["level"] == "stream"]
     assert len(streams) == 3 * 3 * 3  # data sets x seeds x pairs
-    # Recompute one McNemar test straight from the outcome vectors of its two tasks.
+    # Recompute one stream's discordant counts straight from the outcome vectors.
     data = json.loads(json_path.read_text())
     pair = data["stream_pairs"][0]
     row = streams[
@@ -539,7 +588,14 @@ def test_compare_command_on_a_real_study(study: Path, tmp_path: Path) -> None:
     a_wrong, b_wrong = ~outcome[pair["task_a"]], ~outcome[pair["task_b"]]
     aw, bw = int((a_wrong & ~b_wrong).sum()), int((b_wrong & ~a_wrong).sum())
     assert (row["a_worse"], row["b_worse"]) == (aw, bw)
-    assert row["p"] == pytest.approx(stats.binomtest(aw, aw + bw, 0.5).pvalue if aw + bw else 1.0)
+    assert math.isnan(row["p"])  # no per-example test
+    # Three seeds and three pairs per data set: no verdict, and the table says why.
+    assert "cannot tell" in res.output and "run ≥ 7" in res.output
+    seeds = table[table["level"] == "seeds"]
+    assert set(seeds["result"]) == {"cannot tell"} and (seeds["min_p"] == 0.25).all()
+    assert set(seeds["reason"]) == {
+        "3 seeds: cannot be significant at 0.05 after Holm over 3 pairs; run ≥ 7"
+    }
     data = json.loads(json_path.read_text())
     assert {
         "configurations",
@@ -619,3 +675,140 @@ def test_compare_command_bad_input(study: Path, tmp_path: Path, plugin_dist) -> 
         and broken.name in res.stderr
         and len(res.stderr.strip().splitlines()) == 1
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts come from the seeds
+# ---------------------------------------------------------------------------------------------
+
+
+def _flip(correct: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A copy of ``correct`` with ``k`` of its wrong examples made right."""
+    out = correct.copy()
+    out[rng.choice(np.flatnonzero(~correct), k, replace=False)] = True
+    return out
+
+
+def _render(res: Comparison) -> str:
+    from rich.console import Console
+
+    from kbench.cli_compare import print_comparison
+
+    console = Console(record=True, width=250)
+    print_comparison(res, console)
+    return " ".join(console.export_text().split())
+
+
+def _split_seed_study() -> tuple[list[dict], dict[str, np.ndarray]]:
+    """Six seeds of 2 000 examples: A far better on four, B better still on two."""
+    rng = np.random.default_rng(11)
+    runs, outcomes = [], {}
+    for seed in range(6):
+        base = rng.random(2000) < 0.7
+        a, b = (_flip(base, 200, rng), base) if seed < 4 else (base, _flip(base, 250, rng))
+        for algo, o in (("alpha", a), ("beta", b)):
+            tid = f"{algo}-{seed}"
+            outcomes[tid] = o
+            runs.append(
+                _run(tid, algo, "ds", seed, f"ds-{seed}", n=2000, online_error=1 - o.mean())
+            )
+    return runs, outcomes
+
+
+def test_seeds_that_split_give_no_better() -> None:
+    runs, outcomes = _split_seed_study()
+    res = compare(_results(runs, outcomes))
+    row = res.seeds.iloc[0]
+    assert (row["a_better"], row["b_better"]) == (4, 2)
+    # Summing every seed's discordant examples into one table would call A better with a
+    # tiny p; the seeds, the replicates, do not support it.
+    aw, bw = int(res.pairs["a_worse"].sum()), int(res.pairs["b_worse"].sum())
+    assert mcnemar_exact(aw, bw) < 1e-10
+    assert row["p"] > 0.5 and row["result"] == "tie"
+    assert not any(c.startswith("pooled") for c in res.seeds.columns)
+    text = _render(res)
+    assert "A beta" in text or "B beta" in text
+    assert " tie " in text + " " and "pooled" not in text
+
+
+def test_a_single_seed_gives_no_verdict_and_no_p_value() -> None:
+    runs, outcomes = _split_seed_study()
+    keep = {"alpha-0", "beta-0"}
+    res = compare(
+        _results([r for r in runs if r["task_id"] in keep], {t: outcomes[t] for t in keep})
+    )
+    row = res.seeds.iloc[0]
+    assert row["n_pairs"] == 1 and row["result"] == "n/a" and row["test"] == "none"
+    assert math.isnan(row["p"]) and math.isnan(row["p_holm"])
+    assert row["reason"] == "1 seed: a test over seeds needs at least 2"
+    text = _render(res)
+    assert "not available: 1 seed: a test over seeds needs at least 2" in text
+    assert any(n.startswith("no verdict over seeds on ds: 1 seed") for n in res.notes)
+
+
+def test_holm_over_the_pairs_of_a_data_set() -> None:
+    rng = np.random.default_rng(12)
+    runs, outcomes = [], {}
+    for seed in range(8):
+        for algo, acc in (("good", 0.9), ("mid", 0.8), ("bad", 0.7)):
+            tid = f"{algo}-{seed}"
+            outcomes[tid] = rng.random(300) < acc + rng.normal(0, 0.01)
+            runs.append(
+                _run(
+                    tid,
+                    algo,
+                    "ds",
+                    seed,
+                    f"ds-{seed}",
+                    n=300,
+                    online_error=1 - outcomes[tid].mean(),
+                )
+            )
+    res = compare(_results(runs, outcomes))
+    seeds = res.seeds
+    assert len(seeds) == 3 and (seeds["family"] == 3).all()
+    np.testing.assert_allclose(seeds["p_holm"], holm(seeds["p"].to_numpy()), rtol=1e-12)
+    # Eight seeds all one way: p = 2/2**8 per pair, 3 · 2/256 = 0.023 after Holm.
+    assert seeds["p"].min() == pytest.approx(2 / 256)
+    assert set(seeds["result"]) == {"win"}
+    np.testing.assert_allclose(seeds["min_p"], 2 / 256, rtol=1e-12)
+
+
+def test_mixed_kbench_versions_are_noted() -> None:
+    runs, outcomes = _split_seed_study()
+    runs[0] = runs[0] | {"kbench_version": "0.0.9"}
+    res = compare(_results(runs, outcomes))
+    note = next(n for n in res.notes if n.startswith("runs written by 2 kbench versions"))
+    assert "0.0.9 (1 runs)" in note and f"{__version__} (11 runs)" in note
+    assert version_notes(pd.DataFrame(runs[1:])) == []
+
+
+def test_bayesian_pairs_across_data_sets() -> None:
+    rng = np.random.default_rng(13)
+    runs, outcomes = [], {}
+    for ds in ("d1", "d2", "d3", "d4", "d5"):
+        for seed in range(2):
+            for algo, acc in (("strong", 0.95), ("weak", 0.6)):
+                tid = f"{ds}-{seed}-{algo}"
+                outcomes[tid] = rng.random(400) < acc
+                runs.append(
+                    _run(
+                        tid,
+                        algo,
+                        ds,
+                        seed,
+                        f"{ds}-{seed}",
+                        n=400,
+                        online_error=1 - outcomes[tid].mean(),
+                    )
+                )
+    res = compare(_results(runs, outcomes), rope=0.01)
+    pair = res.ranking.pairs.iloc[0]
+    assert pair["a"] == "strong" and pair["p_a_better"] > 0.95
+    assert pair["p_a_better"] + pair["p_rope"] + pair["p_b_better"] == pytest.approx(1.0)
+    # Five data sets: 2/32 = 0.0625, the exact test cannot reach 0.05.
+    assert pair["result"] == "cannot tell" and pair["reason"].startswith("5 data sets")
+    assert "P(equi" in _render(res)
+    assert "p_rope" not in compare(_results(runs, outcomes)).ranking.pairs.columns
+    with pytest.raises(KbenchError, match="rope"):
+        compare(_results(runs, outcomes), rope=-1.0)
