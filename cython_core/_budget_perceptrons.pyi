@@ -28,5 +28,5 @@ def projectron_block(
     kind: int, gamma: float, kscale: float, koffset: float, degree: float,
     SV: _F64, sq: _F64, alpha: _F64, Kinv: _F64, state: _F64, eta: float, plus: bool,
     X: _F64, y: _F64, pred: _F64, krow: _F64, dvec: _F64, scores: _F64,
-    have_row: bool, kxx_given: float,
+    have_row: bool, kxx_given: float, U: float = ...,
 ) -> None: ...

@@ -211,12 +211,15 @@ def projectron_block(int kind, double gamma, double kscale, double koffset, doub
                      double[:, ::1] Kinv, double[::1] state, double eta, bint plus,
                      const double[:, ::1] X, const double[::1] y, double[::1] pred,
                      double[::1] krow, double[::1] dvec, double[::1] scores,
-                     bint have_row, double kxx_given):
+                     bint have_row, double kxx_given, double U=-1.0):
     """Projectron (``plus`` false) or Projectron++ (``plus`` true) on every row of X.
 
     ``state`` = ``[m, kernel_evals, n_projected, n_margin_updates]``. Kinv (B×B) holds the
     inverse Gram matrix of the m support vectors. ``kxx_given`` is k(x, x) of the first
-    example when ``have_row`` is set and the kernel is not compiled.
+    example when ``have_row`` is set and the kernel is not compiled. Margin errors of
+    Projectron++: with ``U`` ≥ 0 the step τ = min(ℓ/‖Pk‖², 1) is taken when
+    β = τ(2ℓ − τ‖Pk‖² − 2U‖δ‖) ≥ 0 (U bounds the competitor's norm in the mistake bound);
+    with ``U`` < 0 the test is ℓ − δ²/η > 0 and τ is also capped by 2(ℓ − δ²/η)/‖Pk‖².
     """
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, c, guess, yi, rv
@@ -295,17 +298,22 @@ def projectron_block(int kind, double gamma, double kscale, double koffset, doub
                 continue
             loss = 1.0 - margin
             mult = 1.0 if C == 1 else 2.0  # ‖Φ(x,y) − Φ(x,r)‖² = 2k(x,x) in the multiclass case
-            if eta > 0.0:
-                excess = loss - mult * delta2 / eta
-            else:
-                excess = loss if delta2 == 0.0 else -1.0
-            if excess <= 0.0:
-                continue
             tau = loss / (mult * pk2)
             if tau > 1.0:
                 tau = 1.0
-            if 2.0 * excess / (mult * pk2) < tau:
-                tau = 2.0 * excess / (mult * pk2)
+            if U >= 0.0:
+                # β ≥ 0: the step's progress beats the projection error it lets in.
+                if tau * (2.0 * loss - tau * mult * pk2 - 2.0 * U * sqrt(mult * delta2)) < 0.0:
+                    continue
+            else:
+                if eta > 0.0:
+                    excess = loss - mult * delta2 / eta
+                else:
+                    excess = loss if delta2 == 0.0 else -1.0
+                if excess <= 0.0:
+                    continue
+                if 2.0 * excess / (mult * pk2) < tau:
+                    tau = 2.0 * excess / (mult * pk2)
             nmargin += 1.0
             if C == 1:
                 dirn = tau * y[i]
