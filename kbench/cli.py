@@ -13,6 +13,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.cli_options import (
+    MAX_TIMEOUT,
+    MAX_WORKERS,
+    NonEmptyPath,
+    check_address,
+    check_number,
+    parse_size,
+)
 from kbench.errors import KbenchError
 
 KIND_NAMES = {
@@ -31,6 +39,12 @@ def main() -> None:
     except click.exceptions.Abort:
         err.print("kbench: aborted")
         sys.exit(130)
+    except click.UsageError as exc:
+        # One line, like kbench's own errors, with where to look for the valid options.
+        command = exc.ctx.command_path if exc.ctx is not None else "kbench"
+        message = " ".join(exc.format_message().split())
+        click.echo(f"kbench: error: {message} (see {command} --help)", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -66,7 +80,7 @@ def _registry():
 
 
 @cli.command()
-@click.argument("study", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("study", required=False, type=NonEmptyPath(dir_okay=False, path_type=Path))
 @click.option(
     "-a",
     "--algorithm",
@@ -114,10 +128,10 @@ def _registry():
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=NonEmptyPath(file_okay=False, path_type=Path),
     default=Path("kbench-results"),
     show_default=True,
-    help="Results folder.",
+    help="Results folder (a study file may name one: out = \"...\" in [study]).",
 )
 @click.option(
     "--timeout",
@@ -172,20 +186,18 @@ def run(
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
     the same command again resumes: tasks with results are skipped.
     """
-    from kbench.isolation import parse_memory
     from kbench.leaderboard import print_leaderboard
     from kbench.running import run_experiments
     from kbench.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
 
     registry = _registry()
-    if workers is not None and workers < 0:
-        raise KbenchError(f"--workers must be 0 or more, got {workers}")
-    if timeout is not None and timeout <= 0:
-        raise KbenchError(f"--timeout must be positive, got {timeout:g}")
-    try:
-        memory_limit = parse_memory(max_memory)
-    except ValueError as exc:
-        raise KbenchError(str(exc)) from None
+    check_number("--workers", workers, low=0, high=MAX_WORKERS, why_high="each is a process")
+    check_number(
+        "--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT,
+        why_high="leave --timeout out for no limit",
+    )  # fmt: skip
+    memory_limit = parse_size("--max-memory", max_memory)
+    scheduler = check_address(scheduler)
     if scheduler and executor != "dask":
         raise KbenchError("--scheduler is for --executor dask")
     if study is not None and (algorithms or datasets):
@@ -201,6 +213,9 @@ def run(
         if not algorithms or not datasets:
             raise KbenchError(
                 "give at least one -a/--algorithm and one -d/--dataset (or a STUDY file)"
+        source = click.get_current_context().get_parameter_source("out")
+        if experiments[0].out is not None and source is click.core.ParameterSource.DEFAULT:
+            out = experiments[0].out  # the study file's own `out`, relative to its folder
             )
         experiments = [
             Experiment(
@@ -260,7 +275,7 @@ def run(
 
 
 @cli.command()
-@click.argument("results", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("results", type=NonEmptyPath(file_okay=False, path_type=Path))
 @click.option(
     "--format",
     "fmt",

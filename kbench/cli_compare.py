@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.cli_options import NonEmptyPath
 from kbench.degenerate import LEGEND as DEGENERATE_LEGEND
 from kbench.errors import ResultsError
 from kbench.tables import output_console
@@ -31,7 +32,7 @@ def _short() -> Any:
     try:
         from kbench.components import format_value
         from kbench.registry import get_registry
-        from kbench.specs import parse_spec
+        from kbench.specs import format_spec, parse_spec, quote_value
 
         registry = get_registry()
     except Exception:  # a broken plugin must not stop reading results
@@ -47,11 +48,11 @@ def _short() -> Any:
         except Exception:  # unknown component: show the spec as it was run
             return spec
         keep = [
-            f"{k}={v}"
+            (k, v)
             for k, v in params.items()
-            if k not in declared or v != format_value(declared[k].default)
+            if k not in declared or quote_value(v) != format_value(declared[k].default)
         ]
-        return f"{name}[{','.join(keep)}]" if keep else name
+        return format_spec(name, keep)
 
     return short
 
@@ -356,7 +357,7 @@ def short_stream_names(streams: list[str]) -> dict[str, str]:
 
 
 @click.command()
-@click.argument("results", type=click.Path(path_type=Path))
+@click.argument("results", type=NonEmptyPath(path_type=Path))
 @click.option(
     "--metric",
     type=METRIC_CHOICE,
@@ -379,14 +380,14 @@ def short_stream_names(streams: list[str]) -> dict[str, str]:
 @click.option(
     "--csv",
     "csv_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     default=None,
     help="Write every pairwise test (all levels) to this CSV file.",
 )
 @click.option(
     "--json",
     "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     default=None,
     help="Write every table to this JSON file.",
 )
@@ -450,11 +451,11 @@ def compare(
 
 
 @click.command()
-@click.argument("results", type=click.Path(path_type=Path))
+@click.argument("results", type=NonEmptyPath(path_type=Path))
 @click.option(
     "-o",
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=NonEmptyPath(dir_okay=False, path_type=Path),
     default=None,
     help="HTML file to write [default: RESULTS/report.html].",
 )

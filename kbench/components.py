@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from kbench.specs import quote_value
+
 TASKS = ("binary", "multiclass", "regression", "novelty")
 
 
@@ -57,6 +59,9 @@ class Component:
     #: "algorithm"}``): the registry canonicalises them too, so that equivalent nested
     #: specs give one canonical spec and one task id.
     spec_params: ClassVar[dict[str, str]] = {}
+    #: Parameters that name a file or folder: a relative one in a study file is taken
+    #: relative to the study file's folder.
+    path_params: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def parameters(cls) -> dict[str, Parameter]:
@@ -113,7 +118,7 @@ def format_value(value: Any) -> str:
         return value.spec()
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    return quote_value(str(value))  # quoted only when it holds commas, brackets or quotes
 
 
 def check_range(

@@ -27,7 +27,7 @@ import numpy as np
 from kbench import __version__
 from kbench.components import Data
 from kbench.errors import DataError, SpecError
-from kbench.specs import coerce, parse_spec
+from kbench.specs import coerce, format_spec, parse_spec
 
 ORDERS = ("shuffle", "file", "counting")
 _COUNTING = re.compile(r"^counting(?:-(\d+)(?:x(\d+))?)?$")
@@ -117,8 +117,7 @@ class StreamSpec:
             for f in dataclasses.fields(self)
             if f.name not in ("dataset", "seed") and getattr(self, f.name) != f.default
         }
-        items = [f"{k}={v}" for k, v in params.items()] + [f"{k}={v}" for k, v in opts.items()]
-        return f"{name}[{','.join(items)}]" if items else name
+        return format_spec(name, [*params.items(), *((k, str(v)) for k, v in opts.items())])
 
     def key(self) -> str:
         """A hash of the spec (and kbench's version), naming the cache file."""
@@ -209,8 +208,7 @@ def split_stream_options(spec: str) -> tuple[str, dict[str, Any]]:
     for key in list(params):
         if key in STREAM_OPTIONS:
             options[key] = coerce(params.pop(key), STREAM_OPTIONS[key], f"stream option {key!r}")
-    rest = ",".join(f"{k}={v}" for k, v in params.items())
-    return (f"{name}[{rest}]" if rest else name), options
+    return format_spec(name, params), options
 
 
 @dataclass(frozen=True)
@@ -270,6 +268,18 @@ def _parse_classes(text: str, data: Data, name: str) -> set[int]:
     if not chosen or len(chosen) == data.n_classes:
         raise DataError(f"positive={text!r} on {name!r} must name some but not all classes")
     return chosen
+
+
+def _label_text(label: float, data: Data, grouped: bool) -> str:
+    """A label as the user knows it: the class name if the data set gives names."""
+    names = list(data.class_names or [])
+    if grouped:
+        return f"{label:+g}"
+    if data.task == "binary" and len(names) == 2:
+        return repr(names[int(label > 0)])
+    if data.task == "multiclass" and 0 <= int(label) < len(names):
+        return repr(names[int(label)])
+    return f"{label:g}"
 
 
 def _check_digits(data: Data, name: str) -> None:
@@ -340,6 +350,13 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
         task, n_classes = "binary", 2
     else:
         y_class = y
+    if task in ("binary", "multiclass") and len(np.unique(y)) < 2:
+        grouped = f" after positive={spec.positive}" if spec.positive is not None else ""
+        raise DataError(
+            f"data set {dataset.spec(defaults=False)!r}: every training example has the label "
+            f"{_label_text(y[0], data, bool(grouped))}{grouped}; a {task} task needs at least "
+            f"two classes"
+        )
     rng = np.random.default_rng(spec.seed)
     if spec.test_size > 0.0 and Xt is None:
         perm = rng.permutation(len(X))

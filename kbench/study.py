@@ -11,10 +11,14 @@ A study comes from CLI flags or a TOML file::
     algorithms = ["perceptron", "norma[eta=0.5,budget=200]"]
     kernels = ["rbf[gamma=0.05]"]
     losses = ["hinge"]
+
+A relative file path in a study file (a data set's ``path=``, ``out``) is relative to the
+folder of the study file, not to the folder kbench runs in.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -22,11 +26,20 @@ from typing import Any
 
 from kbench.errors import KbenchError, SpecError
 from kbench.registry import Registry
-from kbench.specs import parse_spec
+from kbench.specs import format_spec, parse_spec, suggest
 from kbench.streams import StreamSpec, split_stream_options
 from kbench.tasks import Task
 
 DEFAULT_STUDY = Path(__file__).parent / "studies" / "default.toml"
+#: Most tasks one study may plan: each writes its own result file and the plan is held in
+#: memory, so a larger grid is almost surely a typo (``--seeds 0-99999999``).
+MAX_TASKS = 1_000_000
+#: Seeds are unsigned 32-bit integers: every random generator kbench and its plugins use
+#: (NumPy's legacy RandomState included) accepts them, and results store them as int64.
+MAX_SEED = 2**32 - 1
+#: Upper bounds of the protocol's integers, beyond which a run is a typo or cannot finish.
+MAX_EPOCHS = 10_000
+MAX_CHECKPOINTS = 100_000
 
 
 @dataclass
@@ -44,6 +57,16 @@ class Experiment:
     test_max: int = 2000
     max_queries: int = 0
     name: str = ""
+    #: Folder that relative data paths are resolved against (a study file's folder); not
+    #: a study-file key.
+    folder: Path | None = None
+    #: Results folder a study file names with ``out`` (resolved), or None.
+    out: Path | None = None
+
+
+#: Keys of a study file's tables; ``out`` only in [study].
+_HIDDEN = {"folder", "out"}
+_TABLES = ("study", "experiment")
 
 
 def load_study(path: str | Path) -> list[Experiment]:
@@ -57,6 +80,18 @@ def load_study(path: str | Path) -> list[Experiment]:
         raise KbenchError(f"study file {path} is not valid TOML: {exc}") from None
     except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
         raise KbenchError(f"study file {path} cannot be read: {exc}") from None
+    for key, value in data.items():
+        if key not in _TABLES:
+            kind = (
+                "table"
+                if isinstance(value, dict)
+                or (isinstance(value, list) and value and isinstance(value[0], dict))
+                else "key"
+            )
+            raise KbenchError(
+                f"study file {path}: unknown {kind} {key!r}{suggest(key, _TABLES)}; a study file "
+                f"has a [study] table and [[experiment]] tables"
+            )
     defaults = data.get("study", {})
     blocks = data.get("experiment", [])
     if not blocks:
@@ -69,21 +104,37 @@ def load_study(path: str | Path) -> list[Experiment]:
         raise KbenchError(
             f"study file {path}: [study] must be a table and [[experiment]] an array of tables"
         )
-    allowed = {f.name for f in fields(Experiment)}
+    allowed = {f.name for f in fields(Experiment)} - _HIDDEN
+    folder = path.parent
+    out = defaults.pop("out", None) if isinstance(defaults, dict) else None
+    if out is not None and (not isinstance(out, str) or not out.strip()):
+        raise KbenchError(f"study file {path}: [study] out must be a folder name, got {out!r}")
     experiments = []
     for i, block in enumerate(blocks):
-        merged = {**defaults, **block}
-        unknown = sorted(set(merged) - allowed)
+        where = "[study]" if i == 0 and not data.get("experiment") else f"experiment {i + 1}"
+        unknown = sorted(set(defaults) - allowed) or sorted(set(block) - allowed)
         if unknown:
-            raise KbenchError(
-                f"study file {path}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(allowed))})"
+            table = "[study]" if unknown[0] in defaults else where
+            hint = (
+                " (out belongs in [study])" if unknown[0] == "out" else suggest(unknown[0], allowed)
             )
+            raise KbenchError(
+                f"study file {path}: unknown key {unknown[0]!r} in {table}{hint}; "
+                f"keys: {', '.join(sorted(allowed))}"
+            )
+        merged = {**defaults, **block}
         for key, value in merged.items():
             _check_type(path, i + 1, key, value)
         for key in ("algorithms", "datasets"):
             if not merged.get(key):
-                raise KbenchError(f"study file {path}: experiment {i + 1} lists no {key}")
-        experiments.append(Experiment(**merged))
+                raise KbenchError(f"study file {path}: {where} lists no {key}")
+        experiments.append(
+            Experiment(
+                **merged,
+                folder=folder,
+                out=None if out is None else Path(os.path.join(folder, os.path.expanduser(out))),
+            )
+        )
     return experiments
 
 
@@ -123,10 +174,22 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
     for exp in experiments:
         if not exp.seeds:
             raise SpecError("a study needs at least one seed")
+        bad_seeds = [s for s in exp.seeds if not 0 <= s <= MAX_SEED]
+        if bad_seeds:
+            raise SpecError(
+                f"seed {bad_seeds[0]} is out of range: seeds are integers from 0 to {MAX_SEED}"
+            )
         if exp.checkpoints < 1 or exp.test_max < 1:
             raise SpecError("checkpoints and test_max must be at least 1")
+        if exp.checkpoints > MAX_CHECKPOINTS:
+            raise SpecError(
+                f"checkpoints must be at most {MAX_CHECKPOINTS:,}, got {exp.checkpoints:,} "
+                f"(each checkpoint evaluates the held-out set)"
+            )
         if exp.epochs < 1:
             raise SpecError(f"epochs must be at least 1, got {exp.epochs}")
+        if exp.epochs > MAX_EPOCHS:
+            raise SpecError(f"epochs must be at most {MAX_EPOCHS:,}, got {exp.epochs:,}")
         if exp.max_queries < 0:
             raise SpecError(f"max_queries must be at least 0, got {exp.max_queries}")
         if exp.n is not None and exp.n < 1:
@@ -136,6 +199,15 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
             registry.canonical("kernel", "rbf")
         ]
         losses = [registry.canonical("loss", spec) for spec in exp.losses]
+        bound = len(tasks) + len(exp.algorithms) * len(streams) * len(kernels) * max(
+            1, len(losses)
+        ) * len(exp.seeds)
+        if bound > MAX_TASKS:
+            raise SpecError(
+                f"the study would plan up to {bound:,} tasks, more than kbench's limit of "
+                f"{MAX_TASKS:,} (each task writes its own result file); split it into smaller "
+                f"studies or use fewer seeds"
+            )
         for alg_spec in exp.algorithms:
             cls, _ = registry.resolve("algorithm", alg_spec)
             algorithm = registry.canonical("algorithm", alg_spec)
@@ -210,6 +282,8 @@ def _stream_base(
 ) -> tuple[str, dict[str, Any], str, int]:
     """Canonical data-set spec, stream options, task and class count of one data-set spec."""
     dataset_spec, options = split_stream_options(spec)
+    if exp.folder is not None:
+        dataset_spec = _paths_relative_to(dataset_spec, exp.folder, registry)
     if exp.n is not None and "n" not in options:
         options["n"] = exp.n
     StreamSpec(dataset="-", **options)  # validates the options
@@ -226,6 +300,20 @@ def _stream_base(
     return registry.canonical("dataset", dataset_spec), options, task_kind, n_classes
 
 
+def _paths_relative_to(spec: str, folder: Path, registry: Registry) -> str:
+    """The data-set spec with its relative file paths joined to ``folder`` (a study file's)."""
+    name, params = parse_spec(spec)
+    names = getattr(registry.entry("dataset", name).cls, "path_params", ())
+    base = os.fspath(folder)
+    if base in ("", ".") or not any(params.get(k) for k in names):
+        return spec  # unchanged, so the canonical spec (and task ids) stay as they were
+    for key in names:
+        value = params.get(key)
+        if value and not os.path.isabs(os.path.expanduser(value)):
+            params[key] = os.path.join(base, value)
+    return format_spec(name, params)
+
+
 def parse_seeds(text: str) -> list[int]:
     """Parse ``0,1,2`` or ``0-4`` (inclusive ranges) into a sorted list of seeds."""
     seeds: list[int] = []
@@ -235,12 +323,19 @@ def parse_seeds(text: str) -> list[int]:
             continue
         lo, dash, hi = part.partition("-")
         try:
-            if dash and lo:
-                seeds.extend(range(int(lo), int(hi) + 1))
-            else:
-                seeds.append(int(part))
+            first, last = (int(lo), int(hi)) if dash and lo else (int(part), int(part))
         except ValueError:
             raise SpecError(f"--seeds {text!r}: expected integers such as 0,1,2 or 0-4") from None
+        if last < first:
+            raise SpecError(f"--seeds {text!r}: the range {part} is empty (write it low-high)")
+        if len(seeds) + last - first + 1 > MAX_TASKS:
+            raise SpecError(
+                f"--seeds {text!r}: {len(seeds) + last - first + 1:,} seeds, more than kbench's "
+                f"limit of {MAX_TASKS:,} tasks in a study (each seed is at least one task)"
+            )
+        if not 0 <= first <= MAX_SEED or not 0 <= last <= MAX_SEED:
+            raise SpecError(f"--seeds {text!r}: seeds are integers from 0 to {MAX_SEED}")
+        seeds.extend(range(first, last + 1))
     if not seeds:
         raise SpecError(f"--seeds {text!r}: no seeds given")
     return sorted(set(seeds))

@@ -4,8 +4,9 @@ Each names its files in its parameters, e.g. ``libsvm[path=train.txt,test_path=t
 or ``csv[path=data.csv,label=class,task=multiclass]``. Labels are encoded for the chosen
 ``task`` by :func:`kbench.formats.encode_labels` (binary: two classes to −1/+1; multiclass:
 sorted classes to 0..C−1; regression: numbers as they are). A relative path is relative
-to the folder kbench runs in. Bad files raise a one-line DataError naming the file and,
-for text formats, the line.
+to the folder kbench runs in, or in a study file to the study file's folder. A path
+holding commas or brackets is quoted: ``csv[path="a,b[1].csv"]``. Bad files raise a
+one-line DataError naming the file and, for text formats, the line.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class Libsvm(_FileDataset):
     """
 
     name = "libsvm"
+    path_params = ("path", "test_path")
     task = "binary"
 
     def __init__(
@@ -195,6 +197,7 @@ class Csv(_FileDataset):
     """
 
     name = "csv"
+    path_params = ("path", "test_path")
     task = "binary"
 
     def __init__(
@@ -241,6 +244,7 @@ class Npz(_FileDataset):
     """
 
     name = "npz"
+    path_params = ("path",)
     task = "binary"
 
     def __init__(self, *, path: str = "", task: Task = "binary") -> None:
@@ -294,6 +298,7 @@ class Idx(_FileDataset):
     """
 
     name = "idx"
+    path_params = ("images", "labels", "test_images", "test_labels")
     task = "multiclass"
 
     def __init__(

@@ -135,6 +135,7 @@ class _IdxFolder(Dataset):
     """MNIST-format IDX files under their standard names in one folder, split as shipped."""
 
     task = "multiclass"
+    path_params = ("folder",)
     folder: str
     pixels: str
     _class_names: tuple[str, ...] = digit_names()
