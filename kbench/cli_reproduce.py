@@ -43,6 +43,11 @@ def reproduce(
     """
     from kbench.cli import _registry
     from kbench.reproduce import (
+        CONSISTENT,
+        NOT,
+        PARTLY,
+        REPRODUCED,
+        base_verdict,
         evaluate,
         missing_algorithms,
         not_run,
@@ -80,7 +85,7 @@ def reproduce(
             load_study(p.study(quick)), registry, folder, console=err, workers=workers, force=force
         )
         tables = subset(outcome.results, outcome.task_ids)
-        rows += evaluate(p, tables)
+        rows += evaluate(p, tables, quick=quick)
         if not no_report and (tables.runs["status"] == "ok").any():
             from kbench.cli_compare import _load
             from kbench.report import write_report
@@ -106,15 +111,16 @@ def reproduce(
         "why",
     ):
         table.add_column(col, overflow="fold")
-    colour = {"reproduced": "green", "partly": "yellow", "not": "red"}
+    colour = {REPRODUCED: "green", PARTLY: "yellow", CONSISTENT: "yellow", NOT: "red"}
     for r in rows:
+        c = colour[base_verdict(r.verdict)]
         table.add_row(
             r.paper,
             f"{r.claim}: {escape(r.text)}",
             escape(r.paper_value),
             escape(r.kbench_value),
             escape(r.dataset),
-            f"[{colour[r.verdict]}]{r.verdict}[/{colour[r.verdict]}]",
+            f"[{c}]{escape(r.verdict)}[/{c}]",
             escape(r.reason),
         )
     Console(width=max(160, Console().width)).print(table)

@@ -14,20 +14,28 @@ import pytest
 
 from kbench.errors import KbenchError
 from kbench.reproduce import (
+    CONSISTENT,
+    NOT,
     PAPERS,
+    PARTLY,
     POLK,
     RAMP,
+    REPRODUCED,
+    SMOKE,
     SVMD,
     VERDICTS,
     Finding,
     Paper,
+    adjust,
+    base_verdict,
     evaluate,
     markdown,
     mean_sd,
     missing_algorithms,
     not_run,
-    pooled_mcnemar,
+    paired,
     resolve,
+    seeds_needed,
     select,
 )
 from kbench.results import Results
@@ -79,13 +87,14 @@ SVMD_SPEC = "svmd[budget=512,c=1.0,eta=1.0,lam={lam},mu=1.0,nu=0.05]"
 NORMA_SPEC = "norma[budget=512,c=1.0,eta=1.0,schedule=decay_tau,tau=10.0]"
 
 
-def _svmd_r1(e_smd: float, e_one: float, e_norma: float) -> Finding:
+def _svmd_r1(e_smd: float, e_one: float, e_norma: float, seeds: int = 8) -> Finding:
     res = _results(
         {
             "smd": (SVMD_SPEC.format(lam=0.95), e_smd),
             "one": (SVMD_SPEC.format(lam=0.0), e_one),
             "norma": (NORMA_SPEC, e_norma),
-        }
+        },
+        seeds=seeds,
     )
     claim = next(c for c in SVMD.claims if c.id == "R1")
     return claim.evaluate(res)
@@ -93,27 +102,51 @@ def _svmd_r1(e_smd: float, e_one: float, e_norma: float) -> Finding:
 
 def test_r1_reproduced_when_svmd_makes_half_the_errors() -> None:
     f = _svmd_r1(0.10, 0.14, 0.20)
-    assert f.verdict == "reproduced"
-    assert "McNemar" in f.reason
+    assert f.verdict == REPRODUCED
+    assert "signed-rank test over 8 paired streams" in f.reason and "Holm over 2 tests" in f.reason
     assert "±" in f.value
+
+
+def test_r1_with_four_seeds_is_consistent_not_reproduced() -> None:
+    # Every one of four seeds favours SVMD by thousands of examples' worth, but four
+    # streams cannot make two tests significant after Holm (2 · 2/2**4 = 0.25): seven can.
+    f = _svmd_r1(0.10, 0.14, 0.20, seeds=4)
+    assert f.verdict == "consistent, not significant (needs ≥ 7 seeds)"
+    assert base_verdict(f.verdict) == CONSISTENT
 
 
 def test_r1_partly_when_the_ratio_is_off() -> None:
     f = _svmd_r1(0.17, 0.18, 0.20)
-    assert f.verdict == "partly"
+    assert f.verdict == PARTLY
     assert "ratio" in f.reason
 
 
 def test_r1_not_when_svmd_is_no_better() -> None:
     f = _svmd_r1(0.20, 0.20, 0.20)
-    assert f.verdict == "not"
+    assert f.verdict == NOT
 
 
 def test_missing_arm_gives_a_not_row_with_the_reason() -> None:
     res = _results({"smd": (SVMD_SPEC.format(lam=0.95), 0.1)})
     rows = evaluate(SVMD, res)
     assert [r.claim for r in rows] == [c.id for c in SVMD.claims]
-    assert all(r.verdict == "not" and "could not be evaluated" in r.reason for r in rows)
+    assert all(r.verdict == NOT and "could not be evaluated" in r.reason for r in rows)
+
+
+def test_quick_verdicts_say_smoke_run() -> None:
+    res = _results(
+        {
+            "smd": (SVMD_SPEC.format(lam=0.95), 0.1),
+            "one": (SVMD_SPEC.format(lam=0.0), 0.14),
+            "norma": (NORMA_SPEC, 0.2),
+        },
+        seeds=8,
+    )
+    quick = evaluate(SVMD, res, quick=True)
+    full = evaluate(SVMD, res)
+    assert all(q.verdict == SMOKE + f.verdict for q, f in zip(quick, full, strict=True))
+    assert quick[0].verdict == "smoke run: reproduced"
+    assert "smoke run: reproduced" in markdown(quick)
 
 
 def test_polk_claims_on_synthetic_results() -> None:
@@ -121,17 +154,18 @@ def test_polk_claims_on_synthetic_results() -> None:
         {
             "polk": ("polk[K=0.04,batch_size=32,eta=6.0,lam=1e-06]", 0.05),
             "bsgd": ("bsgd[budget=16]", 0.2),
-        }
+        },
+        seeds=8,
     )
     rows = {r.claim: r for r in evaluate(POLK, res)}
-    assert rows["C6"].verdict == "reproduced"  # a flat model order
-    assert rows["C10"].verdict == "reproduced"
+    assert rows["C6"].verdict == REPRODUCED  # a flat model order
+    assert rows["C10"].verdict == REPRODUCED
     assert "16.0" in rows["C6"].kbench_value
 
 
 def _removal(rates: dict[str, float], requests: dict[str, float]) -> Finding:
     spec = "online_svm_r[C=1.0,m={m}]"
-    res = _results({m: (spec.format(m=m), rate) for m, rate in rates.items()})
+    res = _results({m: (spec.format(m=m), rate) for m, rate in rates.items()}, seeds=8)
     by_task = dict(zip(res.runs["task_id"], res.runs["algorithm_spec"], strict=True))
     m_of = {tid: sp.split("m=")[1].split("]")[0] for tid, sp in by_task.items()}
     res.traces["kernel_requests"] = [requests[m_of[t]] for t in res.traces["task_id"]]
@@ -143,11 +177,11 @@ def test_ramp_removal_claim_on_synthetic_results() -> None:
     """Claim 17 reads accuracy per budget m and the requested kernel values of the traces."""
     cost = {"0": 1e6, "100": 4e6, "None": 9e6}
     good = _removal({"0": 0.12, "100": 0.101, "None": 0.10}, cost)
-    assert good.verdict == "reproduced" and "m=0 loses 1.8 pt" in good.reason  # realised rates
+    assert good.verdict == REPRODUCED and "m=0 loses" in good.reason
     small_loss = _removal({"0": 0.104, "100": 0.10, "None": 0.10}, cost)
-    assert small_loss.verdict == "partly"
+    assert small_loss.verdict == PARTLY
     not_monotone = _removal({"0": 0.12, "100": 0.10, "None": 0.10}, {**cost, "100": 2e7})
-    assert not_monotone.verdict == "not" and "not monotone" in not_monotone.reason
+    assert not_monotone.verdict == NOT and "not monotone" in not_monotone.reason
 
 
 def test_select_matches_parameters_as_numbers() -> None:
@@ -158,11 +192,19 @@ def test_select_matches_parameters_as_numbers() -> None:
     assert len(select(res, "svmd", exclude=("positive",))) == 0
 
 
-def test_pooled_mcnemar_counts_discordant_examples() -> None:
-    res = _results({"a": ("svmd[lam=0.95]", 0.1), "b": ("norma[tau=10.0]", 0.2)}, seeds=2, n=100)
-    r = pooled_mcnemar(res, select(res, "svmd"), select(res, "norma"))
-    assert r["streams"] == 2 and r["a_worse"] == 0 and r["b_worse"] > 0
-    assert r["diff"] < 0 and r["p"] < 0.05
+def test_paired_streams_holm_and_seeds_needed() -> None:
+    res = _results({"a": ("svmd[lam=0.95]", 0.1), "b": ("norma[tau=10.0]", 0.2)}, seeds=6)
+    t = paired(select(res, "svmd"), select(res, "norma"), "online_error")
+    assert t["n_pairs"] == 6 and t["a_better"] == 6 and t["problems"] == 1
+    assert t["p"] == pytest.approx(2 / 64)  # every stream one way: the exact floor
+    adjust(t)
+    assert t["p_holm"] == pytest.approx(2 / 64) and seeds_needed(t) is None
+    u = dict(t)
+    adjust(t, u)  # two tests: 2 · 2/64 = 0.0625, six streams no longer reach 0.05
+    assert t["p_holm"] == pytest.approx(0.0625) and seeds_needed(t, u) == 7
+    # Streams over three problems: the streams needed are said in seeds per problem.
+    t3 = t | {"problems": 3, "n_pairs": 6, "family": 2}
+    assert seeds_needed(t3) == 3  # 7 streams, over 3 problems: 3 seeds each
 
 
 def test_mean_sd_and_finding() -> None:
@@ -171,6 +213,10 @@ def test_mean_sd_and_finding() -> None:
     assert mean_sd([]) == "–"
     with pytest.raises(ValueError):
         Finding("x", "maybe", "")
+    with pytest.raises(ValueError):
+        Finding("x", "not", "")  # the old verdict is no longer accepted
+    assert Finding("x", "consistent, not significant (needs ≥ 7 seeds)", "").verdict
+    assert base_verdict("smoke run: not reproduced") == NOT
 
 
 def test_resolve_and_missing_algorithms() -> None:
@@ -215,7 +261,11 @@ def test_reproduce_all_quick(tmp_path: Path) -> None:
     rows = json.loads((out / "claims.json").read_text())
     expected = [(p.key, c.id) for p in PAPERS.values() for c in p.claims]
     assert [(row["paper"], row["claim"]) for row in rows] == expected
-    assert all(row["verdict"] in VERDICTS and row["reason"] for row in rows)
+    assert all(
+        row["verdict"].startswith(SMOKE) and base_verdict(row["verdict"]) in VERDICTS
+        for row in rows
+    )
+    assert all(row["reason"] for row in rows)
     assert "verdict" in (out / "reproduction.md").read_text()
     assert "kbench reproduce all --quick" in r.stdout
     for p in PAPERS:
