@@ -10,11 +10,15 @@ include "_kernel_ops.pxi"
 include "_budget_ops.pxi"
 include "_loss_ops.pxi"
 
-from libc.math cimport exp, fabs, sqrt
+from libc.math cimport exp, sqrt
 
-cdef extern from "math.h" nogil:
-    # GNU extension (Python.h defines _GNU_SOURCE): cos and sin for the price of one.
-    void sincos(double x, double* s, double* c)
+cdef extern from "_sincos_simd.h" nogil:
+    # Vectorised cos/sin of a block of phases and the phases of a sparse example (see the
+    # header for the error bound and the run-time choice of instruction set).
+    void kb_sincos_d(const double* u, Py_ssize_t D, double scale, double* c_out,
+                     double* s_out)
+    void kb_phases_d(const double* Omega, Py_ssize_t D, const Py_ssize_t* idx,
+                     const double* vals, Py_ssize_t nnz, double* u)
 
 cdef enum:
     T_BINARY = 0
@@ -24,46 +28,35 @@ cdef enum:
     MC_SOFTMAX = 1
     NOT_COMPILED = -1
 
-# 2π split in two (Cody–Waite): TWO_PI_HI is 2π rounded to 24 bits, so q·TWO_PI_HI is exact
-# for |q| < 2²⁹, and TWO_PI_LO = 2π − TWO_PI_HI carries the rest to double precision.
-cdef double TWO_PI_HI = 6.2831854820251465
-cdef double TWO_PI_LO = -1.748455600074497e-07
-cdef double INV_TWO_PI = 0.15915494309189533577
-# Adding then subtracting 1.5·2⁵² rounds a double to the nearest integer without a call.
-cdef double ROUND_MAGIC = 6755399441055744.0
-# Beyond this |u| the two-part reduction loses digits; such arguments go to libm.
-cdef double POLY_LIMIT = 1e5
+cdef enum:
+    # Non-zeros of a sparse example gathered per call of kb_phases_d.
+    NZ_CHUNK = 64
 
 
-cdef inline void _sincos_block(const double* u, Py_ssize_t D, double scale, double* c_out,
-                               double* s_out) noexcept nogil:
-    """c_out[k] = scale·cos(u[k]), s_out[k] = scale·sin(u[k]) for k < D.
-
-    Each u is reduced to r ∈ [−π, π] and cos/sin are Taylor polynomials in r² to degree
-    26/25 (truncation error below 3·10⁻¹⁵). The loop has no calls or branches, so the
-    compiler vectorises it; it is about three times faster than calling libm's sincos
-    per frequency, which dominated FOGD's time per example.
-    """
-    cdef Py_ssize_t k
-    cdef double v, q, r, t
-    for k in range(D):
-        v = u[k]
-        q = (v * INV_TWO_PI + ROUND_MAGIC) - ROUND_MAGIC
-        r = (v - q * TWO_PI_HI) - q * TWO_PI_LO
-        t = r * r
-        c_out[k] = scale * (1.0 + t * (-0.5 + t * (0.041666666666666664 + t * (-0.001388888888888889 + t * (2.48015873015873e-05 + t * (-2.755731922398589e-07 + t * (2.08767569878681e-09 + t * (-1.1470745597729725e-11 + t * (4.779477332387385e-14 + t * (-1.5619206968586225e-16 + t * (4.110317623312165e-19 + t * (-8.896791392450574e-22 + t * (1.6117375710961184e-24 + t * -2.4795962632247976e-27)))))))))))))
-        s_out[k] = scale * (r * (1.0 + t * (-0.16666666666666666 + t * (0.008333333333333333 + t * (-0.0001984126984126984 + t * (2.7557319223985893e-06 + t * (-2.505210838544172e-08 + t * (1.6059043836821613e-10 + t * (-7.647163731819816e-13 + t * (2.8114572543455206e-15 + t * (-8.22063524662433e-18 + t * (1.9572941063391263e-20 + t * (-3.868170170630684e-23 + t * 6.446950284384474e-26)))))))))))))
-    for k in range(D):
-        if fabs(u[k]) > POLY_LIMIT:
-            sincos(u[k], &s_out[k], &c_out[k])
-            s_out[k] *= scale
-            c_out[k] *= scale
+cdef extern from "_kernel_simd.h" nogil:
+    int kb_level_cache
+    int kb_level()
 
 
 def sincos_block(const double[::1] u, double scale, double[::1] c_out, double[::1] s_out):
     """The vectorised cos/sin of the FOGD loop (exposed for tests)."""
     with nogil:
-        _sincos_block(&u[0], u.shape[0], scale, &c_out[0], &s_out[0])
+        kb_sincos_d(&u[0], u.shape[0], scale, &c_out[0], &s_out[0])
+
+
+def simd_level(int force=-1):
+    """The instruction set of this module's vector loops: 0 baseline, 1 AVX2, 2 AVX-512.
+
+    ``force`` ≥ 0 selects a lower one (tests of every path on one machine); it is capped
+    at what the CPU supports. Returns the level in use afterwards.
+    """
+    global kb_level_cache
+    cdef int best
+    if force >= 0:
+        kb_level_cache = -1
+        best = kb_level()
+        kb_level_cache = force if force < best else best
+    return kb_level()
 
 
 cdef inline void _fourier(const double* Omega, Py_ssize_t d, Py_ssize_t D, const double* x,
@@ -71,11 +64,14 @@ cdef inline void _fourier(const double* Omega, Py_ssize_t d, Py_ssize_t D, const
     """z = [cos(Ωᵀx), sin(Ωᵀx)]/√D for the row-major d×D frequency matrix Ω.
 
     A sparse x (a quarter or fewer non-zeros, like a9a's 14 of 123) is handled by adding
-    the rows of Ω for its non-zeros, which reads nnz·D numbers instead of d·D.
+    the rows of Ω for its non-zeros, which reads nnz·D numbers instead of d·D. cos and sin
+    of the D phases come from one vectorised pass (``_sincos_simd.h``).
     """
-    cdef Py_ssize_t j, k, nnz = 0
+    cdef Py_ssize_t j, k, nnz = 0, n = 0
+    cdef Py_ssize_t idx[NZ_CHUNK]
+    cdef double vals[NZ_CHUNK]
     cdef int one = 1, DD = <int>D, dd = <int>d
-    cdef double a1 = 1.0, b0 = 0.0, xj, r = 1.0 / sqrt(<double>D)
+    cdef double a1 = 1.0, b0 = 0.0, r = 1.0 / sqrt(<double>D)
     cdef char nt = b'N'
     for j in range(d):
         if x[j] != 0.0:
@@ -84,13 +80,19 @@ cdef inline void _fourier(const double* Omega, Py_ssize_t d, Py_ssize_t D, const
         for k in range(D):
             u[k] = 0.0
         for j in range(d):
-            xj = x[j]
-            if xj != 0.0:
-                daxpy(&DD, &xj, <double*>(Omega + j * D), &one, u, &one)
+            if x[j] != 0.0:
+                idx[n] = j
+                vals[n] = x[j]
+                n += 1
+                if n == NZ_CHUNK:
+                    kb_phases_d(Omega, D, idx, vals, n, u)
+                    n = 0
+        if n > 0:
+            kb_phases_d(Omega, D, idx, vals, n, u)
     else:
         # Ω row-major d×D is column-major D×d: u = Ω_cm x.
         dgemv(&nt, &DD, &dd, &a1, <double*>Omega, &DD, <double*>x, &one, &b0, u, &one)
-    _sincos_block(u, D, r, z, z + D)
+    kb_sincos_d(u, D, r, z, z + D)
 
 
 cdef inline void _linear_scores(const double* W, Py_ssize_t p, Py_ssize_t C, const double* z,

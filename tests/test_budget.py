@@ -716,7 +716,10 @@ def test_nogd_without_switch_is_kernel_ogd(task: str, C: int) -> None:
     assert algo.stats()["n_support"] == len(S) and algo.stats()["nystrom_rank"] == 0
 
 
-def test_nogd_matches_reference_after_the_switch() -> None:
+@pytest.mark.parametrize(("extra", "k"), [(",rank_fraction=1.0", 20), ("", 4), (",rank=7", 7)])
+def test_nogd_matches_reference_after_the_switch(extra: str, k: int) -> None:
+    """After the switch NOGD is linear OGD on the rank-k Nyström features (k = ⌈0.2·B⌉ by
+    default, every direction with rank_fraction=1)."""
     X, y = binary_stream(400)
     eta, B = 0.3, 20
     pred, _, _ = kernel_ogd_reference(X, y, eta, budget=B)
@@ -734,6 +737,7 @@ def test_nogd_matches_reference_after_the_switch() -> None:
                 break
     L = np.array(Sl)
     lam, V = np.linalg.eigh(rbf(L, L))
+    lam, V = lam[::-1][:k], V[:, ::-1][:, :k]  # the k largest eigenvalues
     Mmap = V.T / np.sqrt(lam)[:, None]
     w = (V.T * np.sqrt(lam)[:, None]) @ np.array(Al)
     ref = list(pred[:first])
@@ -743,15 +747,17 @@ def test_nogd_matches_reference_after_the_switch() -> None:
         ref.append(sign(f))
         if yt * f < 1:
             w = w + eta * yt * z
-    algo = make(f"nogd[budget={B},eta={eta}]")
+    algo = make(f"nogd[budget={B},eta={eta}{extra}]")
     assert np.array_equal(algo.learn_predict_many(X, y), np.array(ref))
-    assert algo.stats()["nystrom_rank"] == B
-    # Before and after the switch f is the same function (full rank).
-    probe = np.random.default_rng(1).standard_normal((5, 4))
-    assert np.allclose(
-        rbf(probe, L) @ np.array(Al),
-        rbf(probe, L) @ Mmap.T @ ((V.T * np.sqrt(lam)[:, None]) @ np.array(Al)),
-    )
+    assert algo.stats()["nystrom_rank"] == k
+    assert algo._M.shape == (k, B)  # O(B·k) features per example
+    if k == B:
+        # Before and after the switch f is the same function (full rank).
+        probe = np.random.default_rng(1).standard_normal((5, 4))
+        assert np.allclose(
+            rbf(probe, L) @ np.array(Al),
+            rbf(probe, L) @ Mmap.T @ ((V.T * np.sqrt(lam)[:, None]) @ np.array(Al)),
+        )
 
 
 def test_nogd_rank_deficient_landmarks_warn_and_work() -> None:
@@ -759,7 +765,7 @@ def test_nogd_rank_deficient_landmarks_warn_and_work() -> None:
     X, y = binary_stream(60)
     X = np.repeat(X, 3, axis=0)
     y = np.repeat(y, 3)
-    algo = make("nogd[budget=30,eta=0.3]")
+    algo = make("nogd[budget=30,eta=0.3,rank_fraction=1.0]")
     with pytest.warns(RuntimeWarning, match="rank-deficient"):
         pred = algo.learn_predict_many(X, y)
     r = algo.stats()["nystrom_rank"]
@@ -889,7 +895,10 @@ def test_other_bad_parameters_are_rejected() -> None:
         ("bsgd[lam=0.0]", "bsgd: lam must be in"),
         ("pegasos[lam=-1.0]", "pegasos: lam must be in"),
         ("bogd[eta=2.0,lam=0.6]", "bogd: eta·lam must be < 1"),
-        ("nogd[budget=5,rank=6]", "nogd: rank must be in"),
+        ("nogd[budget=5,rank=6]", r"nogd: rank must be at most budget \(5\)"),
+        ("nogd[budget=5,rank=0]", "nogd: rank must be in"),
+        ("nogd[rank_fraction=0.0]", "nogd: rank_fraction must be in"),
+        ("nogd[rank_fraction=1.5]", "nogd: rank_fraction must be in"),
     ):
         with pytest.raises(ValueError, match=message):
             make(spec)
