@@ -681,6 +681,54 @@ def test_bogd_removal_is_unbiased() -> None:
         assert np.allclose(expected, a)
 
 
+def test_bogd_default_lambda_offsets_the_rescaling() -> None:
+    """λ defaults to 1/(ηB): (1 − ηλ)·B/(B − 1) = 1 + O(1/B²) at every budget."""
+    for B, eta in ((2, 0.5), (100, 0.5), (1600, 0.5), (300, 0.1)):
+        algo = make(f"bogd[budget={B},eta={eta}]")
+        assert algo.lam == pytest.approx(1 / (eta * B))
+        assert abs((1 - eta * algo.lam) * B / (B - 1) - 1) <= 1.0 / (B - 1) ** 2
+    assert make("bogd[budget=100,lam=0.3]").lam == 0.3
+
+
+def test_bogd_learns_both_classes_where_one_class_is_clearly_worse() -> None:
+    """BOGD is no constant predictor: on a synthetic stream it beats the majority rule clearly."""
+    X, y = binary_stream(3000, d=2, seed=4)
+    Xt, yt = binary_stream(2000, d=2, seed=5)
+    majority = max((yt > 0).mean(), (yt < 0).mean())
+    for spec in ("bogd[budget=100]", "bogd[budget=100,sampling=weighted]"):
+        algo = make(spec)
+        algo.learn_predict_many(X, y)
+        pred = algo.predict_many(Xt)
+        assert 0.1 < (pred > 0).mean() < 0.9
+        assert (pred == yt).mean() > majority + 0.1
+
+
+@pytest.mark.slow
+def test_bogd_default_lambda_is_not_one_class_on_a9a_at_a_large_budget() -> None:
+    """a9a, γ = 0.01, B = 1600, one pass: λ = 1/(ηB) learns; the old fixed λ = 0.02 does not.
+
+    With λ = 0.02 the shrinking (1 − ηλ) = 0.99 per step leaves about 100 steps of memory
+    whatever the budget, and the final model predicts one class (the majority rate,
+    76.4 %). λ = 1/(ηB) keeps the whole budget in play: 81.6 % held out, measured (a
+    trajectory driven by a seeded generator; the bound below leaves three points for
+    arithmetic that differs between BLAS builds).
+    """
+    from kbench.streams import StreamSpec, get_stream
+
+    stream = get_stream(StreamSpec("a9a", order="file"), get_registry())
+    X, y = np.ascontiguousarray(stream.X), np.ascontiguousarray(stream.y)
+    Xt, yt = stream.X_test, stream.y_test
+    accuracy, positive = {}, {}
+    for spec in ("bogd[budget=1600]", "bogd[budget=1600,lam=0.02]"):
+        algo = make(spec, kernel="rbf[gamma=0.01]")
+        algo.learn_predict_many(X, y)
+        pred = algo.predict_many(Xt)
+        accuracy[spec], positive[spec] = (pred == yt).mean(), (pred > 0).mean()
+    assert accuracy["bogd[budget=1600]"] > 0.785  # majority rate 0.7638 plus two points
+    assert 0.05 < positive["bogd[budget=1600]"] < 0.5
+    assert positive["bogd[budget=1600,lam=0.02]"] < 0.01
+
+
 # -- FOGD and NOGD ------------------------------------------------------------------------------
 
 
