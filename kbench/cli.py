@@ -66,12 +66,16 @@ def _registry():
     from kbench.registry import get_registry
 
     reg = get_registry()
-    for info in reg.failures():
-        err.print(
-            f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]",
-            highlight=False,
-        )
+    # Plugins load when first needed: each failure is reported when it happens, once.
+    reg.watch_failures(_warn_broken_plugin)
     return reg
+
+
+def _warn_broken_plugin(info: Any) -> None:
+    err.print(
+        f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]",
+        highlight=False,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,15 +382,13 @@ def plugins(as_json: bool) -> None:
     registry = _registry()
     infos = list(registry.plugins.values())
     if as_json:
-        click.echo(json.dumps([vars(i) for i in infos], indent=2))
+        click.echo(json.dumps([i.to_dict() for i in infos], indent=2))
         return
     table = Table(title="[bold]plugins[/bold]", title_justify="left")
     for col in ("plugin", "source", "version", "registered", "status"):
         table.add_column(col)
     for i in infos:
-        status = (
-            "disabled" if i.disabled else (f"[red]{escape(i.error)}[/red]" if i.error else "ok")
-        )
+        status = f"[red]broken: {escape(i.error)}[/red]" if i.error else i.status
         registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
         table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
     Console().print(table)

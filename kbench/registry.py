@@ -68,6 +68,21 @@ class PluginInfo:
     disabled: bool = False
     #: Name of the distribution that declares the entry point (None for built-ins).
     distribution: str | None = None
+    #: Whether the plugin was imported and its hooks called (plugins load when needed).
+    loaded: bool = False
+
+    @property
+    def status(self) -> str:
+        """``ok``, ``disabled``, ``broken`` (the reason in :attr:`error`) or ``not loaded``."""
+        if self.disabled:
+            return "disabled"
+        if self.error:
+            return "broken"
+        return "ok" if self.loaded else "not loaded"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, with the status."""
+        return {**vars(self), "status": self.status}
 
     @property
     def label(self) -> str:
@@ -93,7 +108,18 @@ class Entry:
 
 
 class Registry:
-    """The components of every loaded plugin, by kind and name."""
+    """The components of every plugin, by kind and name.
+
+    Plugins are found when the registry is made (the built-in modules, the metadata of the
+    ``kbench`` entry points) but imported only when they are needed, so that a command pays
+    only for the components it uses: looking up a built-in component imports the one module
+    that :data:`kbench._plugin_index.BUILTIN_INDEX` names for it; whatever needs every plugin
+    (:meth:`names`, :attr:`plugins`, :meth:`failures`, a name no built-in module has) loads
+    them all, built-ins first and then the third-party ones, in the order they were found.
+    A plugin registers through its hooks when it is loaded, and all or nothing: if any of
+    its hooks raises or registers anything invalid, it contributes no component and is
+    listed as broken, with the reason in :attr:`PluginInfo.error`.
+    """
 
     def __init__(
         self,
@@ -116,23 +142,38 @@ class Registry:
             trace = os.environ.get(ENV_TRACE, "") not in ("", "0")
         if trace:
             self.pm.add_hookcall_monitoring(_trace_before, _trace_after)
-        self.plugins: dict[str, PluginInfo] = {}
-        self.components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
+        self._plugins: dict[str, PluginInfo] = {}
+        self._components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
+        # Plugins found but not imported yet, by name, in load order (built-ins first).
+        self._pending: dict[str, Callable[[], Any]] = {}
+        # kind -> component name -> the not yet loaded built-in plugin that registers it.
+        self._index: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
+        self._watchers: list[Callable[[PluginInfo], None]] = []
         from kbench import __version__
 
         if builtins:
+            from kbench._plugin_index import BUILTIN_INDEX
+
+            unindexed = []
             for sub in BUILTIN_PACKAGES:
-                package = importlib.import_module(f"kbench.plugins.{sub}")
-                for mod in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-                    if mod.name.startswith("_"):
-                        continue
-                    name = f"kbench.{sub}.{mod.name}"
+                for module in _builtin_modules(sub):
+                    name = f"kbench.{sub}.{module}"
                     self._add(
                         name,
                         "builtin",
                         __version__,
-                        lambda m=f"kbench.plugins.{sub}.{mod.name}": importlib.import_module(m),
+                        lambda m=f"kbench.plugins.{sub}.{module}": importlib.import_module(m),
                     )
+                    if name not in self._pending:
+                        continue  # disabled
+                    if name not in BUILTIN_INDEX:
+                        unindexed.append(name)
+                    for kind, names in BUILTIN_INDEX.get(name, {}).items():
+                        for component in names:
+                            self._index[kind].setdefault(component, name)
+            # A module the index does not know yet: only loading it tells what it registers.
+            for name in unindexed:
+                self._load(name)
         if entry_points:
             wanted = None if self.load is None else {_normalise(n) for n in self.load}
             for ep in sorted(importlib.metadata.entry_points(group="kbench"), key=lambda e: e.name):
@@ -147,7 +188,8 @@ class Registry:
             self._report_missing()
         for name, obj in extra_plugins:
             self._add(name, "extra", "unknown", lambda o=obj: o)
-        self._collect()
+        if trace:
+            self._load_all()  # the log is meant to show every plugin's hook calls
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -162,23 +204,35 @@ class Registry:
         selected: bool = True,
     ) -> None:
         info = PluginInfo(name=name, source=source, version=version, distribution=distribution)
-        self.plugins[name] = info
+        self._plugins[name] = info
         blocked = {_normalise(d) for d in self.disabled}
         if not selected or name in self.disabled or _normalise(distribution or name) in blocked:
-            # Not even imported: a blocked plugin cannot break start-up or slow it down.
+            # Never imported: a blocked plugin cannot break start-up or slow it down.
             info.disabled = True
             self.pm.set_blocked(name)
             return
+        self._pending[name] = load
+
+    def _load_all(self) -> None:
+        """Load every plugin not loaded yet, in the order they were found."""
+        for name in list(self._pending):
+            self._load(name)
+
+    def _load(self, name: str) -> None:
+        """Import one plugin and register its components, all or nothing."""
+        load = self._pending.pop(name, None)
+        if load is None:
+            return
+        info = self._plugins[name]
+        info.loaded = True
         try:
             plugin = load()
             self.pm.register(plugin, name=name)
         except Exception as exc:  # a broken plugin must not take the others down
-            if self.pm.get_plugin(name) is not None:
-                self.pm.unregister(name=name)  # pluggy keeps what it registered before failing
             if isinstance(exc, pluggy.PluginValidationError):
-                info.error = f"{info.label}: {_validation_message(exc)}"
+                self._fail(info, f"{info.label}: {_validation_message(exc)}")
             else:
-                info.error = f"failed to load{info.distribution_note}: {_one_line(exc)}"
+                self._fail(info, f"failed to load{info.distribution_note}: {_one_line(exc)}")
             return
         try:
             # Every plugin before this one passed, so a failure here is this plugin's.
@@ -186,25 +240,76 @@ class Registry:
         except pluggy.PluginValidationError:
             callers = self.pm.get_hookcallers(plugin) or []
             unknown = sorted(h.name for h in callers if not h.has_spec())
-            self.pm.unregister(name=name)
             hooks = sorted(HOOKS.values())
-            info.error = (
+            self._fail(
+                info,
                 "; ".join(
                     f"{info.label} implements {hook!r}, which is not a kbench hook"
                     f"{suggest(hook, hooks)}"
                     for hook in unknown
                 )
-                + f" (kbench hooks: {', '.join(hooks)})"
+                + f" (kbench hooks: {', '.join(hooks)})",
             )
+            return
+        others = [p for _, p in self.pm.list_name_plugin() if p is not plugin]
+        staged: list[tuple[str, Entry]] = []
+        for kind, hook in HOOKS.items():
+            if not any(
+                impl.plugin is plugin for impl in getattr(self.pm.hook, hook).get_hookimpls()
+            ):
+                continue
+            register = _Registration(kind, name)
+            try:
+                # Through pluggy (so that tracing sees the call), this plugin's hook alone.
+                self.pm.subset_hook_caller(hook, others)(register=register)
+            except Exception as exc:
+                self._fail(info, f"{info.label}: {hook} raised {_one_line(exc)}")
+                return
+            seen: set[str] = set()
+            try:
+                for cls in register.classes:
+                    entry = self._validate(kind, cls, info)
+                    if entry.cls.name in seen:
+                        raise RegistryError(
+                            f"{info.label} registered {kind} {entry.cls.name!r} twice"
+                        )
+                    seen.add(entry.cls.name)
+                    staged.append((kind, entry))
+            except Exception as exc:
+                self._fail(info, _one_line(exc))
+                return
+        # Every hook ran and every registration is valid: only now does anything count.
+        for kind, entry in staged:
+            self._components[kind][entry.cls.name] = entry
+            info.components.setdefault(PLURAL[kind], []).append(entry.cls.name)
+
+    def _fail(self, info: PluginInfo, error: str) -> None:
+        """Record a broken plugin: it keeps no component and no hook of it is called again."""
+        info.error = error
+        info.components = {}
+        if self.pm.get_plugin(info.name) is not None:
+            self.pm.unregister(name=info.name)  # pluggy keeps what it registered before failing
+        for watch in self._watchers:
+            watch(info)
+
+    def watch_failures(self, callback: Callable[[PluginInfo], None]) -> None:
+        """Call ``callback(info)`` for each plugin that failed so far and each that fails
+        later, once (plugins load when first needed, so a failure may come late)."""
+        if callback in self._watchers:
+            return
+        self._watchers.append(callback)
+        for info in list(self._plugins.values()):
+            if info.error:
+                callback(info)
 
     def _report_missing(self) -> None:
         """Record each name in KBENCH_LOAD_PLUGINS that no installed plugin answers to."""
-        installed = [i for i in self.plugins.values() if i.source == "entry-point"]
+        installed = [i for i in self._plugins.values() if i.source == "entry-point"]
         known = {_normalise(n) for i in installed for n in (i.name, i.distribution or i.name)}
         for name in sorted(self.load or ()):
             if _normalise(name) not in known:
                 hint = suggest(name, [i.name for i in installed])
-                self.plugins[name] = PluginInfo(
+                self._plugins[name] = PluginInfo(
                     name=name,
                     source="entry-point",
                     version="unknown",
@@ -212,28 +317,32 @@ class Registry:
                     f"a kbench plugin of that name{hint}",
                 )
 
-    def _collect(self) -> None:
-        for kind, hook in HOOKS.items():
-            impls = getattr(self.pm.hook, hook).get_hookimpls()
-            plugins = list(dict.fromkeys(impl.plugin for impl in impls))
-            for plugin in plugins:
-                info = self.plugins[self.pm.get_name(plugin)]
-                if info.error:
-                    continue
-                register = _Registration(kind, info.name)
-                try:
-                    # One plugin at a time, through pluggy (so tracing sees each call), so that
-                    # a plugin that raises is skipped and the others still register.
-                    self.pm.subset_hook_caller(hook, [p for p in plugins if p is not plugin])(
-                        register=register
-                    )
-                    entries = [self._validate(kind, cls, info) for cls in register.classes]
-                except Exception as exc:  # a broken plugin must not take the others down
-                    info.error = _one_line(exc)
-                    continue
-                for entry in entries:
-                    self.components[kind][entry.cls.name] = entry
-                    info.components.setdefault(PLURAL[kind], []).append(entry.cls.name)
+    @property
+    def plugins(self) -> dict[str, PluginInfo]:
+        """Every plugin found, by name, and what became of it (loads them all)."""
+        self._load_all()
+        return self._plugins
+
+    @property
+    def components(self) -> dict[str, dict[str, Entry]]:
+        """Every registered component, by kind and name (loads every plugin)."""
+        self._load_all()
+        return self._components
+
+    @components.setter
+    def components(self, value: dict[str, dict[str, Entry]]) -> None:
+        self._components = value
+
+    def _lookup(self, kind: str, name: str) -> Entry | None:
+        """The entry of a component, loading its built-in module, or else every plugin."""
+        found = self._components[kind].get(name)
+        if found is None and name in self._index[kind]:
+            self._load(self._index[kind][name])
+            found = self._components[kind].get(name)
+        if found is None and self._pending:
+            self._load_all()
+            found = self._components[kind].get(name)
+        return found
 
     def _validate(self, kind: str, cls: Any, info: PluginInfo) -> Entry:
         base = KINDS[kind]
@@ -259,7 +368,7 @@ class Registry:
                 raise RegistryError(
                     f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}"
                 )
-        existing = self.components[kind].get(name)
+        existing = self._components[kind].get(name)
         if existing is not None:
             raise RegistryError(
                 f"{where} registered {kind} {name!r}, which plugin {existing.plugin!r} already registered"
@@ -269,18 +378,18 @@ class Registry:
     # -- queries ------------------------------------------------------------------------------
 
     def names(self, kind: str) -> list[str]:
-        """Sorted names of the registered components of one kind."""
+        """Sorted names of the registered components of one kind (loads every plugin)."""
         return sorted(self.components[kind])
 
     def entry(self, kind: str, name: str) -> Entry:
         """The registry entry of a component, or a SpecError listing the valid names."""
-        try:
-            return self.components[kind][name]
-        except KeyError:
-            valid = self.names(kind)
-            raise SpecError(
-                f"unknown {kind} {name!r}{suggest(name, valid)}; available: {', '.join(valid)}"
-            ) from None
+        found = self._lookup(kind, name)
+        if found is not None:
+            return found
+        valid = self.names(kind)
+        raise SpecError(
+            f"unknown {kind} {name!r}{suggest(name, valid)}; available: {', '.join(valid)}"
+        )
 
     def resolve(self, kind: str, spec: str | Component) -> tuple[type[Component], dict[str, Any]]:
         """Parse a spec string into its class and coerced parameters (without constructing)."""
@@ -350,7 +459,7 @@ class Registry:
         return f"{cls.name}[{','.join(items)}]" if items else cls.name
 
     def failures(self) -> list[PluginInfo]:
-        """Plugins that failed to load or register."""
+        """Plugins that failed to load or register (loads every plugin)."""
         return [p for p in self.plugins.values() if p.error]
 
 
@@ -367,6 +476,30 @@ class _Registration:
 
     def __repr__(self) -> str:
         return f"<register {self.kind}s of plugin {self.plugin!r}>"
+
+
+def builtin_index() -> dict[str, dict[str, tuple[str, ...]]]:
+    """What each built-in plugin module registers, by kind: the content of
+    :data:`kbench._plugin_index.BUILTIN_INDEX`, found by loading every built-in module."""
+    registry = Registry(entry_points=False, disabled=(), trace=False)
+    singular = {plural: kind for kind, plural in PLURAL.items()}
+    index = {}
+    for name, info in registry.plugins.items():
+        if info.error:
+            raise RegistryError(f"built-in {info.label} is broken: {info.error}")
+        index[name] = {
+            singular[plural]: tuple(sorted(names))
+            for plural, names in sorted(info.components.items())
+        }
+    return index
+
+
+def _builtin_modules(sub: str) -> list[str]:
+    """The plugin modules of one built-in package, sorted (``_private`` ones excluded)."""
+    package = importlib.import_module(f"kbench.plugins.{sub}")
+    return sorted(
+        m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
+    )
 
 
 def _normalise(name: str) -> str:

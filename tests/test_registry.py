@@ -173,3 +173,169 @@ def test_nested_specs_are_canonical_too() -> None:
     )
     with pytest.raises(SpecError, match="unknown algorithm 'nope'"):
         reg.canonical("algorithm", "active_all[base=nope]")
+
+
+#: A plugin whose kernel hook is valid but whose loss hook raises.
+HALF_BROKEN = '''
+from kbench import hookimpl, Kernel, Loss
+import numpy as np
+
+class Quartic(Kernel):
+    """(x·x')⁴ in plain NumPy."""
+    name = "quartic"
+    def __init__(self) -> None:
+        pass
+    def row(self, S, x, *, out=None, sq=None, xsq=None):
+        return (np.asarray(S) @ x) ** 4
+    def matrix(self, A, B):
+        return (np.asarray(A) @ np.asarray(B).T) ** 4
+    def diag(self, A):
+        return np.einsum("ij,ij->i", A, A) ** 4
+
+@hookimpl
+def kbench_register_kernels(register):
+    register(Quartic)
+
+@hookimpl
+def kbench_register_losses(register):
+    raise RuntimeError("no losses today")
+'''
+
+#: A plugin with one valid kernel hook and one hook registering something that is no loss.
+HALF_INVALID = '''
+from kbench import hookimpl
+from kb_half import Quartic
+
+class Quintic(Quartic):
+    """(x·x')⁵ in plain NumPy."""
+    name = "quintic"
+
+@hookimpl
+def kbench_register_kernels(register):
+    register(Quintic)
+
+@hookimpl
+def kbench_register_losses(register):
+    register(dict)
+'''
+
+
+def test_plugin_raising_in_one_hook_contributes_nothing(plugin_dist) -> None:
+    """A plugin whose one hook raises keeps none of its other hooks' components: it is
+    listed as broken with the hook and the reason, and the other plugins still load."""
+    plugin_dist("kb_half", HALF_BROKEN)
+    plugin_dist("kb_cubic", GOOD)
+    reg = Registry()
+    assert "quartic" not in reg.names("kernel")
+    with pytest.raises(SpecError, match="unknown kernel 'quartic'"):
+        reg.entry("kernel", "quartic")
+    info = reg.plugins["kb_half"]
+    assert info.components == {} and info.status == "broken"
+    assert info.error == (
+        "plugin 'kb_half': kbench_register_losses raised RuntimeError: no losses today"
+    )
+    assert {p.name for p in reg.failures()} == {"kb_half"}
+    # Nothing of it stays in the plugin manager either: no later hook call reaches it.
+    assert reg.pm.get_plugin("kb_half") is None
+    assert reg.entry("kernel", "cubic").plugin == "kb_cubic"
+    assert reg.plugins["kb_cubic"].status == "ok"
+
+
+def test_plugin_registering_anything_invalid_contributes_nothing(plugin_dist) -> None:
+    """One invalid registration in any hook withdraws the plugin's valid ones too."""
+    plugin_dist("kb_half", HALF_BROKEN)
+    plugin_dist("kb_fifth", HALF_INVALID)
+    reg = Registry()
+    assert not {"quartic", "quintic"} & set(reg.names("kernel"))
+    error = reg.plugins["kb_fifth"].error
+    assert error is not None and error.startswith("plugin 'kb_fifth' registered <class 'dict'>")
+    assert "not a subclass of kbench.Loss" in error
+    assert reg.plugins["kb_fifth"].components == {}
+
+
+def test_plugin_registering_one_name_twice_is_broken(plugin_dist) -> None:
+    """Two classes under one name from one plugin would silently shadow each other."""
+    plugin_dist(
+        "kb_twice",
+        GOOD + "\n@hookimpl(specname='kbench_register_kernels')\n"
+        "def again(register):\n    register(Cubic)\n",
+    )
+    reg = Registry()
+    assert "cubic" not in reg.names("kernel")
+    assert "registered kernel 'cubic' twice" in reg.plugins["kb_twice"].error
+
+
+def test_kbench_plugins_lists_a_half_broken_plugin_as_broken(plugin_dist) -> None:
+    """`kbench plugins` (table and --json) shows the plugin as broken, with its reason."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    plugin_dist("kb_half", HALF_BROKEN)
+    kbench = [str(Path(sys.executable).with_name("kbench")), "plugins"]
+    env = {**os.environ, "COLUMNS": "250"}
+    proc = subprocess.run([*kbench, "--json"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = {row["name"]: row for row in json.loads(proc.stdout)}
+    assert rows["kb_half"]["status"] == "broken" and rows["kb_half"]["components"] == {}
+    assert "kbench_register_losses raised RuntimeError: no losses today" in rows["kb_half"]["error"]
+    assert rows["kbench.kernels.radial"]["status"] == "ok"
+    table = subprocess.run(kbench, capture_output=True, text=True, env=env)
+    assert table.returncode == 0, table.stderr
+    line = next(ln for ln in table.stdout.splitlines() if "kb_half" in ln)
+    assert "broken: plugin 'kb_half': kbench_register_losses raised RuntimeError" in line
+    assert "quartic" not in table.stdout
+
+
+def test_builtin_index_matches_what_the_modules_register() -> None:
+    """The static index the registry finds built-in components by is up to date."""
+    from kbench._plugin_index import BUILTIN_INDEX
+    from kbench.registry import builtin_index
+
+    assert builtin_index() == BUILTIN_INDEX, (
+        "kbench/_plugin_index.py is out of date: run python scripts/update_plugin_index.py"
+    )
+
+
+def test_a_component_imports_only_its_own_plugin(plugin_dist) -> None:
+    """Looking a built-in component up imports its module alone (in a fresh interpreter, so
+    nothing is imported already); a name no built-in has loads every plugin."""
+    import subprocess
+    import sys
+
+    plugin_dist("kb_cubic", GOOD)
+    code = """
+import sys
+from kbench.registry import Registry
+reg = Registry()
+assert reg.entry("algorithm", "rbp").plugin == "kbench.algorithms.budget_perceptrons"
+assert reg.create("kernel", "rbf").name == "rbf"
+loaded = sorted(
+    m for m in sys.modules
+    if m.startswith("kbench.plugins.") and m.count(".") == 3 and "._" not in m
+)
+assert loaded == ["kbench.plugins.algorithms.budget_perceptrons",
+                  "kbench.plugins.kernels.radial"], loaded
+assert "kb_cubic" not in sys.modules and "scipy.stats" not in sys.modules
+assert reg.entry("kernel", "cubic").plugin == "kb_cubic"
+assert "kbench.plugins.datasets.synthetic" in sys.modules
+assert all(info.status == "ok" for info in reg.plugins.values())
+print("ok")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_failures_are_reported_as_plugins_load(plugin_dist) -> None:
+    """watch_failures hears of each failure once: those so far, and those of later loads."""
+    plugin_dist("kb_half", HALF_BROKEN)
+    reg = Registry()
+    heard: list[str] = []
+    reg.watch_failures(lambda info: heard.append(info.name))
+    reg.watch_failures(lambda info: heard.append("again:" + info.name))
+    assert heard == [] and reg.plugins["kb_half"].status == "broken"
+    assert heard == ["kb_half", "again:kb_half"]
+    reg.failures()
+    assert heard == ["kb_half", "again:kb_half"]
