@@ -10,6 +10,7 @@ STATUS_DONE: int
 STATUS_GROW: int
 STATUS_PENDING: int
 STATUS_FLUSH: int
+STATUS_DISCARD: int
 
 class LasvmCore:
     compiled_kernel: bool
@@ -30,6 +31,7 @@ class LasvmCore:
     removed: int
     row_evals: int
     finish_iters: int
+    discarded: int
     def __init__(
         self,
         kind: int,

@@ -6,10 +6,15 @@ The dual of the soft-margin SVM with a bias, max W(α) = Σ αₛyₛ − ½ Σ 
 
 - PROCESS(k): add a new example to S with α = 0 and its gradient, pair it with the most
   violating partner of the right direction, and take one SMO step if the pair is
-  τ-violating (gᵢ − gⱼ > τ, αᵢ < Bᵢ, αⱼ > Aⱼ).
-- REPROCESS: one SMO step on the most violating pair of S; after a step, remove the
-  examples with α = 0 that can no longer form a violating pair (yₛ = −1 and gₛ ≥ g_max,
-  or yₛ = +1 and gₛ ≤ g_min); b = (g_max + g_min)/2, δ = g_max − g_min.
+  τ-violating (gᵢ − gⱼ > τ, αᵢ < Bᵢ, αⱼ > Aⱼ). An example that would be a blatant
+  non-support vector at once (yₖ = +1 and gₖ ≤ g_min, or yₖ = −1 and gₖ ≥ g_max) is not
+  inserted, as in LASVM 1.1: it could only be removed again.
+- REPROCESS: one SMO step on the most violating pair of S if it is τ-violating; then,
+  step or not, remove the examples with α = 0 that can no longer form a violating pair
+  (yₛ = −1 and gₛ ≥ g_max, or yₛ = +1 and gₛ ≤ g_min); b = (g_max + g_min)/2,
+  δ = g_max − g_min. Removing without a step too (LASVM 1.1 evicts on every REPROCESS)
+  is what bounds S over several passes: once δ ≤ τ no step is taken, and examples
+  inserted then would otherwise stay in S with α = 0 for good.
 - Finishing: REPROCESS until δ ≤ τ.
 
 An SMO step on (i, j) reads the kernel rows of i and j over S, from an LRU cache keyed by
@@ -31,8 +36,10 @@ cdef enum:
                      # the caller keeps the row; resume after it
     ST_FLUSH = 3     # the second class just got its first example: the caller processes
                      # the kept rows; resume after this row
+    ST_DISCARD = 4   # PROCESS did not insert the row (a blatant non-support vector)
 
-STATUS_DONE, STATUS_GROW, STATUS_PENDING, STATUS_FLUSH = ST_DONE, ST_GROW, ST_PENDING, ST_FLUSH
+STATUS_DONE, STATUS_GROW, STATUS_PENDING, STATUS_FLUSH, STATUS_DISCARD = (
+    ST_DONE, ST_GROW, ST_PENDING, ST_FLUSH, ST_DISCARD)
 
 cdef double ETA_MIN = 1e-12      # curvature floor for duplicated points (η = 0)
 # Gradients closer than this count as equal: the first slot wins. An unclipped SMO step
@@ -61,7 +68,7 @@ cdef class LasvmCore:
     cdef public Py_ssize_t m, cap, d, n_ids
     cdef public long long n_pos, n_neg, n_pending
     cdef public double b, delta
-    cdef public long long processed, smo_steps, removed, row_evals, finish_iters
+    cdef public long long processed, smo_steps, removed, row_evals, finish_iters, discarded
 
     def __init__(self, int kind, double gamma, double scale, double offset, double degree,
                  bint compiled_kernel, double C, double tau, int n_init):
@@ -187,10 +194,11 @@ cdef class LasvmCore:
         self.smo_steps += 1
 
     cdef void _cleanup(self) noexcept nogil:
-        """After a REPROCESS step: drop α = 0 examples that cannot violate; set b and δ."""
+        """End of REPROCESS: drop α = 0 examples that cannot violate; set b and δ."""
         cdef Py_ssize_t i = self._argmax_up(), j = self._argmin_down(), s
         cdef double gmax, gmin
         if i < 0 or j < 0:
+            self.delta = 0.0
             return
         gmax, gmin = self.g[i], self.g[j]
         s = self.m - 1
@@ -238,13 +246,28 @@ cdef class LasvmCore:
         cdef long long mine = self.n_pos if y > 0 else self.n_neg
         cdef long long other = self.n_neg if y > 0 else self.n_pos
         cdef bint first_of_class = mine == 0
+        cdef Py_ssize_t bi, bj
+        cdef double gk
         if other == 0 and mine >= self.n_init:
             return ST_PENDING
+        gk = y - (ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0)
+        if mine > 0 and other > 0:
+            # A blatant non-support vector (the removal test of REPROCESS) is not inserted.
+            if y > 0:
+                bj = self._argmin_down()
+                if bj >= 0 and gk <= self.g[bj] + TIE:
+                    self.discarded += 1
+                    return ST_DISCARD
+            else:
+                bi = self._argmax_up()
+                if bi >= 0 and gk >= self.g[bi] - TIE:
+                    self.discarded += 1
+                    return ST_DISCARD
         memcpy(&self.SV[s, 0], x, self.d * sizeof(double))
         self.sq[s] = xsq
         self.lab[s] = y
         self.alpha[s] = 0.0
-        self.g[s] = y - (ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0)
+        self.g[s] = gk
         self.ids[s] = xid
         if xid >= 0 and xid < self.n_ids:
             self.id_slot[xid] = s
@@ -276,9 +299,7 @@ cdef class LasvmCore:
         self._pair_reprocess(&i, &j)
         if i >= 0:
             self._step_cached(i, j)
-            self._cleanup()
-        else:
-            self._gap()
+        self._cleanup()
 
     # -- compiled block loop ------------------------------------------------------------------
 
@@ -324,6 +345,8 @@ cdef class LasvmCore:
                         self._pair_process(self.m - 1, &pi, &pj)
                         if pi >= 0:
                             self._step_cached(pi, pj)
+                    elif status == ST_DISCARD:
+                        status = ST_DONE
                 i += 1
                 if status == ST_PENDING or status == ST_FLUSH:
                     break
@@ -345,7 +368,7 @@ cdef class LasvmCore:
                 self._step_cached(i, j)
                 self._cleanup()
                 it += 1
-            self._gap()
+            self._cleanup()
         self.finish_iters += it
         return it
 
@@ -387,7 +410,7 @@ cdef class LasvmCore:
         self._step(i, j, &Ki[0], &Kj[0])
 
     def cleanup(self):
-        """REPROCESS's removals and the new b and δ (after a step)."""
+        """REPROCESS's removals and the new b and δ (after a step or none)."""
         self._cleanup()
 
     def gap(self):

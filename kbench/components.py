@@ -397,6 +397,11 @@ class Algorithm(Component):
 
     # Optional: def wants_label(self, x) -> bool, for active learning.
     wants_label: Any = None
+    # Optional: def end_pass(self) -> None. The runner calls it after the last example of
+    # every pass (and when a label budget ends a pass early), inside the timed learner
+    # calls, before the pass's last checkpoint is recorded: for learners that finish their
+    # model at the end of a pass (LASVM's finishing step) whatever the rows' layout.
+    end_pass: Any = None
 
     @classmethod
     def has_fast_path(cls) -> bool:

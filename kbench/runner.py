@@ -298,6 +298,8 @@ def _prequential(
     if algo.offline:
         return _offline(task, stream, registry, algo, memory)
     active = callable(getattr(algo, "wants_label", None))
+    end_pass = getattr(algo, "end_pass", None)
+    end_pass = end_pass if callable(end_pass) else None
     budget = task.max_queries
     checkpoints = log_checkpoints(n, task.checkpoints)
     outcomes = np.zeros(n)
@@ -320,6 +322,8 @@ def _prequential(
                 pred, spent = _budgeted_block(algo, Xb, yb, budget, processed)
             else:
                 pred, spent = algo.learn_predict_many(Xb, yb), False
+            if end_pass is not None and (stop == n or spent):
+                end_pass()
             learn_time += time.perf_counter() - t0
             if memory is not None:
                 memory.end()

@@ -122,6 +122,13 @@ class RefLASVM:
         if other == 0 and mine >= self.n_init:
             return "pending"
         g = y - sum(a * self.k(s, x) for s, a in zip(self.X, self.a, strict=True))
+        if mine > 0 and other > 0:
+            # A blatant non-support vector is not inserted (LASVM 1.1's PROCESS).
+            i, j = self.imax(), self.jmin()
+            if (y > 0 and j >= 0 and g <= self.g[j] + TIE) or (
+                y < 0 and i >= 0 and g >= self.g[i] - TIE
+            ):
+                return "discard"
         self.X.append(x.copy())
         self.y.append(y)
         self.a.append(0.0)
@@ -136,13 +143,15 @@ class RefLASVM:
         return "done"
 
     def reprocess(self) -> bool:
+        """One SMO step if the most violating pair is τ-violating; then, step or not, the
+        removal of blatant non-support vectors (LASVM 1.1 evicts on every REPROCESS)."""
         i, j = self.imax(), self.jmin()
-        if not self.violating(i, j):
-            if i >= 0 and j >= 0:
-                self.b = 0.5 * (self.g[i] + self.g[j])
-            return False
-        self.step(i, j)
-        i, j = self.imax(), self.jmin()
+        stepped = self.violating(i, j)
+        if stepped:
+            self.step(i, j)
+            i, j = self.imax(), self.jmin()
+        if i < 0 or j < 0:
+            return stepped
         gmax, gmin = self.g[i], self.g[j]
         s = len(self.X) - 1
         while s >= 0:
@@ -153,7 +162,7 @@ class RefLASVM:
                 self.remove(s)
             s -= 1
         self.b = 0.5 * (gmax + gmin)
-        return True
+        return stepped
 
     def learn(self, x: np.ndarray, y: float, xid: int, last: bool) -> float:
         pred = 1.0 if self.f(x) >= 0 else -1.0
@@ -383,6 +392,106 @@ def test_runner_epochs_record_the_finished_solution_after_each_pass() -> None:
     SV = h.support()[0]
     assert len({tuple(v) for v in SV}) == len(SV)
     assert h.stats()["n_support"] == ends.loc[2, "n_support"]
+
+
+def _layout(kind: str, X: np.ndarray, tmp_path) -> np.ndarray:
+    """The training rows in one of the layouts a stream can have."""
+    if kind == "readonly":
+        return readonly(X)
+    if kind == "writeable":
+        return np.array(X, copy=True)  # rows without identity: no example ids
+    path = tmp_path / "X.npy"  # memory-mapped from disk, as large cached streams are
+    np.save(path, np.asarray(X))
+    return np.load(path, mmap_mode="r")
+
+
+@pytest.mark.parametrize("kind", ["readonly", "writeable", "memmap"])
+def test_runner_finishes_every_pass_whatever_the_layout(kind: str, tmp_path) -> None:
+    """The runner's end of pass runs the finishing step on every layout of the rows.
+
+    Fails if finishing is skipped: the last checkpoint of each pass must show the finished
+    solution (δ ≤ τ after finishing steps), with the held-out error of an explicitly
+    finished learner.
+    """
+    X, y = noisy(300, seed=31)
+    Xt, yt = noisy(300, seed=32)
+    spec = StreamSpec(dataset="test-lasvm-layout", seed=0)
+    Xl = _layout(kind, X, tmp_path)
+    stream = Stream(
+        spec=spec,
+        X=Xl,
+        y=np.array(y),
+        X_test=readonly(Xt),
+        y_test=readonly(yt),
+        task="binary",
+        n_classes=2,
+        stream_id=_stream_id(spec, readonly(X), readonly(y), readonly(Xt), readonly(yt)),
+    )
+    task = Task(
+        algorithm="lasvm[C=2.0,tau=0.001]",
+        kernel="rbf[gamma=1.0]",
+        loss=None,
+        stream=spec,
+        epochs=2,
+        checkpoints=5,
+    )
+    result = run_task(task, stream, get_registry(), trace_memory=False)
+    assert result.status == "ok", result.run["reason"]
+    ends = result.traces[result.traces["seen"] == len(X)].set_index("epoch")
+    assert (ends["gap"] <= 1e-3).all()
+    assert ends.loc[1, "finish_steps"] > 0
+    # The same learner fed one copied row at a time, finished by hand after the pass.
+    h = make("rbf[gamma=1.0]", C=2.0)
+    for i in range(len(X)):
+        h.predict_one(np.array(X[i]))
+        h.learn_one(np.array(X[i]), float(y[i]))
+    assert h.stats()["finish_steps"] == 0  # copies carry no end of pass by themselves
+    h.end_pass()
+    assert h.stats()["finish_steps"] > 0 and h.stats()["gap"] <= 1e-3
+    err = float(np.mean(h.predict_many(Xt) != yt))
+    assert ends.loc[1, "test_error"] == pytest.approx(err, abs=0.02)
+    if kind == "readonly":
+        # With example ids the two passes share one active set; the first pass's finished
+        # model is the one a learner fed the same array reaches.
+        assert ends.loc[1, "test_error"] == pytest.approx(err, abs=1e-12)
+
+
+def test_end_pass_does_not_finish_twice() -> None:
+    """Rows of the stream's array finish at its last row; the runner's end_pass then adds nothing."""
+    X, y = noisy(200, seed=33)
+    h = make("rbf[gamma=1.0]", C=2.0)
+    h.learn_predict_many(X, y)
+    steps, smo = h.stats()["finish_steps"], h.stats()["smo_steps"]
+    assert steps > 0
+    h.end_pass()
+    assert h.stats()["smo_steps"] == smo
+    off = make("rbf[gamma=1.0]", C=2.0, finishing=False)
+    off.learn_predict_many(X, y)
+    off.end_pass()
+    assert off.stats()["finish_steps"] == 0
+
+
+@pytest.mark.parametrize("C", [0.5, 5.0])
+def test_active_set_stays_bounded_over_passes(C: float) -> None:
+    """REPROCESS removes non-SVs with or without a step, and PROCESS does not insert one.
+
+    Without that, once a finishing step has brought δ below τ no REPROCESS takes a step,
+    and every example of the next pass joins the active set with α = 0 for good.
+    """
+    X, y = noisy(500, seed=34)
+    h = make("rbf[gamma=1.0]", C=C)
+    sizes = []
+    for _ in range(5):
+        h.learn_predict_many(X, y)
+        st = h.stats()
+        sizes.append(st["active_set"])
+        # The only members with α = 0 are those that may still violate: a few at most.
+        assert st["active_set"] - st["n_support"] <= 0.02 * len(X)
+        assert st["gap"] <= h.tau
+    assert max(sizes[1:]) <= 1.2 * sizes[0]
+    assert h.stats()["discarded"] > 0
+    SV = h.support()[0]
+    assert len({tuple(v) for v in SV}) == len(SV)  # no example twice
 
 
 # -- bad input -----------------------------------------------------------------------------------

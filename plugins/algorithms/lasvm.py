@@ -1,10 +1,11 @@
 """LASVM (Bordes, Ertekin, Weston and Bottou, JMLR 2005): an online SMO solver of the soft-margin SVM.
 
 Each example is PROCESSed (added to the active set with α = 0 and paired with its most
-violating partner for one SMO step) and followed by one REPROCESS (an SMO step on the
-most violating pair of the active set, then removal of the examples that can no longer
-become support vectors). The finishing step repeats REPROCESS until the largest KKT
-violation δ is at most τ; it runs at the end of each pass over the stream.
+violating partner for one SMO step; not added when it could only be removed again) and
+followed by one REPROCESS (an SMO step on the most violating pair of the active set, then
+removal of the examples that can no longer become support vectors). The finishing step
+repeats REPROCESS until the largest KKT violation δ is at most τ; it runs at the end of
+each pass over the stream, which the runner signals by calling ``end_pass``.
 
 The compiled core is ``cython_core/_lasvm.pyx``; kernels without a compiled form run the
 same core with rows computed by ``kernel.row`` (the Python path).
@@ -27,12 +28,23 @@ class LASVM(RevisitingLearner):
     (α signed, ``yₛαₛ ∈ [0, C]``), ``b = (g_max + g_min)/2`` from the gradients of the most
     violating pair. A pair (i, j) is τ-violating when αᵢ < Bᵢ, αⱼ > Aⱼ and gᵢ − gⱼ > τ.
 
-    The finishing step (REPROCESS until δ ≤ τ) runs when the last row of the stream's
-    array has been learned, i.e. at the end of every pass of the runner (``epochs``), so
-    the held-out error recorded after a pass is that of the finished solution, and its
-    time is in the learner's time; :meth:`finish` runs it on demand. An example already
-    in the active set is known again on later passes (its row in the stream, see
-    ``_example_ids``): PROCESS skips it, as in the paper.
+    The finishing step (REPROCESS until δ ≤ τ) runs at the end of every pass of the
+    runner (``epochs``): the runner calls :meth:`end_pass` after the last example of a
+    pass, whatever the layout of the rows it passes (views of the stream's array, copies,
+    one row at a time), so the held-out error recorded after a pass is that of the
+    finished solution, and its time is in the learner's time. Rows that are views of one
+    read-only array also trigger it when its last row has been learned (for callers that
+    drive the learner without the runner); it never runs twice without learning in
+    between. :meth:`finish` runs it on demand. An example already in the active set is
+    known again on later passes (its row in the stream, see ``_example_ids``): PROCESS
+    skips it, as in the paper.
+
+    The active set stays bounded over passes: every REPROCESS removes the members with
+    α = 0 that can no longer violate (``yₛ = −1, gₛ ≥ g_max`` or ``yₛ = +1, gₛ ≤ g_min``),
+    whether or not it took a step, and PROCESS does not insert an example that would be
+    removed at once (counted as ``discarded``), as LASVM 1.1 does. Otherwise, once δ ≤ τ
+    (after a finishing step) no REPROCESS takes a step and every example of the next pass
+    would stay in the active set.
 
     Before both classes have an example the learner predicts the class seen (+1 at
     first) and keeps at most ``n_init_per_class`` examples of that class in the active
@@ -90,6 +102,8 @@ class LASVM(RevisitingLearner):
         self._setup(cache_mb)
         self._core = _lasvm.LasvmCore(*self._kernel_args, C, tau, n_init_per_class)
         self._finish_capped = 0
+        # Whether the model is finished since it last learned (finishing again is a no-op).
+        self._finished = False
 
     def _array_names(self) -> tuple[str, ...]:
         return ("_sq", "_alpha", "_g", "_lab", "_krow", "_scratch", "_ri")
@@ -117,9 +131,7 @@ class LASVM(RevisitingLearner):
         i, j = self._core.pair(False)
         if i >= 0:
             self._step_python(i, j)
-            self._core.cleanup()
-        else:
-            self._core.gap()
+        self._core.cleanup()
 
     def _learn_python(self, x: np.ndarray, y: float, xid: int, *, first_pass: bool) -> None:
         core = self._core
@@ -135,19 +147,27 @@ class LASVM(RevisitingLearner):
             if status == _lasvm.STATUS_FLUSH:
                 self._flush()
                 return
-            i, j = core.pair(True)
-            if i >= 0:
-                self._step_python(i, j)
+            if status == _lasvm.STATUS_DONE:
+                i, j = core.pair(True)
+                if i >= 0:
+                    self._step_python(i, j)
         if first_pass:
             self._reprocess_python()
 
     def _after(self, last_id: int) -> None:
+        self._finished = False
         if self.finishing and last_id >= 0 and last_id == self._ids.n - 1:
+            self.finish()
+
+    def end_pass(self) -> None:
+        """The runner's end of a pass: the finishing step (when ``finishing``)."""
+        if self.finishing and not self._finished:
             self.finish()
 
     def finish(self) -> int:
         """The finishing step: REPROCESS until δ ≤ τ; returns the steps taken."""
         core = self._core
+        self._finished = True
         if self._d < 0 or core.m == 0:
             return 0
         if self._compiled is not None:
@@ -161,7 +181,7 @@ class LASVM(RevisitingLearner):
                 self._step_python(i, j)
                 core.cleanup()
                 steps += 1
-            core.gap()
+            core.cleanup()
             core.finish_iters += steps
         if steps >= self.max_finish_iter:
             self._finish_capped += 1
@@ -221,6 +241,7 @@ class LASVM(RevisitingLearner):
             "active_set": m,
             "smo_steps": c.smo_steps,
             "removed": c.removed,
+            "discarded": c.discarded,
             "finish_steps": c.finish_iters,
             "finish_capped": self._finish_capped,
             "pending": len(self._pending),
