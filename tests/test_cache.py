@@ -1,0 +1,357 @@
+"""The data cache: keyed on the content of local files, one copy per data set, atomic writes,
+and the ``kbench cache`` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kbench.streams as streams
+from kbench.errors import DataError
+from kbench.registry import Registry, get_registry
+from kbench.results import load_results
+from kbench.streams import StreamSpec, build_stream, cache_dir, get_stream
+
+KBENCH = [sys.executable, "-m", "kbench.cli"]
+HOUR_NS = 3600 * 10**9
+
+
+@pytest.fixture
+def reg() -> Registry:
+    return get_registry()
+
+
+def kbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="200")
+    return subprocess.run(
+        [*KBENCH, *args], capture_output=True, text=True, timeout=300, env=env, cwd=cwd
+    )
+
+
+def write_libsvm(path: Path, seed: int, n: int = 80) -> None:
+    """A small binary LIBSVM file; every line has the same length, so edits keep the size."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(n):
+        label = "+1" if rng.random() < 0.5 else "-1"
+        values = rng.integers(10, 99, size=4)
+        lines.append(f"{label} " + " ".join(f"{j + 1}:0.{v}" for j, v in enumerate(values)))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def flip_first_label(path: Path) -> None:
+    """Change the content but not the size."""
+    text = path.read_text()
+    first = "-1" if text.startswith("+1") else "+1"
+    path.write_text(first + text[2:])
+
+
+def data_folder(name: str) -> Path:
+    return cache_dir() / "data" / name
+
+
+def test_edited_file_gets_a_new_stream_and_is_never_paired(tmp_path: Path) -> None:
+    """kbench run on a LIBSVM file, edit the file (same size), run again: the new run builds
+    a new stream (new id), and compare refuses to pair it with the runs on the old content."""
+    write_libsvm(tmp_path / "train.svm", seed=1)
+    spec = "libsvm[path=train.svm]"
+    common = ["-d", spec, "--workers", "0", "--no-report"]
+    first = kbench("run", "-a", "perceptron", *common, "--out", "res", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    old_id = load_results(tmp_path / "res").runs["stream_id"].iloc[0]
+
+    flip_first_label(tmp_path / "train.svm")
+    fresh = kbench("run", "-a", "perceptron", *common, "--out", "res2", cwd=tmp_path)
+    assert fresh.returncode == 0, fresh.stderr
+    new_id = load_results(tmp_path / "res2").runs["stream_id"].iloc[0]
+    assert new_id != old_id
+
+    # The same folder resumed with two more algorithms: perceptron keeps its result on the
+    # old content, pa and norma run on the new one; compare pairs those two only, and says
+    # why perceptron is left out.
+    algos = ["-a", "perceptron", "-a", "pa", "-a", "norma"]
+    more = kbench("run", *algos, *common, "--out", "res", cwd=tmp_path)
+    assert more.returncode == 0, more.stderr
+    runs = load_results(tmp_path / "res").runs.set_index("algorithm")
+    assert runs.loc["perceptron", "stream_id"] == old_id
+    assert runs.loc["pa", "stream_id"] == runs.loc["norma", "stream_id"] == new_id
+    cmp = kbench("compare", "res", cwd=tmp_path)
+    assert cmp.returncode == 0, cmp.stderr
+    text = " ".join((cmp.stdout + cmp.stderr).split())
+    assert "2 different stream ids" in text and "perceptron not paired" in text
+    assert "(1 paired tests)" in text
+
+
+def test_touched_file_keeps_its_stream_and_an_edit_replaces_it(
+    reg: Registry, tmp_path: Path
+) -> None:
+    """A new mtime with the same content costs one hash and keeps the stream id; new content
+    with the same size gives a new id, and its data replace the old copy."""
+    path = tmp_path / "d.svm"
+    write_libsvm(path, seed=2)
+    old = os.stat(path).st_mtime_ns - HOUR_NS
+    os.utime(path, ns=(old, old))
+    spec = StreamSpec(f"libsvm[path={path}]", seed=4)
+    first = get_stream(spec, reg)
+
+    os.utime(path, ns=(old + HOUR_NS // 2, old + HOUR_NS // 2))  # touched, same bytes
+    again = get_stream(spec, reg)
+    assert again.stream_id == first.stream_id and np.array_equal(again.X, first.X)
+    (record,) = [p for p in data_folder("libsvm").glob("*.json") if ".stream" not in p.name]
+    assert json.loads(record.read_text())["sources"][0]["mtime_ns"] == old + HOUR_NS // 2
+
+    flip_first_label(path)
+    os.utime(path, ns=(old, old))  # even with the first mtime back: the record has another
+    edited = get_stream(spec, reg)
+    assert edited.stream_id != first.stream_id
+    assert edited.stream_id == build_stream(spec, reg).stream_id
+    assert (
+        edited.y[np.argsort(edited.X[:, 0])].tolist() != first.y[np.argsort(first.X[:, 0])].tolist()
+    )
+    assert len(list(data_folder("libsvm").glob("*.data"))) == 1
+
+
+def test_relative_path_is_the_file_of_the_working_folder(
+    reg: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same spec run in two folders reads two files: two streams, never the cached other."""
+    for i, name in enumerate(("a", "b")):
+        (tmp_path / name).mkdir()
+        write_libsvm(tmp_path / name / "data.svm", seed=10 + i)
+    spec = StreamSpec("libsvm[path=data.svm]")
+    ids = []
+    for name in ("a", "b", "a"):
+        monkeypatch.chdir(tmp_path / name)
+        ids.append(get_stream(spec, reg).stream_id)
+        assert ids[-1] == build_stream(spec, reg).stream_id
+    assert ids[0] != ids[1] and ids[0] == ids[2]
+
+
+def test_deleted_file_is_not_served_from_the_cache(reg: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "d.svm"
+    write_libsvm(path, seed=3)
+    spec = StreamSpec(f"libsvm[path={path}]")
+    get_stream(spec, reg)
+    path.unlink()
+    with pytest.raises(DataError, match="no such file"):
+        get_stream(spec, reg)
+
+
+OPTION_SETS = [
+    {},
+    {"n": 300, "scale": "standard"},
+    {"positive": "5-9", "test_size": 0.2, "scale": "minmax"},
+    {"order": "counting"},
+    {"order": "file", "n": 100},
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS)
+def test_cached_streams_equal_built_ones(reg: Registry, options: dict) -> None:
+    """Streams derived from the one cached copy are the arrays and ids build_stream gives."""
+    for seed in (0, 7):
+        spec = StreamSpec("digits", seed=seed, **options)
+        built = build_stream(spec, reg)
+        for _ in range(2):  # built and cached, then from the cache
+            got = get_stream(spec, reg)
+            assert got.stream_id == built.stream_id
+            assert (got.task, got.n_classes) == (built.task, built.n_classes)
+            for a, b in zip(
+                (got.X, got.y, got.X_test, got.y_test),
+                (built.X, built.y, built.X_test, built.y_test),
+                strict=True,
+            ):
+                if b is None:
+                    assert a is None
+                    continue
+                assert np.array_equal(a, b)
+                assert a.dtype == np.float64 and a.flags.c_contiguous and not a.flags.writeable
+            with pytest.raises(ValueError, match="read-only"):
+                got.X[0, 0] = 1.0
+
+
+def test_one_copy_per_data_set_for_many_seeds(reg: Registry) -> None:
+    """50 seeds of a fixed data set: one copy of its arrays and 50 small records."""
+    from sklearn.datasets import load_digits
+
+    for seed in range(50):
+        get_stream(StreamSpec("digits", seed=seed, test_size=0.25), reg)
+    folder = data_folder("digits")
+    assert len(list(folder.glob("*.data"))) == 1
+    assert len(list(folder.glob("*.stream.json"))) == 50
+    d = load_digits()
+    own = d.data.astype(np.float64).nbytes + d.target.astype(np.float64).nbytes
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    assert size <= 1.1 * own, (size, own)
+    assert not any(p.name.startswith(".tmp-") for p in folder.iterdir())
+
+
+def test_generator_data_are_cached_per_seed(reg: Registry) -> None:
+    """A generator's data depend on the seed: one copy per seed, each stream its own."""
+    specs = [StreamSpec("checkerboard[n_train=300,n_test=50]", seed=s) for s in (0, 1)]
+    first = [get_stream(s, reg) for s in specs]
+    again = [get_stream(s, reg) for s in specs]
+    assert first[0].stream_id != first[1].stream_id
+    assert [s.stream_id for s in again] == [s.stream_id for s in first]
+    assert len(list(data_folder("checkerboard").glob("*.data"))) == 2
+
+
+def test_cached_load_does_not_rehash(
+    reg: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verified entry (size, record, unchanged source files) is served without hashing."""
+    path = tmp_path / "d.svm"
+    write_libsvm(path, seed=5)
+    old = os.stat(path).st_mtime_ns - HOUR_NS
+    os.utime(path, ns=(old, old))
+    spec = StreamSpec(f"libsvm[path={path}]", seed=1)
+    first = get_stream(spec, reg)
+
+    def no_hash(*args: object) -> str:
+        raise AssertionError("hashed on a verified cache hit")
+
+    monkeypatch.setattr(streams, "_stream_id", no_hash)
+    monkeypatch.setattr(streams, "sha256_of", no_hash)
+    again = get_stream(spec, reg)
+    assert again.stream_id == first.stream_id and np.array_equal(again.X, first.X)
+
+
+def test_a_failed_record_write_leaves_no_half_entry(
+    reg: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data file without its record is never left behind; the stream is still served."""
+    spec = StreamSpec("digits", seed=2)
+    real = streams.atomic_write_bytes
+
+    def full(path: Path, data: bytes) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(streams, "atomic_write_bytes", full)
+    got = get_stream(spec, reg)
+    assert got.stream_id == build_stream(spec, reg).stream_id
+    assert list(data_folder("digits").iterdir()) == []
+    monkeypatch.setattr(streams, "atomic_write_bytes", real)
+    get_stream(spec, reg)
+    assert {p.suffix for p in data_folder("digits").iterdir()} == {".data", ".json"}
+
+
+def test_file_size_limit_leaves_no_temporary_file_and_the_next_build_works(
+    reg: Registry,
+) -> None:
+    """With RLIMIT_FSIZE below the data's size (disk full, for real, without root), the cache
+    write raises in the writer and the stream is still served; nothing half-written stays;
+    the next run, without the limit, caches the stream."""
+    spec = StreamSpec("digits", seed=3, positive="0")
+    expected = build_stream(spec, reg).stream_id
+    child = textwrap.dedent(
+        """
+        import resource, signal
+        from pathlib import Path
+        import kbench.streams as streams
+        from kbench.registry import get_registry
+        from kbench.streams import StreamSpec, get_stream
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+        spec = StreamSpec("digits", seed=3, positive="0")
+        reg = get_registry()
+        base, sources = streams._load_base(spec, reg)
+        folder = streams.cache_dir() / "data" / "digits"
+        try:
+            streams._write_base(folder, "k", base, [])
+        except OSError as exc:
+            print("raised", exc.errno)
+        print("served", get_stream(spec, reg).stream_id)
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    import errno
+
+    assert f"raised {errno.EFBIG}" in proc.stdout
+    assert f"served {expected}" in proc.stdout
+    folder = data_folder("digits")
+    assert not [p for p in cache_dir().rglob("*") if p.is_file()], list(folder.iterdir())
+
+    got = get_stream(spec, reg)
+    assert got.stream_id == expected
+    assert len(list(folder.glob("*.data"))) == 1 and len(list(folder.glob("*.stream.json"))) == 1
+
+
+def test_cache_command_lists_and_clears(reg: Registry, tmp_path: Path) -> None:
+    get_stream(StreamSpec("digits", seed=0), reg)
+    get_stream(StreamSpec("iris", seed=0), reg)
+    shown = kbench("cache", "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    entries = {e["name"]: e for e in json.loads(shown.stdout)["entries"]}
+    assert set(entries) == {"digits", "iris"}
+    assert entries["digits"]["nbytes"] > 1797 * 64 * 8 and entries["digits"]["streams"] == 1
+    table = kbench("cache", cwd=tmp_path)
+    assert table.returncode == 0 and "digits" in table.stdout and "total" in table.stdout
+
+    bad = kbench("cache", "--clear", "digts", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [bad.stderr.strip()]  # one line
+    assert "no data set named 'digts'" in bad.stderr and "did you mean 'digits'" in bad.stderr
+    assert data_folder("digits").is_dir()  # nothing deleted
+
+    one = kbench("cache", "--clear", "digits", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert not data_folder("digits").exists() and data_folder("iris").is_dir()
+    rebuilt = get_stream(StreamSpec("digits", seed=0), reg)
+    assert rebuilt.stream_id == build_stream(StreamSpec("digits", seed=0), reg).stream_id
+
+    everything = kbench("cache", "--clear", cwd=tmp_path)
+    assert everything.returncode == 0, everything.stderr
+    assert list(cache_dir().iterdir()) == []
+
+
+FORTRAN_PLUGIN = '''
+import numpy as np
+from kbench import hookimpl, Dataset
+from kbench.components import Data
+from kbench.formats import note_source
+
+
+class Fortran(Dataset):
+    """Fortran-ordered arrays read from a .npy file by numpy itself (not a kbench reader)."""
+    name = "fortran_npy"
+    source = "file"
+    def __init__(self, *, path: str = ""):
+        self.path = path
+    def load(self, seed):
+        note_source(self.path)
+        X = np.asfortranarray(np.load(self.path))
+        return Data(X=X, y=np.where(X[:, 0] > 0, 1.0, -1.0), task="binary", n_classes=2)
+
+
+@hookimpl
+def kbench_register_datasets(register):
+    register(Fortran)
+'''
+
+
+def test_plugin_files_and_fortran_arrays(plugin_dist, tmp_path: Path) -> None:
+    """A plugin reading its file itself declares it with note_source, so an edit is seen; its
+    Fortran-ordered arrays give the same scaled stream built or cached."""
+    plugin_dist("kb_fortran", FORTRAN_PLUGIN)
+    reg = get_registry()
+    path = tmp_path / "x.npy"
+    rng = np.random.default_rng(0)
+    np.save(path, rng.normal(size=(300, 7)) * rng.uniform(0.1, 1e3, size=7))
+    spec = StreamSpec(f"fortran_npy[path={path}]", seed=2, scale="standard")
+    built = build_stream(spec, reg)
+    for _ in range(2):
+        got = get_stream(spec, reg)
+        assert got.stream_id == built.stream_id and np.array_equal(got.X, built.X)
+    np.save(path, rng.normal(size=(300, 7)))
+    assert get_stream(spec, reg).stream_id == build_stream(spec, reg).stream_id != built.stream_id
