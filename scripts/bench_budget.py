@@ -37,7 +37,7 @@ BUDGETED = [
     ("random budget perceptron", "rbp[budget=100]", None, (0.49, 15, 63.6)),
     ("Forgetron", "forgetron[budget=100]", None, (0.66, 20, 74.3)),
     ("Projectron", "projectron[budget=100]", None, (0.45, 14, 69.1)),
-    ("Projectron++ (η = 0.03)", "projectronpp[budget=100,eta=0.03]", None, (0.62, 19, 83.7)),
+    ("Projectron++", "projectronpp[budget=100]", None, (0.62, 19, 83.7)),
     ("budget PA (simple)", "bpa_s[budget=100]", None, (0.40, 12, 81.8)),
     ("BOGD", "bogd[budget=100]", "hinge", (0.39, 12, 71.7)),
     ("FOGD (D = 400)", "fogd[D=400]", "hinge", (0.23, 7, 83.9)),
@@ -60,7 +60,7 @@ WIDE = StreamSpec("mnist5k", order="shuffle", positive="5-9", test_size=0.2)
 WIDE_SPECS = [
     ("random budget perceptron", "rbp[budget={B}]", None),
     ("Forgetron", "forgetron[budget={B}]", None),
-    ("Projectron++", "projectronpp[budget={B},eta=0.03]", None),
+    ("Projectron++", "projectronpp[budget={B}]", None),
     ("budget PA (simple)", "bpa_s[budget={B}]", None),
     ("BOGD", "bogd[budget={B}]", "hinge"),
     ("NOGD", "nogd[budget={B}]", "hinge"),

@@ -233,6 +233,24 @@ def test_forgetron_matches_reference() -> None:
     assert algo.stats()["n_support"] == 12
 
 
+def test_forgetron_only_shrinks() -> None:
+    """φ ∈ (0, 1] as in the paper: the coefficient scale never grows, also when Ψ is concave.
+
+    (LIBOKL's Forgetron takes the larger root of the quadratic when Ψ is concave, a φ
+    above 1 that inflates every coefficient; kbench follows the paper.)
+    """
+    X, y = binary_stream(400)
+    _, _, shrunk = forgetron_reference(X, y, 12)
+    assert shrunk["concave"] > 0
+    algo = make("forgetron[budget=12]")
+    scales = []
+    for i in range(len(X)):
+        algo.learn_one(X[i], y[i])
+        scales.append(algo.stats()["scale"])
+    assert np.all(np.diff(scales) <= 0.0)
+    assert scales[-1] < 1.0
+
+
 # -- Projectron and Projectron++ --------------------------------------------------------------
 
 
