@@ -1,13 +1,12 @@
 """A self-contained HTML report of a results folder.
 
-One file, no network needed to view it: the CSS is inline and every plot is a PNG drawn
-with matplotlib's Agg canvas (no pyplot state, no backend switch) and embedded as a
-base64 data URI. Each configuration keeps one colour in every figure and table.
+One file, no network needed to view it: the CSS is inline and every plot is drawn by
+matplotlib's SVG canvas (no pyplot state, no backend switch) and embedded as inline SVG
+whose text stays text. Each configuration keeps one colour in every figure and table.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import html
 import io
@@ -22,8 +21,10 @@ import pandas as pd
 
 from kbench import __version__
 from kbench.compare import Comparison
+from kbench.degenerate import LEGEND
 from kbench.errors import ResultsError
 from kbench.fileio import atomic_write_text
+from kbench.groups import RankGroup, experiment_groups
 from kbench.results import Results
 
 PALETTE = [
@@ -59,6 +60,7 @@ STANDARD_TRACE_COLUMNS = {
     "peak_memory",
     "test_error",
     "test_n",
+    "test_constant",
     "n_support",
     "kernel_evals",
     "model_bytes",
@@ -111,17 +113,22 @@ def _mpl() -> Any:
     return Figure
 
 
-def _png(fig: Any, dpi: int = 110, tight: bool = True) -> str:
-    """A figure as a base64 PNG data URI.
+def _svg(fig: Any, tight: bool = True) -> str:
+    """A figure as inline SVG markup, its text kept as text.
 
+    Text stays ``<text>`` (not paths), so the page can be searched and copied, and a
+    browser can measure every label (the report's tests check that no two overlap).
     ``tight`` crops to the drawn content, at the cost of a second draw.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    import matplotlib
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
 
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None, pad_inches=0.12)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    FigureCanvasSVG(fig)
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "kbench"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight" if tight else None, pad_inches=0.12)
+    text = buf.getvalue()
+    return text[text.index("<svg") :]
 
 
 def _x_of(traces: pd.DataFrame, n: float) -> pd.Series:
@@ -365,18 +372,32 @@ def curves_figure(
                 color="#9aa3ad", alpha=0.35, label=f"band: min–max over {seeds} seeds; line: mean"
             )
         )
-    fig.legend(
-        handles=handles,
-        loc="upper left",
-        ncol=min(len(handles), 3),
-        bbox_to_anchor=(0.0, 1.0),
-        fontsize=9.5,
-        handlelength=2.2,
-        columnspacing=1.6,
-    )
+    # The legend sits above the panels, inside the figure: as many columns as fit the
+    # figure's width (measured, not guessed), long labels wrapped, and the panels moved
+    # down by the legend's measured height.
+    for handle in handles:
+        handle.set_label(_wrap(handle.get_label(), 70))
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()  # measures text as _svg will lay it out
+    fig_w = fig.get_figwidth() * fig.dpi
+    for ncol in range(min(len(handles), 3), 0, -1):
+        legend = fig.legend(
+            handles=handles,
+            loc="upper left",
+            ncol=ncol,
+            bbox_to_anchor=(0.005, 0.995),
+            fontsize=9,
+            handlelength=2.2,
+            columnspacing=1.4,
+        )
+        extent = legend.get_window_extent(renderer)
+        if extent.width <= 0.985 * fig_w or ncol == 1:
+            break
+        legend.remove()
+    legend_in = extent.height / fig.dpi + 0.1
     # A fixed layout: tight_layout would measure every tick label of every log axis again.
     height = fig.get_figheight()
-    legend_in = 0.26 * math.ceil(len(handles) / 3) + 0.05
     total = height + legend_in
     fig.set_figheight(total)
     fig.subplots_adjust(
@@ -387,7 +408,7 @@ def curves_figure(
         wspace=0.3,
         hspace=0.5,
     )
-    return _png(fig, tight=False), [p[0] for p in panels]
+    return _svg(fig, tight=False), [p[0] for p in panels]
 
 
 def _log_ticks(ax: Any, bands: list[pd.DataFrame]) -> None:
@@ -450,8 +471,7 @@ def pair_matrix_figure(
             else:
                 text[ii][jj] = f"{dtxt}\n{ptxt}"
     Figure = _mpl()
-    size = 1.25 + 1.05 * k
-    fig = Figure(figsize=(size + 2.2, size * 0.82 + 0.6))
+    fig = Figure(figsize=_matrix_size(present))
     ax = fig.subplots()
     masked = np.ma.masked_invalid(score)
     cmap = _diverging_cmap()
@@ -474,8 +494,8 @@ def pair_matrix_figure(
                     color="white" if strong else "#1f2429",
                     fontweight="bold" if strong else "normal",
                 )
-    ax.set_xticks(range(k), [_wrap(lab) for lab in present], rotation=0, fontsize=8.5)
-    ax.set_yticks(range(k), [_wrap(lab) for lab in present], fontsize=8.5)
+    _matrix_axes(ax, present, labels)
+    ax.xaxis.tick_top()
     ax.tick_params(length=0)
     ax.grid(False)
     for sp in ax.spines.values():
@@ -485,7 +505,7 @@ def pair_matrix_figure(
     ax.grid(which="minor", color="white", lw=2.5)
     ax.tick_params(which="minor", length=0)
     ax.xaxis.tick_top()
-    return _png(fig)
+    return _svg(fig)
 
 
 def _wrap(label: str, width: int = 18) -> str:
@@ -503,7 +523,45 @@ def _wrap(label: str, width: int = 18) -> str:
     return "\n".join(out)
 
 
-def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str]) -> str | None:
+def _matrix_axes(ax: Any, present: Sequence[str], labels: Sequence[str]) -> None:
+    """Tick labels of a configuration matrix: rows carry the configuration's number (its
+    row in the summary table) and its wrapped label, columns the number alone, so no two
+    labels can collide however long they are."""
+    number = {lab: i + 1 for i, lab in enumerate(labels)}
+    k = len(present)
+    ax.set_xticks(range(k), [str(number.get(lab, "?")) for lab in present], fontsize=9)
+    ax.set_yticks(
+        range(k), [f"{number.get(lab, '?')}  {_wrap(lab, 30)}" for lab in present], fontsize=8
+    )
+
+
+def _matrix_size(present: Sequence[str]) -> tuple[float, float]:
+    """Figure size (inches) of a k × k configuration matrix: columns wide enough for the
+    cell text, rows tall enough for the longest wrapped row label."""
+    k = len(present)
+    lines = max(_wrap(lab, 30).count("\n") + 1 for lab in present)
+    cell_w = 1.0 if k <= 6 else 0.82
+    cell_h = max(0.62 * cell_w, 0.15 * lines + 0.12)
+    label_w = 0.075 * max(len(line) for lab in present for line in _wrap(lab, 30).split("\n"))
+    return label_w + 0.6 + cell_w * k, 0.8 + cell_h * k
+
+
+def _wtl_figures(cmp: Comparison, groups: Sequence[RankGroup]) -> str | None:
+    """The win/tie/loss matrix, one per experiment group when the study has several (pairs
+    across groups never met on a stream)."""
+    if len(groups) <= 1:
+        return wtl_figure(cmp.wtl, cmp.labels)
+    figs = []
+    for g in groups:
+        members = set(g.values.columns) | set(g.mean_ranks.index)
+        sub = cmp.wtl[cmp.wtl["a"].isin(members) & cmp.wtl["b"].isin(members)]
+        fig = wtl_figure(sub, cmp.labels, title=g.name) if len(sub) else None
+        if fig:
+            figs.append(fig)
+    return "".join(figs) or None
+
+
+def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str], title: str = "") -> str | None:
     """Win/tie/loss over every stream as a heatmap (row against column)."""
     present = [lab for lab in labels if lab in set(wtl["a"])]
     k = len(present)
@@ -518,8 +576,7 @@ def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str]) -> str | None:
             score[pos[r.a], pos[r.b]] = (r.wins - r.losses) / tot if tot else 0.0
             text[pos[r.a]][pos[r.b]] = f"{r.wins} / {r.ties} / {r.losses}"
     Figure = _mpl()
-    size = 1.25 + 1.05 * k
-    fig = Figure(figsize=(size + 2.2, size * 0.82 + 0.4))
+    fig = Figure(figsize=_matrix_size(present))
     ax = fig.subplots()
     cmap = _diverging_cmap()
     ax.imshow(np.ma.masked_invalid(score), cmap=cmap, vmin=-1, vmax=1, aspect="auto")
@@ -538,9 +595,10 @@ def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str]) -> str | None:
                     fontsize=fs,
                     color="white" if abs(score[i, j]) > 0.6 else "#1f2429",
                 )
-    ax.set_xticks(range(k), [_wrap(lab) for lab in present], fontsize=8.5)
-    ax.set_yticks(range(k), [_wrap(lab) for lab in present], fontsize=8.5)
+    _matrix_axes(ax, present, labels)
     ax.xaxis.tick_top()
+    if title:
+        ax.set_title(_wrap(title, 60), loc="left", pad=22)
     ax.grid(False)
     ax.tick_params(length=0)
     for sp in ax.spines.values():
@@ -549,7 +607,7 @@ def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str]) -> str | None:
     ax.set_yticks(np.arange(-0.5, k, 1), minor=True)
     ax.grid(which="minor", color="white", lw=2.5)
     ax.tick_params(which="minor", length=0)
-    return _png(fig)
+    return _svg(fig)
 
 
 def cd_figure(
@@ -565,15 +623,31 @@ def cd_figure(
     if k < 2 or not np.isfinite(cd):
         return None
     Figure = _mpl()
+    ranks = mean_ranks.sort_values()
+    names = list(ranks.index)
     half = math.ceil(k / 2)
-    height = 1.15 + 0.3 * half + 0.16 * len(groups)
-    fig = Figure(figsize=(9.6, height))
+    # Units are inches (the axes fill the figure), so the text spacing below is physical:
+    # each label gets the height of its wrapped lines, whatever k and the label lengths.
+    texts = [_wrap(str(name), 34) for name in names]
+    heights = [0.17 * (t.count("\n") + 1) + 0.1 for t in texts]
+    group_gap = 0.16 * len(groups)
+    ys: list[float] = [0.0] * k
+    for side in (range(half), range(k - 1, half - 1, -1)):  # best from the top; worst too
+        y = -(0.3 + group_gap)
+        for i in side:
+            y -= heights[i] / 2
+            ys[i] = y
+            y -= heights[i] / 2
+    bottom = min(ys) - max(heights) / 2 - 0.1
+    width = 9.6
+    fig = Figure(figsize=(width, 0.75 - bottom))
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_axis_off()
     lo, hi = 1.0, float(max(k, 2))
-    ax.set_xlim(lo - 1.9, hi + 1.9)
+    margin = 0.24 * (hi - lo + 1)  # room either side for the label ends of the leader lines
+    ax.set_xlim(lo - margin, hi + margin)
+    ax.set_ylim(bottom, 0.75)
     top = 0.0
-    ax.set_ylim(-(0.5 + 0.3 * half + 0.16 * len(groups)), 0.66)
     ax.hlines(top, lo, hi, color="#2d333a", lw=1.2)
     for t in range(1, k + 1):
         ax.vlines(t, top, top + 0.07, color="#2d333a", lw=1.0)
@@ -581,25 +655,22 @@ def cd_figure(
     for t in np.arange(1.5, k, 1.0):
         ax.vlines(t, top, top + 0.04, color="#2d333a", lw=0.7)
     # The CD bar, drawn from rank 1.
-    ax.hlines(top + 0.42, lo, lo + cd, color="#c8423b", lw=2.0)
+    ax.hlines(top + 0.45, lo, lo + cd, color="#c8423b", lw=2.0)
     for xx in (lo, lo + cd):
-        ax.vlines(xx, top + 0.37, top + 0.47, color="#c8423b", lw=1.5)
+        ax.vlines(xx, top + 0.40, top + 0.50, color="#c8423b", lw=1.5)
     ax.text(
         lo + cd / 2,
-        top + 0.49,
+        top + 0.52,
         f"CD = {cd:.2f}",
         ha="center",
         va="bottom",
         fontsize=9,
         color="#c8423b",
     )
-    ranks = mean_ranks.sort_values()
-    names = list(ranks.index)
     for i, name in enumerate(names):
         r = float(ranks[name])
         left = i < half
-        row = i if left else k - 1 - i
-        y = -(0.34 + 0.3 * row + 0.16 * len(groups))
+        y = ys[i]
         x_end = lo - 0.15 if left else hi + 0.15
         colour = colours.get(str(name), "#2d333a")
         ax.plot([r, r, x_end], [top, y, y], color=colour, lw=1.6, solid_joinstyle="miter")
@@ -607,21 +678,22 @@ def cd_figure(
         ax.text(
             x_end + (-0.06 if left else 0.06),
             y,
-            f"{name}  {r:.2f}" if left else f"{r:.2f}  {name}",
+            f"{texts[i]}  ({r:.2f})" if left else f"({r:.2f})  {texts[i]}",
             ha="right" if left else "left",
             va="center",
-            fontsize=9.5,
+            fontsize=9,
+            linespacing=1.25,
             color="#1f2429",
         )
     for gi, g in enumerate(groups):
         rs = [float(ranks[x]) for x in g if x in ranks.index]
         if len(rs) < 2:
             continue
-        y = -(0.16 + 0.16 * gi)
+        y = -(0.14 + 0.16 * gi)
         ax.hlines(
             y, min(rs) - 0.05, max(rs) + 0.05, color="#2d333a", lw=4.0, capstyle="round", zorder=6
         )
-    return _png(fig, dpi=120)
+    return _svg(fig)
 
 
 def overview_figure(
@@ -639,30 +711,42 @@ def overview_figure(
     if ok.empty:
         return None
     streams = list(dict.fromkeys(ok["stream"]))
-    drawn = [lab for lab in labels if lab in set(ok["label"])]
     col = "test_error" if metric == "test_error" else "online_error"
-    k = len(drawn)
     from matplotlib.ticker import MaxNLocator
 
-    ncols = 1 if len(streams) == 1 else 2 if len(streams) <= 4 or k > 6 else 3
+    # Each panel lists the configurations that ran on its data set, with their own labels
+    # (a study may run other configurations on each data set); a row is as tall as its
+    # wrapped label.
+    drawn = {
+        s: [lab for lab in labels if lab in set(ok.loc[ok["stream"] == s, "label"])]
+        for s in streams
+    }
+    wrapped = {lab: _wrap(lab, 34) for lab in labels}
+    row_h = {s: [0.15 * (wrapped[lab].count("\n") + 1) + 0.09 for lab in drawn[s]] for s in streams}
+    ncols = 1 if len(streams) == 1 else 2
     nrows = math.ceil(len(streams) / ncols)
+    heights = [
+        max(sum(row_h[s]) for s in streams[r * ncols : (r + 1) * ncols]) + 0.75
+        for r in range(nrows)
+    ]
     Figure = _mpl()
-    fig = Figure(figsize=(1.9 + 4.0 * ncols, nrows * (0.27 * k + 0.95)))
-    axes = fig.subplots(nrows, ncols, squeeze=False)
+    fig = Figure(figsize=(5.0 * ncols + 0.4, sum(heights) + 0.3))
+    grid = fig.add_gridspec(nrows, ncols, height_ratios=heights)
     for i, s in enumerate(streams):
-        ax = axes.flat[i]
+        ax = fig.add_subplot(grid[i // ncols, i % ncols])
         sub = ok[ok["stream"] == s].set_index("label")
-        for li, lab in enumerate(drawn):
-            if lab not in sub.index:
-                continue
+        # Row centres in inches from the top, so tall labels get tall rows.
+        edges = np.concatenate([[0.0], np.cumsum(row_h[s])])
+        centres = (edges[:-1] + edges[1:]) / 2
+        for y, lab in zip(centres, drawn[s], strict=True):
             r = sub.loc[lab]
             use = col if pd.notna(r[col]) else "online_error"
             v, sd = r[use], r[f"{use}_sd"]
             if pd.notna(sd) and sd > 0:
-                ax.hlines(li, v - sd, v + sd, color=colours[lab], lw=2.4, alpha=0.5)
+                ax.hlines(y, v - sd, v + sd, color=colours[lab], lw=2.4, alpha=0.5)
             ax.plot(
                 [v],
-                [li],
+                [y],
                 "o",
                 color=colours[lab],
                 ms=7.5,
@@ -670,18 +754,16 @@ def overview_figure(
                 markeredgecolor="white",
                 markeredgewidth=0.8,
             )
-        ax.set_ylim(k - 0.5, -0.5)
-        ax.set_yticks(range(k), [_wrap(lab, 30) for lab in drawn] if i % ncols == 0 else [""] * k)
+        ax.set_ylim(edges[-1], 0.0)
+        ax.set_yticks(centres, [wrapped[lab] for lab in drawn[s]], fontsize=8.5)
         ax.grid(axis="y", visible=False)
-        ax.set_title(stream_names.get(s, s), loc="left")
+        ax.set_title(_wrap(stream_names.get(s, s), 60), loc="left", fontsize=10)
         task = sub["task"].dropna()
         if len(task) and task.iloc[0] != "regression":
             _percent_axis(ax, "x")
         ax.tick_params(axis="y", length=0)
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # percentages with decimals are wide
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))  # percentages with decimals are wide
         ax.margins(x=0.12)
-    for ax in list(axes.flat)[len(streams) :]:
-        ax.set_visible(False)
     which = "held-out" if col == "test_error" else "online"
     fig.supxlabel(
         f"{which} error: mean over seeds (dot) ± one standard deviation (bar)",
@@ -689,7 +771,7 @@ def overview_figure(
         color="#4a525c",
     )
     fig.tight_layout()
-    return _png(fig)
+    return _svg(fig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -724,14 +806,17 @@ main { padding: 22px 0 40px; }
 section.card { background:var(--card); border:1px solid var(--line); border-radius: 14px;
         padding: 20px 24px 22px;
                margin: 0 0 22px; box-shadow: 0 1px 2px rgba(20,30,50,.04); }
-h2 { font-size: 20px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 0 0 4px; overflow-wrap: anywhere; }
+th.ds { white-space: normal; min-width: 7em; overflow-wrap: anywhere; }
 h3 { font-size: 15.5px; margin: 20px 0 8px; color:#2d333a; }
 .lede { color: var(--muted); margin: 0 0 14px; font-size: 14px; }
 .kv { color: var(--muted); font-size: 13.5px; margin-bottom: 12px; }
 .kv span { margin-right: 16px; white-space: nowrap; }
+.kv > span { display: inline-block; max-width: 100%; vertical-align: top; }
+.kv .mono { white-space: normal; margin-right: 0; }
 .kv code { font-size: 12.5px; }
 figure { margin: 6px 0 10px; }
-figure img { max-width: 100%; height: auto; display:block; }
+figure img, figure svg { max-width: 100%; height: auto; display:block; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; max-width: 980px; }
 .grid2 { display:grid; grid-template-columns: minmax(0,1fr) minmax(0,1fr); gap: 22px;
         align-items:start; }
@@ -759,9 +844,9 @@ tr:hover td { background: #fafbfd; }
 .sd { color: var(--muted); font-size: 12px; }
 .badge { display:inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px;
         font-weight: 600; color:#fff; }
-.flag { display:inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px;
+.flag { display:inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
         background:#fff4e0;
-        color:#8a5a00; border:1px solid #f0d7a6; margin: 1px 2px; white-space: nowrap; }
+        color:#8a5a00; border:1px solid #f0d7a6; margin: 1px 2px; }
 .win { color: var(--good); font-weight: 600; } .loss { color: var(--bad); font-weight: 600;
         } .tie { color: var(--muted); }
 .notes { border-left: 4px solid var(--warn); background: #fffaf0; padding: 10px 16px;
@@ -775,17 +860,18 @@ table.meta th { width: 220px; }
 footer { color: var(--muted); font-size: 12.5px; text-align:center; padding: 10px 0 30px; }
 """
 
-# A tiny check the browser tests read back: how many images decoded, and script errors.
+# A tiny check the browser tests read back: how many figures were drawn, and script errors.
 SCRIPT = """
 window.addEventListener('error', function () {
   var b = document.documentElement;
   b.setAttribute('data-js-errors', String(+(b.getAttribute('data-js-errors') || 0) + 1));
 });
 window.addEventListener('load', function () {
-  var imgs = Array.prototype.slice.call(document.images);
-  document.body.setAttribute('data-images', String(imgs.length));
-  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });
-  document.body.setAttribute('data-images-loaded', String(ok.length));
+  var figs = Array.prototype.slice.call(document.querySelectorAll('figure > svg'));
+  document.body.setAttribute('data-figures', String(figs.length));
+  var ok = figs.filter(function (f) { var b = f.getBoundingClientRect();
+    return b.width > 0 && b.height > 0; });
+  document.body.setAttribute('data-figures-drawn', String(ok.length));
 });
 """
 
@@ -818,17 +904,26 @@ def _pval(p: Any) -> str:
     return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
 
 
-def _swatch(label: str, colours: dict[str, str], flags: str = "") -> str:
-    flag = "".join(
-        f' <span class="flag" title="possibly degenerate learner">⚠ {_e(f)}</span>'
-        for f in flags.split("; ")
-        if f
+def _swatch(label: str, colours: dict[str, str], flags: str = "", reasons: bool = False) -> str:
+    # One mark per configuration; its reasons in the tooltip, or spelled out (leaderboards).
+    flag = (
+        f' <span class="flag" title="degenerate runs: {_e(flags)}">⚠ degenerate'
+        + (f": {_e(flags)}" if reasons else "")
+        + "</span>"
+        if flags
+        else ""
     )
     colour = colours.get(label, "#999")
     return (
-        f'<span class="cfg"><span class="sw" style="background:{colour}"></span>'
+        # A word joiner keeps the colour swatch on the line of the label's first word.
+        f'<span class="cfg"><span class="sw" style="background:{colour}"></span>\u2060'
         f"{_spec(label)}</span>{flag}"
     )
+
+
+def _short_name(text: str, width: int = 28) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (the full text goes in a title)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _spec(spec: Any) -> str:
@@ -836,11 +931,12 @@ def _spec(spec: Any) -> str:
     return _e(spec).replace(",", ",<wbr>")
 
 
-def _img(uri: str | None, alt: str, caption: str = "") -> str:
-    if uri is None:
+def _img(svg: str | None, alt: str, caption: str = "") -> str:
+    """A figure (inline SVG markup from :func:`_svg`) with its caption."""
+    if svg is None:
         return ""
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
-    return f'<figure><img src="{uri}" alt="{_e(alt)}">{cap}</figure>'
+    return f'<figure role="img" aria-label="{_e(alt)}" data-alt="{_e(alt)}">{svg}{cap}</figure>'
 
 
 def _slug(text: str, i: int) -> str:
@@ -852,8 +948,33 @@ def _slug(text: str, i: int) -> str:
 
 
 def _stream_names(streams: Sequence[str]) -> dict[str, str]:
+    """Short display names of stream labels: the data set's name, with only the options
+    that tell apart the streams of the same data set (the full label goes in a title)."""
+    from kbench.specs import parse_spec
+
     base = {s: str(s).split("[")[0] for s in streams}
-    return base if len(set(base.values())) == len(base) else {s: str(s) for s in streams}
+    if len(set(base.values())) == len(base):
+        return base
+    parsed = {}
+    for s in streams:
+        try:
+            parsed[s] = parse_spec(str(s))[1]
+        except Exception:  # a label kbench cannot parse: shown in full
+            parsed[s] = None
+    out = {}
+    for s in streams:
+        same = [t for t in streams if base[t] == base[s]]
+        if len(same) == 1:
+            out[s] = base[s]
+            continue
+        if any(parsed[t] is None for t in same):
+            out[s] = str(s)
+            continue
+        keys = sorted({k for t in same for k in parsed[t]})
+        differ = [k for k in keys if len({str(parsed[t].get(k)) for t in same}) > 1]
+        opts = ",".join(f"{k}={parsed[s][k]}" for k in differ if k in parsed[s])
+        out[s] = f"{base[s]}[{opts}]"
+    return out if len(set(out.values())) == len(out) else {s: str(s) for s in streams}
 
 
 def _failed_table(failed: pd.DataFrame, colours: dict[str, str], with_stream: bool) -> str:
@@ -900,7 +1021,7 @@ def _leaderboard_html(board: pd.DataFrame, colours: dict[str, str], regression: 
         failed = f"<span class='loss'>{_e(r.failed)}</span>" if r.failed else ""
         cells = [
             f"<td class='num'>{'' if pd.isna(r.rank) else int(r.rank)}</td>",
-            f"<td>{_swatch(r.label, colours, r.flags)}</td>",
+            f"<td>{_swatch(r.label, colours, r.flags, reasons=True)}</td>",
             f"<td class='num'>{r.seeds}</td>",
             cell(r.online_error, r.online_error_sd, best_online),
         ]
@@ -1017,22 +1138,40 @@ def _stream_pairs_html(pairs: pd.DataFrame, colours: dict[str, str], regression:
 
 
 def _overall_table(
-    cmp: Comparison, lb: pd.DataFrame, colours: dict[str, str], names: dict[str, str]
+    cmp: Comparison,
+    lb: pd.DataFrame,
+    colours: dict[str, str],
+    names: dict[str, str],
+    groups: Sequence[RankGroup] = (),
 ) -> str:
     streams = list(dict.fromkeys(lb["stream"]))
     col = "test_error" if cmp.metric == "test_error" else "online_error"
     tasks = lb.drop_duplicates("stream").set_index("stream")["task"]
     head = (
-        "<tr><th class='num'>#</th><th>configuration</th><th class='num'>mean rank</th>"
-        + "".join(f"<th class='num' title='{_e(s)}'>{_e(names.get(s, s))}</th>" for s in streams)
+        "<tr><th class='num'>#</th><th>configuration</th><th class='num'>mean rank"
+        + (" (group)" if len(groups) > 1 else "")
+        + "</th>"
+        + "".join(
+            f"<th class='num ds' title='{_e(s)}'>{_spec(names.get(s, s))}</th>" for s in streams
+        )
         + "<th>not finished</th></tr>"
     )
+    rank_of = {}  # label → its mean rank in its group, and the group's name
+    for g in groups:
+        for lab, mr in g.mean_ranks.items():
+            rank_of[str(lab)] = (float(mr), g.name)
     rows = []
     for i, c in enumerate(cmp.configs.itertuples(), 1):
+        mr, gname = rank_of.get(str(c.label), (c.mean_rank, ""))
+        where = (
+            f" <span class='sd' title='{_e(gname)}'>({_e(_short_name(gname))})</span>"
+            if len(groups) > 1 and gname
+            else ""
+        )
         cells = [
             f"<td class='num'>{i}</td>",
             f"<td>{_swatch(c.label, colours, c.flags)}</td>",
-            f"<td class='num'>{_num(c.mean_rank, '.2f')}</td>",
+            f"<td class='num'>{_num(mr, '.2f')}{where}</td>",
         ]
         for s in streams:
             row = lb[(lb["stream"] == s) & (lb["label"] == c.label)]
@@ -1127,16 +1266,27 @@ def _howto(items: Sequence[str]) -> str:
 
 
 def _summary_section(
-    cmp: Comparison, lb: pd.DataFrame, colours: dict[str, str], names: dict[str, str]
+    cmp: Comparison,
+    lb: pd.DataFrame,
+    colours: dict[str, str],
+    names: dict[str, str],
+    groups: Sequence[RankGroup] = (),
 ) -> str:
     which = "held-out" if cmp.metric == "test_error" else "online (prequential)"
     figure = overview_figure(lb, cmp.labels, colours, names, cmp.metric)
     return (
         "<section class='card' id='summary'><h2>Summary</h2>"
-        f"<p class='lede'>Mean {which} error per data set over the seeds, best first by mean "
-        "rank. Green cells: best (darker) and second on the data set; ± is the standard "
-        "deviation over seeds (percentage points for error rates).</p>"
-        + _overall_table(cmp, lb, colours, names)
+        f"<p class='lede'>Mean {which} error per data set over the seeds. "
+        + (
+            "Rows by mean rank across data sets. "
+            if len(groups) <= 1
+            else "Rows by mean error; the mean rank is within the configuration's group "
+            "(see Across data sets). "
+        )
+        + "# numbers the configurations in every matrix below. Green cells: best (darker) "
+        "and second on the data set; ± is the standard deviation over seeds (percentage "
+        "points for error rates); ⚠ marks degenerate runs.</p>"
+        + _overall_table(cmp, lb, colours, names, groups)
         + _img(
             figure,
             "mean error per data set",
@@ -1147,27 +1297,55 @@ def _summary_section(
     )
 
 
-def _across_section(cmp: Comparison, colours: dict[str, str]) -> str:
-    rk, fr = cmp.ranking, cmp.ranking.friedman
-    out = ["<section class='card' id='across'><h2>Across data sets</h2>"]
-    if len(rk.values) >= 2 and len(rk.mean_ranks) >= 2:
+def _group_html(cmp: Comparison, group: RankGroup, colours: dict[str, str], titled: bool) -> str:
+    """Mean ranks, the Friedman test and the CD diagram of one experiment group."""
+    out = [f"<h3 title='{_e(', '.join(group.streams))}'>{_e(group.name)}</h3>" if titled else ""]
+    fr = group.friedman
+    flags = dict(zip(cmp.configs["label"], cmp.configs["flags"], strict=True))
+    if group.rankable:
         f_text = "∞" if fr["F"] == math.inf else _num(fr["F"], ".3f")
         out.append(
-            f"<p class='lede'>Friedman test over {fr['N']} data sets and {fr['k']} "
+            f"<p class='lede'>Friedman test over {fr['N']} {group.blocks} and {fr['k']} "
             f"configurations: χ²<sub>F</sub> = {_num(fr['chi2'], '.3f')} "
             f"(p = {_pval(fr['p_chi2'])}), Iman–Davenport F = {f_text} "
             f"(p = {_pval(fr['p_F'])}). Configurations joined by a thick bar are not separated "
             f"by the Nemenyi test at α = {cmp.alpha:g} (critical difference "
             f"{_num(fr['cd'], '.2f')} in mean rank; Demšar 2006). Rank 1 is the lowest error.</p>"
         )
-        cd = cd_figure(rk.mean_ranks, fr["cd"], rk.groups, colours, fr["N"])
+        rows = [
+            f"<tr><td class='num'>{i}</td><td>{_swatch(str(lab), colours, flags.get(lab, ''))}"
+            f"</td><td class='num'>{mr:.2f}</td></tr>"
+            for i, (lab, mr) in enumerate(group.mean_ranks.items(), 1)
+        ]
+        out.append(
+            "<details><summary>Mean ranks</summary>"
+            + _table(_head("##", "configuration", "#mean rank"), rows)
+            + "</details>"
+        )
+        cd = cd_figure(group.mean_ranks, fr["cd"], group.cd_groups, colours, fr["N"])
         out.append(_img(cd, "critical difference diagram"))
     else:
         out.append(
-            "<p class='empty'>Ranks across data sets need at least two data sets and "
-            "two configurations that finished on every one of them.</p>"
+            f"<p class='empty'>Not ranked: {len(group.mean_ranks) or len(group.values.columns)} "
+            f"configuration(s) over {len(group.values)} complete {group.blocks}; a ranking needs "
+            "at least two of each.</p>"
         )
-    uri = wtl_figure(cmp.wtl, cmp.labels) if len(cmp.wtl) else None
+    if group.left_out:
+        out.append(
+            "<p class='kv'>Left out of this ranking: " + _e("; ".join(group.left_out)) + "</p>"
+        )
+    return "".join(out)
+
+
+def _across_section(cmp: Comparison, colours: dict[str, str]) -> str:
+    groups, sentence = experiment_groups(cmp)
+    out = [
+        "<section class='card' id='across'><h2>Across data sets</h2>"
+        f"<p class='lede'>{_e(sentence)}</p>"
+    ]
+    for group in groups:
+        out.append(_group_html(cmp, group, colours, len(groups) > 1))
+    uri = _wtl_figures(cmp, groups) if len(cmp.wtl) else None
     if uri:
         n_streams = cmp.pairs["stream_id"].nunique()
         regression = (cmp.runs["task"] == "regression").any()
@@ -1280,6 +1458,30 @@ def _dataset_section(
     return "".join(part)
 
 
+def _report_notes(cmp: Comparison, groups: Sequence[RankGroup]) -> list[str]:
+    """The comparison's notes for the page: the per-configuration degenerate notes folded
+    into one (each configuration carries its own mark and reasons in the tables), and the
+    notes about configurations left out of one ranking across every data set dropped when
+    the study is ranked per experiment group (the section says what was grouped)."""
+    notes, degenerate = [], []
+    for n in cmp.notes:
+        if n.startswith("degenerate learner: "):
+            degenerate.append(n)
+        elif len(groups) > 1 and (
+            n.startswith("left out of the ranking across data sets")
+            or n.startswith("ranks across data sets need")
+        ):
+            continue
+        else:
+            notes.append(n)
+    if degenerate:
+        notes.append(
+            f"{len(degenerate)} configuration(s) have degenerate runs, marked ⚠ with their "
+            f"reasons in the tables. {LEGEND.removeprefix('⚠ ')}."
+        )
+    return notes
+
+
 def render_report(
     cmp: Comparison,
     results: Results,
@@ -1324,10 +1526,11 @@ def render_report(
     chip_html = "".join(f"<div class='chip'><b>{v}</b>{_e(k)}</div>" for v, k in chips)
 
     nav = ["<a href='#summary'>Summary</a>", "<a href='#across'>Across data sets</a>"]
-    sections = [_summary_section(cmp, lb, colours, names), _across_section(cmp, colours)]
+    groups, _ = experiment_groups(cmp)
+    sections = [_summary_section(cmp, lb, colours, names, groups), _across_section(cmp, colours)]
     for i, stream in enumerate(streams):
         sid = _slug(stream, i)
-        nav.append(f"<a href='#{sid}'>{_e(names[stream])}</a>")
+        nav.append(f"<a href='#{sid}' title='{_e(stream)}'>{_e(names[stream])}</a>")
         sections.append(_dataset_section(cmp, stream, sid, lb, traces, colours, references))
     nav.append("<a href='#configurations'>Configurations</a>")
     sections.append(
@@ -1351,7 +1554,7 @@ def render_report(
         "<section class='card' id='run'><h2>Run</h2>" + _metadata_html(cmp, source) + "</section>"
     )
 
-    notes = "".join(f"<li>{_e(n)}</li>" for n in cmp.notes)
+    notes = "".join(f"<li>{_e(n)}</li>" for n in _report_notes(cmp, groups))
     notes_html = (
         f"<div class='notes' id='notes'><b>Notes</b><ul>{notes}</ul></div>" if notes else ""
     )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import io
 import re
 import shutil
 import subprocess
@@ -105,21 +103,21 @@ def test_report_in_a_real_browser(study: Path, tmp_path: Path) -> None:
         "Per-stream tests",
     ):
         assert heading in text
-    assert 'alt="critical difference diagram"' in text
-    assert 'alt="win tie loss matrix"' in text
-    images = re.findall(r'src="data:image/png;base64,([^"]+)"', text)
-    assert len(images) >= 3 + 2 * 3  # overview, CD, win/tie/loss; curves and matrix per data set
-    for b64 in images:
-        with Image.open(io.BytesIO(base64.b64decode(b64))) as im:
-            assert im.width > 200 and im.height > 100
+    assert 'aria-label="critical difference diagram"' in text
+    assert 'aria-label="win tie loss matrix"' in text
+    # Figures are inline SVG whose text stays text (searchable, and measurable below).
+    sizes = re.findall(r'<svg [^>]*width="([\d.]+)pt" height="([\d.]+)pt"', text)
+    assert len(sizes) >= 3 + 2 * 3  # overview, CD, win/tie/loss; curves and matrix per data set
+    assert all(float(w) > 150 and float(h) > 70 for w, h in sizes), sizes
+    assert text.count("<text ") > 200
 
-    # A real browser: every image decodes, no script error, and the page is not blank.
+    # A real browser: every figure is drawn, no script error, and the page is not blank.
     dom = _browser("--virtual-time-budget=5000", "--dump-dom", out.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
-    n_images = re.search(r'data-images="(\d+)"', dom.stdout)
-    loaded = re.search(r'data-images-loaded="(\d+)"', dom.stdout)
-    assert n_images and loaded, "the page's load handler did not run"
-    assert int(n_images.group(1)) == len(images) == int(loaded.group(1))
+    n_figures = re.search(r'data-figures="(\d+)"', dom.stdout)
+    drawn = re.search(r'data-figures-drawn="(\d+)"', dom.stdout)
+    assert n_figures and drawn, "the page's load handler did not run"
+    assert int(n_figures.group(1)) == len(sizes) == int(drawn.group(1))
     html_tag = re.search(r"<html[^>]*>", dom.stdout)
     assert html_tag and "data-js-errors" not in html_tag.group(0), (
         "a script error was raised on the page"
