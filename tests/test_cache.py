@@ -287,13 +287,49 @@ def test_file_size_limit_leaves_no_temporary_file_and_the_next_build_works(
     assert len(list(folder.glob("*.data"))) == 1 and len(list(folder.glob("*.stream.json"))) == 1
 
 
+def test_processes_building_the_same_data_at_once(reg: Registry) -> None:
+    """Four processes building streams of one data set into one cache at the same time (Dask
+    workers on a shared folder): every stream is right, one copy of the data, no temp file."""
+    child = textwrap.dedent(
+        """
+        import sys
+        from kbench.registry import get_registry
+        from kbench.streams import StreamSpec, get_stream
+        seed = int(sys.argv[1])
+        print(get_stream(StreamSpec("digits", seed=seed, test_size=0.2), get_registry()).stream_id)
+        """
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", child, str(seed)], stdout=subprocess.PIPE, text=True
+        )
+        for seed in range(4)
+    ]
+    ids = [p.communicate(timeout=300)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    expected = [
+        build_stream(StreamSpec("digits", seed=s, test_size=0.2), reg).stream_id for s in range(4)
+    ]
+    assert ids == expected
+    folder = data_folder("digits")
+    assert len(list(folder.glob("*.data"))) == 1 and len(list(folder.glob("*.stream.json"))) == 4
+    assert not [p for p in folder.iterdir() if p.name.startswith(".tmp-")]
+    assert [
+        get_stream(StreamSpec("digits", seed=s, test_size=0.2), reg).stream_id for s in range(4)
+    ] == expected
+
+
 def test_cache_command_lists_and_clears(reg: Registry, tmp_path: Path) -> None:
     get_stream(StreamSpec("digits", seed=0), reg)
     get_stream(StreamSpec("iris", seed=0), reg)
+    old = cache_dir() / "streams"  # the layout of earlier kbench versions: one file per stream
+    old.mkdir()
+    (old / "0123.npz").write_bytes(b"x" * 1000)
     shown = kbench("cache", "--json", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     entries = {e["name"]: e for e in json.loads(shown.stdout)["entries"]}
-    assert set(entries) == {"digits", "iris"}
+    assert set(entries) == {"digits", "iris", "streams (old format)"}
+    assert entries["streams (old format)"]["nbytes"] == 1000
     assert entries["digits"]["nbytes"] > 1797 * 64 * 8 and entries["digits"]["streams"] == 1
     table = kbench("cache", cwd=tmp_path)
     assert table.returncode == 0 and "digits" in table.stdout and "total" in table.stdout
