@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.degenerate import LEGEND, MARK, degenerate_summary
 from kbench.errors import KbenchError
+from kbench.tables import output_console
 
 
 @click.command()
@@ -70,6 +72,7 @@ def reproduce(
                 f"cannot reproduce {papers[0].key}: algorithm {', '.join(missing)} is not available"
             )
     rows = []
+    degenerate = {}  # paper → its study's degenerate runs, marked in the verdict table
     for p in papers:
         missing = missing_algorithms(p, registry)
         if missing:
@@ -86,6 +89,7 @@ def reproduce(
         )
         tables = subset(outcome.results, outcome.task_ids)
         rows += evaluate(p, tables, quick=quick)
+        degenerate[p.key] = degenerate_summary(tables.runs)
         if not no_report and (tables.runs["status"] == "ok").any():
             from kbench.cli_compare import _load
             from kbench.report import write_report
@@ -112,18 +116,52 @@ def reproduce(
     ):
         table.add_column(col, overflow="fold")
     colour = {REPRODUCED: "green", PARTLY: "yellow", CONSISTENT: "yellow", NOT: "red"}
+    unmatched: dict[str, set[int]] = {k: set(range(len(v))) for k, v in degenerate.items()}
     for r in rows:
         c = colour[base_verdict(r.verdict)]
+        # Degenerate runs of the paper's study on the claim's data set: the verdict may
+        # rest on a learner that learned nothing; say so in the row.
+        bad = degenerate.get(r.paper)
+        hits = (
+            bad[[str(ds).lower() in str(r.dataset).lower() for ds in bad["dataset"]]]
+            if bad is not None and len(bad)
+            else None
+        )
+        mark, why = "", ""
+        if hits is not None and len(hits):
+            unmatched[r.paper] -= set(hits.index)
+            mark = f" [yellow]{MARK}[/yellow]"
+            why = (
+                "\n[yellow]"
+                + escape(
+                    f"{MARK} degenerate runs on this data set: "
+                    + "; ".join(
+                        f"{h.algorithm_spec} ({h.degenerate} of {h.runs}: {h.reasons})"
+                        for h in hits.itertuples()
+                    )
+                )
+                + "[/yellow]"
+            )
         table.add_row(
             r.paper,
             f"{r.claim}: {escape(r.text)}",
             escape(r.paper_value),
             escape(r.kbench_value),
             escape(r.dataset),
-            f"[{c}]{escape(r.verdict)}[/{c}]",
-            escape(r.reason),
+            f"[{c}]{escape(r.verdict)}[/{c}]{mark}",
+            escape(r.reason) + why,
         )
-    Console(width=max(160, Console().width)).print(table)
+    console = output_console()
+    console.print(table)
+    for key, idx in unmatched.items():  # degenerate runs no row's data set names
+        for h in degenerate[key].loc[sorted(idx)].itertuples():
+            console.print(
+                f"[yellow]{MARK} {escape(key)}: degenerate runs of {escape(h.algorithm_spec)} on "
+                f"{escape(h.stream)} ({h.degenerate} of {h.runs}: {escape(h.reasons)})[/yellow]",
+                highlight=False,
+            )
+    if any(len(v) for v in degenerate.values()):
+        console.print(f"[yellow]{escape(LEGEND)}[/yellow]", highlight=False)
     md, _ = write_tables(rows, out)
     err.print(
         f"kbench: claims table written to {md} and {md.with_name('claims.json')}", highlight=False

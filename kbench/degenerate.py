@@ -152,3 +152,28 @@ def reason_kinds(reasons: Iterable[str]) -> str:
 def mark(label: str, reason: str, marker: str = MARK) -> str:
     """A label with the degenerate mark appended when ``reason`` is not empty."""
     return f"{label} {marker}" if reason else label
+
+
+def degenerate_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """The degenerate runs of a runs table, per data set and algorithm specification.
+
+    Columns: ``dataset``, ``stream``, ``algorithm_spec``, ``runs`` (of that configuration on
+    that stream), ``degenerate`` (how many are degenerate) and ``reasons``
+    (:func:`reason_kinds`). Only configurations with at least one degenerate run.
+    """
+    cols = ["dataset", "stream", "algorithm_spec", "runs", "degenerate", "reasons"]
+    if runs is None or runs.empty or "degenerate" not in runs.columns:
+        return pd.DataFrame(columns=cols)
+    r = runs.assign(
+        _bad=runs["degenerate"].fillna("").astype(str) != "",
+        dataset=runs.get("dataset", runs["stream"].astype(str).str.split("[").str[0]),
+    )
+    g = r.groupby(["dataset", "stream", "algorithm_spec"], sort=True)
+    out = pd.DataFrame(
+        {
+            "runs": g.size(),
+            "degenerate": g["_bad"].sum().astype(int),
+            "reasons": g["degenerate"].agg(reason_kinds),
+        }
+    ).reset_index()
+    return out[out["degenerate"] > 0][cols].reset_index(drop=True)

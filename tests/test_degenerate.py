@@ -247,3 +247,45 @@ def test_compare_marks_and_formats(study: tuple[Path, str]) -> None:
     assert "\\textbf" in good.split("&")[2] and "\\dagger" not in good.split("&")[2]
     caption = tex.split("\\caption{")[1]
     assert "lowest in bold" in caption and "degenerate" in caption and "significantly" in caption
+
+
+def test_reproduce_verdict_table_marks_degenerate_runs(tmp_path: Path) -> None:
+    """PiSTOL's quick a9a run predicts the majority class (its error is the majority rate):
+    the claims resting on it carry the mark and say which runs are degenerate."""
+    res = CliRunner().invoke(
+        cli,
+        [
+            "reproduce",
+            "pistol",
+            "--quick",
+            "--workers",
+            "0",
+            "--no-report",
+            "--out",
+            str(tmp_path / "rep"),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "degenerate runs on this data set:" in out
+    flat = " ".join(out.split())  # cells fold over lines: read the table as one text
+    # Table cells fold long text over lines; read the "why" cells back without the borders.
+    why = "".join(ln.split("│")[-2].strip() for ln in out.splitlines() if ln.count("│") >= 8)
+    assert "pistol[a=None,b=1.0,output=average] (3 of 3:" in why, why[:3000]
+    assert flat.count(MARK) >= 3
+    assert "degenerate: constant predictions" in out  # the legend
+
+
+def test_binomial_quantile_is_scipy_stats_own() -> None:
+    """The quantile behind at_majority_rate is scipy.stats.binom.ppf's, computed without
+    importing scipy.stats (same SciPy function: equal exactly), NaN outside its range."""
+    import math
+
+    from scipy.stats import binom
+
+    from kbench.degenerate import _binom_ppf
+
+    for n in (1, 2, 7, 100, 2_000, 32_561, 10**6):
+        for p in (0.0, 1e-6, 0.05, 0.2408, 0.5, 0.7592, 0.999, 1.0):
+            assert _binom_ppf(0.025, n, p) == binom.ppf(0.025, n, p), (n, p)
+    assert math.isnan(_binom_ppf(0.025, 10, 1.5)) and math.isnan(binom.ppf(0.025, 10, 1.5))
