@@ -703,9 +703,9 @@ def test_bogd_default_lambda_offsets_the_rescaling() -> None:
     """λ defaults to 1/(ηB): (1 − ηλ)·B/(B − 1) = 1 + O(1/B²) at every budget."""
     for B, eta in ((2, 0.5), (100, 0.5), (1600, 0.5), (300, 0.1)):
         algo = make(f"bogd[budget={B},eta={eta}]")
-        assert algo.lam == pytest.approx(1 / (eta * B))
-        assert abs((1 - eta * algo.lam) * B / (B - 1) - 1) <= 1.0 / (B - 1) ** 2
-    assert make("bogd[budget=100,lam=0.3]").lam == 0.3
+        assert algo.regulariser() == pytest.approx(1 / (eta * B))
+        assert abs((1 - eta * algo.regulariser()) * B / (B - 1) - 1) <= 1.0 / (B - 1) ** 2
+    assert make("bogd[budget=100,lam=0.3]").regulariser() == 0.3
 
 
 def test_bogd_learns_both_classes_where_one_class_is_clearly_worse() -> None:

@@ -62,12 +62,14 @@ class BOGD(BudgetLearner):
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("bogd", "budget", budget, low=2)
         check_range("bogd", "eta", eta, low=0.0, low_open=True)
-        if lam is None:
-            lam = 1.0 / (eta * budget)  # shrinking that offsets the B/(B − 1) rescaling
-        check_range("bogd", "lam", lam, low=0.0)
-        if eta * lam >= 1.0:
+        if lam is not None:
+            check_range("bogd", "lam", lam, low=0.0)
+        # None: the shrinking that offsets the B/(B − 1) rescaling (ηλ = 1/B < 1).
+        lam_used = 1.0 / (eta * budget) if lam is None else lam
+        if eta * lam_used >= 1.0:
             raise ValueError(f"bogd: eta·lam must be < 1 (the shrink factor 1 − ηλ must stay "
-                             f"positive), got {eta * lam!r}")
+                             f"positive), got {eta * lam_used!r}")
+        self._lam = lam_used
         if sampling not in ("uniform", "weighted"):
             raise ValueError(f"bogd: sampling must be uniform or weighted, got {sampling!r}")
         self.budget, self.eta, self.lam, self.sampling = budget, eta, lam, sampling
@@ -91,10 +93,14 @@ class BOGD(BudgetLearner):
         st[0] = buf.size
         evals0 = st[2]
         _bogd.bogd_block(*self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng,
-                         self.eta, self.lam, self.sampling == "weighted", loss_kind, p1,
+                         self.eta, self._lam, self.sampling == "weighted", loss_kind, p1,
                          X, y, pred, buf.krow, have_row, g)
         buf.size = int(st[0])
         buf.kernel_evals += int(st[2] - evals0)
+
+    def regulariser(self) -> float:
+        """The λ in use: the given one, else 1/(ηB)."""
+        return self._lam
 
     def stats(self):
         return super().stats() | {"scale": float(self._state[1]), "removals": float(self._state[3])}
