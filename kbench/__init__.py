@@ -12,6 +12,14 @@ Plugins implement the hooks in :mod:`kbench.hookspecs` and mark them with
 
 from __future__ import annotations
 
+import os
+
+# Arrow's bundled jemalloc starts a background thread as it loads, unless told not to.
+# kbench forks a process per task, and a process with threads other than the forking one
+# is unsafe to fork (Python 3.12 warns): keep the thread off, unless the user configured
+# jemalloc. This only takes effect when kbench is imported before pyarrow (the CLI is).
+os.environ.setdefault("JE_ARROW_MALLOC_CONF", "background_thread:false")
+
 import pluggy
 
 from kbench._check_build import check_build

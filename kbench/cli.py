@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -36,9 +38,8 @@ def main() -> None:
     """Entry point: run the click group, turning kbench errors into one line and exit status 2."""
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        err.print("kbench: aborted")
-        sys.exit(130)
+    except click.exceptions.Abort as exc:  # click's form of Ctrl-C inside a command
+        _exit_interrupted(exc.__cause__)
     except click.UsageError as exc:
         # One line, like kbench's own errors, with where to look for the valid options.
         command = exc.ctx.command_path if exc.ctx is not None else "kbench"
@@ -51,9 +52,36 @@ def main() -> None:
     except KbenchError as exc:
         click.echo(f"kbench: error: {exc}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        click.echo("kbench: interrupted", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        _exit_interrupted(exc)
+
+
+def program() -> None:
+    """The ``kbench`` program: :func:`main`, then a Ctrl-C during the interpreter's shutdown
+    is ignored. The command is over by then and what it wrote is whole; the signal could
+    only print a traceback from some exit handler. (In-process callers use :func:`main`,
+    which leaves the process's signal handlers alone.)"""
+    try:
+        main()
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _exit_interrupted(exc: BaseException | None) -> NoReturn:
+    """Ctrl-C: say so (unless the study already said what it kept) and exit 130 at once.
+
+    Every file is whole by then (writes are atomic) and the task processes are killed;
+    the interpreter's own shutdown (joining Dask's threads, unloading modules) would only
+    add a second or more before the prompt returns.
+    """
+    from kbench.running import StudyInterrupted
+
+    with contextlib.suppress(Exception):
+        if not isinstance(exc, StudyInterrupted):
+            click.echo("kbench: interrupted", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(130)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -406,4 +434,4 @@ cli.add_command(reproduce)
 
 if __name__ == "__main__":  # pragma: no cover
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    main()
+    program()

@@ -13,15 +13,16 @@ affects only itself, and a hung task is killed even inside compiled code.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from kbench.errors import KbenchError
-from kbench.isolation import Child, ChildDied, run_isolated
+from kbench.isolation import Child, ChildDied, kill_children, run_isolated
 from kbench.registry import Registry, format_exception_line, get_registry
 from kbench.runner import TaskResult, failed_result, run_task
 from kbench.streams import get_stream
@@ -45,25 +46,34 @@ def _threadpools() -> Any:
     return _CONTROLLER
 
 
-_ONE_BLAS_THREAD: Any = None
+_PREPARED = False
 
 
 def _prepare_to_fork() -> None:
     """Do in the parent, once, what every task's child would otherwise do again: load the
-    registry and the modules a result needs, and set BLAS to one thread.
-
-    The BLAS limit is set here, for this process's lifetime, rather than in each child:
-    changing OpenBLAS's thread count in a freshly forked child restarts its thread pool,
-    whose spinning threads then slow the task's first tens of milliseconds (a near-empty
-    task took 40 ms instead of 5). Children inherit the setting.
-    """
-    global _ONE_BLAS_THREAD
-    if _ONE_BLAS_THREAD is not None:
+    registry, the BLAS controller and the modules a result needs."""
+    global _PREPARED
+    if _PREPARED:
         return
     import pyarrow.pandas_compat  # noqa: F401 - imported by pickling a result table
 
     get_registry()
-    _ONE_BLAS_THREAD = _threadpools().limit(limits=1)
+    _threadpools()
+    _PREPARED = True
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while tasks are forked from this process; the caller's own limit
+    is restored afterwards.
+
+    The limit is set in the parent rather than in each child: changing OpenBLAS's thread
+    count in a freshly forked child restarts its thread pool, whose spinning threads then
+    slow the task's first tens of milliseconds (a near-empty task took 40 ms instead of 5).
+    Children inherit the setting.
+    """
+    with _threadpools().limit(limits=1):
+        yield
 
 
 def execute(
@@ -89,10 +99,16 @@ def execute(
 
 
 def _died(task: Task, exc: ChildDied, max_memory: int | None) -> TaskResult:
+    """The result of a task whose process ended without one: ``memory`` when it ran out of
+    memory (a MemoryError, or a crash after its memory grew to the --max-memory limit),
+    ``error`` naming the signal or exit status otherwise."""
+    if not exc.reached(max_memory):
+        return failed_result(task, "error", str(exc))
     reason = str(exc)
     if max_memory is not None:
-        reason += f"; it may have hit the --max-memory limit of {max_memory / 2**20:.0f} MiB"
-    return failed_result(task, "error", reason)
+        grown = f" after growing by {exc.growth / 2**20:.0f} MiB" if exc.growth else ""
+        reason += f"{grown}: it reached the --max-memory limit of {max_memory / 2**20:.0f} MiB"
+    return failed_result(task, "memory", reason)
 
 
 def execute_isolated(
@@ -108,9 +124,15 @@ def execute_isolated(
     # warm imports instead of loading them again (on a Dask worker: once per process).
     _prepare_to_fork()
     try:
-        return run_isolated(
-            _execute_in_child, task, cache, trace_memory, timeout=timeout, max_memory=max_memory
-        )
+        with _one_blas_thread():
+            return run_isolated(
+                _execute_in_child,
+                task,
+                cache,
+                trace_memory,
+                timeout=timeout,
+                max_memory=max_memory,
+            )
     except TimeoutError as exc:
         return failed_result(task, "timeout", str(exc))
     except ChildDied as exc:
@@ -172,6 +194,16 @@ class LocalExecutor:
                 on_done(execute(task, cache=self.cache, trace_memory=self.trace_memory))
             return
         _prepare_to_fork()
+        with _one_blas_thread():
+            self._run_children(tasks, on_done, on_start, tick)
+
+    def _run_children(
+        self,
+        tasks: Sequence[Task],
+        on_done: OnDone,
+        on_start: OnStart | None,
+        tick: Callable[[], None] | None,
+    ) -> None:
         pending = list(reversed(tasks))
         running: dict[Child, Task] = {}
         try:
@@ -213,8 +245,10 @@ class LocalExecutor:
                 if tick:
                     tick()
         finally:
+            # Also a child whose start Ctrl-C interrupted, which never reached ``running``.
             for child in running:
                 child.kill()
+            kill_children()
 
 
 class DaskExecutor:
@@ -284,11 +318,17 @@ class DaskExecutor:
         tick: Callable[[], None] | None = None,
     ) -> None:
         """Submit every task; write each result as it arrives at the driver."""
-        client, cluster = self._client()
-        from dask.distributed import as_completed
+        import multiprocessing
 
+        from dask.distributed import as_completed
+        from distributed.deploy.spec import SpecCluster
+
+        clusters_before = set(SpecCluster._instances)
+        children_before = set(multiprocessing.active_children())
+        client = cluster = None
         futures = {}
         try:
+            client, cluster = self._client()
             for task in tasks:
                 fut = client.submit(
                     execute_isolated,
@@ -311,9 +351,52 @@ class DaskExecutor:
                 on_done(result)
                 if tick:
                     tick()
-        finally:
+        except KeyboardInterrupt:
+            _stop_local_cluster_now(clusters_before, children_before)
+            raise
+        except BaseException:
+            self._close(client, cluster, futures)
+            raise
+        try:
+            self._close(client, cluster, futures)
+        except KeyboardInterrupt:  # Ctrl-C while the cluster stops politely
+            _stop_local_cluster_now(clusters_before, children_before)
+            raise
+
+    @staticmethod
+    def _close(client: Any, cluster: Any, futures: dict[Any, Task]) -> None:
+        """Close politely: cancel what is left, disconnect, stop the local cluster."""
+        if client is not None:
             for fut in futures:
                 fut.cancel()
             client.close()
-            if cluster is not None:
-                cluster.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]) -> None:
+    """On Ctrl-C, stop the local Dask cluster this run started at once.
+
+    Closing it politely takes seconds (each worker is asked to finish and waited for). Its
+    worker processes are killed instead; the cluster is marked closed, so that Dask's exit
+    handler does not try to close it again; and the errors Dask's event loop would log about
+    the workers it lost are silenced. A remote cluster is left running: the scheduler drops
+    this run's tasks once the client is gone.
+    """
+    import logging
+    import multiprocessing
+
+    from distributed.core import Status
+    from distributed.deploy.spec import SpecCluster
+
+    for name in ("distributed", "asyncio", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 10)
+    for cluster in [c for c in list(SpecCluster._instances) if c not in clusters_before]:
+        for nanny in list(getattr(cluster, "workers", {}).values()):
+            with contextlib.suppress(Exception):
+                nanny.auto_restart = False  # a killed worker must not be started again
+        cluster.status = Status.closed
+    for proc in multiprocessing.active_children():
+        if proc not in children_before:
+            with contextlib.suppress(Exception):
+                proc.kill()

@@ -222,7 +222,11 @@ def load_results(folder: str | Path) -> Results:
     runs, traces, outcomes = [], [], []
     for path in _task_files(tasks_dir):
         try:
-            table = pq.read_table(path)
+            # From memory and without threads: Arrow's file readers start thread pools
+            # that outlive the read, and the driver must have no thread when it forks
+            # tasks (kbench reproduce runs several studies in one process). The files
+            # are small, so threads would gain nothing.
+            table = pq.ParquetFile(pa.BufferReader(path.read_bytes())).read(use_threads=False)
         except Exception as exc:
             raise ResultsError(
                 f"result file {path} is unreadable ({type(exc).__name__}); delete it, or rerun that task with --force"
@@ -235,7 +239,7 @@ def load_results(folder: str | Path) -> Results:
         run = json.loads(meta[RUN_KEY])
         runs.append(run)
         if table.num_rows:
-            traces.append(table.to_pandas())
+            traces.append(table.to_pandas(use_threads=False))
         if OUTCOMES_KEY in meta:
             outcomes.append(
                 {

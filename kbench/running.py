@@ -28,6 +28,10 @@ from rich.progress import (
 from kbench.errors import KbenchError
 
 
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C while tasks ran; what was kept has been printed already."""
+
+
 @dataclass
 class RunOutcome:
     """What :func:`run_experiments` did.
@@ -113,6 +117,11 @@ def run_experiments(
     from kbench.study import plan
 
     err = console
+    if not sys.platform.startswith("linux"):
+        raise KbenchError(
+            "running tasks needs Linux (kbench forks a process per task and uses Linux's "
+            f"prctl and /proc); this system is {sys.platform}"
+        )
     the_plan = plan(experiments, registry)
     for label, reason in the_plan.skipped:
         err.print(f"kbench: skipped {label}: {reason}", highlight=False)
@@ -217,7 +226,7 @@ def run_experiments(
                 f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
                 err=True,
             )
-            sys.exit(130)
+            raise StudyInterrupted from None
     elapsed = time.time() - started
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
     err.print(f"kbench: {summary} in {elapsed:.1f} s; results in {out}")

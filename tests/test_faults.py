@@ -175,34 +175,97 @@ def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
     _same(_outcomes(out), _outcomes(tmp_path / "clean"))
 
 
+MALLOC_CRASHER = '''
+import ctypes
+from kbench import hookimpl, Algorithm
+
+
+class MallocCrasher(Algorithm):
+    """Compiled code that does not check malloc: it takes and touches 8 MiB blocks until
+    malloc returns NULL, then writes through it (a segfault at the memory limit)."""
+    name = "malloc_crasher"
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        libc = ctypes.CDLL(None)
+        libc.malloc.restype = ctypes.c_void_p
+        libc.malloc.argtypes = [ctypes.c_size_t]
+        for _ in range(256):  # 2 GiB at most: never run without a limit
+            block = libc.malloc(8 << 20)
+            if not block:
+                ctypes.memset(0, 1, 1)
+            ctypes.memset(block, 1, 8 << 20)
+        raise RuntimeError("no memory limit was set")
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    register(MallocCrasher)
+'''
+
+
 def test_segfault_and_memory_limit_affect_only_their_tasks(tmp_path: Path, plugin_dist) -> None:
-    """A segfault in compiled code and a task over --max-memory are recorded; the rest run."""
+    """A segfault in compiled code and a task over --max-memory are recorded; the rest run.
+    The segfault is named as such, not blamed on the memory limit it did not reach; a crash
+    when the limit is reached (malloc returning NULL in compiled code) is a memory result."""
     plugin_dist("kb_misbehaving", MISBEHAVING)
+    plugin_dist("kb_malloc_crasher", MALLOC_CRASHER)
     proc = kbench(
-        "run",
-        "-a",
-        "segfaulter",
-        "-a",
-        "hog",
-        "-a",
-        "perceptron",
-        "-d",
-        "digits[positive=5-9,n=200]",
-        "--max-memory",
-        "300M",
-        "--workers",
-        "2",
-        "--out",
-        str(tmp_path / "r"),
-    )
+        "run", "-a", "segfaulter", "-a", "hog", "-a", "malloc_crasher", "-a", "perceptron",
+        "-d", "digits[positive=5-9,n=200]", "--max-memory", "300M", "--workers", "2",
+        "--out", str(tmp_path / "r"),
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     runs = pd.read_parquet(tmp_path / "r" / "runs.parquet").set_index("algorithm")
-    assert (
-        runs.loc["segfaulter", "status"] == "error"
-        and "signal 11, SIGSEGV" in runs.loc["segfaulter", "reason"]
-    )
+    segv = runs.loc["segfaulter"]
+    assert segv["status"] == "error", segv["reason"]
+    assert segv["reason"] == "worker process crashed with SIGSEGV"
     assert runs.loc["hog", "status"] == "memory"
+    crash = runs.loc["malloc_crasher"]
+    assert crash["status"] == "memory", crash["reason"]
+    assert crash["reason"].startswith("worker process crashed with SIGSEGV after growing by")
+    assert crash["reason"].endswith("it reached the --max-memory limit of 300 MiB")
     assert runs.loc["perceptron", "status"] == "ok"
+
+
+def _raise_memory_error() -> None:
+    raise MemoryError
+
+
+def _kill_self(sig: int) -> None:
+    import faulthandler
+
+    faulthandler.disable()  # pytest's crash dumps would only clutter the output
+    os.kill(os.getpid(), sig)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGKILL])
+def test_a_child_killed_by_a_signal_is_named(sig: signal.Signals) -> None:
+    """Whatever signal ends a task's process is named; with no memory growth it is an error,
+    not a memory result, even under a memory limit; a MemoryError is a memory result."""
+    from kbench.executors import _died
+    from kbench.isolation import ChildDied, run_isolated
+    from kbench.registry import get_registry
+    from kbench.study import Experiment, plan
+
+    task = plan([Experiment(algorithms=["perceptron"], datasets=["digits"])], get_registry()).tasks[
+        0
+    ]
+    with pytest.raises(ChildDied) as info:
+        run_isolated(_kill_self, sig, max_memory=1 << 30)
+    assert str(info.value) == f"worker process crashed with {sig.name}"
+    assert info.value.signal == sig
+    result = _died(task, info.value, 1 << 30)
+    assert result.status == "error" and result.run["reason"] == str(info.value)
+    with pytest.raises(ChildDied) as mem:
+        run_isolated(_raise_memory_error)
+    assert str(mem.value) == "worker process ran out of memory (MemoryError)"
+    assert _died(task, mem.value, None).status == "memory"
 
 
 def test_bad_memory_limit(tmp_path: Path) -> None:
@@ -276,23 +339,27 @@ FSIZE_STUDY = [
 
 
 @pytest.mark.parametrize(
-    ("limit", "victim", "report"),
+    ("victim", "report"),
     [
-        (20_000, "runs.parquet", False),  # task files (~13 kB) fit, the summary tables do not
-        (120_000, "report.html", True),  # every table fits, the report (~240 kB) does not
+        ("runs.parquet", False),  # the task files fit under the limit, the summary tables not
+        ("report.html", True),  # every table fits, the report does not
     ],
 )
-def test_file_size_limit_at_the_end_of_a_study(
-    tmp_path: Path, limit: int, victim: str, report: bool
-) -> None:
+def test_file_size_limit_at_the_end_of_a_study(tmp_path: Path, victim: str, report: bool) -> None:
     """A write that fails at the end of a study (here: past RLIMIT_FSIZE, as on a full disk)
     is one line and exit 2; the previous file is intact, no temporary file is left, every
     finished task is kept, and the same command without the limit resumes and completes."""
     out = tmp_path / "r"
-    no_report = [] if report else ["--no-report"]
+    no_report = ["--report"] if report else ["--no-report"]
     first = kbench(*FSIZE_STUDY, "--seeds", "0-1", "--out", str(out), *no_report)
     assert first.returncode == 0, first.stderr
     before = (out / victim).read_bytes()
+    # A limit between what must still be written and the file that must fail, from the
+    # sizes of this first run (the second has three times the tasks, so larger tables).
+    tables = max(p.stat().st_size for p in out.glob("*.parquet"))
+    task_files = max(p.stat().st_size for p in (out / "tasks").glob("*.parquet"))
+    limit = int(1.3 * task_files) if victim == "runs.parquet" else 3 * tables
+    assert limit < len(before), (limit, len(before))
     proc = subprocess.run(
         [*KBENCH, *FSIZE_STUDY, "--seeds", "0-5", "--out", str(out), *no_report],
         capture_output=True,
@@ -375,3 +442,288 @@ def test_tasks_run_on_one_blas_thread_in_process_and_isolated(tmp_path: Path, pl
         assert proc.returncode == 0, proc.stderr
         traces = load_results(out).traces
         assert len(traces) and (traces["blas_threads"] == 1).all(), executor
+
+
+def _blas_threads() -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+
+def test_blas_limit_of_the_caller_is_restored_after_tasks(plugin_dist) -> None:
+    """Running tasks sets BLAS to one thread for them only: the caller's own limit is the
+    same before and after a task in process, a forked task and the local executor."""
+    from threadpoolctl import threadpool_limits
+
+    from kbench.executors import LocalExecutor, execute, execute_isolated
+    from kbench.registry import get_registry
+    from kbench.study import Experiment, plan
+
+    plugin_dist("kb_blas_probe", BLAS_PROBE)
+    tasks = plan(
+        [Experiment(algorithms=["blas_probe"], datasets=["digits[n=20,positive=5-9]"])],
+        get_registry(),
+    ).tasks
+    # Two threads where the BLAS allows it (OPENBLAS_NUM_THREADS=1 caps it at one: then the
+    # check is that one stays one).
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        results = [execute(tasks[0]), execute_isolated(tasks[0])]
+        assert _blas_threads() == before
+        LocalExecutor(1).run(tasks, results.append)
+        assert _blas_threads() == before
+    assert [r.status for r in results] == ["ok"] * 3
+    assert all(r.traces["blas_threads"].iloc[-1] == 1 for r in results)
+
+
+FORK_THREADS = """
+import os, sys
+from pathlib import Path
+import kbench.isolation as iso
+from kbench.executors import LocalExecutor
+from kbench.registry import get_registry
+from kbench.results import ResultsStore, load_results
+from kbench.study import Experiment, plan
+
+seen = []
+fork = os.fork
+def counting_fork():
+    pid = fork()
+    if pid:  # where Python 3.12 counts the threads to decide whether to warn
+        seen.append(len(os.listdir("/proc/self/task")))
+    return pid
+iso.os.fork = counting_fork
+
+out = Path(sys.argv[1])
+store = ResultsStore(out)
+store.prepare()
+reg = get_registry()
+for seeds in ([0, 1], [2, 3]):  # the second study forks after the first one's results were read
+    tasks = plan([Experiment(algorithms=["perceptron"], kernels=["rbf"],
+                             datasets=["digits[n=300,positive=5-9]"], seeds=seeds)], reg).tasks
+    LocalExecutor(2).run(tasks, store.write)
+    load_results(out).save(out)
+print(seen)
+"""
+
+
+def test_the_driver_forks_single_threaded(tmp_path: Path) -> None:
+    """When the driver forks a task, it has no other thread (Arrow's pool, BLAS's pool):
+    Python 3.12 warns about forking a multi-threaded process, and such a fork can deadlock."""
+    proc = subprocess.run(
+        [sys.executable, "-c", FORK_THREADS, str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    counts = eval(proc.stdout.strip().splitlines()[-1])
+    assert counts == [1] * 4, counts
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, their children...), read from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _left_running(pids: set[int], grace: float = 5.0) -> set[int]:
+    deadline = time.monotonic() + grace
+    while (alive := {p for p in pids if _running(p)}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+def test_ctrl_c_during_fork_is_not_swallowed() -> None:
+    """Ctrl-C that arrives while os.fork runs Python's at-fork callbacks is not lost: CPython
+    ignores exceptions raised in those callbacks, so it used to be swallowed and the study
+    ran on. It now surfaces once the child is registered, and that child is killed."""
+    from kbench.isolation import _LIVE, Child, kill_children
+
+    armed = [True]
+
+    def interrupt_now() -> None:  # the user's Ctrl-C, landing inside fork
+        if armed:
+            armed.clear()
+            signal.raise_signal(signal.SIGINT)
+
+    os.register_at_fork(after_in_parent=interrupt_now)
+    before = set(_LIVE)
+    with pytest.raises(KeyboardInterrupt):
+        Child(time.sleep, 30)
+    assert not armed
+    started = set(_LIVE) - before
+    assert len(started) == 1
+    kill_children()
+    assert not set(_LIVE) & started and not _running(started.pop())
+
+
+SIGINT_STUDY = [
+    "run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "linear",
+    "-d", "digits[positive=5-9,n=1500]", "--seeds", "0-3", "--report",
+]  # fmt: skip
+
+
+def _interrupt(args: list[str], out: Path, delay: float, *, when_tasks: int = 0) -> tuple:
+    """Start kbench, wait until the results folder exists (and holds ``when_tasks`` task
+    files), then ``delay`` seconds more, and send SIGINT. Returns (returncode, stderr,
+    processes below kbench when interrupted, whether it was still running then)."""
+    proc = subprocess.Popen(
+        [*KBENCH, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, COLUMNS="200"),
+    )
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline:
+        if out.exists() and len(list((out / "tasks").glob("*.parquet"))) >= when_tasks:
+            break
+        time.sleep(0.01)
+    time.sleep(delay)
+    below = _descendants(proc.pid)
+    alive = proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    return proc.returncode, stderr, below, alive
+
+
+def test_ctrl_c_stops_the_study_kills_its_tasks_and_resumes(tmp_path: Path) -> None:
+    """Ctrl-C while tasks run: exit 130 with one line saying what was kept, every task
+    process gone, every file whole, and the same command resumes."""
+    out = tmp_path / "r"
+    args = [*KILL_STUDY, "--workers", "2", "--out", str(out)]
+    code, stderr, below, alive = _interrupt(["run", *args], out, 0.0, when_tasks=1)
+    assert alive and below, "the study ended before it could be interrupted"
+    assert code == 130, stderr
+    assert "Traceback" not in stderr
+    assert "kbench: interrupted; " in stderr and "run the same command to resume" in stderr
+    assert not _left_running(below)
+    kept = {p.name for p in (out / "tasks").glob("*.parquet")}
+    assert 1 <= len(kept) < 8 and not _temp_files(out)
+    assert len(load_results(out).runs) == len(kept)
+    again = kbench("run", *args)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(kept)} of 8 tasks already have results" in again.stderr
+    assert len(pd.read_parquet(out / "runs.parquet")) == 8
+
+
+@pytest.mark.slow
+def test_ctrl_c_twenty_times_at_varied_moments(tmp_path: Path) -> None:
+    """Ctrl-C at 20 moments spread over a whole study (building streams, starting Dask,
+    running tasks, writing results and tables, the leaderboard and the report), on the
+    local executor and on Dask: each time exit 130 and no process left behind (or, when
+    the signal came after the study had finished, exit 0 with everything written); then
+    the same command resumes and completes the study."""
+    timings = {}
+    for executor in ("local", "dask"):  # how long each takes, from its results folder on
+        out = tmp_path / f"calibrate-{executor}"
+        proc = subprocess.Popen(
+            [*KBENCH, *SIGINT_STUDY, "--workers", "2", "--executor", executor, "--out", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        while not out.exists() and proc.poll() is None:
+            time.sleep(0.01)
+        start = time.monotonic()
+        assert proc.wait(timeout=300) == 0
+        timings[executor] = time.monotonic() - start
+    interrupted = 0
+    for i in range(20):
+        executor = "dask" if i % 4 == 3 else "local"
+        out = tmp_path / f"try-{i}"
+        args = [*SIGINT_STUDY, "--workers", "2", "--executor", executor, "--out", str(out)]
+        delay = timings[executor] * ((i * 7) % 20 + 0.5) / 21  # spread, in shuffled order
+        code, stderr, below, alive = _interrupt(args, out, delay)
+        assert "Traceback" not in stderr, (i, stderr)
+        if alive:
+            assert code in (130, 0), (i, code, stderr)
+            interrupted += code == 130
+        assert not _left_running(below), (i, executor, delay)
+        if out.exists():
+            assert not _temp_files(out), i
+        again = kbench(*args)
+        assert again.returncode == 0, (i, again.stderr)
+        runs = pd.read_parquet(out / "runs.parquet")
+        assert len(runs) == 8 and (runs["status"] == "ok").all(), i
+        assert (out / "report.html").exists()
+    assert interrupted >= 10, f"only {interrupted} of 20 tries were interrupted mid-study"
+
+
+def test_linux_only_is_declared_and_said(tmp_path: Path) -> None:
+    """kbench declares that it runs on Linux, and kbench run elsewhere says so in one line
+    (exit 2) before doing anything."""
+    import tomllib
+
+    meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "Operating System :: POSIX :: Linux" in meta["project"]["classifiers"]
+    out = tmp_path / "r"
+    code = (
+        # Imported first: the libraries read sys.platform as they load.
+        "import sys, pandas, kbench.cli, kbench.running, kbench.study, kbench.registry; "
+        "kbench.registry.get_registry(); sys.platform = 'darwin'; "
+        f"sys.argv = ['kbench', 'run', '-a', 'perceptron', '-d', 'digits', '--out', {str(out)!r}]; "
+        "kbench.cli.main()"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "kbench: error: running tasks needs Linux (kbench forks a process per task and uses "
+        "Linux's prctl and /proc); this system is darwin"
+    ]
+    assert not out.exists()
+
+
+def test_forking_from_a_threaded_process_does_not_warn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Dask worker always has threads besides the one that forks a task. Python 3.12 warns
+    (a DeprecationWarning, an error under this suite's filters) when such a process forks;
+    kbench forks there without it. The warning is emulated here, so that this holds on
+    every Python."""
+    import threading
+    import warnings
+
+    from kbench.isolation import _os_threads, run_isolated
+
+    real_fork = os.fork
+
+    def fork_as_in_python_3_12() -> int:
+        pid = real_fork()
+        if pid and _os_threads() > 1:
+            warnings.warn(
+                f"This process (pid={os.getpid()}) is multi-threaded, use of fork() may lead "
+                "to deadlocks in the child.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork_as_in_python_3_12)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert _os_threads() > 1
+        assert run_isolated(int, "7") == 7
+    finally:
+        stop.set()
+        other.join()
