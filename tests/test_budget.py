@@ -356,15 +356,19 @@ def test_projectronpp_bound_rule_matches_paper_update(task: str, C: int, U: floa
     assert log.count("refused") > 0
 
 
-def test_projectronpp_default_bound_is_the_forgetron_norm() -> None:
-    """U defaults to ¼√((B + 1)/ln(B + 1)); the default rule is the bound rule."""
-    for B in (10, 100, 1600):
-        algo = make(f"projectronpp[budget={B}]")
-        assert algo.margin == "bound"
-        assert algo.competitor_norm() == pytest.approx(0.25 * math.sqrt((B + 1) / math.log(B + 1)))
+def test_projectronpp_default_is_the_bound_rule_with_unit_norm() -> None:
+    """The default margin test is β ≥ 0 with U = 1 at every budget; LIBOKL's U(B) can be set."""
     X, y = binary_stream(300)
-    ref, _, _ = projectron_reference(X, y, 20, 0.1, True, U=0.25 * math.sqrt(21 / math.log(21)))
+    for B in (20, 1600):
+        algo = make(f"projectronpp[budget={B}]")
+        assert (algo.margin, algo.U) == ("bound", 1.0)
+    ref, _, _ = projectron_reference(X, y, 20, 0.1, True, U=1.0)
     assert np.array_equal(make("projectronpp[budget=20]").learn_predict_many(X, y), ref)
+    libokl_u = 0.25 * math.sqrt(21 / math.log(21))  # the Forgetron's bound at B = 20
+    ref_libokl, _, _ = projectron_reference(X, y, 20, 0.1, True, U=libokl_u)
+    assert not np.array_equal(ref, ref_libokl)  # the two choices differ on this stream
+    algo = make(f"projectronpp[budget=20,U={libokl_u!r}]")
+    assert np.array_equal(algo.learn_predict_many(X, y), ref_libokl)
 
 
 def test_projectron_inverse_equals_direct_inverse() -> None:

@@ -6,7 +6,6 @@ a budget B. Their update loops are compiled (``cython_core/_budget_perceptrons.p
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 import numpy as np
@@ -223,9 +222,14 @@ class ProjectronPP(Projectron):
     when it helps. ``‖g‖`` is unknown, and the two rules differ in what stands for it:
 
     * ``margin=bound`` (default): ``τ = min(ℓ/‖Pk‖², 1)``, and ``α ← α + τ y d`` if
-      ``β = τ(2ℓ − τ‖Pk‖² − 2Uδ) ≥ 0``, with U the norm bound ``U`` — by default the
-      Forgetron's ``¼√((B + 1)/ln(B + 1))`` (1.17 at B = 100, 3.68 at B = 1600), the choice
-      of the LIBOKL library (Lu, Hoi and colleagues, JMLR 2016);
+      ``β = τ(2ℓ − τ‖Pk‖² − 2Uδ) ≥ 0``, with ``U`` standing for ‖g‖. The LIBOKL library
+      (Lu, Hoi and colleagues, JMLR 2016) uses this rule with the Forgetron's norm bound
+      ``U = ¼√((B + 1)/ln(B + 1))`` (1.17 at B = 100, 3.68 at B = 1600). The competitor's
+      norm has nothing to do with the learner's budget, and a U growing with B makes a
+      larger budget refuse more margin steps even when η keeps the support set far below
+      B, so kbench's default is the fixed ``U = 1``: held-out accuracy on a9a (γ = 0.01,
+      five shuffles) 83.2 % at B = 100 and at B = 1600, against 82.5 % and 81.4 % with
+      LIBOKL's U; on MAGIC and ring (B = 100 and 500) U = 1 is as good or better too;
     * ``margin=eta``: the authors' DOGMA code, with ``1/η`` in place of ‖g‖ and δ² in
       place of δ: if ``ℓ − δ²/η > 0``, ``α ← α + τ y d`` with
       ``τ = min(ℓ/‖Pk‖², 1, 2(ℓ − δ²/η)/‖Pk‖²)`` (the largest step with β ≥ 0). With
@@ -249,7 +253,7 @@ class ProjectronPP(Projectron):
     margin
         ``bound`` or ``eta``: the margin-error test (see above).
     U
-        U ≥ 0, the competitor-norm bound of ``margin=bound``; default ¼√((B + 1)/ln(B + 1)).
+        U ≥ 0, the competitor's norm in the test of ``margin=bound``.
     """
 
     name = "projectronpp"
@@ -257,23 +261,16 @@ class ProjectronPP(Projectron):
 
     def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
                  budget: int = 100, eta: float = 0.1,
-                 margin: Literal["bound", "eta"] = "bound", U: float | None = None) -> None:
+                 margin: Literal["bound", "eta"] = "bound", U: float = 1.0) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed,
                          budget=budget, eta=eta)
         if margin not in ("bound", "eta"):
             raise ValueError(f"projectronpp: margin must be bound or eta, got {margin!r}")
-        if U is not None:
-            check_range(self.name, "U", U, low=0.0)
+        check_range(self.name, "U", U, low=0.0)
         self.margin, self.U = margin, U
 
-    def competitor_norm(self) -> float:
-        """U of the margin-error test: the given one, else ¼√((B + 1)/ln(B + 1))."""
-        if self.U is not None:
-            return float(self.U)
-        return 0.25 * math.sqrt((self.budget + 1) / math.log(self.budget + 1))
-
     def _margin_U(self):
-        return self.competitor_norm() if self.margin == "bound" else -1.0
+        return float(self.U) if self.margin == "bound" else -1.0
 
 
 @hookimpl
