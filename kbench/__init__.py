@@ -20,6 +20,8 @@ import os
 # jemalloc. This only takes effect when kbench is imported before pyarrow (the CLI is).
 os.environ.setdefault("JE_ARROW_MALLOC_CONF", "background_thread:false")
 
+from typing import TYPE_CHECKING, Any
+
 import pluggy
 
 from kbench._check_build import check_build
@@ -31,6 +33,16 @@ __version__ = "0.1.0"
 hookimpl = pluggy.HookimplMarker("kbench")
 """Marker for the functions of a kbench plugin that implement a hook."""
 
-from kbench.components import Algorithm, Dataset, Kernel, Loss  # noqa: E402
+if TYPE_CHECKING:
+    from kbench.components import Algorithm, Dataset, Kernel, Loss
 
 __all__ = ["Algorithm", "Dataset", "Kernel", "Loss", "__version__", "hookimpl"]
+
+
+def __getattr__(name: str) -> Any:
+    # The base classes import NumPy: loaded on first use, so that `kbench --help` need not.
+    if name in ("Algorithm", "Dataset", "Kernel", "Loss"):
+        from kbench import components
+
+        return getattr(components, name)
+    raise AttributeError(f"module 'kbench' has no attribute {name!r}")

@@ -7,6 +7,7 @@ inner loops are slower than intended would distort every comparison it makes.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 MODULES = (
     "_kernels",
@@ -38,11 +39,21 @@ which needs a C compiler, the Python headers, Cython and numpy. If you changed a
 .pyx file, run the same command again to rebuild."""
 
 
-def check_build() -> None:
-    """Import every compiled module, raising ImportError with build help if one is missing."""
+def check_build(*, load: bool = False) -> None:
+    """Raise ImportError with build help if a compiled module is missing.
+
+    By default the modules are only looked for, not imported: importing them imports
+    SciPy's BLAS (a tenth of a second), which only the commands that run learners need.
+    With ``load=True`` each is imported, so that one that exists but cannot load (built
+    against another Python or NumPy) is named too; the registry does that when a built-in
+    plugin fails to import.
+    """
     for name in MODULES:
         module = f"kbench.cython_core.{name}"
         try:
-            importlib.import_module(module)
+            if load:
+                importlib.import_module(module)
+            elif importlib.util.find_spec(module) is None:
+                raise ImportError(f"No module named {module!r}")
         except ImportError as exc:
             raise ImportError(MESSAGE.format(module=module, error=exc)) from None

@@ -84,7 +84,59 @@ def _exit_interrupted(exc: BaseException | None) -> NoReturn:
     os._exit(130)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Commands defined in other modules, imported only when one of them is used, so that
+#: ``kbench --help`` and ``kbench run`` do not pay for the statistics and plotting they
+#: import: name -> (module, the command's one-line help for ``kbench --help``).
+LAZY_COMMANDS = {
+    "cache": (
+        "kbench.cli_cache",
+        "Show the data cache's size per data set (and in total), or clear it.",
+    ),
+    "compare": (
+        "kbench.cli_compare",
+        "Compare every pair of algorithm configurations in a RESULTS folder.",
+    ),
+    "report": (
+        "kbench.cli_compare",
+        "Write a self-contained HTML report of a RESULTS folder (plots embedded).",
+    ),
+    "reproduce": (
+        "kbench.cli_reproduce",
+        "Run PAPER's experiments (svmd, ramp, pistol, huller, polk or all) and check its claims.",
+    ),
+}
+
+
+class _Group(click.Group):
+    """The ``kbench`` group: the commands of :data:`LAZY_COMMANDS` load when first used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in LAZY_COMMANDS:
+            import importlib
+
+            self.add_command(getattr(importlib.import_module(LAZY_COMMANDS[name][0]), name))
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from click.utils import make_default_short_help
+
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = []
+        for name in names:
+            cmd = self.commands.get(name)
+            if cmd is None:
+                rows.append((name, make_default_short_help(LAZY_COMMANDS[name][1], limit)))
+            elif not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kbench")
 def cli() -> None:
     """kbench: benchmark online kernel learning algorithms on identical streams."""
@@ -191,7 +243,13 @@ def _warn_broken_plugin(info: Any) -> None:
 @click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
 @click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
 @click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
-@click.option("--no-report", is_flag=True, help="Do not write OUT/report.html at the end.")
+@click.option(
+    "--report/--no-report",
+    "with_report",
+    default=False,
+    help="Write OUT/report.html at the end (error curves, all-pairs tests, rankings; "
+    "`kbench report OUT` writes it at any time) [default: no report].",
+)
 def run(
     study: Path | None,
     algorithms: tuple[str, ...],
@@ -211,7 +269,7 @@ def run(
     force: bool,
     retry_failed: bool,
     no_memory: bool,
-    no_report: bool,
+    with_report: bool,
 ) -> None:
     """Run a study and print a leaderboard per stream.
 
@@ -241,13 +299,13 @@ def run(
         )
     if study is not None:
         experiments = load_study(study)
+        source = click.get_current_context().get_parameter_source("out")
+        if experiments[0].out is not None and source is click.core.ParameterSource.DEFAULT:
+            out = experiments[0].out  # the study file's own `out`, relative to its folder
     else:
         if not algorithms or not datasets:
             raise KbenchError(
                 "give at least one -a/--algorithm and one -d/--dataset (or a STUDY file)"
-        source = click.get_current_context().get_parameter_source("out")
-        if experiments[0].out is not None and source is click.core.ParameterSource.DEFAULT:
-            out = experiments[0].out  # the study file's own `out`, relative to its folder
             )
         experiments = [
             Experiment(
@@ -285,7 +343,7 @@ def run(
     )
     runs = outcome.runs()
     print_leaderboard(runs, registry)
-    if not no_report and (runs["status"] == "ok").any():
+    if with_report and (runs["status"] == "ok").any():
         from kbench.cli_compare import _load
         from kbench.report import write_report
 
@@ -420,16 +478,6 @@ def plugins(as_json: bool) -> None:
         registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
         table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
     Console().print(table)
-
-
-from kbench.cli_compare import compare, report  # noqa: E402
-
-cli.add_command(compare)
-cli.add_command(report)
-
-from kbench.cli_reproduce import reproduce  # noqa: E402
-
-cli.add_command(reproduce)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -123,6 +123,7 @@ def execute_isolated(
     # Before forking, so that every child inherits the registry, the BLAS controller and
     # warm imports instead of loading them again (on a Dask worker: once per process).
     _prepare_to_fork()
+    _load_plugins_of(task)
     try:
         with _one_blas_thread():
             return run_isolated(
@@ -137,6 +138,25 @@ def execute_isolated(
         return failed_result(task, "timeout", str(exc))
     except ChildDied as exc:
         return _died(task, exc, max_memory)
+
+
+def _load_plugins_of(task: Task) -> None:
+    """Import the plugins of the task's components in this process, before forking: the
+    registry imports a plugin when one of its components is first used, and a module
+    imported in a child would be imported again by every later task's child."""
+    from contextlib import suppress
+
+    registry = get_registry()
+    for kind, spec in (
+        ("algorithm", task.algorithm),
+        ("kernel", task.kernel),
+        ("loss", task.loss),
+        ("dataset", task.stream.dataset),
+    ):
+        # The task's child reports what is wrong with its specs, if anything.
+        with suppress(Exception):
+            if spec:
+                registry.canonical(kind, spec)  # nested specs too (an active learner's base)
 
 
 def _execute_in_child(task: Task, cache: Path | None, trace_memory: bool) -> TaskResult:

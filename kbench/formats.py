@@ -24,9 +24,7 @@ import math
 import os
 import re
 import tempfile
-import urllib.error
 import urllib.parse
-import urllib.request
 import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
@@ -721,9 +719,13 @@ def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".download-")
     except OSError as exc:
         raise DataError(f"cannot write the download cache {target.parent}: {exc}") from None
+    # Imported here: urllib.request imports http, email and ssl (tens of milliseconds).
+    from urllib.error import HTTPError, URLError
+    from urllib.request import urlopen
+
     h = hashlib.sha256()
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+        with os.fdopen(fd, "wb") as out, urlopen(url, timeout=timeout) as resp:
             for block in iter(lambda: resp.read(1 << 20), b""):
                 h.update(block)
                 out.write(block)
@@ -739,9 +741,9 @@ def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.
     except DataError:
         Path(tmp).unlink(missing_ok=True)
         raise
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (URLError, OSError, ValueError) as exc:
         Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, urllib.error.HTTPError):
+        if isinstance(exc, HTTPError):
             reason = f"HTTP {exc.code} {exc.reason}"
             exc.close()  # it holds the response
         else:

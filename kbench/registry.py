@@ -162,7 +162,7 @@ class Registry:
                         name,
                         "builtin",
                         __version__,
-                        lambda m=f"kbench.plugins.{sub}.{module}": importlib.import_module(m),
+                        lambda m=f"kbench.plugins.{sub}.{module}": _import_builtin(m),
                     )
                     if name not in self._pending:
                         continue  # disabled
@@ -381,6 +381,11 @@ class Registry:
         """Sorted names of the registered components of one kind (loads every plugin)."""
         return sorted(self.components[kind])
 
+    def has(self, kind: str, name: str) -> bool:
+        """Whether a component of this kind and name is registered (a built-in one is found
+        without loading every plugin)."""
+        return self._lookup(kind, name) is not None
+
     def entry(self, kind: str, name: str) -> Entry:
         """The registry entry of a component, or a SpecError listing the valid names."""
         found = self._lookup(kind, name)
@@ -492,6 +497,18 @@ def builtin_index() -> dict[str, dict[str, tuple[str, ...]]]:
             for plural, names in sorted(info.components.items())
         }
     return index
+
+
+def _import_builtin(module: str) -> ModuleType:
+    """Import a built-in plugin module; if that fails, say first whether the compiled core
+    is missing or stale (with how to build it), since that is the usual cause."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        from kbench._check_build import check_build
+
+        check_build(load=True)
+        raise
 
 
 def _builtin_modules(sub: str) -> list[str]:

@@ -274,7 +274,7 @@ def _default_loss(cls: Any, task_kind: str, registry: Registry) -> str:
     if own and task_kind in registry.create("loss", own).tasks:
         return own
     fallback = TASK_LOSSES.get(task_kind, "hinge")
-    return fallback if fallback in registry.names("loss") else (own or "hinge")
+    return fallback if registry.has("loss", fallback) else (own or "hinge")
 
 
 def _stream_base(

@@ -51,7 +51,7 @@ def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
         "--out",
         str(out),
     ]
-    first = kbench(*args)
+    first = kbench(*args, "--report")
     assert first.returncode == 0, first.stderr
     assert "4 ok" in first.stderr
     assert "perceptron" in first.stdout and "norma[budget=100,c=0.001]" in first.stdout
@@ -61,6 +61,7 @@ def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
         "report written to" in first.stderr
         and "<html" in (out / "report.html").read_text()[:500].lower()
     )
+    report_written = (out / "report.html").stat().st_mtime_ns
     runs = pd.read_parquet(out / "runs.parquet")
     assert ((runs["majority_error"] > 0.3) & (runs["majority_error"] < 0.7)).all()
     assert set(runs["status"]) == {"ok"} and runs["stream_id"].nunique() == 2
@@ -71,6 +72,9 @@ def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
     assert "perceptron" in again.stdout
     forced = kbench(*args, "--force")
     assert forced.returncode == 0 and "4 ok" in forced.stderr
+    # Without --report the run leaves the report as it was (it is written only when asked).
+    assert "report written" not in again.stderr + forced.stderr
+    assert (out / "report.html").stat().st_mtime_ns == report_written
 
 
 def test_study_file(tmp_path: Path) -> None:
@@ -370,3 +374,47 @@ def test_default_loss_follows_the_task(tmp_path: Path) -> None:
     losses = dict(zip(runs["stream"], runs["loss"].str.split("[").str[0], strict=True))
     assert losses == {"digits[n=200]": "multiclass_hinge", "digits[n=200,positive=5-9]": "hinge"}
     assert (runs["status"] == "ok").all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Start-up: a command imports what it uses
+# ---------------------------------------------------------------------------------------------
+
+
+def test_help_lists_every_command_without_importing_them() -> None:
+    """`kbench --help` lists the commands kept in other modules with their own one-line help,
+    and imports neither them nor NumPy, pandas, SciPy or matplotlib (in a fresh interpreter)."""
+    import click
+
+    from kbench.cli import LAZY_COMMANDS
+
+    code = """
+import sys
+from kbench.cli import cli
+try:
+    cli.main(["--help"], standalone_mode=False)
+finally:
+    heavy = sorted(m for m in ("numpy", "pandas", "scipy", "matplotlib", "pyarrow", "dask",
+                               "kbench.cli_compare", "kbench.cli_reproduce", "kbench.cli_cache")
+                   if m in sys.modules)
+    print("imported:", heavy)
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, COLUMNS="200"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "imported: []" in proc.stdout
+    commands = proc.stdout.split("Commands:")[1].split("imported:")[0]
+    listed = dict(line.split(None, 1) for line in commands.splitlines() if line.strip())
+    for name, (module, text) in LAZY_COMMANDS.items():
+        command = getattr(__import__(module, fromlist=[name]), name)
+        assert isinstance(command, click.Command) and command.name == name
+        assert command.get_short_help_str(limit=1000) == text, name
+        assert text.startswith(listed[name].removesuffix("...")), name  # cut to the width
+    assert {"run", "list", "plugins", "show", *LAZY_COMMANDS} <= set(listed)
+    # Each of them still runs.
+    help_of_compare = subprocess.run([*KBENCH, "compare", "--help"], capture_output=True, text=True)
+    assert help_of_compare.returncode == 0 and "RESULTS" in help_of_compare.stdout

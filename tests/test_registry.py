@@ -312,15 +312,19 @@ from kbench.registry import Registry
 reg = Registry()
 assert reg.entry("algorithm", "rbp").plugin == "kbench.algorithms.budget_perceptrons"
 assert reg.create("kernel", "rbf").name == "rbf"
+assert reg.has("loss", "hinge")
 loaded = sorted(
     m for m in sys.modules
     if m.startswith("kbench.plugins.") and m.count(".") == 3 and "._" not in m
 )
 assert loaded == ["kbench.plugins.algorithms.budget_perceptrons",
-                  "kbench.plugins.kernels.radial"], loaded
+                  "kbench.plugins.kernels.radial", "kbench.plugins.losses.margin"], loaded
 assert "kb_cubic" not in sys.modules and "scipy.stats" not in sys.modules
 assert reg.entry("kernel", "cubic").plugin == "kb_cubic"
+assert not reg.has("loss", "no_such_loss")
 assert "kbench.plugins.datasets.synthetic" in sys.modules
+# No plugin imports scipy.stats (0.3 s) just by being loaded.
+assert "scipy.stats" not in sys.modules
 assert all(info.status == "ok" for info in reg.plugins.values())
 print("ok")
 """

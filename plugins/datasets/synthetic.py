@@ -11,11 +11,17 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 import numpy as np
-from scipy.special import expit
-from scipy.stats import ncx2, norm
 
 from kbench import hookimpl
 from kbench.components import Data, Dataset, check_range
+
+
+def expit(x: np.ndarray) -> np.ndarray:
+    """SciPy's logistic function, imported when first used (SciPy's modules load slowly,
+    and listing or planning with the data sets of this module never calls it)."""
+    from scipy.special import expit as _expit
+
+    return _expit(x)
 
 
 def _sizes(owner: str, n_train: int, n_test: int) -> None:
@@ -246,6 +252,8 @@ class Haykin(_Sampled):
         """The error rate of the Bayes-optimal classifier (exact, no sampling)."""
         a, b, s = 1.0, self.var2, self.separation
         if a == b:
+            from scipy.stats import norm  # here: scipy.stats takes 0.3 s to import
+
             return float(norm.cdf(-s / (2.0 * np.sqrt(a))))
         if a > b:  # relabel so that the class at the origin has the smaller variance
             a, b = b, a
@@ -253,6 +261,8 @@ class Haykin(_Sampled):
         # p_a > p_b exactly inside the disk |x − c|² < r² (c, r² from equating the log densities)
         c = a * m / (a - b)
         r2 = c @ c - (a * (m @ m) + 2.0 * a * b * np.log(b / a)) / (a - b)
+        from scipy.stats import ncx2
+
         inside_a = ncx2.cdf(r2 / a, 2, (c @ c) / a)
         inside_b = ncx2.cdf(r2 / b, 2, ((m - c) @ (m - c)) / b)
         return float(0.5 * (1.0 - inside_a) + 0.5 * inside_b)
