@@ -63,35 +63,27 @@ cdef inline void _fourier(const double* Omega, Py_ssize_t d, Py_ssize_t D, const
                           double* u, double* z) noexcept nogil:
     """z = [cos(Ωᵀx), sin(Ωᵀx)]/√D for the row-major d×D frequency matrix Ω.
 
-    A sparse x (a quarter or fewer non-zeros, like a9a's 14 of 123) is handled by adding
-    the rows of Ω for its non-zeros, which reads nnz·D numbers instead of d·D. cos and sin
-    of the D phases come from one vectorised pass (``_sincos_simd.h``).
+    The phases are the sum, in the order of the features, of the rows of Ω for the
+    non-zeros of x: a sparse x (like a9a's 14 of 123) reads nnz·D
+    numbers instead of d·D, and dense and sparse rows go through the same arithmetic. cos
+    and sin of the D phases come from one vectorised pass (``_sincos_simd.h``).
     """
-    cdef Py_ssize_t j, k, nnz = 0, n = 0
+    cdef Py_ssize_t j, k, n = 0
     cdef Py_ssize_t idx[NZ_CHUNK]
     cdef double vals[NZ_CHUNK]
-    cdef int one = 1, DD = <int>D, dd = <int>d
-    cdef double a1 = 1.0, b0 = 0.0, r = 1.0 / sqrt(<double>D)
-    cdef char nt = b'N'
+    cdef double r = 1.0 / sqrt(<double>D)
+    for k in range(D):
+        u[k] = 0.0
     for j in range(d):
         if x[j] != 0.0:
-            nnz += 1
-    if 4 * nnz <= d:
-        for k in range(D):
-            u[k] = 0.0
-        for j in range(d):
-            if x[j] != 0.0:
-                idx[n] = j
-                vals[n] = x[j]
-                n += 1
-                if n == NZ_CHUNK:
-                    kb_phases_d(Omega, D, idx, vals, n, u)
-                    n = 0
-        if n > 0:
-            kb_phases_d(Omega, D, idx, vals, n, u)
-    else:
-        # Ω row-major d×D is column-major D×d: u = Ω_cm x.
-        dgemv(&nt, &DD, &dd, &a1, <double*>Omega, &DD, <double*>x, &one, &b0, u, &one)
+            idx[n] = j
+            vals[n] = x[j]
+            n += 1
+            if n == NZ_CHUNK:
+                kb_phases_d(Omega, D, idx, vals, n, u)
+                n = 0
+    if n > 0:
+        kb_phases_d(Omega, D, idx, vals, n, u)
     kb_sincos_d(u, D, r, z, z + D)
 
 

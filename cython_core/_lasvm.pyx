@@ -69,6 +69,9 @@ cdef class LasvmCore:
     cdef public long long n_pos, n_neg, n_pending
     cdef public double b, delta
     cdef public long long processed, smo_steps, removed, row_evals, finish_iters, discarded
+    # PROCESS's partner found by _add's insertion test (-2: not searched); the new slot
+    # cannot be that extreme itself (α = 0 sits on its bound in that direction).
+    cdef Py_ssize_t partner
 
     def __init__(self, int kind, double gamma, double scale, double offset, double degree,
                  bint compiled_kernel, double C, double tau, int n_init):
@@ -78,6 +81,7 @@ cdef class LasvmCore:
         self.m = 0
         self.b = 0.0
         self.delta = 0.0
+        self.partner = -2
 
     def bind(self, double[:, ::1] SV, double[::1] sq, double[::1] alpha, double[::1] g,
              double[::1] lab, long long[::1] ids, double[::1] krow, double[::1] scratch,
@@ -112,6 +116,12 @@ cdef class LasvmCore:
     cdef inline double _lower(self, Py_ssize_t s) noexcept nogil:
         return 0.0 if self.lab[s] > 0 else -self.C
 
+    cdef inline double _f_dot(self, double kdot) noexcept nogil:
+        """f(x) given Σ αₛ k(xₛ, x); before both classes are in S, the class seen."""
+        if self.n_pos == 0 or self.n_neg == 0:
+            return -1.0 if self.n_neg > 0 else (1.0 if self.n_pos > 0 else 0.0)
+        return kdot + self.b
+
     cdef inline double _f(self, const double* row) noexcept nogil:
         """f(x) = Σ αₛ k(xₛ, x) + b given the row; before both classes are in S, the class seen."""
         cdef int one = 1, mm = <int>self.m
@@ -138,6 +148,33 @@ cdef class LasvmCore:
                 v = self.g[s]
                 best = s
         return best
+
+    cdef void _minmax(self, Py_ssize_t* i, Py_ssize_t* j) noexcept nogil:
+        """Both extremes in one pass over S: i = argmax of gₛ over αₛ < Bₛ, j = argmin of
+        gₛ over αₛ > Aₛ (-1 if none), with the comparisons of _argmax_up/_argmin_down."""
+        cdef Py_ssize_t s, bi = -1, bj = -1
+        cdef double vi = -1e300, vj = 1e300, a, gs
+        for s in range(self.m):
+            a = self.alpha[s]
+            gs = self.g[s]
+            if self.lab[s] > 0:
+                # Aₛ = 0, Bₛ = C
+                if a < self.C and gs > vi + TIE:
+                    vi = gs
+                    bi = s
+                if a > 0.0 and gs < vj - TIE:
+                    vj = gs
+                    bj = s
+            else:
+                # Aₛ = −C, Bₛ = 0
+                if a < 0.0 and gs > vi + TIE:
+                    vi = gs
+                    bi = s
+                if a > -self.C and gs < vj - TIE:
+                    vj = gs
+                    bj = s
+        i[0] = bi
+        j[0] = bj
 
     cdef void _remove(self, Py_ssize_t i) noexcept nogil:
         """Delete slot i from S: the last one moves into its place (and in the cache)."""
@@ -195,8 +232,9 @@ cdef class LasvmCore:
 
     cdef void _cleanup(self) noexcept nogil:
         """End of REPROCESS: drop α = 0 examples that cannot violate; set b and δ."""
-        cdef Py_ssize_t i = self._argmax_up(), j = self._argmin_down(), s
+        cdef Py_ssize_t i, j, s
         cdef double gmax, gmin
+        self._minmax(&i, &j)
         if i < 0 or j < 0:
             self.delta = 0.0
             return
@@ -212,7 +250,8 @@ cdef class LasvmCore:
 
     cdef void _gap(self) noexcept nogil:
         """b and δ from the current most violating pair (when S has one)."""
-        cdef Py_ssize_t i = self._argmax_up(), j = self._argmin_down()
+        cdef Py_ssize_t i, j
+        self._minmax(&i, &j)
         if i >= 0 and j >= 0:
             self.b = 0.5 * (self.g[i] + self.g[j])
             self.delta = self.g[i] - self.g[j]
@@ -223,25 +262,25 @@ cdef class LasvmCore:
         """The PROCESS pair of the new slot k (i = j = -1 when it is not τ-violating)."""
         if self.lab[k] > 0:
             i[0] = k
-            j[0] = self._argmin_down()
+            j[0] = self.partner if self.partner != -2 else self._argmin_down()
         else:
             j[0] = k
-            i[0] = self._argmax_up()
+            i[0] = self.partner if self.partner != -2 else self._argmax_up()
+        self.partner = -2
         if i[0] < 0 or j[0] < 0 or self.g[i[0]] - self.g[j[0]] <= self.tau:
             i[0] = -1
             j[0] = -1
 
     cdef void _pair_reprocess(self, Py_ssize_t* i, Py_ssize_t* j) noexcept nogil:
-        i[0] = self._argmax_up()
-        j[0] = self._argmin_down()
+        self._minmax(i, j)
         if i[0] < 0 or j[0] < 0 or self.g[i[0]] - self.g[j[0]] <= self.tau:
             i[0] = -1
             j[0] = -1
 
     cdef int _add(self, const double* x, double xsq, double y, long long xid,
-                  double kap) noexcept nogil:
-        """PROCESS's insertion of a new example whose row is in krow (a status; slot m-1)."""
-        cdef int one = 1, mm = <int>self.m
+                  double kap, double kdot) noexcept nogil:
+        """PROCESS's insertion of a new example whose row is in krow, given kdot = Σ αₛ krowₛ
+        (a status; slot m-1)."""
         cdef Py_ssize_t s = self.m
         cdef long long mine = self.n_pos if y > 0 else self.n_neg
         cdef long long other = self.n_neg if y > 0 else self.n_pos
@@ -250,17 +289,22 @@ cdef class LasvmCore:
         cdef double gk
         if other == 0 and mine >= self.n_init:
             return ST_PENDING
-        gk = y - (ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0)
+        self.partner = -2
+        gk = y - kdot
         if mine > 0 and other > 0:
             # A blatant non-support vector (the removal test of REPROCESS) is not inserted.
             if y > 0:
                 bj = self._argmin_down()
+                self.partner = bj
                 if bj >= 0 and gk <= self.g[bj] + TIE:
+                    self.partner = -2
                     self.discarded += 1
                     return ST_DISCARD
             else:
                 bi = self._argmax_up()
+                self.partner = bi
                 if bi >= 0 and gk >= self.g[bi] - TIE:
+                    self.partner = -2
                     self.discarded += 1
                     return ST_DISCARD
         memcpy(&self.SV[s, 0], x, self.d * sizeof(double))
@@ -313,7 +357,8 @@ cdef class LasvmCore:
         cdef Py_ssize_t n = X.shape[0], i = start, k, pi, pj
         cdef const double* x
         cdef const double* row
-        cdef double xsq, kap
+        cdef double xsq, kap, kdot
+        cdef int one = 1, mm
         cdef int status = ST_DONE
         if not self.compiled_kernel:
             raise ValueError("kbench lasvm: block needs a compiled kernel")
@@ -336,11 +381,14 @@ cdef class LasvmCore:
                                 self.kp.degree, &self.SV[0, 0], self.m, self.d, &self.sq[0],
                                 x, xsq, &self.krow[0])
                     self.row_evals += self.m
+                    # Σ αₛ k(xₛ, x), once for the prediction and PROCESS's gradient.
+                    mm = <int>self.m
+                    kdot = ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0
                     if not process_only:
-                        pred[i] = 1.0 if self._f(&self.krow[0]) >= 0.0 else -1.0
+                        pred[i] = 1.0 if self._f_dot(kdot) >= 0.0 else -1.0
                     kap = _kernel_one(self.kp.kind, self.kp.gamma, self.kp.scale,
                                       self.kp.offset, self.kp.degree, x, x, self.d, xsq, xsq)
-                    status = self._add(x, xsq, y[i], xids[i], kap)
+                    status = self._add(x, xsq, y[i], xids[i], kap, kdot)
                     if status == ST_DONE:
                         self._pair_process(self.m - 1, &pi, &pj)
                         if pi >= 0:
@@ -392,9 +440,12 @@ cdef class LasvmCore:
 
     def process_row(self, const double[::1] x, double xsq, double y, long long xid, double kap):
         """PROCESS's insertion given the new example's row in krow; a status."""
+        cdef int one = 1, mm = <int>self.m
+        cdef double kdot
         if self.m == self.cap:
             return ST_GROW
-        return self._add(&x[0], xsq, y, xid, kap)
+        kdot = ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0
+        return self._add(&x[0], xsq, y, xid, kap, kdot)
 
     def pair(self, bint process):
         """The τ-violating pair of PROCESS (for the last slot) or REPROCESS; (-1, -1): none."""

@@ -69,11 +69,11 @@ class FOGD(_LinearOGD):
     on the linear model ``f = Wᵀ z(x)`` with a constant step: ``W ← W − η z(x) gᵀ``,
     ``g = ∂ℓ(f(x), y)/∂f``, the loss's derivative (the paper uses the hinge loss;
     multiclass uses the Crammer–Singer hinge or softmax). The frequencies come from the
-    learner's seed. There are no support vectors; the model has 2D·outputs weights. A
-    sparse example (a quarter or fewer non-zeros) is mapped by summing the rows of the
-    frequency matrix for its non-zeros; cos and sin of the D phases come from one
-    vectorised pass (AVX-512, AVX2 or SSE2, chosen at run time; within 4·10⁻¹⁶ of the true
-    values) instead of D calls to the C library.
+    learner's seed. There are no support vectors; the model has 2D·outputs weights. An
+    example is mapped by summing the frequency rows of its non-zeros in vector registers
+    (a sparse example reads few of them); cos and sin of the D phases come
+    from one vectorised pass (AVX-512, AVX2 or SSE2, chosen at run time; within 4·10⁻¹⁶
+    of the true values) instead of D calls to the C library.
 
     Parameters
     ----------
