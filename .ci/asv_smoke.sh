@@ -35,9 +35,9 @@ PYEOF
 fi
 
 # Every algorithm on the small binary stream through every algorithm suite, the smallest
-# kernel rows, matrix-vector products and weighted sums, and the runner: every benchmark
-# function runs once, in well under two minutes on two cores.
-BENCH="'binary-d2'\)|KernelRow.*\('rbf', 256, |MatVec.*\(256, |WeightedSum.*\(256, |bench_runner"
+# kernel rows, matrix-vector products and weighted sums, the runner and the command's
+# start-up: every benchmark function runs once, in well under two minutes on two cores.
+BENCH="'binary-d2'\)|KernelRow.*\('rbf', 256, |MatVec.*\(256, |WeightedSum.*\(256, |bench_runner|bench_startup"
 
 asv() { "$PY" -m asv --config "$CONF" "$@"; }
 asv machine --yes

@@ -7,7 +7,10 @@ inner loops are slower than intended would distort every comparison it makes.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
+import os
+import sys
 
 MODULES = (
     "_kernels",
@@ -48,12 +51,20 @@ def check_build(*, load: bool = False) -> None:
     against another Python or NumPy) is named too; the registry does that when a built-in
     plugin fails to import.
     """
+    # The package's folders, found without importing the package (its __init__ loads SciPy's
+    # BLAS tables).
+    package = importlib.util.find_spec("kbench.cython_core")
+    folders = list(package.submodule_search_locations or []) if package else []
     for name in MODULES:
         module = f"kbench.cython_core.{name}"
         try:
-            if load:
-                importlib.import_module(module)
-            elif importlib.util.find_spec(module) is None:
+            if load or (module in sys.modules and sys.modules[module] is None):
+                importlib.import_module(module)  # (None in sys.modules: an import that fails)
+            elif not any(
+                os.path.isfile(os.path.join(folder, name + suffix))
+                for folder in folders
+                for suffix in importlib.machinery.EXTENSION_SUFFIXES
+            ):
                 raise ImportError(f"No module named {module!r}")
         except ImportError as exc:
             raise ImportError(MESSAGE.format(module=module, error=exc)) from None

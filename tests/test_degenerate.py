@@ -289,3 +289,22 @@ def test_binomial_quantile_is_scipy_stats_own() -> None:
         for p in (0.0, 1e-6, 0.05, 0.2408, 0.5, 0.7592, 0.999, 1.0):
             assert _binom_ppf(0.025, n, p) == binom.ppf(0.025, n, p), (n, p)
     assert math.isnan(_binom_ppf(0.025, 10, 1.5)) and math.isnan(binom.ppf(0.025, 10, 1.5))
+
+
+def test_majority_rate_bounds_agree_with_the_quantile() -> None:
+    """at_majority_rate decides far-off counts by bounds, without the quantile: on every count
+    of small and a9a-sized streams it agrees with its definition, k >= binom.ppf(0.025, n, m)."""
+    import numpy as np
+
+    for n in (1, 2, 9, 40, 333, 2_000):
+        for m in (0.0, 0.013, 0.1, 0.2408, 0.5, 0.62, 0.97, 1.0):
+            low = binom.ppf(0.025, n, m)
+            for k in range(n + 1):
+                assert at_majority_rate(k / n, m, n) == bool(k >= low), (n, m, k)
+    # A large stream, counts around both bounds.
+    n, m = 1_000_000, 0.2408
+    low = binom.ppf(0.025, n, m)
+    for k in np.unique(
+        np.linspace(0, n, 2001).astype(int).tolist() + list(range(240_000, 241_700, 7))
+    ):
+        assert at_majority_rate(int(k) / n, m, n) == bool(k >= low), int(k)
