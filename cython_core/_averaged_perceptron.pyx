@@ -9,6 +9,7 @@ of round t is in T − t + 1 of them. One kernel row per example gives both the 
 scores (the mistake test) and the averaged ones (the prediction).
 """
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 
 
 cdef inline Py_ssize_t _argmax(const double* s, Py_ssize_t C) noexcept nogil:
@@ -40,7 +41,7 @@ cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept
     if C == 1:
         if T == 0:
             return 1.0
-        return 1.0 if s[0] - s[1] / T >= 0.0 else -1.0
+        return _sign_label(s[0] - s[1] / T)
     if T == 0:
         return 0.0
     bestv = s[0] - s[C] / T

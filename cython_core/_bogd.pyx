@@ -1,5 +1,6 @@
 """Compiled prequential block loop of bounded online gradient descent (BOGD), binary."""
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_budget_ops.pxi"
 include "_loss_ops.pxi"
 
@@ -36,7 +37,7 @@ def bogd_block(int kind, double gamma, double kscale, double koffset, double deg
                             &X[i, 0], xsq, &krow[0])
                 evals += m
             _scores(&krow[0], &a[0], m, 1, cs, &f)
-            pred[i] = 1.0 if f >= 0.0 else -1.0
+            pred[i] = _sign_label(f)
             if loss_kind == NOT_COMPILED:
                 g = g_given
             else:

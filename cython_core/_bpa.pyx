@@ -1,5 +1,6 @@
 """Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_budget_ops.pxi"
 
 cdef enum:
@@ -30,7 +31,7 @@ def bpa_s_block(int kind, double gamma, double kscale, double koffset, double de
                             &X[i, 0], xsq, &krow[0])
                 evals += m
             _scores(&krow[0], &a[0], m, 1, 1.0, &f)
-            pred[i] = 1.0 if f >= 0.0 else -1.0
+            pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f
             if loss <= 0.0:
                 continue

@@ -7,6 +7,7 @@ most B support vectors by removal, projection or merging after each addition; Pe
 has no budget (the arrays grow) and an optional projection onto the ball of radius 1/√λ.
 """
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_budget_ops.pxi"
 
 from libc.math cimport exp, log, sqrt
@@ -163,7 +164,7 @@ def bsgd_block(int kind, double gamma, double kscale, double koffset, double deg
             yi = <Py_ssize_t>y[i]
             if C == 1:
                 f = scores[0]
-                pred[i] = 1.0 if f >= 0.0 else -1.0
+                pred[i] = _sign_label(f)
                 marg = y[i] * f
                 viol = marg < 1.0
                 ncoef = 1

@@ -7,6 +7,7 @@ row it passes in is then used as is, so a third-party kernel (``kind < 0``) can 
 and both paths run the same update code.
 """
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_budget_ops.pxi"
 
 from libc.math cimport fabs, sqrt
@@ -69,7 +70,7 @@ def rbp_block(int kind, double gamma, double kscale, double koffset, double degr
             _scores(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
             if C == 1:
                 f = scores[0]
-                pred[i] = 1.0 if f >= 0.0 else -1.0
+                pred[i] = _sign_label(f)
                 mistake = y[i] * f <= 0.0
                 guess = 0
             else:
@@ -157,7 +158,7 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
                 evals += m
             _scores(&krow[0], &a[0], m, 1, cs, &out)
             f = out
-            pred[i] = 1.0 if f >= 0.0 else -1.0
+            pred[i] = _sign_label(f)
             if y[i] * f > 0.0:
                 continue
             M += 1.0
@@ -238,7 +239,7 @@ def projectron_block(int kind, double gamma, double kscale, double koffset, doub
             yi = <Py_ssize_t>y[i]
             if C == 1:
                 f = scores[0]
-                pred[i] = 1.0 if f >= 0.0 else -1.0
+                pred[i] = _sign_label(f)
                 margin = y[i] * f
                 mistake = margin <= 0.0
                 guess = 0

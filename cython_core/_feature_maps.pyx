@@ -7,6 +7,7 @@ loss with respect to the scores. Task kinds: 0 binary, 1 multiclass, 2 regressio
 Multiclass losses: 0 Crammer–Singer hinge, 1 softmax.
 """
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_budget_ops.pxi"
 include "_loss_ops.pxi"
 
@@ -104,7 +105,7 @@ cdef inline double _predict(int task, const double* s, Py_ssize_t C) noexcept no
         return <double>_argmax(s, C)
     if task == T_REGRESSION:
         return s[0]
-    return 1.0 if s[0] >= 0.0 else -1.0
+    return _sign_label(s[0])
 
 
 cdef inline bint _gradient(int task, int loss_kind, double loss_p1, const double* s,

@@ -20,6 +20,7 @@ methods with rows it computes itself (``learn_row``, ``pick``, ``update_sv``).
 import numpy as np
 
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_kernel_cache.pxi"
 
 # Status of a block (and of learn_row): resume at the returned index after acting.
@@ -138,7 +139,7 @@ cdef class HullerCore:
 
     cdef inline double _predict(self, double A, double B) noexcept nogil:
         if self.n_pos > 0 and self.n_neg > 0:
-            return 1.0 if self._raw(A, B) >= 0.0 else -1.0
+            return _sign_label(self._raw(A, B))
         return -1.0 if self.n_neg > 0 else 1.0
 
     cdef void _remove(self, Py_ssize_t i) noexcept nogil:

@@ -25,6 +25,7 @@ rows computed by the caller (``process_row``, ``pair``, ``step_rows``, ``cleanup
 import numpy as np
 
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 include "_kernel_cache.pxi"
 
 from scipy.linalg.cython_blas cimport daxpy
@@ -373,7 +374,7 @@ cdef class LasvmCore:
                     # Already in S: PROCESS bails out; the prediction reads its cached row.
                     if not process_only:
                         row = self._row(k, &self.scratch[0])
-                        pred[i] = 1.0 if self._f(row) >= 0.0 else -1.0
+                        pred[i] = _sign_label(self._f(row))
                     status = ST_DONE
                 else:
                     xsq = _dot(x, x, <int>self.d) if self.d > 0 else 0.0
@@ -385,7 +386,7 @@ cdef class LasvmCore:
                     mm = <int>self.m
                     kdot = ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0
                     if not process_only:
-                        pred[i] = 1.0 if self._f_dot(kdot) >= 0.0 else -1.0
+                        pred[i] = _sign_label(self._f_dot(kdot))
                     kap = _kernel_one(self.kp.kind, self.kp.gamma, self.kp.scale,
                                       self.kp.offset, self.kp.degree, x, x, self.d, xsq, xsq)
                     status = self._add(x, xsq, y[i], xids[i], kap, kdot)

@@ -6,6 +6,7 @@ with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 ℓ/(k(x, x) + 1/(2C)) (PA-II).
 """
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows and k(x, x) come from Python
@@ -46,7 +47,7 @@ def pa_block(int kind, double gamma, double scale, double offset, double degree,
                             &X[i, 0], xsq, &krow[0])
                 evals += m
             f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
-            pred[i] = 1.0 if f >= 0.0 else -1.0
+            pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f
             if loss > 0.0:
                 if kind == NOT_COMPILED:

@@ -1,5 +1,6 @@
 """Compiled prequential block loop of the kernel perceptron (binary and multiclass)."""
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 
 
 def perceptron_block(int kind, double gamma, double scale, double offset, double degree,
@@ -32,7 +33,7 @@ def perceptron_block(int kind, double gamma, double scale, double offset, double
             evals += m
             if C == 1:
                 f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
-                pred[i] = 1.0 if f >= 0.0 else -1.0
+                pred[i] = _sign_label(f)
                 if y[i] * f <= 0.0:
                     if m == cap:
                         evals -= m  # this example is redone after the buffer grows

@@ -23,6 +23,7 @@ Every loop has a bound (``max_outer`` CCCP iterations and ``max_steps`` coordina
 per example or per fit); hitting one is counted in ``outer_caps`` / ``step_caps``.
 """
 include "_kernel_ops.pxi"
+include "_labels.pxi"
 
 import numpy as np
 
@@ -603,7 +604,7 @@ cdef class RampCore:
             xsq = _dot(&X[i, 0], &X[i, 0], <int>self.d) if self.d > 0 else 0.0
             xobj = np.asarray(X[i]) if self.kind == NOT_COMPILED else None
             f = self._predict_ptr(&X[i, 0], xsq, xobj)
-            pred[i] = 1.0 if f >= 0.0 else -1.0
+            pred[i] = _sign_label(f)
             if width >= 0.0 and not (-width <= f <= width):
                 continue
             self._append(&X[i, 0], xsq, xobj, y[i], f)

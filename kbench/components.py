@@ -363,6 +363,20 @@ class Algorithm(Component):
             return f
         return 1.0 if f >= 0.0 else -1.0
 
+    def labels_of(self, F: np.ndarray) -> np.ndarray:
+        """:meth:`label_of` for a block: labels of the rows of ``F`` (decision values of
+        shape ``(n,)``, or ``(n, C)`` class scores for multiclass); NaN for a row with a
+        non-finite value, as :meth:`label_of` gives."""
+        F = np.asarray(F, dtype=np.float64)
+        if self.task == "multiclass":
+            finite = np.isfinite(F).all(axis=1)
+            out = np.argmax(np.where(finite[:, None], F, 0.0), axis=1).astype(np.float64)
+        else:
+            finite = np.isfinite(F)
+            out = F.copy() if self.task == "regression" else np.where(F >= 0.0, 1.0, -1.0)
+        out[~finite] = np.nan
+        return out
+
     def learn_one(self, x: np.ndarray, y: float) -> None:
         """Update the model with one labelled example."""
         if self.offline:

@@ -267,3 +267,36 @@ def test_label_of_gives_nan_for_a_non_finite_decision() -> None:
     assert multi.label_of(np.array([0.0, 2.0, 1.0])) == 1.0
     assert np.isnan(multi.label_of(np.array([0.0, np.nan, 1.0])))
     assert np.isnan(multi.label_of(np.array([np.inf, 0.0, 1.0])))
+
+
+# Learners whose block fast path (compiled learn_predict_many) or held-out predict_many
+# computes labels itself: a polynomial kernel of degree 300 on unscaled digits (values up
+# to 16) overflows to inf from the second example on, so their decision values do too.
+COMPILED_LEARNERS = [
+    "perceptron", "pa", "bogd", "bpa_s", "forgetron", "projectron", "rbp",
+    "averaged_perceptron", "lasvm", "idsvm", "norma",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("algorithm", COMPILED_LEARNERS)
+@pytest.mark.parametrize("heldout", [False, True])
+def test_built_in_learners_diverge_on_an_overflowing_kernel(algorithm: str, heldout: bool) -> None:
+    """The built-in learners' own block loops and held-out predictions turn a non-finite
+    decision value into divergence too (they used to read it as the label -1 and end ok)."""
+    reg = get_registry()
+    cls = reg.entry("algorithm", algorithm).cls
+    opts = {"positive": "5-9", "n": 200} | ({"test_size": 0.2} if heldout else {})
+    task = _task(
+        algorithm,
+        stream=opts,
+        kernel=reg.canonical("kernel", "poly[degree=300]"),
+        loss=reg.canonical("loss", cls.default_loss) if cls.uses_loss else None,
+        checkpoints=5,
+    )
+    with np.errstate(all="ignore"):  # the overflow is the point
+        result = run_task(task, build_stream(task.stream, reg), reg)
+    assert result.status == "diverged", result.run
+    if heldout and algorithm != "lasvm":  # LASVM's first examples never give it a kernel row
+        assert result.run["reason"].startswith("non-finite prediction on held-out example")
+    elif not heldout:
+        assert result.run["reason"].startswith("non-finite prediction at example")

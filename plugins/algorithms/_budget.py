@@ -117,9 +117,7 @@ class BudgetLearner(Algorithm):
             n = len(X)
             return np.zeros(n) if self.task == "multiclass" else np.ones(n)
         out = self._buf.decision_many(self.kernel, X, scale=self._scale())
-        if self.task == "multiclass":
-            return np.argmax(out, axis=1).astype(float)
-        return np.where(out[:, 0] >= 0.0, 1.0, -1.0)
+        return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 
     def stats(self) -> dict[str, Any]:
         buf = self._buf

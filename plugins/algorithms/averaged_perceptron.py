@@ -156,10 +156,7 @@ class AveragedPerceptron(Algorithm):
         return out if self.task == "multiclass" else out[:, 0]
 
     def predict_many(self, X):
-        f = self.decision_function(X)
-        if self.task == "multiclass":
-            return np.argmax(f, axis=1).astype(float)
-        return np.where(f >= 0.0, 1.0, -1.0)
+        return self.labels_of(self.decision_function(X))
 
     def stats(self):
         buf = self._buf

@@ -51,11 +51,7 @@ class _LinearOGD(Algorithm):
         return np.array([float(self.loss.derivative(float(scores[0]), float(y)))])
 
     def _labels(self, F: np.ndarray) -> np.ndarray:
-        if self.task == "multiclass":
-            return np.argmax(F, axis=1).astype(float)
-        if self.task == "regression":
-            return F[:, 0].copy()
-        return np.where(F[:, 0] >= 0.0, 1.0, -1.0)
+        return self.labels_of(F if self.task == "multiclass" else F[:, 0])
 
 
 class FOGD(_LinearOGD):

@@ -213,7 +213,7 @@ class Huller(RevisitingLearner):
         return raw / self._scale() if canonical else raw
 
     def predict_many(self, X):
-        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+        return self.labels_of(self.decision_function(X))
 
     # -- inspection ---------------------------------------------------------------------------
 

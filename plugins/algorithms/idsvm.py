@@ -639,7 +639,7 @@ class IDSVM(Algorithm):
             self.frozen = True
 
     def predict_many(self, X):
-        return np.where(self.decision_many(X) >= 0.0, 1.0, -1.0)
+        return self.labels_of(self.decision_many(X))
 
     def decision_many(self, X: np.ndarray) -> np.ndarray:
         """f for every row of X (held-out evaluation)."""

@@ -210,7 +210,7 @@ class LASVM(RevisitingLearner):
         return self._gram_block(X, np.ascontiguousarray(self._alpha[: c.m, None]))[:, 0] + c.b
 
     def predict_many(self, X):
-        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+        return self.labels_of(self.decision_function(X))
 
     # -- inspection ---------------------------------------------------------------------------
 

@@ -142,7 +142,7 @@ class PassiveAggressive(Algorithm):
     def predict_many(self, X):
         if self._buf is None or self._buf.size == 0:
             return np.ones(len(X))
-        return np.where(self._buf.decision_many(self.kernel, X)[:, 0] >= 0.0, 1.0, -1.0)
+        return self.labels_of(self._buf.decision_many(self.kernel, X)[:, 0])
 
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of the support vectors X and their coefficients alpha (α_i = τ_i y_i)."""

@@ -72,9 +72,7 @@ class KernelPerceptron(Algorithm):
         if self._buf is None:
             return np.full(len(X), 0.0 if self.task == "multiclass" else 1.0)
         out = self._buf.decision_many(self.kernel, X)
-        if self.task == "multiclass":
-            return np.argmax(out, axis=1).astype(float)
-        return np.where(out[:, 0] >= 0.0, 1.0, -1.0)
+        return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 
     def stats(self):
         buf = self._buf

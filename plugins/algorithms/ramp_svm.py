@@ -126,7 +126,7 @@ class _RampSVM(Algorithm):
         return out
 
     def predict_many(self, X):
-        return np.where(self.decision_many(X) >= 0.0, 1.0, -1.0)
+        return self.labels_of(self.decision_many(X))
 
     # -- inspection -------------------------------------------------------------------------
 
