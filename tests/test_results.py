@@ -92,3 +92,36 @@ def test_not_a_results_folder(tmp_path) -> None:
     """A folder without tasks/ is not mistaken for results."""
     with pytest.raises(ResultsError, match="is not a kbench results folder"):
         load_results(tmp_path)
+
+
+def test_atomic_write_keeps_the_previous_file_when_a_write_fails(tmp_path) -> None:
+    """A write that fails midway (here the writer raises after half the content, as a full
+    disk would) leaves the previous file byte for byte and no temporary file."""
+    from kbench.fileio import TEMP_PREFIX, atomic_write, atomic_write_text
+
+    target = tmp_path / "runs.parquet"
+    atomic_write_text(target, "previous content")
+
+    def half_then_fail(fh) -> None:
+        fh.write(b"new content, half of it")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        atomic_write(target, half_then_fail)
+    assert target.read_text() == "previous content"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.parquet"]
+    atomic_write(target, lambda fh: fh.write(b"new"))
+    assert target.read_bytes() == b"new" and not list(tmp_path.glob(f"{TEMP_PREFIX}*"))
+
+
+def test_prepare_removes_temporary_files_of_a_killed_run(tmp_path) -> None:
+    """Temporary files left by a process killed mid-write (task files and summary tables)
+    are removed when the folder is next used; finished files stay."""
+    store = ResultsStore(tmp_path / "out")
+    store.prepare()
+    store.write(_result())
+    for folder in (store.folder, store.tasks_dir):
+        (folder / ".tmp-runs.parquet.abc123").write_bytes(b"partial")
+    store.prepare()
+    assert not list(store.folder.rglob(".tmp-*"))
+    assert len(load_results(store.folder).runs) == 1
