@@ -336,6 +336,9 @@ def curves_figure(
                     )
                 )
         ax.set_xscale("log")
+        # The x labels start below the reach of a y label sitting on the axis' bottom
+        # corner, so the two never overlap whatever ticks the data give.
+        ax.tick_params(axis="x", pad=7)
         # Unlabelled minor ticks of log axes cost most of the drawing time and show nothing.
         ax.xaxis.set_minor_locator(NullLocator())
         if logy:
@@ -842,6 +845,7 @@ tr:hover td { background: #fafbfd; }
 .best { font-weight: 700; color: var(--good); }
 .rank1 { background: #e7f4ec; } .rank2 { background: #f1f8f3; }
 .sd { color: var(--muted); font-size: 12px; }
+.flagmark { color: #b7791f; font-weight: 700; }
 .badge { display:inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px;
         font-weight: 600; color:#fff; }
 .flag { display:inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
@@ -902,6 +906,12 @@ def _pval(p: Any) -> str:
     if p < 1e-16:
         return "&lt;1e-16"
     return f"{p:.2g}" if p < 0.001 else f"{p:.3f}"
+
+
+def _p_is(p: Any) -> str:
+    """``p = 0.012``, or ``p < 1e-16`` below double precision."""
+    text = _pval(p)
+    return f"p {text}" if text.startswith("&lt;") else f"p = {text}"
 
 
 def _swatch(label: str, colours: dict[str, str], flags: str = "", reasons: bool = False) -> str:
@@ -1156,22 +1166,26 @@ def _overall_table(
         )
         + "<th>not finished</th></tr>"
     )
-    rank_of = {}  # label → its mean rank in its group, and the group's name
+    # label → its mean rank in each group it belongs to (a configuration run on data sets
+    # of several groups has a rank in each)
+    rank_of: dict[str, list[tuple[float, str]]] = {}
     for g in groups:
         for lab, mr in g.mean_ranks.items():
-            rank_of[str(lab)] = (float(mr), g.name)
+            rank_of.setdefault(str(lab), []).append((float(mr), g.name))
     rows = []
     for i, c in enumerate(cmp.configs.itertuples(), 1):
-        mr, gname = rank_of.get(str(c.label), (c.mean_rank, ""))
-        where = (
-            f" <span class='sd' title='{_e(gname)}'>({_e(_short_name(gname))})</span>"
-            if len(groups) > 1 and gname
-            else ""
-        )
+        if len(groups) > 1 and str(c.label) in rank_of:
+            rank_cell = "<br>".join(
+                f"{mr:.2f} <span class='sd' title='{_e(gname)}'>({_e(_short_name(gname))})</span>"
+                for mr, gname in rank_of[str(c.label)]
+            )
+        else:
+            mr = rank_of.get(str(c.label), [(c.mean_rank, "")])[0][0]
+            rank_cell = _num(mr, ".2f")
         cells = [
             f"<td class='num'>{i}</td>",
             f"<td>{_swatch(c.label, colours, c.flags)}</td>",
-            f"<td class='num'>{_num(mr, '.2f')}{where}</td>",
+            f"<td class='num'>{rank_cell}</td>",
         ]
         for s in streams:
             row = lb[(lb["stream"] == s) & (lb["label"] == c.label)]
@@ -1190,7 +1204,12 @@ def _overall_table(
                 if reg
                 else f" <span class='sd'>± {100 * sd:.2f}</span>"
             )
-            cells.append(f"<td class='num {cls}'>{_err(v, reg)}{sdt}</td>")
+            # The mark on the cell too: a degenerate run is never shown as best unmarked.
+            flags = str(r.get("flags", "") or "")
+            mark = (
+                f" <span class='flagmark' title='degenerate: {_e(flags)}'>⚠</span>" if flags else ""
+            )
+            cells.append(f"<td class='num {cls}'>{_err(v, reg)}{sdt}{mark}</td>")
         fails = int(c.failed)
         cells.append(
             f"<td>{f'<span class=loss>{fails} of {int(c.runs)}</span>' if fails else ''}</td>"
@@ -1307,8 +1326,8 @@ def _group_html(cmp: Comparison, group: RankGroup, colours: dict[str, str], titl
         out.append(
             f"<p class='lede'>Friedman test over {fr['N']} {group.blocks} and {fr['k']} "
             f"configurations: χ²<sub>F</sub> = {_num(fr['chi2'], '.3f')} "
-            f"(p = {_pval(fr['p_chi2'])}), Iman–Davenport F = {f_text} "
-            f"(p = {_pval(fr['p_F'])}). Configurations joined by a thick bar are not separated "
+            f"({_p_is(fr['p_chi2'])}), Iman–Davenport F = {f_text} "
+            f"({_p_is(fr['p_F'])}). Configurations joined by a thick bar are not separated "
             f"by the Nemenyi test at α = {cmp.alpha:g} (critical difference "
             f"{_num(fr['cd'], '.2f')} in mean rank; Demšar 2006). Rank 1 is the lowest error.</p>"
         )
