@@ -456,6 +456,23 @@ def test_runner_finishes_every_pass_whatever_the_layout(kind: str, tmp_path) -> 
         assert ends.loc[1, "test_error"] == pytest.approx(err, abs=1e-12)
 
 
+def test_active_learner_passes_the_end_of_pass_to_its_lasvm_base() -> None:
+    """An active wrapper gets LASVM rows one by one (copies here): end_pass still finishes."""
+    X, y = noisy(200, seed=35)
+    reg = get_registry()
+    algo = reg.create(
+        "algorithm", "active_all[base=lasvm]", kernel=reg.create("kernel", "rbf[gamma=1.0]")
+    )
+    for i in range(len(X)):
+        x = np.array(X[i])
+        algo.predict_one(x)
+        if algo.wants_label(x):
+            algo.learn_one(x, float(y[i]))
+    assert algo.stats()["finish_steps"] == 0 and algo.stats()["gap"] > 1e-3
+    algo.end_pass()
+    assert algo.stats()["finish_steps"] > 0 and algo.stats()["gap"] <= 1e-3
+
+
 def test_end_pass_does_not_finish_twice() -> None:
     """Rows of the stream's array finish at its last row; the runner's end_pass then adds nothing."""
     X, y = noisy(200, seed=33)

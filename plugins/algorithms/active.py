@@ -81,6 +81,12 @@ class _ActiveWrapper(Algorithm):
     def stats(self):
         return dict(self.learner.stats()) | {"labels_queried": self.queries}
 
+    def end_pass(self) -> None:
+        """The base learner's end of a pass (LASVM's finishing step), when it has one."""
+        end = getattr(self.learner, "end_pass", None)
+        if callable(end):
+            end()
+
 
 class QueryAll(_ActiveWrapper):
     """Active learning that asks for every label (until ``max_queries``): the passive learner
