@@ -842,6 +842,7 @@ tr:hover td { background: #fafbfd; }
 .sw { display:inline-block; width: 11px; height: 11px; border-radius: 3px; margin-right: 7px;
         vertical-align: -1px; }
 .cfg { overflow-wrap: normal; }
+td.cfgcol { min-width: 14em; }
 .best { font-weight: 700; color: var(--good); }
 .rank1 { background: #e7f4ec; } .rank2 { background: #f1f8f3; }
 .sd { color: var(--muted); font-size: 12px; }
@@ -924,10 +925,12 @@ def _swatch(label: str, colours: dict[str, str], flags: str = "", reasons: bool 
         else ""
     )
     colour = colours.get(label, "#999")
+    head, _, tail = _spec(label).partition("<wbr>")
+    tail = "<wbr>" + tail if tail else ""
     return (
-        # A word joiner keeps the colour swatch on the line of the label's first word.
-        f'<span class="cfg"><span class="sw" style="background:{colour}"></span>\u2060'
-        f"{_spec(label)}</span>{flag}"
+        # The colour swatch stays on the line of the label's first part.
+        f'<span class="cfg"><span class="nowrap"><span class="sw" style="background:{colour}">'
+        f"</span>{head}</span>{tail}</span>{flag}"
     )
 
 
@@ -1184,7 +1187,7 @@ def _overall_table(
             rank_cell = _num(mr, ".2f")
         cells = [
             f"<td class='num'>{i}</td>",
-            f"<td>{_swatch(c.label, colours, c.flags)}</td>",
+            f"<td class='cfgcol'>{_swatch(c.label, colours, c.flags)}</td>",
             f"<td class='num'>{rank_cell}</td>",
         ]
         for s in streams:
