@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -370,7 +371,9 @@ KB_DEFINE(KB_AVX2, avx2)
 KB_DEFINE(KB_AVX512, avx512)
 #endif
 
-/* 0: baseline, 1: AVX2 + FMA, 2: AVX-512. Racing threads all store the same value. */
+/* 0: baseline, 1: AVX2 + FMA, 2: AVX-512. Racing threads all store the same value.
+ * KBENCH_SIMD=base|avx2|avx512 caps the level (never above what the CPU has), so that one
+ * machine can run the test suite through the code paths other CPUs take. */
 static int kb_level_cache = -1;
 
 static inline int kb_level(void) {
@@ -384,6 +387,11 @@ static inline int kb_level(void) {
         else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
             level = 1;
 #endif
+        const char* cap = getenv("KBENCH_SIMD");
+        if (cap != NULL) {
+            int most = strcmp(cap, "base") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
+            if (most < level) level = most;
+        }
         kb_level_cache = level;
     }
     return kb_level_cache;

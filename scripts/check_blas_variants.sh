@@ -8,8 +8,13 @@
 #   bash scripts/check_blas_variants.sh                 # fast tier, 5 kernels x 1 and 2 threads
 #   bash scripts/check_blas_variants.sh tests/test_pa.py -k closed   # any pytest arguments
 #
+# kbench's own vectorised loops (kernel rows, FOGD's sin/cos) choose AVX-512, AVX2 or the
+# SSE2 baseline at run time; KBENCH_SIMD caps that choice, so the same run also tests the
+# paths of CPUs without AVX-512 or AVX2 (an arm64 build compiles only the baseline path).
+#
 # Environment: CORETYPES (default "Haswell SkylakeX Zen Sandybridge Prescott"), THREADS
-# (default "1 2"), PYTEST_WORKERS (default 2). Prints one line per variant and a summary;
+# (default "1 2"), SIMDS (default "base avx2", each run with the machine's own BLAS kernel
+# and one thread), PYTEST_WORKERS (default 2). Prints one line per variant and a summary;
 # exits non-zero when any variant fails. Logs go to ${LOGDIR:-/tmp/kbench-blas-variants}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +22,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 CORETYPES=${CORETYPES:-"Haswell SkylakeX Zen Sandybridge Prescott"}
 THREADS=${THREADS:-"1 2"}
+SIMDS=${SIMDS-"base avx2"}
 WORKERS=${PYTEST_WORKERS:-2}
 LOGDIR=${LOGDIR:-/tmp/kbench-blas-variants}
 mkdir -p "$LOGDIR"
@@ -38,23 +44,31 @@ EOF
 
 failed=0
 summary=()
+variant() {  # NAME: run pytest with the environment already exported
+  local name=$1 log="$LOGDIR/$1.log" blas start rc tail line
+  blas=$(probe 2>&1)
+  start=$(date +%s)
+  "$PY" -m pytest -n "$WORKERS" -q -p no:cacheprovider "${ARGS[@]}" >"$log" 2>&1
+  rc=$?
+  tail=$(grep -E "^[=]* ?[0-9]+ (passed|failed)" "$log" | tail -1)
+  line="$name [$blas]: exit $rc, $(( $(date +%s) - start )) s: ${tail:-no summary, see $log}"
+  echo "$line"
+  summary+=("$line")
+  [ "$rc" -ne 0 ] && failed=$((failed + 1))
+}
+ARGS=("$@")
 for core in $CORETYPES; do
   for threads in $THREADS; do
-    name="${core}-t${threads}"
-    log="$LOGDIR/$name.log"
     export OPENBLAS_CORETYPE="$core" OPENBLAS_NUM_THREADS="$threads"
-    blas=$(probe 2>&1)
-    start=$(date +%s)
-    "$PY" -m pytest -n "$WORKERS" -q -p no:cacheprovider "$@" >"$log" 2>&1
-    rc=$?
-    tail=$(grep -E "^[=]* ?[0-9]+ (passed|failed)" "$log" | tail -1)
-    line="$name [$blas]: exit $rc, $(( $(date +%s) - start )) s: ${tail:-no summary, see $log}"
-    echo "$line"
-    summary+=("$line")
-    [ "$rc" -ne 0 ] && failed=$((failed + 1))
+    variant "${core}-t${threads}"
   done
 done
-unset OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS
+unset OPENBLAS_CORETYPE
+for simd in $SIMDS; do
+  export KBENCH_SIMD="$simd" OPENBLAS_NUM_THREADS=1
+  variant "simd-${simd}"
+done
+unset OPENBLAS_NUM_THREADS KBENCH_SIMD
 echo
 echo "check_blas_variants: ${#summary[@]} variants, $failed failed (logs in $LOGDIR)"
 [ "$failed" -eq 0 ]
