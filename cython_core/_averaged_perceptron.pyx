@@ -45,8 +45,12 @@ cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept
     if T == 0:
         return 0.0
     bestv = s[0] - s[C] / T
+    if not isfinite(bestv):
+        return NAN
     for c in range(1, C):
         v = s[c] - s[C + c] / T
+        if not isfinite(v):
+            return NAN
         if v > bestv:
             best = c
             bestv = v

@@ -172,7 +172,7 @@ def bsgd_block(int kind, double gamma, double kscale, double koffset, double deg
                 coef[0] = y[i]
             else:
                 guess = _argmax(&scores[0], C)
-                pred[i] = <double>guess
+                pred[i] = _class_label(<double>guess, &scores[0], C)
                 rv = _rival(&scores[0], C, yi)
                 marg = scores[yi] - scores[rv]
                 viol = marg < 1.0

@@ -75,7 +75,7 @@ def rbp_block(int kind, double gamma, double kscale, double koffset, double degr
                 guess = 0
             else:
                 guess = _argmax(&scores[0], C)
-                pred[i] = <double>guess
+                pred[i] = _class_label(<double>guess, &scores[0], C)
                 mistake = guess != <Py_ssize_t>y[i]
             if not mistake:
                 continue
@@ -246,7 +246,7 @@ def projectron_block(int kind, double gamma, double kscale, double koffset, doub
                 rv = 0
             else:
                 guess = _argmax(&scores[0], C)
-                pred[i] = <double>guess
+                pred[i] = _class_label(<double>guess, &scores[0], C)
                 mistake = guess != yi
                 rv = guess if mistake else _rival(&scores[0], C, yi)
                 margin = scores[yi] - scores[rv]

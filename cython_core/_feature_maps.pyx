@@ -102,7 +102,7 @@ cdef inline void _linear_scores(const double* W, Py_ssize_t p, Py_ssize_t C, con
 
 cdef inline double _predict(int task, const double* s, Py_ssize_t C) noexcept nogil:
     if task == T_MULTICLASS:
-        return <double>_argmax(s, C)
+        return _class_label(<double>_argmax(s, C), s, C)
     if task == T_REGRESSION:
         return s[0]
     return _sign_label(s[0])

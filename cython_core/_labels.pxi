@@ -8,3 +8,13 @@ cdef inline double _sign_label(double f) noexcept nogil:
     if not isfinite(f):
         return NAN
     return 1.0 if f >= 0.0 else -1.0
+
+
+cdef inline double _class_label(double label, const double* s, Py_ssize_t C) noexcept nogil:
+    """``label`` (the class a block loop picked from the C scores ``s``), or NaN when a
+    score is not finite: an argmax over NaN would name a class for a broken learner."""
+    cdef Py_ssize_t c
+    for c in range(C):
+        if not isfinite(s[c]):
+            return NAN
+    return label

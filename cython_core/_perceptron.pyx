@@ -56,7 +56,7 @@ def perceptron_block(int kind, double gamma, double scale, double offset, double
                     if scores[c] > bestv:
                         best = c
                         bestv = scores[c]
-                pred[i] = <double>best
+                pred[i] = _class_label(<double>best, &scores[0], C)
                 yi = <Py_ssize_t>y[i]
                 if best != yi:
                     if m == cap:

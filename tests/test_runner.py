@@ -300,3 +300,30 @@ def test_built_in_learners_diverge_on_an_overflowing_kernel(algorithm: str, held
         assert result.run["reason"].startswith("non-finite prediction on held-out example")
     elif not heldout:
         assert result.run["reason"].startswith("non-finite prediction at example")
+
+
+@pytest.mark.parametrize(
+    "algorithm",
+    ["perceptron", "projectron", "rbp", "averaged_perceptron", "bsgd[maintenance=removal]", "nogd"],
+)
+@pytest.mark.parametrize("heldout", [False, True])
+def test_built_in_multiclass_learners_diverge_on_an_overflowing_kernel(
+    algorithm: str, heldout: bool
+) -> None:
+    """Multiclass too: a non-finite class score is divergence, not the class an argmax over
+    NaN would pick."""
+    reg = get_registry()
+    cls = reg.entry("algorithm", algorithm.split("[")[0]).cls
+    opts = {"n": 200} | ({"test_size": 0.2} if heldout else {})
+    task = _task(
+        algorithm,
+        stream=opts,
+        kernel=reg.canonical("kernel", "poly[degree=300]"),
+        loss=reg.canonical("loss", cls.default_loss) if cls.uses_loss else None,
+        checkpoints=5,
+    )
+    with np.errstate(all="ignore"):  # the overflow is the point
+        result = run_task(task, build_stream(task.stream, reg), reg)
+    assert result.status == "diverged", result.run
+    where = "on held-out example" if heldout else "at example"
+    assert result.run["reason"].startswith(f"non-finite prediction {where}")
