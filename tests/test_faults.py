@@ -239,8 +239,10 @@ def _raise_memory_error() -> None:
 
 def _kill_self(sig: int) -> None:
     import faulthandler
+    import resource
 
     faulthandler.disable()  # pytest's crash dumps would only clutter the output
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # and no core file
     os.kill(os.getpid(), sig)
 
 
