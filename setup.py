@@ -3,6 +3,12 @@
 All static metadata lives in ``pyproject.toml``; this file only compiles
 ``cython_core/*.pyx`` into ``kbench.cython_core.*``. Compiler directives are set
 here, once. ``KBENCH_CYTHON_DEBUG=1`` turns bounds checks and wraparound checks on.
+
+``KBENCH_PREBUILT=1`` declares no extension: ``install.sh`` builds them in place first
+(``setup.py build_ext --inplace``, which recompiles only what changed) and then installs
+kbench in editable mode with it set, because pip's editable build compiles every module
+again, into a new temporary folder, each time it runs. The editable install finds the
+modules built in place in ``cython_core/``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ except ImportError:  # pragma: no cover - exercised only on a broken build envir
 import numpy as np
 
 DEBUG = os.environ.get("KBENCH_CYTHON_DEBUG", "0") != "0"
+PREBUILT = os.environ.get("KBENCH_PREBUILT", "0") != "0"
 
 directives = {
     "language_level": 3,
@@ -45,7 +52,9 @@ extensions = [
 ]
 
 setup(
-    ext_modules=cythonize(
+    ext_modules=[]
+    if PREBUILT
+    else cythonize(
         extensions,
         compiler_directives=directives,
         include_path=["cython_core"],
