@@ -301,7 +301,8 @@ def test_builtin_index_matches_what_the_modules_register() -> None:
 
 def test_a_component_imports_only_its_own_plugin(plugin_dist) -> None:
     """Looking a built-in component up imports its module alone (in a fresh interpreter, so
-    nothing is imported already); a name no built-in has loads every plugin."""
+    nothing is imported already), and its compiled core not scipy.linalg's package; a name no
+    built-in has loads every plugin, and none imports scipy.stats."""
     import subprocess
     import sys
 
@@ -320,6 +321,14 @@ loaded = sorted(
 assert loaded == ["kbench.plugins.algorithms.budget_perceptrons",
                   "kbench.plugins.kernels.radial", "kbench.plugins.losses.margin"], loaded
 assert "kb_cubic" not in sys.modules and "scipy.stats" not in sys.modules
+# The compiled core found SciPy's BLAS table without importing scipy.linalg's package, which
+# still imports and works afterwards, with that same table.
+assert "scipy.linalg" not in sys.modules
+import numpy as np
+import scipy.linalg
+from scipy.linalg import cython_blas
+assert cython_blas is sys.modules["scipy.linalg.cython_blas"]
+assert np.allclose(scipy.linalg.solve(2 * np.eye(3), np.ones(3)), 0.5)
 assert reg.entry("kernel", "cubic").plugin == "kb_cubic"
 assert not reg.has("loss", "no_such_loss")
 assert "kbench.plugins.datasets.synthetic" in sys.modules
