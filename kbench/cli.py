@@ -420,7 +420,32 @@ def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
         elif kind == "kernel":
             row["constant_diagonal"] = cls.constant_diagonal
         rows.append(row)
+        if kind == "dataset":
+            try:
+                variants = cls.variants()
+            except Exception:  # a listing must not fail because one catalogue is broken
+                variants = []
+            for v in variants:
+                sub = {
+                    "kind": kind,
+                    "plugin": entry.plugin,
+                    "version": entry.version,
+                    "parameters": {},
+                    "source": cls.source,
+                    "summary": v.get("summary", ""),
+                }
+                sub.update(v)
+                sub["available"] = "unavailable" not in v
+                rows.append(sub)
     return rows
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"  # unreachable
 
 
 @cli.command(name="list")
@@ -444,7 +469,8 @@ def list_(kind: str | None, as_json: bool) -> None:
             "plugin",
         ):
             if col:
-                table.add_column(col)
+                # names are folded rather than cut: a catalogue entry's spec is its name
+                table.add_column(col, overflow="fold" if col == "name" else "ellipsis")
         for r in (r for r in rows if r["kind"] == k):
             params = ", ".join(f"{p}={v['default']!r}" for p, v in r["parameters"].items()) or "–"
             cells = [r["name"], params]
@@ -452,6 +478,9 @@ def list_(kind: str | None, as_json: bool) -> None:
                 cells.append(", ".join(r["tasks"]))
             elif k == "dataset":
                 shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}, classes={r.get('classes', '?')}"
+                if "cached" in r:  # a catalogue entry: its download size and where it is
+                    size = _bytes(r["size"]) if r.get("size") else "size unknown"
+                    shape += f"; {size}, {'cached' if r['cached'] else 'not cached'}"
                 avail = (
                     "" if r["available"] else f" [red]unavailable: {escape(r['unavailable'])}[/red]"
                 )

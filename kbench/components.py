@@ -62,6 +62,9 @@ class Component:
     #: Parameters that name a file or folder: a relative one in a study file is taken
     #: relative to the study file's folder.
     path_params: ClassVar[tuple[str, ...]] = ()
+    #: Parameters added after the component's first release: the canonical spec leaves
+    #: them out while they hold their default, so existing specs keep their task ids.
+    added_params: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def parameters(cls) -> dict[str, Parameter]:
@@ -95,12 +98,13 @@ class Component:
     def spec(self, *, defaults: bool = True) -> str:
         """The spec string ``name[p=v,...]``, parameters sorted; ``defaults=False`` drops defaults."""
         items = []
+        values = self.get_params()  # a component may keep a parameter under another attribute
         for pname, param in sorted(self.parameters().items()):
-            value = getattr(self, pname)
+            value = values[pname]
             if not defaults and _same(value, param.default):
                 continue
             items.append(f"{pname}={format_value(value)}")
-        return f"{self.name}[{','.join(items)}]" if items else self.name
+        return f"{type(self).name}[{','.join(items)}]" if items else type(self).name
 
     def __repr__(self) -> str:
         return self.spec()
@@ -276,6 +280,15 @@ class Dataset(Component):
     def info(self) -> dict[str, Any]:
         """Size and shape for listings: n, d, classes (when known without loading)."""
         return {}
+
+    @classmethod
+    def variants(cls) -> list[dict[str, Any]]:
+        """Named instances worth listing on their own (a catalogue's entries).
+
+        Each is a listing row: ``name`` (the spec, e.g. ``libsvm[name=a9a]``), ``task`` and
+        any of n, n_test, d, classes, size, cached, unavailable.
+        """
+        return []
 
 
 # --------------------------------------------------------------------------------------------

@@ -433,6 +433,11 @@ class Registry:
         """The canonical spec of a spec string: every parameter, defaults filled in, sorted."""
         cls, params = self.resolve(kind, spec)
         full = {name: p.default for name, p in cls.parameters().items()} | params
+        # A parameter added to a component after results were stored is left out at its
+        # default, so that the specs (and task ids) of existing studies stay as they were.
+        for name in getattr(cls, "added_params", ()):
+            if name in full and full[name] == cls.parameters()[name].default:
+                del full[name]
         for name, inner in getattr(cls, "spec_params", {}).items():
             if isinstance(full.get(name), str):
                 full[name] = self.canonical(inner, full[name])

@@ -635,7 +635,12 @@ def test_cli_listing_shows_every_dataset():
     from kbench.cli import _component_rows
 
     rows = {r["name"]: r for r in _component_rows(REG, "dataset")}
-    assert set(rows) == set(REG.names("dataset"))
+    # every registered data set, then every entry of the LIBSVM collection by its spec
+    from kbench.libsvm_catalogue import catalogue
+
+    entries = {f"libsvm[name={name}]" for name in catalogue()}
+    assert set(rows) == set(REG.names("dataset")) | entries
+    assert all("cached" in rows[e] and rows[e]["n"] > 0 for e in entries)
     assert rows["multidist"]["classes"] == 5 and rows["multidist"]["d"] == 2
     assert rows["libsvm"]["available"] is False and "libsvm[path=FILE" in rows["libsvm"]["unavailable"]
     assert rows["checkerboard"]["source"] == "generator" and rows["checkerboard"]["n"] == 10000

@@ -12,7 +12,7 @@ one-line DataError naming the file and, for text formats, the line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -30,6 +30,8 @@ from kbench.formats import (
     read_libsvm,
     read_npz,
 )
+from kbench.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
+from kbench.specs import suggest
 from kbench.streams import cache_dir
 
 Task = Literal["binary", "multiclass", "regression"]
@@ -89,10 +91,15 @@ def _load_libsvm(
 
 
 class Libsvm(_FileDataset):
-    """A LIBSVM/svmlight file (``label index:value ...``), with an optional test file.
+    """A LIBSVM/svmlight file (``label index:value ...``), with an optional test file, or a
+    data set of the LIBSVM collection by name.
 
     The format of the LIBSVM data-set page; gzipped files are read as they are. Without
     ``n_features`` the dimension is the highest feature index of the two files.
+    ``libsvm[name=ijcnn1]`` reads the collection's entry (``kbench list datasets`` shows
+    them all): its files are downloaded once into ``$KBENCH_DATA/libsvm/``, verified, and
+    decompressed; a file placed there by hand is used without the network (see
+    ``docs/datasets.md``).
 
     Parameters
     ----------
@@ -101,32 +108,102 @@ class Libsvm(_FileDataset):
     test_path
         The test file ('' for none).
     n_features
-        The dimension (0: the highest index present).
+        The dimension (0: the highest index present; with ``name``, the entry's).
     task
-        ``binary`` (two label values, to −1/+1), ``multiclass`` or ``regression``.
+        ``binary`` (two label values, to −1/+1), ``multiclass`` or ``regression``. With
+        ``name``, the entry's task unless another than ``binary`` is asked for.
+    name
+        A data set of the LIBSVM collection ('' for none: read ``path``).
     """
 
     name = "libsvm"
     path_params = ("path", "test_path")
+    added_params = ("name",)
     task = "binary"
 
     def __init__(
-        self, *, path: str = "", test_path: str = "", n_features: int = 0, task: Task = "binary"
+        self,
+        *,
+        path: str = "",
+        test_path: str = "",
+        n_features: int = 0,
+        task: Task = "binary",
+        name: str = "",
     ) -> None:
         check_range("libsvm", "n_features", n_features, low=0)
         self.path, self.test_path, self.n_features = path, test_path, n_features
         self.task = task  # type: ignore[misc]  # the file decides the task
+        self.entry: Entry | None = None
+        if name:
+            if path or test_path:
+                raise ValueError("libsvm: give either name= (the collection) or path=, not both")
+            known = catalogue()
+            if name not in known:
+                raise ValueError(
+                    f"libsvm: no data set {name!r} in the LIBSVM collection"
+                    f"{suggest(name, known)}; kbench list datasets shows them"
+                )
+            self.entry = known[name]
+            if task == "binary":  # the default: the entry decides
+                self.task = self.entry.task  # type: ignore[misc]
+        self.task_param = task  # the parameter as given (the spec shows it, not the entry's)
+        # Kept as ``collection``: ``name`` is the component's registered name ("libsvm").
+        self.collection = name
+
+    def get_params(self) -> dict[str, Any]:
+        return {**super().get_params(), "name": self.collection, "task": self.task_param}
 
     def unavailable(self) -> str | None:
+        if self.entry is not None:
+            return self.entry.too_dense()
         return _missing_files(
             "libsvm", [("path", self.path, True), ("test_path", self.test_path, False)]
         )
 
     def load(self, seed: int) -> Data:
+        if self.entry is not None:
+            too_dense = self.entry.too_dense()
+            if too_dense:
+                raise DataError(too_dense)
+            train, test = fetch(self.entry)
+            X, y, Xt, yt = _load_libsvm(train, test, self.n_features or self.entry.d)
+            return self._data(X, y, Xt, yt, f"libsvm[name={self.entry.name}]")
         X, y, Xt, yt = _load_libsvm(
             _path(self.path), _path(self.test_path) if self.test_path else None, self.n_features
         )
         return self._data(X, y, Xt, yt, self.path)
+
+    def info(self):
+        if self.entry is None:
+            return {}
+        return _entry_info(self.entry)
+
+    @classmethod
+    def variants(cls) -> list[dict[str, Any]]:
+        try:
+            entries = catalogue().values()
+        except DataError as exc:  # a broken $KBENCH_LIBSVM_CATALOGUE shows as one row
+            return [{"name": "libsvm[name=...]", "task": "?", "unavailable": str(exc)}]
+        where = folder()
+        rows = []
+        for e in entries:
+            row = {"name": f"libsvm[name={e.name}]", "task": e.task, "source": "download"}
+            row.update(_entry_info(e))
+            row["size"], row["cached"] = e.size, is_cached(e, where)
+            too_dense = e.too_dense()
+            if too_dense:
+                row["unavailable"] = too_dense.split(": ", 1)[1]
+            rows.append(row)
+        return rows
+
+
+def _entry_info(e: Entry) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": e.n, "d": e.d}
+    if e.n_test:
+        out["n_test"] = e.n_test
+    if e.classes:
+        out["classes"] = e.classes
+    return out
 
 
 class HeartScale(_FileDataset):

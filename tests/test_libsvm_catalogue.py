@@ -1,0 +1,459 @@
+"""The LIBSVM collection by name (``libsvm[name=...]``) and its downloads.
+
+Every download here is a real HTTP transfer from an ``http.server`` on 127.0.0.1 that
+honours ``Range`` requests and can be told to close the connection half-way through a file;
+the files it serves are small LIBSVM texts, plain, bz2 and xz, written by the tests. The
+catalogue entries point at that server through ``$KBENCH_LIBSVM_CATALOGUE``, and the data
+folder is a temporary ``$KBENCH_DATA``.
+"""
+
+from __future__ import annotations
+
+import bz2
+import hashlib
+import http.server
+import json
+import lzma
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kbench.downloads import decompress, download
+from kbench.errors import DataError
+from kbench.formats import read_libsvm
+from kbench.libsvm_catalogue import CATALOGUE, catalogue, fetch
+from kbench.registry import get_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _libsvm_text(n: int, d: int, seed: int, labels: tuple[str, ...] = ("-1", "+1")) -> bytes:
+    """A LIBSVM file of n examples with about a third of d features non-zero."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        cols = sorted(rng.choice(d, size=max(1, d // 3), replace=False) + 1)
+        feats = " ".join(f"{j}:{rng.normal():.6g}" for j in cols)
+        lines.append(f"{labels[i % len(labels)]} {feats}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+TRAIN = _libsvm_text(200, 12, 0)
+TEST = _libsvm_text(80, 12, 1)
+COMPRESS = {"": lambda b: b, ".bz2": bz2.compress, ".xz": lzma.compress}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class _Server:
+    """A file server on 127.0.0.1 that honours Range and can cut a file off half-way."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.requests: list[tuple[str, str | None]] = []  # (path, Range header)
+        self.cut: dict[str, int] = {}  # path -> responses still to cut half-way
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                name = self.path.lstrip("/")
+                rng = self.headers.get("Range")
+                server.requests.append((name, rng))
+                path = server.root / name
+                if not path.is_file():
+                    self.send_error(404)
+                    return
+                data = path.read_bytes()
+                start = 0
+                if rng:
+                    start = int(re.fullmatch(r"bytes=(\d+)-", rng).group(1))
+                    if start >= len(data):
+                        self.send_response(416)
+                        self.send_header("Content-Range", f"bytes */{len(data)}")
+                        self.end_headers()
+                        return
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                else:
+                    self.send_response(200)
+                body = data[start:]
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if server.cut.get(name, 0) > 0:
+                    server.cut[name] -= 1
+                    body = body[: len(body) // 2]  # then the connection closes mid-file
+                    self.close_connection = True
+                self.wfile.write(body)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    root = tmp_path / "served"
+    root.mkdir()
+    for suffix, comp in COMPRESS.items():
+        (root / f"set{suffix}").write_bytes(comp(TRAIN))
+        (root / f"set.t{suffix}").write_bytes(comp(TEST))
+    s = _Server(root)
+    yield s
+    s.close()
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (connections to it are refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "data"
+    monkeypatch.setenv("KBENCH_DATA", str(folder))
+    monkeypatch.setenv("KBENCH_CACHE", str(tmp_path / "cache"))
+    return folder
+
+
+def _catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entries: dict) -> None:
+    path = tmp_path / "catalogue.json"
+    path.write_text(json.dumps(entries))
+    monkeypatch.setenv("KBENCH_LIBSVM_CATALOGUE", str(path))
+
+
+def _entry(url: str, suffix: str, *, sizes: bool = True, sha: bool = True, task="binary") -> dict:
+    comp = COMPRESS[suffix]
+    train, test = comp(TRAIN), comp(TEST)
+    return {
+        "task": task,
+        "d": 12,
+        "n": 200,
+        "n_test": 80,
+        "train": {
+            "url": f"{url}set{suffix}",
+            "size": len(train) if sizes else None,
+            "sha256": _sha(train) if sha else None,
+        },
+        "test": {
+            "url": f"{url}set.t{suffix}",
+            "size": len(test) if sizes else None,
+            "sha256": _sha(test) if sha else None,
+        },
+    }
+
+
+def _expected(tmp_path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    (tmp_path / "plain_train").write_bytes(TRAIN)
+    (tmp_path / "plain_test").write_bytes(TEST)
+    X, y = read_libsvm(tmp_path / "plain_train", 12)
+    Xt, yt = read_libsvm(tmp_path / "plain_test", 12)
+    return X, y, Xt, yt
+
+
+# --- the catalogue ------------------------------------------------------------------------
+
+
+def test_catalogue_covers_the_common_sets_with_their_tasks():
+    for name, task in {
+        "a9a": "binary", "w8a": "binary", "ijcnn1": "binary", "cod-rna": "binary",
+        "covtype.binary": "binary", "rcv1.binary": "binary", "news20.binary": "binary",
+        "real-sim": "binary", "webspam": "binary", "url": "binary", "mnist": "multiclass",
+        "usps": "multiclass", "letter": "multiclass", "satimage": "multiclass",
+        "pendigits": "multiclass", "cadata": "regression", "abalone": "regression",
+    }.items():  # fmt: skip
+        assert CATALOGUE[name].task == task, name
+        assert CATALOGUE[name].train.url.startswith("https://www.csie.ntu.edu.tw/~cjlin/")
+    compressions = {f.compression for e in CATALOGUE.values() for f in e.files}
+    assert {None, "bz2", "xz"} <= compressions
+    # a9a's checksums are those of kbench's bundled copy of the same files
+    import gzip
+
+    bundled = ROOT / "plugins" / "datasets" / "data" / "a9a_train.txt.gz"
+    raw = gzip.decompress(bundled.read_bytes())
+    assert CATALOGUE["a9a"].train.sha256 == _sha(raw)
+    assert CATALOGUE["a9a"].train.size == len(raw)
+
+
+def test_existing_libsvm_specs_keep_their_canonical_form():
+    reg = get_registry()
+    # The name parameter is left out at its default: task ids of stored studies still hold.
+    assert reg.canonical("dataset", "libsvm[path=a.txt]") == (
+        "libsvm[n_features=0,path=a.txt,task=binary,test_path=]"
+    )
+    assert reg.canonical("dataset", "libsvm[name=a9a]") == (
+        "libsvm[n_features=0,name=a9a,path=,task=binary,test_path=]"
+    )
+    ds = reg.create("dataset", "libsvm[name=mnist]")
+    assert ds.spec(defaults=False) == "libsvm[name=mnist]"
+    assert ds.task == "multiclass" and ds.info()["classes"] == 10
+    assert reg.create("dataset", ds.spec()).spec() == ds.spec()
+
+
+def test_unknown_name_and_name_with_path_are_one_line_errors():
+    from kbench.errors import SpecError
+
+    reg = get_registry()
+    with pytest.raises(SpecError, match=r"no data set 'nosuch' in the LIBSVM collection"):
+        reg.create("dataset", "libsvm[name=nosuch]")
+    with pytest.raises(SpecError, match="not both"):
+        reg.create("dataset", "libsvm[name=a9a,path=x.txt]")
+
+
+def test_a_set_too_large_for_dense_arrays_is_refused_saying_sparse_is_needed(data):
+    ds = get_registry().create("dataset", "libsvm[name=rcv1.binary]")
+    why = ds.unavailable()
+    assert why is not None and "\n" not in why
+    assert "47236 features" in why and "sparse" in why
+    with pytest.raises(DataError, match="sparse stream support"):
+        ds.load(0)
+    assert not data.exists()  # refused before anything was downloaded
+
+
+# --- downloads ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", ["", ".bz2", ".xz"])
+def test_full_download_verifies_decompresses_and_loads(tmp_path, monkeypatch, server, data, suffix):
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(server.url, suffix)})
+    ds = get_registry().create("dataset", "libsvm[name=fixture]")
+    got = ds.load(0)
+    X, y, Xt, yt = _expected(tmp_path)
+    np.testing.assert_array_equal(got.X, X)  # same reader, same text: exact
+    np.testing.assert_array_equal(got.X_test, Xt)
+    np.testing.assert_array_equal(got.y, np.where(y > 0, 1.0, -1.0))
+    np.testing.assert_array_equal(got.y_test, np.where(yt > 0, 1.0, -1.0))
+    folder = data / "libsvm"
+    assert (folder / f"set{suffix}").read_bytes() == COMPRESS[suffix](TRAIN)
+    assert (folder / "set").read_bytes() == TRAIN
+    assert not list(folder.glob("*.part")) and not list(folder.glob(".*tmp"))
+    # A second load uses the folder: no request reaches the server.
+    n = len(server.requests)
+    ds.load(0)
+    assert len(server.requests) == n
+
+
+def test_a_download_cut_half_way_is_resumed_with_a_range_request(tmp_path, server):
+    payload = COMPRESS[".bz2"](TRAIN)
+    server.cut["set.bz2"] = 1
+    dest = tmp_path / "dl" / "set.bz2"
+    download(server.url + "set.bz2", dest, size=len(payload), sha256=_sha(payload))
+    assert dest.read_bytes() == payload
+    assert server.requests[0] == ("set.bz2", None)
+    assert server.requests[1] == ("set.bz2", f"bytes={len(payload) // 2}-")
+
+
+def test_a_cut_download_keeps_its_part_and_the_next_run_resumes(tmp_path, server):
+    payload = COMPRESS[".xz"](TRAIN)
+    server.cut["set.xz"] = 1
+    dest = tmp_path / "dl" / "set.xz"
+    with pytest.raises(DataError, match=r"closed after \d+ of \d+ bytes.*run again to resume"):
+        download(server.url + "set.xz", dest, sha256=_sha(payload), attempts=1)
+    part = dest.with_name("set.xz.part")
+    assert part.stat().st_size == len(payload) // 2 and not dest.exists()
+    download(server.url + "set.xz", dest, sha256=_sha(payload), attempts=1)
+    assert dest.read_bytes() == payload and not part.exists()
+    assert server.requests[-1] == ("set.xz", f"bytes={len(payload) // 2}-")
+
+
+def test_a_checksum_mismatch_is_moved_aside_and_not_used(tmp_path, monkeypatch, server, data):
+    entry = _entry(server.url, ".bz2")
+    entry["train"]["sha256"] = "0" * 64
+    _catalogue(tmp_path, monkeypatch, {"fixture": entry})
+    ds = get_registry().create("dataset", "libsvm[name=fixture]")
+    with pytest.raises(DataError) as exc:
+        ds.load(0)
+    msg = str(exc.value)
+    assert "\n" not in msg and "set.bz2" in msg and "failed verification" in msg
+    folder = data / "libsvm"
+    assert not (folder / "set.bz2").exists() and not (folder / "set").exists()
+    aside = list(folder.glob("set.bz2.part.mismatch-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == COMPRESS[".bz2"](TRAIN)
+
+
+def test_a_hand_placed_file_of_the_wrong_size_is_moved_aside_and_fetched(
+    tmp_path, monkeypatch, server, data
+):
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(server.url, "", sha=False)})
+    folder = data / "libsvm"
+    folder.mkdir(parents=True)
+    (folder / "set").write_bytes(TRAIN[:-10])
+    got = get_registry().create("dataset", "libsvm[name=fixture]").load(0)
+    assert len(got.X) == 200
+    assert (folder / "set").read_bytes() == TRAIN
+    assert [p.read_bytes() for p in folder.glob("set.mismatch-*")] == [TRAIN[:-10]]
+
+
+@pytest.mark.parametrize("suffix", [".bz2", ".xz"])
+def test_a_truncated_compressed_file_is_a_one_line_error_naming_it(
+    tmp_path, monkeypatch, data, suffix
+):
+    url = f"http://127.0.0.1:{_closed_port()}/"
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(url, suffix, sizes=False, sha=False)})
+    folder = data / "libsvm"
+    folder.mkdir(parents=True)
+    whole = COMPRESS[suffix](TRAIN)
+    (folder / f"set{suffix}").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(DataError) as exc:
+        get_registry().create("dataset", "libsvm[name=fixture]").load(0)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{folder / f'set{suffix}'}: truncated or damaged {suffix[1:]} file")
+    assert sorted(p.name for p in folder.iterdir()) == [f"set{suffix}"]  # nothing half-written
+
+
+def test_offline_names_the_url_and_where_to_put_the_file(tmp_path, monkeypatch, data):
+    url = f"http://127.0.0.1:{_closed_port()}/"
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(url, ".bz2")})
+    with pytest.raises(DataError) as exc:
+        get_registry().create("dataset", "libsvm[name=fixture]").load(0)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert f"cannot download {url}set.bz2" in msg
+    assert f"put it at {data / 'libsvm' / 'set.bz2'}" in msg
+    assert "refused" in msg.lower()
+
+
+def _env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
+    cat = tmp_path / "offline.json"
+    entry = _entry(url, ".bz2")
+    cat.write_text(json.dumps({"rcv1.binary": entry}))
+    return {
+        **os.environ,
+        "KBENCH_LIBSVM_CATALOGUE": str(cat),
+        "KBENCH_DATA": str(tmp_path / "data"),
+        "KBENCH_CACHE": str(tmp_path / "cache"),
+        "OPENBLAS_NUM_THREADS": "1",
+        "COLUMNS": "1000",  # rich wraps long lines at the terminal's width
+        **extra,
+    }
+
+
+def test_kbench_run_offline_from_a_hand_placed_file(tmp_path):
+    """``kbench run -a rbp -d "libsvm[name=rcv1.binary]"`` with the file put in place by hand
+    and no server to download from (the catalogue entry is a small fixture in rcv1's place)."""
+    url = f"http://127.0.0.1:{_closed_port()}/"
+    env = _env(tmp_path, url)
+    kbench = [sys.executable, "-m", "kbench.cli"]
+    base = [*kbench, "run", "-a", "rbp", "-d", "libsvm[name=rcv1.binary]", "--workers", "0"]
+    out = tmp_path / "out"
+    # Before the file is there: a one-line error naming the URL and the place for the file.
+    r = subprocess.run([*base, "--out", str(out)], env=env, capture_output=True, text=True)
+    assert r.returncode != 0
+    error = next(line for line in r.stderr.splitlines() if "error" in line)
+    assert f"cannot download {url}set.bz2" in error
+    assert f"put it at {tmp_path / 'data' / 'libsvm' / 'set.bz2'}" in error
+    assert "Traceback" not in r.stderr
+    listing = subprocess.run([*kbench, "list", "datasets", "--json"], env=env,
+                             capture_output=True, text=True, check=True)  # fmt: skip
+    row = next(x for x in json.loads(listing.stdout) if x["name"] == "libsvm[name=rcv1.binary]")
+    assert row["cached"] is False and row["n"] == 200
+    folder = tmp_path / "data" / "libsvm"
+    folder.mkdir(parents=True, exist_ok=True)  # the failed download may have made it
+    (folder / "set.bz2").write_bytes(COMPRESS[".bz2"](TRAIN))
+    (folder / "set.t.bz2").write_bytes(COMPRESS[".bz2"](TEST))
+    listing = subprocess.run([*kbench, "list", "datasets", "--json"], env=env,
+                             capture_output=True, text=True, check=True)  # fmt: skip
+    row = next(x for x in json.loads(listing.stdout) if x["name"] == "libsvm[name=rcv1.binary]")
+    assert row["cached"] is True
+    r = subprocess.run([*base, "--out", str(out)], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert runs["status"].tolist() == ["ok"]
+    assert (
+        runs["stream"].iloc[0].startswith("libsvm[")
+        and "name=rcv1.binary" in runs["stream"].iloc[0]
+    )
+    assert (runs["n"].iloc[0], runs["d"].iloc[0], runs["test_n"].iloc[0]) == (200, 12, 80)
+
+
+def test_disk_full_while_decompressing_leaves_no_half_written_file(tmp_path):
+    folder = tmp_path / "data" / "libsvm"
+    folder.mkdir(parents=True)
+    big = _libsvm_text(4000, 12, 2)  # about 400 kB of text, far less compressed
+    packed = bz2.compress(big)
+    (folder / "set.bz2").write_bytes(packed)
+    limit = 64 * 1024
+    assert len(packed) < limit < len(big)
+    code = (
+        "import resource, sys\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+        "from kbench.downloads import decompress\n"
+        "from kbench.errors import DataError\n"
+        "try:\n"
+        f"    decompress({str(folder / 'set.bz2')!r}, {str(folder / 'set')!r})\n"
+        "except DataError as exc:\n"
+        "    print(exc, file=sys.stderr); sys.exit(1)\n"
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"cannot write {folder / 'set'}: File too large")
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in folder.iterdir()) == ["set.bz2"]
+    # With room to write, the same file decompresses whole.
+    decompress(folder / "set.bz2", folder / "set")
+    assert (folder / "set").read_bytes() == big
+
+
+# --- bad LIBSVM text ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        (b"+1 1:1 3:2\n-1 3:1 2:1\n", 2, "feature indices must increase (2 after 3)"),
+        (b"+1 1:1 2:2\n-1 2:1 2:1\n", 2, "feature indices must increase (2 after 2)"),
+        (b"+1 0:1 2:2\n", 1, "indices start at 1"),
+        (b"+1 1:1\nspam 1:2\n", 2, "label 'spam' is not a number"),
+    ],
+)
+def test_bad_libsvm_text_is_one_line_naming_file_and_line(
+    tmp_path, monkeypatch, data, text, line, reason
+):
+    url = f"http://127.0.0.1:{_closed_port()}/"
+    entry = _entry(url, ".bz2", sizes=False, sha=False)
+    del entry["test"]
+    _catalogue(tmp_path, monkeypatch, {"fixture": entry})
+    folder = data / "libsvm"
+    folder.mkdir(parents=True)
+    (folder / "set.bz2").write_bytes(bz2.compress(text))
+    with pytest.raises(DataError) as exc:
+        get_registry().create("dataset", "libsvm[name=fixture]").load(0)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{folder / 'set'}:{line}: ") and reason in msg
+
+
+def test_catalogue_file_errors_are_one_line(tmp_path, monkeypatch):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"x": {"task": "binary"}}')
+    monkeypatch.setenv("KBENCH_LIBSVM_CATALOGUE", str(bad))
+    with pytest.raises(DataError, match=r"catalogue entry 'x': KeyError"):
+        catalogue()
+
+
+def test_fetch_returns_plain_paths_of_both_files(tmp_path, monkeypatch, server, data):
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(server.url, ".xz")})
+    train, test = fetch(catalogue()["fixture"])
+    assert train.read_bytes() == TRAIN and test is not None and test.read_bytes() == TEST
