@@ -457,3 +457,34 @@ def test_fetch_returns_plain_paths_of_both_files(tmp_path, monkeypatch, server, 
     _catalogue(tmp_path, monkeypatch, {"fixture": _entry(server.url, ".xz")})
     train, test = fetch(catalogue()["fixture"])
     assert train.read_bytes() == TRAIN and test is not None and test.read_bytes() == TEST
+
+
+def test_a_terminal_shows_a_progress_bar(tmp_path, server):
+    """On a terminal (a pseudo-terminal here) the download draws a rich progress bar."""
+    import pty
+
+    payload = _libsvm_text(3000, 12, 3)
+    (server.root / "big").write_bytes(payload)
+    code = (
+        "from kbench.downloads import download\n"
+        f"download({server.url + 'big'!r}, {str(tmp_path / 'dl' / 'big')!r})\n"
+    )
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=slave, env=env)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    assert (tmp_path / "dl" / "big").read_bytes() == payload
+    text = shown.decode(errors="replace")
+    kb = f"{len(payload) / 1e3:.1f}"  # rich's download column: decimal kB, one decimal
+    assert "big" in text and f"0.0/{kb} kB" in text and f"{kb}/{kb} kB" in text
