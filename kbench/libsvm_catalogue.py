@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -319,10 +321,36 @@ def fetch_file(f: File, where: Path | None = None) -> Path:
     plain = local_file(f, where)
     if plain is not None:
         return plain
-    got = download(f.url, where / f.name, size=f.size, sha256=f.sha256)
-    if f.compression is None:
-        return got
-    return decompress(got, where / plain_name(f.name))
+    with _locked(where / f".{f.name}.lock"):
+        plain = local_file(f, where)  # another process may have fetched it meanwhile
+        if plain is not None:
+            return plain
+        got = download(f.url, where / f.name, size=f.size, sha256=f.sha256)
+        if f.compression is None:
+            return got
+        return decompress(got, where / plain_name(f.name))
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (POSIX): processes that build streams at the same
+    time fetch a file one after the other, never into the same ``.part``."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; one process at a time is assumed
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(path, "a")  # noqa: SIM115 (closed by the with below, once locked)
+    except OSError as exc:
+        raise DataError(f"cannot write the data folder {path.parent}: {exc.strerror}") from None
+    with fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def fetch(entry: Entry, where: Path | None = None) -> tuple[Path, Path | None]:

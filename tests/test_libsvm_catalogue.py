@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +62,8 @@ class _Server:
         self.root = root
         self.requests: list[tuple[str, str | None]] = []  # (path, Range header)
         self.cut: dict[str, int] = {}  # path -> responses still to cut half-way
+        self.ignore_range = False  # answer every request with the whole file (200)
+        self.delay = 0.0  # seconds to wait before sending a body
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -77,7 +80,7 @@ class _Server:
                     return
                 data = path.read_bytes()
                 start = 0
-                if rng:
+                if rng and not server.ignore_range:
                     start = int(re.fullmatch(r"bytes=(\d+)-", rng).group(1))
                     if start >= len(data):
                         self.send_response(416)
@@ -91,6 +94,7 @@ class _Server:
                 body = data[start:]
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                time.sleep(server.delay)
                 if server.cut.get(name, 0) > 0:
                     server.cut[name] -= 1
                     body = body[: len(body) // 2]  # then the connection closes mid-file
@@ -117,6 +121,11 @@ def server(tmp_path: Path):
     s = _Server(root)
     yield s
     s.close()
+
+
+def _files(folder: Path) -> list[str]:
+    """The files of a data folder, without the lock files that serialise fetches."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock"))
 
 
 def _closed_port() -> int:
@@ -244,7 +253,8 @@ def test_full_download_verifies_decompresses_and_loads(tmp_path, monkeypatch, se
     folder = data / "libsvm"
     assert (folder / f"set{suffix}").read_bytes() == COMPRESS[suffix](TRAIN)
     assert (folder / "set").read_bytes() == TRAIN
-    assert not list(folder.glob("*.part")) and not list(folder.glob(".*tmp"))
+    # the files as published and decompressed; no .part and no temporary file left
+    assert _files(folder) == sorted({f"set{suffix}", "set", f"set.t{suffix}", "set.t"})
     # A second load uses the folder: no request reaches the server.
     n = len(server.requests)
     ds.load(0)
@@ -317,7 +327,7 @@ def test_a_truncated_compressed_file_is_a_one_line_error_naming_it(
     msg = str(exc.value)
     assert "\n" not in msg
     assert msg.startswith(f"{folder / f'set{suffix}'}: truncated or damaged {suffix[1:]} file")
-    assert sorted(p.name for p in folder.iterdir()) == [f"set{suffix}"]  # nothing half-written
+    assert _files(folder) == [f"set{suffix}"]  # nothing half-written
 
 
 def test_offline_names_the_url_and_where_to_put_the_file(tmp_path, monkeypatch, data):
@@ -488,3 +498,47 @@ def test_a_terminal_shows_a_progress_bar(tmp_path, server):
     text = shown.decode(errors="replace")
     kb = f"{len(payload) / 1e3:.1f}"  # rich's download column: decimal kB, one decimal
     assert "big" in text and f"0.0/{kb} kB" in text and f"{kb}/{kb} kB" in text
+
+
+def test_a_hand_placed_decompressed_file_is_used_without_the_network(tmp_path, monkeypatch, data):
+    url = f"http://127.0.0.1:{_closed_port()}/"
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(url, ".xz")})
+    folder = data / "libsvm"
+    folder.mkdir(parents=True)
+    (folder / "set").write_bytes(TRAIN)  # placed as set, not set.xz: used as it is
+    (folder / "set.t").write_bytes(TEST)
+    got = get_registry().create("dataset", "libsvm[name=fixture]").load(0)
+    X, _, Xt, _ = _expected(tmp_path)
+    np.testing.assert_array_equal(got.X, X)
+    np.testing.assert_array_equal(got.X_test, Xt)
+
+
+def test_a_server_that_ignores_range_restarts_the_file(tmp_path, server):
+    payload = COMPRESS[".bz2"](TEST)
+    dest = tmp_path / "dl" / "set.t.bz2"
+    dest.parent.mkdir()
+    part = dest.with_name("set.t.bz2.part")
+    part.write_bytes(b"garbage that is not a prefix")
+    server.ignore_range = True
+    download(server.url + "set.t.bz2", dest, sha256=_sha(payload))
+    assert dest.read_bytes() == payload
+    assert server.requests[-1][1] is not None  # it asked to resume; the server sent it whole
+
+
+def test_processes_fetching_one_set_at_once_download_it_once(tmp_path, monkeypatch, server, data):
+    """Streams built at the same time (several workers) fetch a file one after the other."""
+    _catalogue(tmp_path, monkeypatch, {"fixture": _entry(server.url, ".bz2")})
+    server.delay = 0.5  # long enough for both processes to ask before either has the file
+    code = (
+        "from kbench.libsvm_catalogue import catalogue, fetch\n"
+        "train, test = fetch(catalogue()['fixture'])\n"
+        "print(train.read_bytes() == " + repr(TRAIN) + ")\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert outs == ["True", "True"]
+    assert [r[0] for r in server.requests].count("set.bz2") == 1
+    assert [r[0] for r in server.requests].count("set.t.bz2") == 1
