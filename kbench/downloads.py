@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import errno
 import gzip
 import hashlib
 import lzma
@@ -281,10 +282,11 @@ def download(
     return dest
 
 
-_DISK_ERRNOS = {27, 28, 122}  # EFBIG, ENOSPC, EDQUOT: the disk, not the connection
+#: The disk, not the connection or the input: EFBIG, ENOSPC, EDQUOT.
+_DISK_ERRNOS = {errno.EFBIG, errno.ENOSPC, errno.EDQUOT}
 
 
-def _reader(path: Path, kind: str) -> IO[bytes]:
+def _reader(path: Path, kind: str) -> IO[bytes] | gzip.GzipFile:
     if kind == "bz2":
         return bz2.open(path, "rb")
     if kind == "xz":
