@@ -542,3 +542,26 @@ def test_processes_fetching_one_set_at_once_download_it_once(tmp_path, monkeypat
     assert outs == ["True", "True"]
     assert [r[0] for r in server.requests].count("set.bz2") == 1
     assert [r[0] for r in server.requests].count("set.t.bz2") == 1
+
+
+@pytest.mark.parametrize(
+    ("task", "labels"), [("multiclass", ("3", "1", "2")), ("regression", ("0.5", "-1.25", "7"))]
+)
+def test_the_entry_decides_the_task(tmp_path, monkeypatch, data, task, labels):
+    text, text_t = _libsvm_text(60, 12, 4, labels), _libsvm_text(30, 12, 5, labels)
+    url = f"http://127.0.0.1:{_closed_port()}/"
+    entry = {**_entry(url, "", sizes=False, sha=False), "task": task, "n": 60, "n_test": 30}
+    _catalogue(tmp_path, monkeypatch, {"fixture": entry})
+    folder = data / "libsvm"
+    folder.mkdir(parents=True)
+    (folder / "set").write_bytes(text)
+    (folder / "set.t").write_bytes(text_t)
+    ds = get_registry().create("dataset", "libsvm[name=fixture]")
+    a, b = ds.load(0), ds.load(0)
+    assert ds.task == a.task == task
+    np.testing.assert_array_equal(a.X, b.X)
+    assert ds.info() == {"n": len(a.X), "d": a.X.shape[1], "n_test": len(a.X_test)}
+    if task == "multiclass":  # classes sorted to 0..C-1: "1" -> 0, "2" -> 1, "3" -> 2
+        assert a.n_classes == 3 and a.y[:3].tolist() == [2.0, 0.0, 1.0]
+    else:
+        assert a.y[:3].tolist() == [0.5, -1.25, 7.0]
