@@ -107,7 +107,7 @@ def _first_line(exc: object) -> str:
 
 
 def _by_hand(url: str, dest: Path) -> str:
-    return f"without a network, download {url} elsewhere and put it at {dest}"
+    return f"without a network, download it elsewhere and put it at {dest}"
 
 
 class _Progress:
