@@ -187,7 +187,8 @@ class Libsvm(_FileDataset):
         where = folder()
         rows = []
         for e in entries:
-            row = {"name": f"libsvm[name={e.name}]", "task": e.task, "source": "download"}
+            row: dict[str, Any] = {"name": f"libsvm[name={e.name}]", "task": e.task}
+            row["source"] = "download"
             row.update(_entry_info(e))
             row["size"], row["cached"] = e.size, is_cached(e, where)
             too_dense = e.too_dense()
