@@ -1,0 +1,436 @@
+"""Kernel rows of a sparse example against sparse stored support vectors.
+
+An example is one CSR row: ``indices`` (int32, strictly increasing) and ``data``
+(float64) of the same length. The stored vectors are rows of a pool: row i is
+``indices[starts[i]:ends[i]]``, ``data[starts[i]:ends[i]]`` (starts and ends int64), so a
+scipy CSR matrix is the pool with ``starts = indptr[:-1]``, ``ends = indptr[1:]``, and a
+store can reuse pool regions in any order. Squared norms of the stored rows are cached by
+the caller (read by the RBF kernel only).
+
+Each kernel value costs O(nnz), by one of two inner products:
+
+- merge (``STRATEGY_MERGE``): walk the two sorted index lists together, O(nnz(x) + nnz(s));
+- scatter (``STRATEGY_SCATTER``): write x into a dense work vector of the dimension once per
+  row, then gather it at each stored row's indices, O(nnz(s)) per stored row, and clear the
+  work vector again (O(nnz(x))), so it is all zeros between calls.
+
+Both sum the products of the shared indices in increasing index order (the scatter adds
+exact zeros for the others), so for the inner-product kernels they give the same bits.
+The transforms (RBF, polynomial) are the dense kernels' own loops (``_kernel_ops.pxi``),
+so a sparse row differs from the dense row of the densified data only by the order in
+which the inner product is summed.
+
+Arguments are checked through the NumPy C API (a few pointer reads; typed memoryviews
+cost several hundred nanoseconds per array, more than a whole row of a small store), and
+the loops run without the GIL. Stored indices must lie in ``[0, len(work))`` when the
+scatter is used: ``check_rows`` verifies a pool once (``kbench.sparse_buffer`` checks each
+row as it is stored), rather than on every row.
+"""
+cimport numpy as cnp
+from libc.stdint cimport int32_t, int64_t
+
+import numpy as np
+
+cnp.import_array()
+
+include "_kernel_ops.pxi"
+
+STRATEGY_AUTO = 0
+STRATEGY_MERGE = 1
+STRATEGY_SCATTER = 2
+
+cdef enum:
+    S_AUTO = 0
+    S_MERGE = 1
+    S_SCATTER = 2
+
+
+# -- inner products and L1 distances ----------------------------------------------------------
+
+cdef inline double _merge_dot(const int32_t* ai, const double* ad, Py_ssize_t na,
+                              const int32_t* bi, const double* bd,
+                              Py_ssize_t nb) noexcept nogil:
+    """Σ a_j b_j over the shared indices of two sorted index lists, in index order."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef int32_t a, b
+    cdef double s = 0.0
+    while i < na and j < nb:
+        a = ai[i]
+        b = bi[j]
+        if a == b:
+            s += ad[i] * bd[j]
+        # Advance without a three-way branch: the comparisons are unpredictable.
+        i += a <= b
+        j += b <= a
+    return s
+
+
+cdef inline double _merge_l1(const int32_t* ai, const double* ad, Py_ssize_t na,
+                             const int32_t* bi, const double* bd, Py_ssize_t nb) noexcept nogil:
+    """Σ_j |a_j − b_j| over the union of two sorted index lists."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef int32_t a, b
+    cdef double s = 0.0
+    while i < na and j < nb:
+        a = ai[i]
+        b = bi[j]
+        if a == b:
+            s += fabs(ad[i] - bd[j])
+            i += 1
+            j += 1
+        elif a < b:
+            s += fabs(ad[i])
+            i += 1
+        else:
+            s += fabs(bd[j])
+            j += 1
+    while i < na:
+        s += fabs(ad[i])
+        i += 1
+    while j < nb:
+        s += fabs(bd[j])
+        j += 1
+    return s
+
+
+cdef inline double _gather_dot(const double* w, const int32_t* bi, const double* bd,
+                               Py_ssize_t nb) noexcept nogil:
+    cdef Py_ssize_t t
+    cdef double s = 0.0
+    for t in range(nb):
+        s += w[bi[t]] * bd[t]
+    return s
+
+
+cdef inline double _gather_l1(const double* w, const int32_t* bi, const double* bd,
+                              Py_ssize_t nb, double xl1) noexcept nogil:
+    """‖x − s‖₁ = ‖x‖₁ + Σ_{j ∈ s} (|s_j − x_j| − |x_j|), with x scattered into w."""
+    cdef Py_ssize_t t
+    cdef double s = 0.0, v
+    for t in range(nb):
+        v = w[bi[t]]
+        s += fabs(bd[t] - v) - fabs(v)
+    s += xl1
+    return s if s > 0.0 else 0.0
+
+
+# -- one row ----------------------------------------------------------------------------------
+
+cdef void _sparse_row(int kind, double gamma, double scale, double offset, double degree,
+                      const int32_t* xi, const double* xd, Py_ssize_t nx, double xsq,
+                      const int64_t* starts, const int64_t* ends, const int32_t* si,
+                      const double* sd, const double* sq, Py_ssize_t m, int strategy,
+                      double* work, double* out) noexcept nogil:
+    """out[i] = k(S_i, x) for i < m; the work vector (all zeros) is left all zeros."""
+    cdef Py_ssize_t i, t
+    cdef int64_t a
+    cdef double xl1 = 0.0
+    if m <= 0:
+        return
+    if strategy == S_SCATTER:
+        for t in range(nx):
+            work[xi[t]] = xd[t]
+        if kind == K_LAPLACIAN:
+            for t in range(nx):
+                xl1 += fabs(xd[t])
+            for i in range(m):
+                a = starts[i]
+                out[i] = -gamma * _gather_l1(work, si + a, sd + a, ends[i] - a, xl1)
+        else:
+            for i in range(m):
+                a = starts[i]
+                out[i] = _gather_dot(work, si + a, sd + a, ends[i] - a)
+        for t in range(nx):
+            work[xi[t]] = 0.0
+    else:
+        if kind == K_LAPLACIAN:
+            for i in range(m):
+                a = starts[i]
+                out[i] = -gamma * _merge_l1(xi, xd, nx, si + a, sd + a, ends[i] - a)
+        else:
+            for i in range(m):
+                a = starts[i]
+                out[i] = _merge_dot(xi, xd, nx, si + a, sd + a, ends[i] - a)
+    if kind == K_LAPLACIAN:
+        kb_vexp_d(out, m)
+    elif kind != K_LINEAR:
+        _transform_row(kind, gamma, scale, offset, degree, sq, xsq, out, m)
+
+
+# -- argument checks --------------------------------------------------------------------------
+
+cdef inline bint _is(object a, int typenum, bint write):
+    """a is an aligned, C-contiguous 1-D ndarray of this dtype (writeable if asked)."""
+    if not cnp.PyArray_Check(a):
+        return False
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    return (cnp.PyArray_NDIM(arr) == 1 and cnp.PyArray_TYPE(arr) == typenum
+            and cnp.PyArray_ISCARRAY_RO(arr) and (not write or cnp.PyArray_ISWRITEABLE(arr)))
+
+
+cdef inline Py_ssize_t _len(object a):
+    return cnp.PyArray_DIMS(<cnp.ndarray>a)[0]
+
+
+cdef inline void* _data(object a):
+    return cnp.PyArray_DATA(<cnp.ndarray>a)
+
+
+cdef str _dtype_name(object a):
+    return str(a.dtype) if isinstance(a, np.ndarray) else type(a).__name__
+
+
+cdef int _need(object a, int typenum, bint write, str name, str what) except -1:
+    if not _is(a, typenum, write):
+        raise ValueError(f"kbench: sparse kernel row needs {name} as a C-contiguous 1-D "
+                         f"{what}{' (writeable)' if write else ''} array, got {_dtype_name(a)}")
+    return 0
+
+
+cdef Py_ssize_t _bad_index(const int32_t* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil:
+    """Position of the first index that is negative, ≥ d (when d ≥ 0) or not above the one
+    before it; −1 when the list is strictly increasing within bounds."""
+    cdef Py_ssize_t t
+    for t in range(n):
+        if idx[t] < 0 or (d >= 0 and idx[t] >= d) or (t > 0 and idx[t] <= idx[t - 1]):
+            return t
+    return -1
+
+
+cdef str _index_reason(const int32_t* idx, Py_ssize_t t, Py_ssize_t d):
+    if idx[t] < 0:
+        return f"index {idx[t]} at position {t} is negative"
+    if d >= 0 and idx[t] >= d:
+        return f"index {idx[t]} at position {t} is not below the dimension {d}"
+    if idx[t] == idx[t - 1]:
+        return f"index {idx[t]} is repeated at position {t}"
+    return f"indices are not sorted (index {idx[t]} at position {t} follows {idx[t - 1]})"
+
+
+def check_indices(indices, Py_ssize_t d=-1):
+    """Raise ValueError unless indices (int32) are strictly increasing, ≥ 0 and < d (d ≥ 0)."""
+    _need(indices, cnp.NPY_INT32, False, "indices", "int32")
+    cdef const int32_t* p = <const int32_t*>_data(indices)
+    cdef Py_ssize_t n = _len(indices), bad
+    with nogil:
+        bad = _bad_index(p, n, d)
+    if bad >= 0:
+        raise ValueError(f"kbench: sparse row: {_index_reason(p, bad, d)}")
+
+
+def check_rows(starts, ends, indices, Py_ssize_t d=-1):
+    """Raise ValueError unless every row of the pool is a valid sparse row.
+
+    Row i is ``indices[starts[i]:ends[i]]``: it must lie within the pool and hold strictly
+    increasing indices in ``[0, d)`` (any non-negative index when d < 0).
+    """
+    _need(starts, cnp.NPY_INT64, False, "starts", "int64")
+    _need(ends, cnp.NPY_INT64, False, "ends", "int64")
+    _need(indices, cnp.NPY_INT32, False, "indices", "int32")
+    cdef Py_ssize_t m = _len(starts), pool = _len(indices), i, bad = -1, row = -1
+    if _len(ends) != m:
+        raise ValueError(f"kbench: sparse rows: {m} starts but {_len(ends)} ends")
+    cdef const int64_t* ps = <const int64_t*>_data(starts)
+    cdef const int64_t* pe = <const int64_t*>_data(ends)
+    cdef const int32_t* pi = <const int32_t*>_data(indices)
+    with nogil:
+        for i in range(m):
+            if not (0 <= ps[i] <= pe[i] <= pool):
+                row = i
+                break
+            bad = _bad_index(pi + ps[i], pe[i] - ps[i], d)
+            if bad >= 0:
+                row = i
+                break
+    if row >= 0 and bad < 0:
+        raise ValueError(f"kbench: sparse row {row} spans [{ps[row]}, {pe[row]}), outside the "
+                         f"pool of {pool} entries")
+    if row >= 0:
+        raise ValueError(f"kbench: sparse row {row}: {_index_reason(pi + ps[row], bad, d)}")
+
+
+cdef int _choose(int strategy, object work) except -1:
+    if strategy == S_AUTO:
+        # The scatter wins whenever it may be used (scripts/bench_sparse.py): its inner loop
+        # is a branch-free gather, the merge's an unpredictable walk over two lists.
+        return S_SCATTER if work is not None else S_MERGE
+    if strategy == S_MERGE or strategy == S_SCATTER:
+        return strategy
+    raise ValueError(f"kbench: sparse kernel row: unknown strategy {strategy} "
+                     f"(0 auto, 1 merge, 2 scatter)")
+
+
+cdef Py_ssize_t _check_store(object starts, object ends, object indices, object data,
+                             object sq, Py_ssize_t m, bint need_sq) except -2:
+    _need(starts, cnp.NPY_INT64, False, "starts", "int64")
+    _need(ends, cnp.NPY_INT64, False, "ends", "int64")
+    _need(indices, cnp.NPY_INT32, False, "indices", "int32")
+    _need(data, cnp.NPY_DOUBLE, False, "data", "float64")
+    if _len(indices) != _len(data):
+        raise ValueError(f"kbench: sparse kernel row: the pool has {_len(indices)} indices but "
+                         f"{_len(data)} values")
+    if m < 0:
+        m = _len(starts)
+    if _len(starts) < m or _len(ends) < m:
+        raise ValueError(f"kbench: sparse kernel row over {m} rows needs at least {m} starts "
+                         f"and ends (got {_len(starts)}, {_len(ends)})")
+    if need_sq:
+        _need(sq, cnp.NPY_DOUBLE, False, "sq", "float64")
+        if _len(sq) < m:
+            raise ValueError(f"kbench: sparse kernel row over {m} rows needs at least {m} "
+                             f"squared norms (got {_len(sq)})")
+    # O(m): every row lies within the pool (its indices were checked when it was stored).
+    cdef const int64_t* ps = <const int64_t*>_data(starts)
+    cdef const int64_t* pe = <const int64_t*>_data(ends)
+    cdef Py_ssize_t pool = _len(indices), i, bad = -1
+    with nogil:
+        for i in range(m):
+            if not (0 <= ps[i] <= pe[i] <= pool):
+                bad = i
+                break
+    if bad >= 0:
+        raise ValueError(f"kbench: sparse row {bad} spans [{ps[bad]}, {pe[bad]}), outside the "
+                         f"pool of {pool} entries")
+    return m
+
+
+cdef int _check_x(object xi, object xd, Py_ssize_t d) except -1:
+    _need(xi, cnp.NPY_INT32, False, "x_indices", "int32")
+    _need(xd, cnp.NPY_DOUBLE, False, "x_data", "float64")
+    if _len(xi) != _len(xd):
+        raise ValueError(f"kbench: sparse row has {_len(xi)} indices but {_len(xd)} values")
+    cdef const int32_t* p = <const int32_t*>_data(xi)
+    cdef Py_ssize_t n = _len(xi), bad
+    with nogil:
+        bad = _bad_index(p, n, d)
+    if bad >= 0:
+        raise ValueError(f"kbench: sparse row: {_index_reason(p, bad, d)}")
+    return 0
+
+
+# -- entry points -----------------------------------------------------------------------------
+
+def kernel_row(int kind, double gamma, double scale, double offset, double degree,
+               x_indices, x_data, double xsq, starts, ends, indices, data, sq, out,
+               Py_ssize_t m=-1, int strategy=0, work=None):
+    """Write k(S_i, x) for the first m stored rows into out (m defaults to len(starts)).
+
+    x is the sparse row (x_indices int32 strictly increasing, x_data float64) with squared
+    norm xsq (read by the RBF kernel only); the store is the pool described in the module
+    docstring, with squared norms sq (float64; read by the RBF kernel only, may be None
+    otherwise). strategy: 0 chooses, 1 merges, 2 scatters into work (float64, all zeros, of
+    the dimension; left all zeros). x's indices are checked (sorted, below len(work) when
+    scattering) in O(nnz(x)); the stored rows' spans in O(m).
+    """
+    cdef bint rbf = kind == K_RBF
+    if kind < K_LINEAR or kind > K_LAPLACIAN:
+        raise ValueError(f"kbench: sparse kernel row: unknown kernel kind {kind}")
+    strategy = _choose(strategy, work)
+    cdef Py_ssize_t d = -1
+    if strategy == S_SCATTER:
+        if work is None:
+            raise ValueError("kbench: the scatter strategy needs a work vector")
+        _need(work, cnp.NPY_DOUBLE, True, "work", "float64")
+        d = _len(work)
+    _check_x(x_indices, x_data, d)
+    m = _check_store(starts, ends, indices, data, sq, m, rbf)
+    _need(out, cnp.NPY_DOUBLE, True, "out", "float64")
+    if _len(out) < m:
+        raise ValueError(f"kbench: sparse kernel row over {m} rows needs out of at least {m} "
+                         f"entries (got {_len(out)})")
+    cdef const int32_t* xi = <const int32_t*>_data(x_indices)
+    cdef const double* xd = <const double*>_data(x_data)
+    cdef Py_ssize_t nx = _len(x_indices)
+    cdef const int64_t* ps = <const int64_t*>_data(starts)
+    cdef const int64_t* pe = <const int64_t*>_data(ends)
+    cdef const int32_t* si = <const int32_t*>_data(indices)
+    cdef const double* sd = <const double*>_data(data)
+    cdef const double* pq = <const double*>_data(sq) if rbf else NULL
+    cdef double* pw = <double*>_data(work) if strategy == S_SCATTER else NULL
+    cdef double* po = <double*>_data(out)
+    with nogil:
+        _sparse_row(kind, gamma, scale, offset, degree, xi, xd, nx, xsq, ps, pe, si, sd, pq,
+                    m, strategy, pw, po)
+
+
+def kernel_block(int kind, double gamma, double scale, double offset, double degree,
+                 x_starts, x_ends, x_indices, x_data, xsq, starts, ends, indices, data, sq,
+                 double[:, ::1] K, Py_ssize_t m=-1, int strategy=0, work=None):
+    """Write the Gram block k(X_r, S_i) into K[r, :m] for every row r of a pool of examples.
+
+    The examples are a pool like the store's (x_starts, x_ends, x_indices, x_data) with
+    squared norms xsq; each row of K holds the same values as ``kernel_row`` of that example.
+    The examples' rows are checked in full (sorted, below len(work) when scattering).
+    """
+    cdef bint rbf = kind == K_RBF
+    if kind < K_LINEAR or kind > K_LAPLACIAN:
+        raise ValueError(f"kbench: sparse kernel block: unknown kernel kind {kind}")
+    strategy = _choose(strategy, work)
+    cdef Py_ssize_t d = -1
+    if strategy == S_SCATTER:
+        if work is None:
+            raise ValueError("kbench: the scatter strategy needs a work vector")
+        _need(work, cnp.NPY_DOUBLE, True, "work", "float64")
+        d = _len(work)
+    _need(x_data, cnp.NPY_DOUBLE, False, "x_data", "float64")
+    if _len(x_indices) != _len(x_data):
+        raise ValueError(f"kbench: sparse examples: {_len(x_indices)} indices but "
+                         f"{_len(x_data)} values")
+    check_rows(x_starts, x_ends, x_indices, d)
+    cdef Py_ssize_t n = _len(x_starts), r
+    if rbf:
+        _need(xsq, cnp.NPY_DOUBLE, False, "xsq", "float64")
+        if _len(xsq) < n:
+            raise ValueError(f"kbench: sparse kernel block over {n} examples needs {n} "
+                             f"squared norms (got {_len(xsq)})")
+    m = _check_store(starts, ends, indices, data, sq, m, rbf)
+    if K.shape[0] < n or K.shape[1] < m:
+        raise ValueError(f"kbench: sparse kernel block needs K of at least {n} × {m} "
+                         f"(got {K.shape[0]} × {K.shape[1]})")
+    if n == 0 or m == 0:
+        return
+    cdef const int64_t* xs = <const int64_t*>_data(x_starts)
+    cdef const int64_t* xe = <const int64_t*>_data(x_ends)
+    cdef const int32_t* xi = <const int32_t*>_data(x_indices)
+    cdef const double* xd = <const double*>_data(x_data)
+    cdef const double* xq = <const double*>_data(xsq) if rbf else NULL
+    cdef const int64_t* ps = <const int64_t*>_data(starts)
+    cdef const int64_t* pe = <const int64_t*>_data(ends)
+    cdef const int32_t* si = <const int32_t*>_data(indices)
+    cdef const double* sd = <const double*>_data(data)
+    cdef const double* pq = <const double*>_data(sq) if rbf else NULL
+    cdef double* pw = <double*>_data(work) if strategy == S_SCATTER else NULL
+    with nogil:
+        for r in range(n):
+            _sparse_row(kind, gamma, scale, offset, degree, xi + xs[r], xd + xs[r],
+                        xe[r] - xs[r], xq[r] if rbf else 0.0, ps, pe, si, sd, pq, m,
+                        strategy, pw, &K[r, 0])
+
+
+def row_sq_norms(starts, ends, data, out):
+    """out[i] = Σ data[starts[i]:ends[i]]², summed in index order."""
+    _need(starts, cnp.NPY_INT64, False, "starts", "int64")
+    _need(ends, cnp.NPY_INT64, False, "ends", "int64")
+    _need(data, cnp.NPY_DOUBLE, False, "data", "float64")
+    _need(out, cnp.NPY_DOUBLE, True, "out", "float64")
+    cdef Py_ssize_t m = _len(starts), i, pool = _len(data), bad = -1
+    cdef int64_t t
+    if _len(ends) != m or _len(out) < m:
+        raise ValueError(f"kbench: row_sq_norms needs {m} ends and out of at least {m} entries")
+    cdef const int64_t* ps = <const int64_t*>_data(starts)
+    cdef const int64_t* pe = <const int64_t*>_data(ends)
+    cdef const double* pd = <const double*>_data(data)
+    cdef double* po = <double*>_data(out)
+    cdef double s
+    with nogil:
+        for i in range(m):
+            if not (0 <= ps[i] <= pe[i] <= pool):
+                bad = i
+                break
+            s = 0.0
+            for t in range(ps[i], pe[i]):
+                s += pd[t] * pd[t]
+            po[i] = s
+    if bad >= 0:
+        raise ValueError(f"kbench: sparse row {bad} spans [{ps[bad]}, {pe[bad]}), outside the "
+                         f"pool of {pool} entries")
