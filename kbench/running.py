@@ -124,7 +124,8 @@ def run_experiments(
         )
     the_plan = plan(experiments, registry)
     for label, reason in the_plan.skipped:
-        err.print(f"kbench: skipped {label}: {reason}", highlight=False)
+        # markup=False: specs hold brackets, which rich would take for markup tags
+        err.print(f"kbench: skipped {label}: {reason}", highlight=False, markup=False)
     if not the_plan.tasks:
         raise KbenchError("the study has no runnable task")
 
@@ -144,7 +145,8 @@ def run_experiments(
     skipped_done = len(the_plan.tasks) - len(todo)
     if skipped_done:
         err.print(
-            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)"
+            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)",
+            markup=False,
         )
 
     # Build every stream once, here, so that workers only load it from the cache.
@@ -159,6 +161,7 @@ def run_experiments(
             err.print(
                 f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}",
                 highlight=False,
+                markup=False,
             )
     todo = [t for t in todo if t.stream not in bad_streams]
 

@@ -327,3 +327,36 @@ def test_built_in_multiclass_learners_diverge_on_an_overflowing_kernel(
     assert result.status == "diverged", result.run
     where = "on held-out example" if heldout else "at example"
     assert result.run["reason"].startswith(f"non-finite prediction {where}")
+
+
+def test_a_stream_that_cannot_be_built_is_named_with_its_brackets(tmp_path) -> None:
+    """The message names the whole spec: rich must not take ``[path=...]`` for markup."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 1:0.5\n-1 1:nan\n1 1:0.7\n-1 1:0.1\n")
+    good = tmp_path / "good.txt"
+    good.write_text("1 1:0.5\n-1 1:0.2\n1 1:0.7\n-1 1:0.1\n")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kbench.cli",
+            "run",
+            "-a",
+            "perceptron",
+            "-d",
+            f"libsvm[path={bad}]",
+            "-d",
+            f"libsvm[path={good}]",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "COLUMNS": "400"},
+    )
+    err = " ".join(proc.stderr.split())
+    assert "error: stream libsvm[" in err and f"path={bad}" in err
+    assert "non-finite value 'nan'" in err
