@@ -343,7 +343,7 @@ def run(
     )
     runs = outcome.runs()
     print_leaderboard(runs, registry)
-    if with_report and (runs["status"] == "ok").any():
+    if with_report and "status" in runs and (runs["status"] == "ok").any():
         from kbench.cli_compare import _load
         from kbench.report import write_report
 

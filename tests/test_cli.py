@@ -377,6 +377,144 @@ def test_default_loss_follows_the_task(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Every option value and study file checked: one line, exit status 2, nothing written
+# ---------------------------------------------------------------------------------------------
+
+
+def _in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="200")
+    return subprocess.run(
+        [*KBENCH, *args], capture_output=True, text=True, timeout=240, env=env, cwd=folder
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--timeout", "nan"], "--timeout nan: must be a finite number"),
+        (["--timeout", "inf"], "--timeout inf: must be a finite number"),
+        (["--timeout", "-1"], "--timeout must be more than 0, got -1"),
+        (["--timeout", "1e300"], "--timeout must be at most 1e+07"),
+        (["--max-memory", "1K"], "--max-memory '1K': at least 16M; a task's learner"),
+        (["--max-memory", "1e30"], "--max-memory '1e30': at most 128T"),
+        (["--max-memory", "nan"], "--max-memory 'nan': expected a size such as 2G"),
+        (["--seeds", "0-99999999999999"], "more than kbench's limit of 1,000,000 tasks"),
+        (["--seeds", "-3"], "--seeds '-3': seeds are integers from 0 to 4294967295"),
+        (["--workers", "100000"], "--workers must be at most 1024, got 100000 (each is a process)"),
+        (["--executor", "dask", "--scheduler", "::::"], "--scheduler '::::': expected an address"),
+        (["--executor", "dusk"], "'dusk' is not one of 'local', 'dask'"),
+        (["--out", ""], "Invalid value for '--out': an empty path names no file or folder"),
+        (["--epochs", "100000"], "epochs must be at most 10,000, got 100,000"),
+        (["--bogus"], "No such option '--bogus'"),
+    ],
+)
+def test_bad_option_values_give_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """Non-finite, out-of-range and malformed option values are refused before anything runs:
+    exit status 2, one line on stderr, and nothing written (--out '' used to write the results
+    into the working folder; --timeout nan never fired; huge --seeds ran out of memory)."""
+    proc = _in(tmp_path, "run", "-a", "perceptron", "-d", "digits[n=30]", *args)
+    assert proc.returncode == 2, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("kbench: error:"), proc.stderr
+    assert message in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def _study(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "study.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[study]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\n'
+            '[[experimnet]]\nalgorithms = ["norma"]\ndatasets = ["digits"]\n',
+            "unknown table 'experimnet' (did you mean 'experiment'?)",
+        ),
+        (
+            '[stduy]\nseeds = [1]\n[[experiment]]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\n',
+            "unknown table 'stduy' (did you mean 'study'?)",
+        ),
+        (
+            'seeds = [1]\n[[experiment]]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\n',
+            "unknown key 'seeds'",
+        ),
+        (
+            '[[experiment]]\nalgoritms = ["perceptron"]\ndatasets = ["digits"]\n',
+            "unknown key 'algoritms' in experiment 1 (did you mean 'algorithms'?)",
+        ),
+        (
+            '[study]\nsed = [1]\n[[experiment]]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\n',
+            "unknown key 'sed' in [study] (did you mean 'seed",
+        ),
+        (
+            '[[experiment]]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\nout = "r"\n',
+            "unknown key 'out' in experiment 1 (out belongs in [study])",
+        ),
+        (
+            '[study]\nseeds = [-1]\n[[experiment]]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\n',
+            "seed -1 is out of range: seeds are integers from 0 to 4294967295",
+        ),
+        (
+            '[study]\ncheckpoints = 1000000000\n[[experiment]]\nalgorithms = ["perceptron"]\n'
+            'datasets = ["digits"]\n',
+            "checkpoints must be at most 100,000",
+        ),
+    ],
+)
+def test_study_file_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:
+    """Misspelt tables and keys are refused with a suggestion instead of being ignored."""
+    from kbench.errors import KbenchError
+    from kbench.registry import get_registry
+    from kbench.study import load_study, plan
+
+    with pytest.raises(KbenchError) as info:
+        plan(load_study(_study(tmp_path, text)), get_registry())
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_study_file_paths_are_relative_to_its_folder(tmp_path: Path) -> None:
+    """A study file's data paths and `out` are read relative to its own folder, whatever
+    folder kbench runs in; a path holding commas and brackets is written quoted."""
+    folder = tmp_path / "studies"
+    (folder / "data").mkdir(parents=True)
+    rows = "".join(f"{i % 7},{i % 5},{1 if i % 3 else -1}\n" for i in range(40))
+    (folder / "data" / "train,v[1].csv").write_text(rows)
+    (folder / "s.toml").write_text(
+        '[study]\nout = "results"\n[[experiment]]\nalgorithms = ["perceptron"]\n'
+        "datasets = ['csv[path=\"data/train,v[1].csv\"]']\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = _in(elsewhere, "run", "../studies/s.toml", "--workers", "0", "--no-report")
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(folder / "results" / "runs.parquet")
+    assert list(runs["status"]) == ["ok"] and list(elsewhere.iterdir()) == []
+    assert 'path="../studies/data/train,v[1].csv"' in runs["stream"].iloc[0]
+    # --out given on the command line wins over the study file's out.
+    proc = _in(elsewhere, "run", "../studies/s.toml", "--workers", "0", "--no-report",
+               "--out", "mine")  # fmt: skip
+    assert proc.returncode == 0 and (elsewhere / "mine" / "runs.parquet").is_file(), proc.stderr
+
+
+def test_data_set_with_one_class_is_refused(tmp_path: Path) -> None:
+    """A binary data set whose labels are all one class is refused with one line naming it."""
+    data = tmp_path / "one.csv"
+    data.write_text("".join(f"{i},{i % 4},1\n" for i in range(30)))
+    proc = kbench("run", "-a", "perceptron", "-d", f"csv[path={data}]", "--workers", "0",
+                  "--out", str(tmp_path / "r"))  # fmt: skip
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    line = _error_line(proc)
+    assert "every training example has the label '1'; a binary task needs at least two" in line
+    assert "csv" in line
+
+
+# ---------------------------------------------------------------------------------------------
 # Start-up: a command imports what it uses
 # ---------------------------------------------------------------------------------------------
 
