@@ -16,6 +16,7 @@ from rich.table import Table
 
 from kbench.cli_options import NonEmptyPath
 from kbench.degenerate import LEGEND as DEGENERATE_LEGEND
+from kbench.degenerate import MARK as DEGENERATE_MARK
 from kbench.errors import ResultsError
 from kbench.tables import output_console
 
@@ -132,16 +133,24 @@ def _write_outputs(cmp: Any, csv_path: Path | None, json_path: Path | None) -> N
 def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
     """Print a comparison as rich tables: per data set, across data sets, win/tie/loss."""
     labels = cmp.labels
-    flagged = {r.label for r in cmp.configs.itertuples() if r.flags}
+    # Degenerate marks per data set (and per seed): kbench.degenerate's reasons, carried by
+    # the runs' ``flags``; a configuration degenerate on one data set is not marked on others.
+    bad = cmp.runs[(cmp.runs["status"] == "ok") & (cmp.runs["flags"] != "")]
+    flagged_in = {(str(r.stream), str(r.label)) for r in bad.itertuples()}
+    flagged_seed = {(str(r.stream), _seed(r.seed), str(r.label)) for r in bad.itertuples()}
 
-    def lab(x: str) -> str:
-        return escape(x) + (" [yellow]⚠[/yellow]" if x in flagged else "")
+    def mark(on: bool) -> str:
+        return f" [yellow]{DEGENERATE_MARK}[/yellow]" if on else ""
 
     seeds = cmp.seeds
     pairs = cmp.pairs
     tasks = cmp.runs.drop_duplicates("stream").set_index("stream")["task"]
     for stream, group in seeds.groupby("stream", sort=True):  # one table per data set
         sp = pairs[pairs["stream"] == stream]
+
+        def lab(x: str, stream: str = str(stream)) -> str:
+            return escape(x) + mark((stream, str(x)) in flagged_in)
+
         regression = tasks.get(stream) == "regression"
         err_fmt = (lambda v: _f(v, ".4g")) if regression else _pct
         diff_fmt = (lambda v: _f(v, "+.4g")) if regression else _pp
@@ -227,71 +236,49 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             highlight=False,
         )
 
-    rk = cmp.ranking
-    if len(rk.values.columns):
-        fr = rk.friedman
-        title = "[bold]across data sets[/bold]: mean rank (1 = lowest error)"
-        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-        t.add_column("#", justify="right")
-        t.add_column("configuration")
-        t.add_column("mean rank", justify="right")
-        cols = list(rk.values.index)
-        names = short_stream_names(cols)
-        for c in cols:
-            t.add_column(escape(names[c]), justify="right")
-        for i, (label, mr) in enumerate(rk.mean_ranks.items(), 1):
-            cells = [str(i), lab(str(label)), f"{mr:.2f}"]
-            for c in cols:
-                v, rnk = rk.values.loc[c, label], rk.ranks.loc[c, label]
-                text = f"{v:.4g}" if tasks.get(c) == "regression" else _pct(v)
-                cells.append(
-                    ("[bold green]" if rnk == 1 else "")
-                    + f"{text} ({rnk:g})"
-                    + ("[/bold green]" if rnk == 1 else "")
-                )
-            t.add_row(*cells)
-        console.print(t)
-        if fr["N"] >= 2 and fr["k"] >= 2:
-            console.print(
-                f"Friedman over {fr['N']} data sets and {fr['k']} configurations: "
-                f"χ² = {_f(fr['chi2'], '.3f')} (p = {_p(fr['p_chi2'])}), "
-                f"Iman–Davenport F = {_f(fr['F'], '.3f')} (p = {_p(fr['p_F'])}); "
-                f"Nemenyi critical difference {_f(fr['cd'], '.3f')} at α = {cmp.alpha:g}.",
-                highlight=False,
-            )
-            groups = (
-                "; ".join("{" + ", ".join(g) + "}" for g in rk.groups)
-                or "none (every pair is separated)"
-            )
-            console.print(
-                f"Groups not separated by the Nemenyi test: {escape(groups)}", highlight=False
-            )
-            print_dataset_pairs(cmp, console, lab)
+    groups: list[Any] = []
+    if len(labels) >= 2:
+        groups = print_groups(cmp, console, tasks, flagged_in, flagged_seed)
+        if len(cmp.ranking.pairs) and len(cmp.ranking.values) >= 2:
+            print_dataset_pairs(cmp, console, escape)
 
     if len(labels) >= 2 and len(cmp.wtl):
-        t = Table(
-            title="[bold]win/tie/loss over streams[/bold] (row against column: streams where "
-            "the row made fewer / as many / more errors; a count, not a test)",
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-        )
-        t.add_column("")
-        for b in labels:
-            t.add_column(escape(b), justify="center")
+        # One matrix per experiment group: configurations of different groups never ran on
+        # the same stream, so a matrix across groups would be mostly empty.
+        members = [
+            (g.name, [x for x in labels if x in set(g.values.columns) | set(g.mean_ranks.index)])
+            for g in groups
+        ]
+        if len(members) <= 1:
+            members = [("", list(labels))]
         idx = {(r.a, r.b): (r.wins, r.ties, r.losses) for r in cmp.wtl.itertuples()}
-        for a in labels:
-            cells = [lab(a)]
-            for b in labels:
-                if a == b:
-                    cells.append("[dim]·[/dim]")
-                elif (a, b) in idx:
-                    w, ti, lo = idx[(a, b)]
-                    colour = "green" if w > lo else "red" if lo > w else "white"
-                    cells.append(f"[{colour}]{w}/{ti}/{lo}[/{colour}]")
-                else:
-                    cells.append("[dim]–[/dim]")
-            t.add_row(*cells)
-        console.print(t)
+        for name, group_labels in members:
+            if len(group_labels) < 2:
+                continue
+            t = Table(
+                title="[bold]win/tie/loss over streams[/bold]"
+                + (f" of {escape(name)}" if name else "")
+                + " (row against column: streams where the row made fewer / as many / more "
+                "errors; a count, not a test)",
+                title_justify="left",
+                box=box.SIMPLE_HEAD,
+            )
+            t.add_column("")
+            for k in range(1, len(group_labels) + 1):
+                t.add_column(str(k), justify="center")
+            for k, a in enumerate(group_labels, 1):
+                cells = [f"{k} {escape(a)}"]
+                for b in group_labels:
+                    if a == b:
+                        cells.append("[dim]·[/dim]")
+                    elif (a, b) in idx:
+                        w, ti, lo = idx[(a, b)]
+                        colour = "green" if w > lo else "red" if lo > w else "white"
+                        cells.append(f"[{colour}]{w}/{ti}/{lo}[/{colour}]")
+                    else:
+                        cells.append("[dim]–[/dim]")
+                t.add_row(*cells)
+            console.print(t)
 
     failed = cmp.runs[cmp.runs["status"] != "ok"]
     if len(failed):
@@ -312,7 +299,111 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             )
         console.print(t)
     for note in cmp.notes:
+        if note.startswith(_RANKING_NOTES):
+            continue  # the groups above say what was ranked and what was left out
         console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
+
+
+_RANKING_NOTES = ("left out of the ranking across data sets", "ranks across data sets need")
+"""Comparison notes about the one ranking across every data set, which the terminal output
+replaces by the experiment groups of :func:`kbench.groups.experiment_groups`."""
+
+
+def _seed(seed: Any) -> str:
+    """A seed as the experiment groups name their seed blocks."""
+    try:
+        f = float(seed)
+    except (TypeError, ValueError):
+        return str(seed)
+    return f"{int(f)}" if f.is_integer() else str(seed)
+
+
+def print_groups(
+    cmp: Any,
+    console: Console,
+    tasks: Any,
+    flagged_in: set[tuple[str, str]],
+    flagged_seed: set[tuple[str, str, str]],
+) -> list[Any]:
+    """Mean ranks, Friedman and the Nemenyi groups per experiment group, as the report
+    ranks them (:func:`kbench.groups.experiment_groups`): data sets that ran the same
+    configurations form a group, ranked over its data sets, or over its seeds when it has
+    one data set. A sentence says what was grouped and why; each cell carries the
+    degenerate mark of that data set (or seed)."""
+    import pandas as pd
+
+    from kbench.groups import experiment_groups
+
+    groups, sentence = experiment_groups(cmp)
+    if not groups:
+        return groups
+    console.print(f"[bold]across data sets[/bold]: {escape(sentence)}", highlight=False)
+    for g in groups:
+        by_sets = g.blocks == "data sets"
+        short = short_stream_names(list(g.streams))
+        stream_of = {v: k for k, v in short.items()} | {s: s for s in g.streams}
+        title = (
+            f"[bold]{escape(g.name)}[/bold]: mean rank over its {len(g.values)} "
+            f"{g.blocks if len(g.values) != 1 else g.blocks[:-1]} "
+            "(1 = lowest error)"
+        )
+        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+        t.add_column("#", justify="right")
+        t.add_column("configuration", overflow="fold")
+        t.add_column("mean rank", justify="right")
+        for b in g.values.index:
+            t.add_column(escape(str(b) if by_sets else f"seed {b}"), justify="right")
+        ranked = list(g.mean_ranks.index) or list(g.values.columns)
+        for i, label in enumerate(ranked, 1):
+            mr = float(g.mean_ranks.get(label, math.nan))
+            cells = [str(i), escape(str(label)), _f(mr, ".2f")]
+            for b in g.values.index:
+                stream = stream_of.get(str(b), str(b)) if by_sets else g.streams[0]
+                v = float(g.values.loc[b, label])
+                rnk = float(g.ranks.loc[b, label]) if label in g.ranks.columns else math.nan
+                text = _f(v, ".4g") if tasks.get(stream) == "regression" else _pct(v)
+                if pd.notna(rnk):
+                    text += f" ({rnk:g})"
+                if rnk == 1:
+                    text = f"[bold green]{text}[/bold green]"
+                bad = (
+                    (stream, str(label)) in flagged_in
+                    if by_sets
+                    else (stream, str(b), str(label)) in flagged_seed
+                )
+                cells.append(text + (f" [yellow]{DEGENERATE_MARK}[/yellow]" if bad else ""))
+            t.add_row(*cells)
+        console.print(t)
+        fr = g.friedman
+        if g.rankable:
+            console.print(
+                f"Friedman over {fr['N']} {g.blocks} and {fr['k']} configurations: "
+                f"χ² = {_f(fr['chi2'], '.3f')} (p = {_p(fr['p_chi2'])}), "
+                f"Iman–Davenport F = {_f(fr['F'], '.3f')} (p = {_p(fr['p_F'])}); "
+                f"Nemenyi critical difference {_f(fr['cd'], '.3f')} at α = {cmp.alpha:g}.",
+                highlight=False,
+            )
+            sets = (
+                "; ".join("{" + ", ".join(x) + "}" for x in g.cd_groups)
+                or "none (every pair is separated)"
+            )
+            console.print(
+                f"Groups not separated by the Nemenyi test: {escape(sets)}", highlight=False
+            )
+        else:
+            console.print(
+                f"Not ranked: {len(g.mean_ranks) or len(g.values.columns)} configuration(s) "
+                f"over {len(g.values)} complete "
+                f"{g.blocks if len(g.values) != 1 else g.blocks[:-1]}; a ranking needs at least "
+                "two of each.",
+                highlight=False,
+            )
+        if g.left_out:
+            console.print(
+                f"[dim]Left out of this ranking: {escape('; '.join(g.left_out))}[/dim]",
+                highlight=False,
+            )
+    return groups
 
 
 def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
@@ -444,7 +535,8 @@ def compare(
     _write_outputs(cmp, csv_path, json_path)
     err.print(
         f"kbench: compared {len(cmp.configs)} configurations on "
-        f"{cmp.pairs['stream_id'].nunique()} streams ({len(cmp.pairs)} paired tests) "
+        f"{cmp.pairs['stream_id'].nunique()} streams ({len(cmp.pairs)} paired streams, "
+        f"{len(cmp.seeds)} pairs tested over seeds) "
         f"in {time.perf_counter() - started:.2f} s",
         highlight=False,
     )

@@ -1469,7 +1469,7 @@ class Comparison:
         error difference, no test), ``seeds`` (the test over the seeds of one data set,
         the verdict) or ``datasets`` (the test over the per-data-set mean errors).
         """
-        s = self.pairs.assign(level="stream")
+        s = described(self.pairs).assign(level="stream")
         d = self.seeds.assign(
             level="seeds",
             err_a=self.seeds["mean_a"],
@@ -1545,7 +1545,7 @@ class Comparison:
             "notes": list(self.notes),
             "configurations": records(self.configs.reset_index()),
             "leaderboard": records(self.leaderboard()),
-            "stream_pairs": records(self.pairs),
+            "stream_pairs": records(described(self.pairs)),
             "seed_pairs": records(self.seeds),
             "datasets": {
                 "values": {
@@ -1565,6 +1565,23 @@ class Comparison:
                 ]
             ),
         }
+
+
+STREAM_RESULTS = {"win": "fewer errors: A", "loss": "fewer errors: B", "tie": "as many errors"}
+"""How the written tables (CSV, JSON) name a per-stream row's result: a description of one
+stream order, so never the words a verdict uses."""
+
+
+def described(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per-stream rows as the written tables give them: ``result`` says which side made fewer
+    errors on that stream, and ``reason`` that the row describes one stream order and tests
+    nothing (the verdict is the test over seeds; docs/statistics.md)."""
+    if pairs.empty:
+        return pairs.assign(reason=pd.Series(dtype=object))
+    return pairs.assign(
+        result=pairs["result"].map(STREAM_RESULTS).fillna(pairs["result"]),
+        reason="one stream order described; no test",
+    )
 
 
 def _plain(v: Any) -> Any:

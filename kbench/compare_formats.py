@@ -96,11 +96,42 @@ def to_latex(cmp: Any) -> str:
         degenerate=flagged,
         worse=worse,
         percent=not regression,
-        caption=f"{n_seeds} seeds per data set.",
+        caption=f"{n_seeds} seed{'s' if n_seeds != 1 else ''} per data set."
+        + (f" {undecided_note(cmp)}" if undecided_note(cmp) else ""),
         metric=key.replace("_", " ").replace("test", "held-out"),
         alpha=cmp.alpha,
         test=_test_name(cmp),
     )
+
+
+VERDICT_WORDS = {
+    "win": "A",
+    "loss": "B",
+    "tie": "tie",
+    "cannot tell": "cannot tell",
+    "n/a": "not available",
+}
+"""A pair's verdict over seeds in words (see :data:`kbench.compare.SEED_VERDICTS`)."""
+
+
+def verdict_text(result: Any, reason: Any = "") -> str:
+    """The verdict of a pair, with why there is none where the seeds cannot give one."""
+    text = VERDICT_WORDS.get(str(result), str(result))
+    return f"{text}: {reason}" if isinstance(reason, str) and reason else text
+
+
+def undecided_note(cmp: Any) -> str:
+    """One sentence per reason the seed-level test gave no verdict on some data sets, e.g.
+    ``No verdict over seeds on a9a: 1 seed: a test over seeds needs at least 2.``"""
+    seeds = cmp.seeds
+    if seeds is None or seeds.empty or "reason" not in seeds.columns:
+        return ""
+    undecided = seeds[seeds["result"].isin(["cannot tell", "n/a"])]
+    parts = []
+    for reason, g in undecided.groupby("reason", sort=False):
+        where = ", ".join(sorted({str(x).split("[")[0] for x in g["stream"]}))
+        parts.append(f"No verdict over seeds on {where}: {reason}.")
+    return " ".join(parts)
 
 
 def _fmt(v: Any, spec: str) -> str:
@@ -143,37 +174,71 @@ def to_markdown_text(cmp: Any) -> str:
         parts.append(to_markdown(pd.DataFrame(rows), str(stream), right=("seeds",)))
         sp = cmp.seeds[cmp.seeds["stream"] == stream] if len(cmp.seeds) else cmp.seeds
         if len(sp):
+            # the degenerate mark of this data set, not of the configuration anywhere
+            here = {str(r.label): str(r.flags or "") for r in g.itertuples()}
             prow = [
                 {
-                    "A": r.a + (f" {MARK}" if _flags(cmp).get(r.a) else ""),
-                    "B": r.b + (f" {MARK}" if _flags(cmp).get(r.b) else ""),
+                    "A": r.a + (f" {MARK}" if here.get(r.a) else ""),
+                    "B": r.b + (f" {MARK}" if here.get(r.b) else ""),
                     "A − B": _fmt(scale * r.mean_diff, "+" + spec),
                     "p (Holm)": _fmt(r.p_holm, ".3g"),
-                    "better": {"win": "A", "loss": "B", "tie": "tie"}.get(r.result, r.result),
+                    "better": verdict_text(r.result, getattr(r, "reason", "")),
                 }
                 for r in sp.itertuples()
             ]
             parts.append(to_markdown(pd.DataFrame(prow), right=("A − B", "p (Holm)")))
-    rk = cmp.ranking
-    if len(rk.mean_ranks):
-        ranks = pd.DataFrame(
-            {
-                "configuration": [
-                    str(label) + (f" {MARK}" if _flags(cmp).get(str(label)) else "")
-                    for label in rk.mean_ranks.index
-                ],
-                "mean rank": [f"{v:.2f}" for v in rk.mean_ranks],
-            }
-        )
-        parts.append(to_markdown(ranks, "across data sets", right=("mean rank",)))
+    parts += _markdown_groups(cmp)
     legend = [
         f"Mean ± sd over seeds; lowest in bold; \\* significantly worse than the best "
         f"configuration of the data set ({_test_name(cmp)}, Holm, α = {cmp.alpha:g})."
     ]
     if any(_flags(cmp).values()):
         legend.append(LEGEND + ".")
+    if undecided_note(cmp):
+        legend.append(undecided_note(cmp))
     parts.append(" ".join(legend) + "\n")
     return "\n".join(parts)
+
+
+def _markdown_groups(cmp: Any) -> list[str]:
+    """The ranking as the report gives it: per experiment group (data sets that ran the same
+    configurations), with the sentence saying what was grouped and why; a configuration
+    carries the degenerate mark when it is degenerate on a data set of its group."""
+    from kbench.groups import experiment_groups
+
+    if len(cmp.labels) < 2:
+        return []
+    groups, sentence = experiment_groups(cmp)
+    if not groups:
+        return []
+    runs = cmp.runs[(cmp.runs["status"] == "ok") & (cmp.runs["flags"] != "")]
+    bad = {(str(r.stream), str(r.label)) for r in runs.itertuples()}
+    out = [f"### across data sets\n\n{sentence}\n"]
+    for g in groups:
+        ranked = list(g.mean_ranks.index) or list(g.values.columns)
+        table = pd.DataFrame(
+            {
+                "configuration": [
+                    str(label)
+                    + (f" {MARK}" if any((st, str(label)) in bad for st in g.streams) else "")
+                    for label in ranked
+                ],
+                "mean rank": [_fmt(float(g.mean_ranks.get(x, math.nan)), ".2f") for x in ranked],
+            }
+        )
+        n = len(g.values)
+        what = g.blocks if n != 1 else g.blocks[:-1]
+        fr = g.friedman
+        tail = (
+            f"Friedman over {fr['N']} {what} and {fr['k']} configurations: p = "
+            f"{_fmt(fr['p_chi2'], '.3g')}; Nemenyi critical difference {_fmt(fr['cd'], '.3f')}."
+            if g.rankable
+            else f"Not ranked: {len(ranked)} configuration(s) over {n} complete {what}; a "
+            "ranking needs at least two of each."
+        )
+        title = f"{g.name}: mean rank over its {n} {what}" if len(groups) > 1 else ""
+        out.append(to_markdown(table, title, right=("mean rank",)) + "\n" + tail + "\n")
+    return out
 
 
 def to_csv_text(cmp: Any) -> str:
@@ -183,9 +248,7 @@ def to_csv_text(cmp: Any) -> str:
     # Per data set where the row is about one data set; over all of them for the rows
     # across data sets.
     per_stream = (
-        runs.groupby(["stream", "label"])["flags"].agg(reason_kinds).to_dict()
-        if len(runs)
-        else {}
+        runs.groupby(["stream", "label"])["flags"].agg(reason_kinds).to_dict() if len(runs) else {}
     )
     long = cmp.long_table()
     for side in ("a", "b"):
@@ -198,9 +261,39 @@ def to_csv_text(cmp: Any) -> str:
 
 def to_json_text(cmp: Any) -> str:
     """Every table of the comparison, and the legend of the degenerate mark."""
+    from kbench.groups import experiment_groups
+
     data = cmp.to_dict()
     data["degenerate_legend"] = LEGEND
+    # The rankings as the report and the terminal give them: per experiment group.
+    groups, sentence = experiment_groups(cmp) if len(cmp.labels) >= 2 else ([], "")
+    data["grouping"] = sentence
+    data["groups"] = [
+        {
+            "name": g.name,
+            "streams": list(g.streams),
+            "blocks": g.blocks,
+            "mean_ranks": {str(k): float(v) for k, v in g.mean_ranks.items()},
+            "friedman": {k: _number(v) for k, v in g.friedman.items()},
+            "cd_groups": g.cd_groups,
+            "left_out": list(g.left_out),
+        }
+        for g in groups
+    ]
     return json.dumps(data, indent=2, allow_nan=False, default=_default)
+
+
+def _number(v: Any) -> Any:
+    """A number for JSON: int or float, None where it is not finite."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return f if math.isfinite(f) else None
 
 
 def _default(v: Any) -> Any:

@@ -165,7 +165,8 @@ def _sentence(groups: list[RankGroup], n_streams: int) -> str:
                 f"{len(g.values)} data sets (each configuration's mean error over the seeds)."
             )
         return (
-            f"One data set: the configurations are ranked over its {len(g.values)} seeds, each "
+            f"One data set: the configurations are ranked over its {len(g.values)} "
+            f"seed{'s' if len(g.values) != 1 else ''}, each "
             "seed an independent stream of that data set."
         )
     parts = [

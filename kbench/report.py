@@ -437,10 +437,11 @@ def _diverging_cmap() -> Any:
 def pair_matrix_figure(
     seeds: pd.DataFrame, labels: Sequence[str], regression: bool, alpha: float
 ) -> str | None:
-    """Row-against-column matrix of one data set: error difference, pooled p, streams won.
+    """Row-against-column matrix of one data set: mean error difference over the seeds and
+    the Holm-adjusted p of the exact signed-rank test over the seeds.
 
     Colour: green where the row configuration makes significantly fewer errors, red where
-    it makes more; the saturation grows with −log10 of the Holm-adjusted pooled p-value.
+    it makes more; the saturation grows with −log10 of the adjusted p-value.
     """
     if seeds.empty:
         return None
@@ -451,11 +452,9 @@ def pair_matrix_figure(
     pos = {lab: i for i, lab in enumerate(present)}
     score = np.full((k, k), np.nan)
     text = [["" for _ in range(k)] for _ in range(k)]
-    pooled = "pooled_p_holm" in seeds.columns
     for r in seeds.itertuples():
         i, j = pos[r.a], pos[r.b]
-        p = r.pooled_p_holm if pooled else r.p_holm
-        diff = r.pooled_diff if pooled and pd.notna(r.pooled_diff) else r.mean_diff
+        p, diff = r.p_holm, r.mean_diff
         strength = min(-math.log10(max(p, 1e-300)), 6.0) / 6.0 if pd.notna(p) else 0.0
         signif = pd.notna(p) and p < alpha
         s = strength if signif else 0.25 * strength
@@ -463,16 +462,14 @@ def pair_matrix_figure(
             d = sign * diff
             score[ii, jj] = -np.sign(d) * s
             dtxt = f"{d:+.3g}" if regression else f"{100 * d:+.2f} pp"
-            ptxt = "p=–" if pd.isna(p) else "p<1e-16" if p < 1e-16 else f"p={p:.2g}"
-            if pooled:
-                w, t, lo = (
-                    (r.streams_won, r.streams_tied, r.streams_lost)
-                    if sign == 1
-                    else (r.streams_lost, r.streams_tied, r.streams_won)
-                )
-                text[ii][jj] = f"{dtxt}\n{ptxt}\n{w}/{t}/{lo}"
-            else:
-                text[ii][jj] = f"{dtxt}\n{ptxt}"
+            ptxt = (
+                "no test"
+                if r.result == "n/a" or pd.isna(p)
+                else "p<1e-16"
+                if p < 1e-16
+                else f"p={p:.2g}"
+            )
+            text[ii][jj] = f"{dtxt}\n{ptxt}"
     Figure = _mpl()
     fig = Figure(figsize=_matrix_size(present))
     ax = fig.subplots()
@@ -854,6 +851,7 @@ td.cfgcol { min-width: 14em; }
         color:#8a5a00; border:1px solid #f0d7a6; margin: 1px 2px; }
 .win { color: var(--good); font-weight: 600; } .loss { color: var(--bad); font-weight: 600;
         } .tie { color: var(--muted); }
+.undecided { color: #8a5a00; font-weight: 600; }
 .notes { border-left: 4px solid var(--warn); background: #fffaf0; padding: 10px 16px;
         border-radius: 8px; margin: 0 0 22px; }
 .notes li { margin: 3px 0; font-size: 14px; }
@@ -1073,41 +1071,57 @@ def _table(head: str, rows: Sequence[str], cls: str = "") -> str:
     return f"<div class='scroll'><table{attr}>{head}{''.join(rows)}</table></div>"
 
 
-VERDICT = {"win": "<span class='win'>A</span>", "loss": "<span class='loss'>B</span>"}
+VERDICT = {
+    "win": "<span class='win'>A</span>",
+    "loss": "<span class='loss'>B</span>",
+    "tie": "<span class='tie'>tie</span>",
+    "cannot tell": "<span class='undecided'>cannot tell</span>",
+    "n/a": "<span class='undecided'>not available</span>",
+}
+"""The verdict cell of a pair over seeds (see :data:`kbench.compare.SEED_VERDICTS`)."""
+
+
+def _verdict(result: Any, reason: Any = "") -> str:
+    """A pair's verdict over seeds, with why there is none where the seeds cannot give one."""
+    cell = VERDICT.get(str(result), _e(result))
+    if isinstance(reason, str) and reason:
+        cell += f"<br><span class='sd'>{_e(reason)}</span>"
+    return cell
 
 
 def _pairs_html(seeds: pd.DataFrame, colours: dict[str, str], regression: bool) -> str:
+    """Every pair of one data set: mean errors, the difference over seeds with its t interval,
+    seeds won/equal/lost, the Holm-adjusted p of the exact signed-rank test over seeds and the
+    verdict, with why there is none where the seeds cannot give one."""
     if seeds.empty:
         return "<p class='empty'>Nothing to pair on this data set.</p>"
-    pooled = "pooled_p_holm" in seeds.columns
-    names = ["A", "B", "#error A", "#error B", "#A − B"]
-    names += ["#streams A / = / B", "#p pooled (Holm)"] if pooled else []
+    names = ["A", "B", "#error A", "#error B", "#A − B [CI over seeds]", "#seeds A / = / B"]
     names += ["#p over seeds (Holm)", "better"]
     rows = []
     for r in seeds.itertuples():
-        verdict = r.pooled_result if pooled and isinstance(r.pooled_result, str) else r.result
-        d = f"{r.mean_diff:+.4g}" if regression else f"{100 * r.mean_diff:+.2f} pp"
+        f = (lambda v: f"{v:+.4g}") if regression else (lambda v: f"{100 * v:+.2f}")
+        unit = "" if regression else " pp"
+        d = f(r.mean_diff) + unit
+        if pd.notna(r.ci_low) and pd.notna(r.ci_high):
+            d += f" <span class='sd'>[{f(r.ci_low)}, {f(r.ci_high)}]</span>"
+        decided = r.result != "n/a"
         cells = [
             _td(_swatch(r.a, colours)),
             _td(_swatch(r.b, colours)),
             _td(_err(r.mean_a, regression), "num"),
             _td(_err(r.mean_b, regression), "num"),
             _td(d, "num"),
-        ]
-        if pooled:
-            cells += [
-                _td(f"{r.streams_won} / {r.streams_tied} / {r.streams_lost}", "num"),
-                _td(_pval(r.pooled_p_holm), "num"),
-            ]
-        cells += [
-            _td(f"{_pval(r.p_holm)} <span class='sd'>{_e(r.test)}</span>", "num"),
-            _td(VERDICT.get(verdict, "<span class='tie'>tie</span>")),
+            _td(f"{r.a_better} / {r.equal} / {r.b_better}", "num"),
+            _td(_pval(r.p_holm) if decided else "–", "num"),
+            _td(_verdict(r.result, getattr(r, "reason", ""))),
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return _table(_head(*names), rows)
 
 
 def _stream_pairs_html(pairs: pd.DataFrame, colours: dict[str, str], regression: bool) -> str:
+    """Every pair on every stream of one data set: a description conditional on that stream
+    order (errors, discordant examples, difference), no test (docs/statistics.md)."""
     if pairs.empty:
         return ""
     worse = ["#A worse", "#B worse"] if regression else ["#only A wrong", "#only B wrong"]
@@ -1119,18 +1133,17 @@ def _stream_pairs_html(pairs: pd.DataFrame, colours: dict[str, str], regression:
         "#error A",
         "#error B",
         *worse,
-        "#A − B [95% CI]",
-        "test",
-        "#p",
-        "#p Holm",
-        "better",
+        "#A − B" + ("" if regression else " (pp)"),
+        "fewer errors",
     )
+    fewer = {
+        "win": "<span class='win'>A</span>",
+        "loss": "<span class='loss'>B</span>",
+        "tie": "<span class='tie'>same</span>",
+    }
     rows = []
     for r in pairs.itertuples():
-        f = (lambda v: f"{v:+.4g}") if regression else (lambda v: f"{100 * v:+.2f}")
-        ci = f(r.diff)
-        if pd.notna(r.ci_low):
-            ci += f" [{f(r.ci_low)}, {f(r.ci_high)}]" + ("" if regression else " pp")
+        d = f"{r.diff:+.4g}" if regression else f"{100 * r.diff:+.2f}"
         cells = [
             _td(_e(r.seed), "num"),
             _td(_e(r.stream_id), "mono"),
@@ -1140,11 +1153,8 @@ def _stream_pairs_html(pairs: pd.DataFrame, colours: dict[str, str], regression:
             _td(_err(r.err_b, regression), "num"),
             _td(r.a_worse, "num"),
             _td(r.b_worse, "num"),
-            _td(ci, "num"),
-            _td(_e(r.test)),
-            _td(_pval(r.p), "num"),
-            _td(_pval(r.p_holm), "num"),
-            _td(VERDICT.get(r.result, "<span class='tie'>tie</span>")),
+            _td(d if pd.notna(r.diff) else "–", "num"),
+            _td(fewer.get(r.result, _e(r.result))),
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return _table(head, rows)
@@ -1370,8 +1380,6 @@ def _across_section(cmp: Comparison, colours: dict[str, str]) -> str:
     uri = _wtl_figures(cmp, groups) if len(cmp.wtl) else None
     if uri:
         n_streams = cmp.pairs["stream_id"].nunique()
-        regression = (cmp.runs["task"] == "regression").any()
-        test = "exact McNemar" + (" or paired t" if regression else "")
         out.append(
             "<h3>Win / tie / loss over every stream</h3><div class='pairgrid'><div>"
             + _img(uri, "win tie loss matrix")
@@ -1379,10 +1387,10 @@ def _across_section(cmp: Comparison, colours: dict[str, str]) -> str:
             + _howto(
                 [
                     f"Row against column, over all {n_streams} streams (data sets × seeds).",
-                    "Each cell counts the streams where the row makes significantly fewer errors / "
-                    "is not separable / makes significantly more.",
-                    f"Each stream is tested on its own examples ({test} test), Holm-corrected over "
-                    f"the pairs of the stream, α = {cmp.alpha:g}.",
+                    "Each cell counts the streams where the row made fewer / as many / more "
+                    "errors than the column.",
+                    "A count that describes the streams, not a test: the verdicts are the "
+                    "signed-rank tests over seeds in each data set's section.",
                     "Green: the row wins more streams than it loses; red: the reverse.",
                 ]
             )
@@ -1442,9 +1450,9 @@ def _dataset_section(
     seeds = cmp.seeds[cmp.seeds["stream"] == stream]
     spairs = cmp.pairs[cmp.pairs["stream"] == stream]
     if len(seeds):
-        test = "paired t" if regression else "exact McNemar"
         what = "squared error" if regression else "error rate"
         matrix = pair_matrix_figure(seeds, cmp.labels, regression, cmp.alpha)
+        n_seeds = int(seeds["n_pairs"].max())
         part.append(
             "<h3>Every pair</h3><div class='pairgrid'><div>"
             + _img(matrix, f"pairs on {stream}")
@@ -1452,21 +1460,26 @@ def _dataset_section(
             + _howto(
                 [
                     "Each cell is the <b>row</b> configuration against the <b>column</b> one.",
-                    f"First line: difference of mean {what} (row − column); negative means the "
-                    "row makes fewer errors.",
-                    f"Second line: p-value of the {test} test on every example of every seed "
-                    "together, Holm-corrected over the pairs of this data set.",
-                    "Third line: streams (seeds) on which the row is significantly better / not "
-                    "separable / significantly worse, each tested on its own and Holm-corrected.",
+                    f"First line: difference of mean {what} over the seeds (row − column); "
+                    "negative means the row makes fewer errors.",
+                    "Second line: p-value of the exact Wilcoxon signed-rank test over the "
+                    f"seeds' final errors ({n_seeds} seed{'s' if n_seeds != 1 else ''}, one "
+                    "paired difference per seed), Holm-corrected over the pairs of this data "
+                    "set. The seeds are the replicates, not the examples (docs/statistics.md).",
                     "Green: the row is better; red: worse. Full colour only where "
                     f"p &lt; {cmp.alpha:g}.",
+                    "Better (table): A or B where the adjusted p is below "
+                    f"{cmp.alpha:g}; <i>tie</i> where it is not; <i>cannot tell</i> where "
+                    "these seeds cannot reach it whatever the errors (the smallest p with n "
+                    "seeds is 2/2<sup>n</sup>, times the pairs for Holm), with the seeds "
+                    "needed; <i>not available</i> with fewer than two seeds (no test).",
                 ]
             )
             + "</div>"
         )
         part.append(_pairs_html(seeds, colours, regression))
         part.append(
-            f"<details><summary>Per-stream tests ({len(spairs)})</summary>"
+            f"<details><summary>Per stream: a description, no test ({len(spairs)})</summary>"
             + _stream_pairs_html(spairs, colours, regression)
             + "</details>"
         )
@@ -1543,7 +1556,7 @@ def render_report(
         (len(streams), "data sets"),
         (int(seeds_per.max()) if len(seeds_per) else 0, "seeds per data set"),
         (f"{int((runs['status'] == 'ok').sum())} / {len(runs)}", "tasks finished"),
-        (len(cmp.pairs), "paired tests"),
+        (len(cmp.seeds), "pairs tested over seeds"),
     ]
     chip_html = "".join(f"<div class='chip'><b>{v}</b>{_e(k)}</div>" for v, k in chips)
 

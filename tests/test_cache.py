@@ -86,7 +86,7 @@ def test_edited_file_gets_a_new_stream_and_is_never_paired(tmp_path: Path) -> No
     assert cmp.returncode == 0, cmp.stderr
     text = " ".join((cmp.stdout + cmp.stderr).split())
     assert "2 different stream ids" in text and "perceptron not paired" in text
-    assert "(1 paired tests)" in text
+    assert "(1 paired streams, 1 pairs tested over seeds)" in text
 
 
 def test_touched_file_keeps_its_stream_and_an_edit_replaces_it(

@@ -100,7 +100,7 @@ def test_report_in_a_real_browser(study: Path, tmp_path: Path) -> None:
         "Friedman test over 3 data sets",
         "Machines",
         "Step size",
-        "Per-stream tests",
+        "Per stream: a description, no test",
     ):
         assert heading in text
     assert 'aria-label="critical difference diagram"' in text
