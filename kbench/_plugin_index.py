@@ -79,6 +79,12 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "ramp_cccp",
         ),
     },
+    "kbench.algorithms.reductions": {
+        "algorithm": (
+            "ovo",
+            "ovr",
+        ),
+    },
     "kbench.algorithms.sgd": {
         "algorithm": (
             "asgd",
