@@ -240,6 +240,13 @@ def _warn_broken_plugin(info: Any) -> None:
     default=None,
     help="Dask scheduler address (tcp://host:8786); without it a local Dask cluster is started.",
 )
+@click.option(
+    "--multiclass",
+    type=click.Choice(["ovr", "ovo"]),
+    default=None,
+    help="Run binary-only learners on multiclass data through one-vs-rest or one-vs-one "
+    "[default: skip them].",
+)
 @click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
 @click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
 @click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
@@ -266,6 +273,7 @@ def run(
     max_memory: str | None,
     executor: str,
     scheduler: str | None,
+    multiclass: str | None,
     force: bool,
     retry_failed: bool,
     no_memory: bool,
@@ -324,6 +332,8 @@ def run(
             exp.epochs = epochs
         if max_queries is not None:
             exp.max_queries = max_queries
+        if multiclass is not None:
+            exp.multiclass = multiclass
         if study is not None and (kernels or losses):
             exp.kernels = list(kernels) or exp.kernels
             exp.losses = list(losses) or exp.losses

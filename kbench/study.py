@@ -40,6 +40,8 @@ MAX_SEED = 2**32 - 1
 #: Upper bounds of the protocol's integers, beyond which a run is a typo or cannot finish.
 MAX_EPOCHS = 10_000
 MAX_CHECKPOINTS = 100_000
+#: Values of an experiment's ``multiclass``: none, one-vs-rest or one-vs-one.
+MULTICLASS_REDUCTIONS = ("", "ovr", "ovo")
 
 
 @dataclass
@@ -56,6 +58,9 @@ class Experiment:
     checkpoints: int = 32
     test_max: int = 2000
     max_queries: int = 0
+    #: Run binary-only learners on multiclass data through this reduction ("ovr" or
+    #: "ovo"); "" skips them, with the reason, as for any unsupported pair.
+    multiclass: str = ""
     name: str = ""
     #: Folder that relative data paths are resolved against (a study file's folder); not
     #: a study-file key.
@@ -157,6 +162,11 @@ def _check_type(path: Path, index: int, key: str, value: object) -> None:
             raise KbenchError(f"{where} must be an integer, got {value!r}")
     elif key == "name" and not isinstance(value, str):
         raise KbenchError(f"{where} must be a string, got {value!r}")
+    elif key == "multiclass" and value not in MULTICLASS_REDUCTIONS:
+        raise KbenchError(
+            f"{where} must be one of {', '.join(repr(r) for r in MULTICLASS_REDUCTIONS)}, "
+            f"got {value!r}"
+        )
 
 
 @dataclass
@@ -194,6 +204,8 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
             raise SpecError(f"max_queries must be at least 0, got {exp.max_queries}")
         if exp.n is not None and exp.n < 1:
             raise SpecError(f"--n must be at least 1, got {exp.n}")
+        if exp.multiclass not in MULTICLASS_REDUCTIONS:
+            raise SpecError(f"multiclass must be ovr or ovo, got {exp.multiclass!r}")
         streams = [_stream_base(spec, registry, exp) for spec in exp.datasets]
         kernels = [registry.canonical("kernel", k) for k in exp.kernels] or [
             registry.canonical("kernel", "rbf")
@@ -209,9 +221,16 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                 f"studies or use fewer seeds"
             )
         for alg_spec in exp.algorithms:
-            cls, _ = registry.resolve("algorithm", alg_spec)
-            algorithm = registry.canonical("algorithm", alg_spec)
+            base_cls, _ = registry.resolve("algorithm", alg_spec)
+            base_algorithm = registry.canonical("algorithm", alg_spec)
             for dataset, options, task_kind, n_classes in streams:
+                cls, algorithm = base_cls, base_algorithm
+                if _reducible(cls, task_kind, exp.multiclass):
+                    # A binary learner on multiclass data, through the requested reduction.
+                    algorithm = registry.canonical(
+                        "algorithm", f"{exp.multiclass}[base={base_algorithm}]"
+                    )
+                    cls, _ = registry.resolve("algorithm", algorithm)
                 label = f"{cls.name} on {dataset}"
                 reason = cls.supports(task_kind)
                 if reason:
@@ -257,6 +276,19 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                             )
                             tasks.setdefault(task.task_id, task)
     return Plan(tasks=list(tasks.values()), skipped=skipped)
+
+
+def _reducible(cls: Any, task_kind: str, reduction: str) -> bool:
+    """Whether a study's multiclass reduction applies: a binary-only online learner on
+    multiclass data (learners that run multiclass themselves are left as they are)."""
+    return bool(
+        reduction
+        and task_kind == "multiclass"
+        and "multiclass" not in cls.tasks
+        and "binary" in cls.tasks
+        and not cls.offline
+        and cls.name not in ("ovr", "ovo")
+    )
 
 
 #: The loss an algorithm that takes one gets on each task when the study names none.
