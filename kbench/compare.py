@@ -1467,7 +1467,8 @@ class Comparison:
 
         ``level`` is ``stream`` (a description of one stream: discordant counts and the
         error difference, no test), ``seeds`` (the test over the seeds of one data set,
-        the verdict) or ``datasets`` (the test over the per-data-set mean errors).
+        the verdict) or ``datasets`` (the test over the per-data-set mean errors). The
+        verdict ``n/a`` is written ``not available``.
         """
         s = described(self.pairs).assign(level="stream")
         d = self.seeds.assign(
@@ -1527,7 +1528,10 @@ class Comparison:
             "config_b",
         ]
         parts = [x.reindex(columns=cols) for x in (s, d, o) if len(x)]
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+        out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+        # In words: CSV readers (pandas, R) read the code "n/a" as a missing value.
+        out["result"] = out["result"].replace({"n/a": "not available"})
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every table (the ``--json`` output)."""
