@@ -212,3 +212,32 @@ def test_report_bad_input(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["report", str(tmp_path / "nowhere")])
     assert res.exit_code != 0
     assert "does not exist" in str(res.exception)
+
+
+def test_report_gives_the_seed_level_verdicts_and_no_per_stream_test(tmp_path: Path) -> None:
+    """One seed of a real a9a study: the pair's verdict over seeds is 'not available' with
+    its reason (not 'tie'), the stream table describes (no test, p or p Holm column), and
+    the text describes the signed-rank test over seeds, not a per-example McNemar test."""
+    out = tmp_path / "r"
+    run = CliRunner().invoke(
+        cli,
+        [
+            *("run", "-a", "perceptron", "-a", "norma[budget=100]", "-d", "a9a[n=600]"),
+            *("--seeds", "0", "--workers", "0", "--no-report", "--out", str(out)),
+        ],
+    )
+    assert run.exit_code == 0, run.output
+    page = tmp_path / "report.html"
+    res = CliRunner().invoke(cli, ["report", str(out), "--out", str(page)])
+    assert res.exit_code == 0, res.output
+    text = page.read_text()
+    pairs = text.split("<h3>Every pair</h3>")[1].split("<details>")[0]
+    assert "<span class='undecided'>not available</span>" in pairs
+    assert "1 seed: a test over seeds needs at least 2" in pairs
+    assert "<span class='tie'>tie</span>" not in pairs
+    assert "exact Wilcoxon signed-rank test over the seeds" in text
+    assert "McNemar" not in text
+    streams = text.split("Per stream: a description, no test")[1].split("</details>")[0]
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", streams)
+    assert "fewer errors" in heads and "only A wrong" in heads
+    assert not {"test", "p", "p Holm"} & set(heads), heads
