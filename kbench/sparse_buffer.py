@@ -27,6 +27,10 @@ STRATEGIES = {
     "scatter": _sparse.STRATEGY_SCATTER,
 }
 
+# The largest dimension whose scatter work vector (8 bytes a value) the store allocates by
+# itself: 128 MB. url (3.2 M features) takes 26 MB.
+SCATTER_MAX_D = 1 << 24
+
 SparseRow = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]
 
 
@@ -109,9 +113,9 @@ def sparse_kernel_row(
     The sparse counterpart of :func:`kbench.kernels_api.kernel_row` for compiled kernels
     (linear, poly, rbf, laplacian): each value costs O(nnz). ``strategy`` is ``"merge"``,
     ``"scatter"`` (through a dense work vector of S's dimension, allocated here) or
-    ``"auto"`` (the scatter). Every input is checked; for one row per example against a
-    store that changes, use :class:`SparseSupportBuffer`, which checks each stored row
-    once.
+    ``"auto"`` (the scatter up to ``SCATTER_MAX_D`` features). Every input is checked;
+    for one row per example against a store that changes, use
+    :class:`SparseSupportBuffer`, which checks each stored row once.
     """
     if strategy not in STRATEGIES:
         raise ValueError(
@@ -131,7 +135,9 @@ def sparse_kernel_row(
         xsq = float(xd @ xd)
     if out is None:
         out = np.empty(m)
-    work = np.zeros(d) if strategy != "merge" else None
+    if strategy == "auto":
+        strategy = "scatter" if d <= SCATTER_MAX_D else "merge"
+    work = np.zeros(d) if strategy == "scatter" else None
     _sparse.kernel_row(
         *compiled,
         xi,
@@ -198,8 +204,10 @@ class SparseSupportBuffer:
     nnz_capacity
         Pool entries allocated at first (default 16 per row).
     strategy
-        Sparse inner product: ``"auto"``, ``"merge"`` or ``"scatter"`` (see
-        :mod:`kbench.cython_core._sparse`).
+        Sparse inner product: ``"merge"``, ``"scatter"`` (through a dense work vector of
+        d values) or ``"auto"``: the scatter, measured faster at every shape tried
+        (``scripts/bench_sparse.py``), unless its work vector would exceed
+        ``SCATTER_MAX_D`` values, then the merge.
     """
 
     def __init__(
@@ -222,6 +230,8 @@ class SparseSupportBuffer:
             )
         self.d = d
         self.growable = growable
+        if strategy == "auto":
+            strategy = "scatter" if d <= SCATTER_MAX_D else "merge"
         self.strategy = strategy
         self._strategy = STRATEGIES[strategy]
         self.starts = np.zeros(capacity, dtype=np.int64)
@@ -237,7 +247,7 @@ class SparseSupportBuffer:
         self._owned = 0  # pool entries owned by live rows
         # The scatter's dense work vector: all zeros between calls (the compiled row
         # clears what it wrote).
-        self.work = np.zeros(d) if strategy != "merge" else None
+        self.work = np.zeros(d) if strategy == "scatter" else None
         self.size = 0
         self.head = 0  # oldest row once a fixed-capacity buffer is full
         self.kernel_evals = 0

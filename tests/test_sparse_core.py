@@ -127,6 +127,18 @@ def test_rows_at_the_largest_int32_index() -> None:
     got = sparse_kernel_row(make("rbf[gamma=0.5]"), S, x, strategy="merge")
     want = np.exp(-0.5 * np.array([0.5**2 + 2.5**2, 1.5**2 + 1.5**2]))
     np.testing.assert_allclose(got, want, rtol=RTOL)
+    # A store of that dimension chooses the merge rather than allocate a 16 GB work vector.
+    buf = SparseSupportBuffer(big + 1, 2)
+    assert buf.strategy == "merge" and buf.work is None
+    for r in range(2):
+        buf.add(
+            (
+                S.indices[S.indptr[r] : S.indptr[r + 1]].astype(np.int32),
+                S.data[S.indptr[r] : S.indptr[r + 1]],
+            ),
+            1.0,
+        )
+    np.testing.assert_allclose(buf.row(make("rbf[gamma=0.5]"), x), want, rtol=RTOL)
 
 
 def test_the_work_vector_is_left_zero() -> None:

@@ -1,0 +1,188 @@
+"""Speed of sparse kernel rows against dense ones (first version: kernel rows only).
+
+1. µs per kernel row of a sparse example against M sparse stored rows (the merge and the
+   scatter of ``kbench.cython_core._sparse``, and ``SparseSupportBuffer.row`` with its
+   Python overhead) against the dense compiled row (``_kernels.kernel_row``, what
+   ``SupportBuffer.row`` calls) on the same data densified, for
+   - the a9a shape: 123 features, 14 non-zeros (11 % dense), values 1 (one-hot);
+     goal: sparse ≤ 1.0× dense;
+   - the rcv1 shape: 47 236 features, 75 non-zeros on average, positive values;
+     goal: sparse ≥ 20× faster than dense;
+   - the url shape: 3 231 961 features, 115 non-zeros (sparse only; dense does not fit),
+     to see where the scatter's work vector stops fitting in cache.
+2. Time per row as the non-zeros per row double (rcv1 dimension, M = 1600): the goal is
+   within 1.2× of linear, i.e. time / nnz at the largest nnz within 1.2× of the smallest
+   nnz's, once the fixed cost per row is paid.
+
+Every figure is the best of several repeats (the least disturbed by other processes);
+ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
+[--quick]``. Prints tables and the load (``uptime``); nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import timeit
+
+import numpy as np
+from kbench.cython_core import _kernels, _sparse
+from threadpoolctl import threadpool_limits
+
+from kbench.buffer import SupportBuffer
+from kbench.kernels_api import KIND_LINEAR, KIND_RBF
+from kbench.registry import get_registry
+from kbench.sparse_buffer import SparseSupportBuffer
+
+SHAPES = {
+    "a9a": (123, 14, "onehot"),
+    "rcv1": (47_236, 75, "tfidf"),
+    "url": (3_231_961, 115, "tfidf"),
+}
+DENSE_LIMIT = 200e6  # bytes of densified store this script is willing to allocate
+
+
+def random_rows(rng: np.random.Generator, n: int, d: int, nnz: int, values: str):
+    """n sparse rows of about nnz non-zeros each (between nnz/2 and 3·nnz/2)."""
+    rows = []
+    for _ in range(n):
+        k = int(rng.integers(max(1, nnz // 2), nnz + nnz // 2 + 1))
+        cols = np.sort(rng.choice(d, size=k, replace=False)).astype(np.int32)
+        vals = np.ones(k) if values == "onehot" else rng.uniform(0.01, 0.3, k)
+        rows.append((cols, vals))
+    return rows
+
+
+def best(fn, number: int, repeat: int = 7) -> float:
+    """Best µs per call over repeat runs of number calls."""
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def row_timings(
+    d: int, nnz: int, values: str, M: int, kind: int, rng: np.random.Generator
+) -> dict[str, float]:
+    rows = random_rows(rng, M, d, nnz, values)
+    xs = random_rows(rng, 16, d, nnz, values)
+    kern = get_registry().create("kernel", "rbf[gamma=0.5]" if kind == KIND_RBF else "linear")
+    buf = SparseSupportBuffer(d, M)
+    for r in rows:
+        buf.add(r, 1.0)
+    compiled = kern.compiled()
+    out = np.empty(M)
+    work = np.zeros(d)
+    # One call per example: cycle through 16 examples so no single x stays in registers.
+    it = iter(range(1 << 62))
+
+    def sparse(strategy):
+        def call():
+            xi, xd = xs[next(it) & 15]
+            _sparse.kernel_row(
+                *compiled,
+                xi,
+                xd,
+                1.0,
+                buf.starts,
+                buf.ends,
+                buf.indices,
+                buf.data,
+                buf.sq,
+                out,
+                M,
+                strategy,
+                work,
+            )
+
+        return call
+
+    def buffer_row():
+        buf._last_x = None  # measure the computation, not the cache of the last row
+        buf.row(kern, xs[next(it) & 15])
+
+    budget = 2e5 / max(1, M * nnz)  # about 0.2 s of calls per repeat at 1 ns per entry
+    number = max(20, int(budget * 1000))
+    res = {
+        "merge": best(sparse(_sparse.STRATEGY_MERGE), number),
+        "scatter": best(sparse(_sparse.STRATEGY_SCATTER), number),
+        "store.row": best(buffer_row, number),
+    }
+    if M * d * 8 <= DENSE_LIMIT:
+        S = buf.to_dense()
+        sq = np.einsum("ij,ij->i", S, S)
+        X = [np.zeros(d) for _ in xs]
+        for x, (xi, xd) in zip(X, xs, strict=True):
+            x[xi] = xd
+
+        def dense():
+            _kernels.kernel_row(*compiled, S, sq, X[next(it) & 15], 1.0, out, M)
+
+        res["dense"] = best(dense, max(5, number // max(1, d // (4 * nnz))))
+        dbuf = SupportBuffer(d, M)
+        for row in S:
+            dbuf.add(row, 1.0)
+
+        def dense_buffer_row():
+            dbuf._last_x = None
+            dbuf.row(kern, X[next(it) & 15])
+
+        res["dense store.row"] = best(dense_buffer_row, max(5, number // max(1, d // (4 * nnz))))
+        del dbuf
+        del S
+    return res
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
+    parser.add_argument("--part", choices=("1", "2", "all"), default="all", help="which table")
+    args = parser.parse_args()
+    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"load before: {uptime}  (cores: {os.cpu_count()})")
+    rng = np.random.default_rng(0)
+    with threadpool_limits(1):
+        if args.part in ("1", "all"):
+            print(
+                "\n1. µs per kernel row (best of 7). Compiled calls: merge, scatter, dense; "
+                "ratio = the faster sparse / dense.\n   Through the stores (Python included): "
+                "store.row (SparseSupportBuffer), dense.row (SupportBuffer); ratio = store/dense.\n"
+            )
+            print(
+                f"{'shape':6} {'kernel':6} {'M':>5} {'merge':>9} {'scatter':>9} {'dense':>9} "
+                f"{'ratio':>7} {'store.row':>10} {'dense.row':>10} {'ratio':>7}"
+            )
+            shapes = ["a9a", "rcv1"] if args.quick else ["a9a", "rcv1", "url"]
+            for shape in shapes:
+                for kind, kname in ((KIND_RBF, "rbf"), (KIND_LINEAR, "linear")):
+                    for M in (100, 1600):
+                        t = row_timings(*SHAPES[shape], M, kind, rng)
+                        nan = float("nan")
+                        dense, drow = t.get("dense", nan), t.get("dense store.row", nan)
+                        r1 = min(t["merge"], t["scatter"]) / dense
+                        r2 = t["store.row"] / drow
+                        print(
+                            f"{shape:6} {kname:6} {M:5d} {t['merge']:9.2f} {t['scatter']:9.2f} "
+                            f"{dense:9.2f} {r1:6.3f}x {t['store.row']:10.2f} {drow:10.2f} "
+                            f"{r2:6.3f}x",
+                            flush=True,
+                        )
+        if args.part in ("2", "all"):
+            print(
+                "\n2. RBF row as nnz doubles (rcv1 dimension, M = 1600); "
+                "scaled = (t / nnz) / (t₀ / nnz₀)\n"
+            )
+            print(f"{'nnz':>5} {'merge':>9} {'scaled':>7} {'scatter':>9} {'scaled':>7}")
+            base: dict[str, float] = {}
+            d = SHAPES["rcv1"][0]
+            for nnz in (10, 20, 40, 80, 160, 320) if not args.quick else (20, 40, 80):
+                t = row_timings(d, nnz, "tfidf", 1600, KIND_RBF, rng)
+                cells = []
+                for s in ("merge", "scatter"):
+                    base.setdefault(s, t[s] / nnz)
+                    cells.append(f"{t[s]:9.2f} {t[s] / nnz / base[s]:7.2f}")
+                print(f"{nnz:5d} {' '.join(cells)}", flush=True)
+    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"\nload after: {uptime}")
+
+
+if __name__ == "__main__":
+    main()
