@@ -138,7 +138,10 @@ def test_heldout_error_and_epochs() -> None:
         stream.X_test
     )
     assert result.run["test_error"] < 0.1 and result.run["online_error"] < 0.2
-    assert result.run["kernel_evals"] > 0 and result.run["peak_memory"] > 0
+    # Peak memory is the growth of the resident set over the task's start: a learner this
+    # small may fit in pages the process already holds, so 0 is a valid reading here
+    # (test_peak_memory_sees_a_block_that_allocates checks the measurement itself).
+    assert result.run["kernel_evals"] > 0 and result.run["peak_memory"] >= 0
     assert len(result.outcomes) == stream.n
     assert tr["time_s"].is_monotonic_increasing
 
@@ -360,3 +363,18 @@ def test_a_stream_that_cannot_be_built_is_named_with_its_brackets(tmp_path) -> N
     err = " ".join(proc.stderr.split())
     assert "error: stream libsvm[" in err and f"path={bad}" in err
     assert "non-finite value 'nan'" in err
+
+
+def test_peak_memory_sees_a_block_that_allocates() -> None:
+    """The peak over a block counts memory allocated and touched inside it, even if freed."""
+    from kbench.memory import PeakMemory
+
+    meter = PeakMemory()
+    try:
+        meter.begin()
+        block = np.ones(64 * 2**20 // 8)  # 64 MiB, every page written
+        del block
+        meter.end()
+    finally:
+        meter.close()
+    assert meter.peak >= 48 * 2**20
