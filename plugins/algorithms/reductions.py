@@ -143,6 +143,15 @@ class _Reduction(Algorithm):
     share: bool
     _pairs: list[tuple[int, int]]
 
+    @classmethod
+    def supports(cls, task, loss=None):
+        if task != "multiclass":
+            return (
+                f"{cls.name} reduces multiclass tasks to binary ones; on {task} data "
+                "run its base learner itself"
+            )
+        return None
+
     def _build(self, owner: str, n_learners: int) -> None:
         registry = get_registry()
         try:
@@ -157,6 +166,11 @@ class _Reduction(Algorithm):
         if cls.offline:
             raise ValueError(
                 f"{owner}: base {self.base!r} is a batch learner; a reduction needs an online one"
+            )
+        if callable(getattr(cls, "wants_label", None)):
+            raise ValueError(
+                f"{owner}: base {self.base!r} is an active learner; the reduction would "
+                "show it every label"
             )
         if issubclass(cls, _Reduction):
             raise ValueError(f"{owner}: base {self.base!r} is itself a reduction")
