@@ -1097,6 +1097,17 @@ def _pairs_html(seeds: pd.DataFrame, colours: dict[str, str], regression: bool) 
         return "<p class='empty'>Nothing to pair on this data set.</p>"
     names = ["A", "B", "#error A", "#error B", "#A − B [CI over seeds]", "#seeds A / = / B"]
     names += ["#p over seeds (Holm)", "better"]
+    # One reason shared by every pair without a verdict (the usual case: the same seeds and
+    # Holm family for all) is said once above the table instead of in every row.
+    reasons = seeds["reason"].fillna("") if "reason" in seeds.columns else pd.Series(dtype=str)
+    shared = set(reasons[reasons != ""])
+    once = len(shared) == 1 and (reasons != "").all()
+    lead = (
+        f"<p class='kv'><b class='undecided'>No verdict over seeds</b>: "
+        f"{_e(next(iter(shared)))}.</p>"
+        if once
+        else ""
+    )
     rows = []
     for r in seeds.itertuples():
         f = (lambda v: f"{v:+.4g}") if regression else (lambda v: f"{100 * v:+.2f}")
@@ -1113,10 +1124,10 @@ def _pairs_html(seeds: pd.DataFrame, colours: dict[str, str], regression: bool) 
             _td(d, "num"),
             _td(f"{r.a_better} / {r.equal} / {r.b_better}", "num"),
             _td(_pval(r.p_holm) if decided else "–", "num"),
-            _td(_verdict(r.result, getattr(r, "reason", ""))),
+            _td(_verdict(r.result, "" if once else getattr(r, "reason", ""))),
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return _table(_head(*names), rows)
+    return lead + _table(_head(*names), rows)
 
 
 def _stream_pairs_html(pairs: pd.DataFrame, colours: dict[str, str], regression: bool) -> str:
