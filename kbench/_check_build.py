@@ -32,6 +32,7 @@ MODULES = (
     "_polk",
     "_lasvm",
     "_averaged_perceptron",
+    "_sparse",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}
