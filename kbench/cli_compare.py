@@ -330,8 +330,6 @@ def print_groups(
     configurations form a group, ranked over its data sets, or over its seeds when it has
     one data set. A sentence says what was grouped and why; each cell carries the
     degenerate mark of that data set (or seed)."""
-    import pandas as pd
-
     from kbench.groups import experiment_groups
 
     groups, sentence = experiment_groups(cmp)
@@ -362,7 +360,7 @@ def print_groups(
                 v = float(g.values.loc[b, label])
                 rnk = float(g.ranks.loc[b, label]) if label in g.ranks.columns else math.nan
                 text = _f(v, ".4g") if tasks.get(stream) == "regression" else _pct(v)
-                if pd.notna(rnk):
+                if not math.isnan(rnk):
                     text += f" ({rnk:g})"
                 if rnk == 1:
                     text = f"[bold green]{text}[/bold green]"
