@@ -316,7 +316,7 @@ def kernel_row(int kind, double gamma, double scale, double offset, double degre
     """Write k(S_i, x) for the first m stored rows into out (m defaults to len(starts)).
 
     x is the sparse row (x_indices int32 strictly increasing, x_data float64) with squared
-    norm xsq (read by the RBF kernel only); the store is the pool described in the module
+    norm xsq (read by the RBF kernel only; a negative xsq has it computed here); the store is the pool described in the module
     docstring, with squared norms sq (float64; read by the RBF kernel only, may be None
     otherwise). strategy: 0 chooses, 1 merges, 2 scatters into work (float64, all zeros, of
     the dimension; left all zeros). x's indices are checked (sorted, below len(work) when
@@ -348,7 +348,13 @@ def kernel_row(int kind, double gamma, double scale, double offset, double degre
     cdef const double* pq = <const double*>_data(sq) if rbf else NULL
     cdef double* pw = <double*>_data(work) if strategy == S_SCATTER else NULL
     cdef double* po = <double*>_data(out)
+    cdef Py_ssize_t t
     with nogil:
+        if rbf and xsq < 0.0:
+            # In index order, as row_sq_norms sums a stored row.
+            xsq = 0.0
+            for t in range(nx):
+                xsq += xd[t] * xd[t]
         _sparse_row(kind, gamma, scale, offset, degree, xi, xd, nx, xsq, ps, pe, si, sd, pq,
                     m, strategy, pw, po)
 

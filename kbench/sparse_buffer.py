@@ -19,7 +19,6 @@ import numpy.typing as npt
 
 from kbench.components import Kernel
 from kbench.cython_core import _kernels, _sparse
-from kbench.kernels_api import KIND_RBF
 
 STRATEGIES = {
     "auto": _sparse.STRATEGY_AUTO,
@@ -431,8 +430,7 @@ class SparseSupportBuffer:
             )
         indices, data = x
         if xsq is None:
-            # Only the RBF kernel reads ‖x‖².
-            xsq = float(data @ data) if m and compiled[0] == KIND_RBF else 0.0
+            xsq = -1.0  # the compiled row computes ‖x‖² itself (RBF only), in O(nnz)
         # Called with an empty store too, so that a bad x is refused from the first example.
         _sparse.kernel_row(
             *compiled,

@@ -370,6 +370,13 @@ def test_bad_stores_and_arguments_are_refused() -> None:
             sp.csr_matrix((np.ones(3), np.array([0, 4, 2]), [0, 1, 3]), shape=(2, 5)),
             x,
         )
+    buf = SparseSupportBuffer(5, 2)
+    buf.add(x, 1.0)
+    with pytest.raises(ValueError, match="X has 6 columns"):
+        buf.decision_many(make("linear"), sp.csr_matrix((3, 6)))
+    unsorted = sp.csr_matrix((np.ones(2), np.array([3, 1]), [0, 2]), shape=(1, 5))
+    with pytest.raises(ValueError, match="sparse row 0: indices are not sorted"):
+        buf.decision_many(make("linear"), unsorted)
     with pytest.raises(ValueError, match="unknown sparse strategy"):
         SparseSupportBuffer(5, 2, strategy="fast")
     with pytest.raises(ValueError, match="not a stored row"):
