@@ -11,5 +11,6 @@ def shared_row(
     x: np.ndarray,
     stamp: np.ndarray,
     values: np.ndarray,
+    norms: np.ndarray,
     out: np.ndarray,
 ) -> int: ...

@@ -77,6 +77,7 @@ class SharedRowKernel(Kernel):
         # Float64 stamps and tags (exact below 2⁵³), as the compiled row reads them.
         self._stamp = np.full(1024, -1.0)
         self._values = np.zeros(1024)
+        self._norms = np.full(1024, np.nan)  # squared norms by tag, NaN until known
 
     def get_params(self) -> dict[str, Any]:
         return {}
@@ -92,7 +93,9 @@ class SharedRowKernel(Kernel):
             stamp[: len(self._stamp)] = self._stamp
             values = np.zeros(n)
             values[: len(self._values)] = self._values
-            self._stamp, self._values = stamp, values
+            norms = np.full(n, np.nan)
+            norms[: len(self._norms)] = self._norms
+            self._stamp, self._values, self._norms = stamp, values, norms
         self._current = t
 
     def row(self, S, x, *, out=None, sq=None, xsq=None):
@@ -112,7 +115,7 @@ class SharedRowKernel(Kernel):
             m = len(S)
             target = out if out is not None and len(out) >= m else np.empty(m)
             self.evals += _shared_rows.shared_row(
-                *compiled, S, m, x, self._stamp, self._values, target
+                *compiled, S, m, x, self._stamp, self._values, self._norms, target
             )
             return target[:m]
         if t != self._current or len(S) == 0:
