@@ -38,12 +38,12 @@ VPY=.venv/bin/python
 
 # 3. Python dependencies: kbench's, its extras' and its build's, read from pyproject.toml
 # (pip installs only what is missing or too old).
-say "[3/$STEPS] Python packages: installing what is missing (kbench's dependencies, extras test, dask, data, dev, and the build's)"
+say "[3/$STEPS] Python packages: installing what is missing (kbench's dependencies, extras test, dask, data, dev, sklearn, river, and the build's)"
 mapfile -t REQS < <("$VPY" - <<'PYEOF'
 import tomllib
 meta = tomllib.load(open("pyproject.toml", "rb"))
 reqs = list(meta["build-system"]["requires"]) + list(meta["project"]["dependencies"])
-for extra in ("test", "dask", "data", "dev"):
+for extra in ("test", "dask", "data", "dev", "sklearn", "river"):
     reqs += meta["project"]["optional-dependencies"][extra]
 print("\n".join(dict.fromkeys(reqs)))
 PYEOF

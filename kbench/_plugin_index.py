@@ -85,6 +85,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "ovr",
         ),
     },
+    "kbench.algorithms.river_model": {
+        "algorithm": ("river",),
+    },
     "kbench.algorithms.sgd": {
         "algorithm": (
             "asgd",
