@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import REPO
 
@@ -152,6 +153,28 @@ def test_river_plugin_multiclass_and_random_features() -> None:
     assert sampled.stats() == {"n_support": 0, "kernel_evals": 0, "random_features": 30}
 
 
+def test_river_rbf_sampler_is_an_additive_kernel() -> None:
+    """What docs/interop.md says: river's RBFSampler maps features one by one, so a linear
+    model on it learns a circle but not XOR, which kbench's fogd (the full RBF) learns."""
+    registry = get_registry()
+    X = np.random.default_rng(0).normal(size=(500, 2))
+    xor = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    circle = np.where((X**2).sum(axis=1) > 1.4, 1.0, -1.0)
+
+    def late_accuracy(spec: str, y: np.ndarray, **context: object) -> float:
+        learner = registry.create("algorithm", spec, task="binary", n_classes=2, seed=0, **context)
+        return float((learner.learn_predict_many(X, y)[250:] == y[250:]).mean())
+
+    sampled = "river[model=linear_model.PAClassifier,features=rbf_sampler,gamma=0.5]"
+    assert late_accuracy(sampled, circle) > 0.85
+    assert late_accuracy(sampled, xor) < 0.6  # 250 examples: chance is 0.5 ± 0.06
+    fogd = {
+        "kernel": registry.create("kernel", "rbf[gamma=0.5]"),
+        "loss": registry.create("loss", "hinge"),
+    }
+    assert late_accuracy("fogd", xor, **fogd) > 0.8
+
+
 def test_registry_does_not_import_river_or_sklearn() -> None:
     code = (
         "import sys, kbench\n"
@@ -181,7 +204,13 @@ def test_kbench_run_puts_river_beside_kbench(tmp_path: Path) -> None:
     assert "3 ok" in proc.stderr + proc.stdout
     table = proc.stdout
     assert "model=linear_model.LogisticRegression" in table and "features=rbf_sampler" in table
-    assert len(list(out.rglob("*.json"))) >= 3 or len(list(out.iterdir())) >= 1
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert sorted(runs["algorithm"]) == ["pa", "river", "river"]
+    assert (runs["status"] == "ok").all()
+    # Identical streams: every learner saw the same examples of the same stream.
+    assert runs["stream_id"].nunique() == 1 and (runs["seen"] == runs["seen"].iloc[0]).all()
+    river_runs = runs[runs["algorithm"] == "river"]
+    assert (river_runs["kernel_evals"] == 0).all() and (river_runs["online_error"] < 0.4).all()
 
 
 @pytest.mark.parametrize(
