@@ -213,6 +213,19 @@ def test_kbench_run_puts_river_beside_kbench(tmp_path: Path) -> None:
     assert (river_runs["kernel_evals"] == 0).all() and (river_runs["online_error"] < 0.4).all()
 
 
+def test_interop_study_file_runs(tmp_path: Path) -> None:
+    """The study file of docs/interop.md, through kbench run with a worker process."""
+    page = (REPO / "docs" / "interop.md").read_text()
+    (block,) = re.findall(r"^```toml\n(.*?)^```$", page, re.MULTILINE | re.DOTALL)
+    study = tmp_path / "study.toml"
+    study.write_text(block)
+    proc = _kbench("run", str(study), "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(tmp_path / "river-vs-kbench" / "runs.parquet")
+    assert len(runs) == 6 and (runs["status"] == "ok").all()
+    assert set(runs["algorithm"]) == {"river", "pa"}
+
+
 @pytest.mark.parametrize(
     ("spec", "hide", "message"),
     [
