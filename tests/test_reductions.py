@@ -205,3 +205,21 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], words
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
     assert not out.exists()
+
+
+def test_study_file_multiclass_key(tmp_path: Path) -> None:
+    from kbench.errors import KbenchError
+    from kbench.study import load_study
+
+    path = tmp_path / "s.toml"
+    path.write_text(
+        '[study]\nmulticlass = "ovo"\n\n[[experiment]]\n'
+        'algorithms = ["bpa_s[budget=20]"]\ndatasets = ["digits"]\n'
+    )
+    tasks = plan(load_study(path), get_registry()).tasks
+    assert [t.algorithm for t in tasks] == [
+        get_registry().canonical("algorithm", "ovo[base=bpa_s[budget=20]]")
+    ]
+    path.write_text('[study]\nmulticlass = "all"\nalgorithms = ["pa"]\ndatasets = ["digits"]\n')
+    with pytest.raises(KbenchError, match="multiclass must be one of '', 'ovr', 'ovo'"):
+        load_study(path)
