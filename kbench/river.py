@@ -118,7 +118,7 @@ class RiverClassifier(base.Classifier):
         f = self._score(x)
         return None if f is None else f >= 0.0
 
-    def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[bool, float]:
+    def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> dict[Any, float]:
         """``{False: 1 − p, True: p}`` with p = σ(score), for learners with the logistic loss.
 
         Other learners' scores are margins, not log-odds: they raise NotImplementedError.

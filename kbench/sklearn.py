@@ -29,14 +29,16 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin  # type: ignore[import-untyped]
+from sklearn.preprocessing import LabelEncoder  # type: ignore[import-untyped]
+from sklearn.utils import check_random_state  # type: ignore[import-untyped]
+from sklearn.utils.multiclass import check_classification_targets  # type: ignore[import-untyped]
+from sklearn.utils.validation import check_is_fitted  # type: ignore[import-untyped]
 
 try:  # scikit-learn ≥ 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
+    from sklearn.utils.validation import (  # type: ignore[import-untyped]
+        validate_data as _validate_data,
+    )
 except ImportError:  # pragma: no cover - older scikit-learn
 
     def _validate_data(est: Any, *args: Any, **kwargs: Any) -> Any:
@@ -58,6 +60,13 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(2**31 - 1))
 
 
+def _algorithm_class(algorithm: str) -> type[Algorithm]:
+    """The class of an algorithm spec (an unknown name is a one-line SpecError)."""
+    cls, _ = get_registry().resolve("algorithm", algorithm)
+    assert issubclass(cls, Algorithm)
+    return cls
+
+
 def _make(
     algorithm: str, kernel: str, loss: str | None, task: str, n_classes: int, seed: int
 ) -> Algorithm:
@@ -65,7 +74,7 @@ def _make(
     from kbench.study import _default_loss
 
     registry = get_registry()
-    cls, _ = registry.resolve("algorithm", algorithm)
+    cls = _algorithm_class(algorithm)
     kernel_obj = registry.create("kernel", kernel) if cls.uses_kernel else None
     loss_obj = None
     if cls.uses_loss:
@@ -86,7 +95,7 @@ def _native(algorithm: str, loss: str | None, task: str) -> bool:
     from kbench.study import _default_loss
 
     registry = get_registry()
-    cls, _ = registry.resolve("algorithm", algorithm)
+    cls = _algorithm_class(algorithm)
     loss_obj = None
     if cls.uses_loss:
         loss_obj = registry.create("loss", loss or _default_loss(cls, task, registry))
