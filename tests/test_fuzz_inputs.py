@@ -214,3 +214,119 @@ def test_cli_answers_bad_specs_with_one_line(
         assert len(errors) == 1, err
     else:
         assert code in (0, 1), err
+
+
+# ---------------------------------------------------------------------------------------------
+# Quoting round-trips; study files with misspelt tables; option values; the fuzz script
+# ---------------------------------------------------------------------------------------------
+
+_keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
+
+
+@FUZZ
+@given(params=st.dictionaries(_keys, st.text(max_size=12), max_size=4))
+def test_format_then_parse_gives_the_values_back(params: dict[str, str]) -> None:
+    """Whatever the values hold (commas, brackets, quotes, backslashes, spaces), writing a spec
+    with format_spec and parsing it gives them back; a value is quoted only when it must be."""
+    from kbench.specs import format_spec, quote_value
+
+    text = format_spec("csv", params)
+    assert parse_spec(text) == ("csv", params)
+    for value in params.values():
+        if value == value.strip() and not set(value) & set(",[]()\"'"):
+            assert quote_value(value) == value
+
+
+@FUZZ
+@given(
+    table=st.sampled_from(["experimnet", "experiments", "stduy", "Study", "exp"]),
+    key=st.sampled_from(["algoritms", "dataset", "seed", "kernel", "epoch", "out"]),
+)
+def test_misspelt_tables_and_keys_are_refused(tmp_path: Path, table: str, key: str) -> None:
+    """A misspelt table or key is a one-line KbenchError naming it, never silently ignored."""
+    base = '[[experiment]]\nalgorithms = ["perceptron"]\ndatasets = ["digits"]\n'
+    for text, name in ((f"{base}[[{table}]]\nx = 1\n", table), (f"{base}{key} = 1\n", key)):
+        path = tmp_path / "study.toml"
+        path.write_text(text)
+        with pytest.raises(KbenchError) as info:
+            plan(load_study(path), get_registry())
+        assert repr(name) in str(info.value) and "\n" not in str(info.value)
+
+
+_option_values = {
+    "--timeout": st.one_of(st.floats(), st.sampled_from(["nan", "inf", "-inf", "1e999", "x"])),
+    "--max-memory": st.one_of(
+        st.from_regex(r"-?[0-9]{0,22}(\.[0-9]{0,3})?(e[0-9]{1,3})? ?[kKmMgGtTpP]?(i?[bB])?", fullmatch=True),
+        st.text(max_size=5),
+    ),
+    "--workers": st.one_of(st.integers(-(2**70), 2**70), st.text(max_size=4)),
+    "--seeds": st.one_of(
+        st.builds(lambda a, b: f"{a}-{b}", st.integers(-5, 2**40), st.integers(-5, 2**40)),
+        st.text(alphabet="0123456789-, ", max_size=12),
+    ),
+    "--scheduler": st.one_of(st.text(max_size=20), st.from_regex(r"[a-z]{0,4}://[a-z:\[\]0-9]{0,10}", fullmatch=True)),
+    "--out": st.sampled_from(["", " ", "\t"]),
+}  # fmt: skip
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    options=st.lists(
+        st.sampled_from(sorted(_option_values)).flatmap(
+            lambda o: st.tuples(st.just(o), _option_values[o].map(str))
+        ),
+        min_size=1,
+        max_size=3,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_option_values_give_a_kbench_or_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: list[tuple[str, str]]
+) -> None:
+    """In-process `kbench run` with generated option values either runs or raises kbench's own
+    one-line error or a click usage error; the valid values run a 5-example stream."""
+    import click
+
+    from kbench.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "-a", "perceptron", "-d", "digits[n=5]", "--no-report", "--no-memory"]
+    for option, value in options:
+        args += [option, value]
+    if "--workers" not in dict(options):
+        args += ["--workers", "0"]
+    if "--out" not in dict(options):
+        args += ["--out", str(tmp_path / "r")]
+    try:
+        cli.main(args, standalone_mode=False)
+    except KbenchError as exc:
+        assert "\n" not in str(exc)
+    except click.UsageError as exc:
+        assert exc.exit_code == 2
+    except SystemExit as exc:
+        assert exc.code in (0, 1)
+
+
+def test_fuzz_script_finds_no_tracebacks(tmp_path: Path) -> None:
+    """scripts/fuzz_inputs.py runs its targets and reports 0 tracebacks (a short run here; the
+    script's default is 2 400 cases)."""
+    import subprocess
+
+    script = Path(__file__).parents[1] / "scripts" / "fuzz_inputs.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--cases", "240", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    total = next(ln for ln in proc.stdout.splitlines() if ln.startswith("total"))
+    assert int(total.split()[1]) >= 200 and total.split()[3] == "0", proc.stdout
+    assert {ln.split()[0] for ln in proc.stdout.splitlines()} >= {
+        "spec", "toml", "libsvm", "csv", "idx", "cli", "total"
+    }  # fmt: skip
+    # Whatever --out the CLI cases gave, nothing but hypothesis's own folder lands here.
+    assert [p.name for p in tmp_path.iterdir() if p.name != ".hypothesis"] == []
