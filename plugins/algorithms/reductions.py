@@ -70,7 +70,8 @@ class SharedRowKernel(Kernel):
 
     def __init__(self, base: Kernel) -> None:
         self.base_kernel = base
-        self.constant_diagonal = base.constant_diagonal
+        # Per instance: the view has the diagonal of the kernel it wraps.
+        self.constant_diagonal = base.constant_diagonal  # type: ignore[misc]
         self.evals = 0
         self._current = -1
         self._compiled = base.compiled()
@@ -84,6 +85,10 @@ class SharedRowKernel(Kernel):
 
     def spec(self, *, defaults: bool = True) -> str:
         return self.base_kernel.spec(defaults=defaults)
+
+    def nbytes(self) -> int:
+        """Memory held by the cache (three floats per tag)."""
+        return self._stamp.nbytes + self._values.nbytes + self._norms.nbytes
 
     def begin(self, t: int) -> None:
         """Start serving rows of the example tagged t."""
@@ -177,7 +182,7 @@ class _Reduction(Algorithm):
     def _build(self, owner: str, n_learners: int) -> None:
         registry = get_registry()
         try:
-            cls = registry.entry("algorithm", parse_spec(self.base)[0]).cls
+            cls: Any = registry.entry("algorithm", parse_spec(self.base)[0]).cls
         except (ValueError, KeyError) as exc:
             raise ValueError(f"{owner}: base {self.base!r}: {exc}") from None
         if "binary" not in cls.tasks:
@@ -268,6 +273,8 @@ class _Reduction(Algorithm):
         }
         if all("model_bytes" in s for s in per):
             out["model_bytes"] = int(sum(s["model_bytes"] for s in per))
+            if self._shared is not None:
+                out["model_bytes"] += self._shared.nbytes()
         return out
 
     def end_pass(self) -> None:
