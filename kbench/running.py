@@ -162,6 +162,7 @@ def run_experiments(
                 f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}",
                 highlight=False,
                 markup=False,
+                soft_wrap=True,  # one line, however long the data set's spec
             )
     todo = [t for t in todo if t.stream not in bad_streams]
 
