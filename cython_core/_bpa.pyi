@@ -11,7 +11,21 @@ import numpy.typing as npt
 _F64 = npt.NDArray[np.float64]
 
 def bpa_s_block(
-    kind: int, gamma: float, kscale: float, koffset: float, degree: float,
-    SV: _F64, sq: _F64, a: _F64, kdiag: _F64, state: _F64, C: float,
-    X: _F64, y: _F64, pred: _F64, krow: _F64, have_row: bool, kxx_given: float,
+    kind: int,
+    gamma: float,
+    kscale: float,
+    koffset: float,
+    degree: float,
+    SV: _F64,
+    sq: _F64,
+    a: _F64,
+    kdiag: _F64,
+    state: _F64,
+    C: float,
+    X: _F64,
+    y: _F64,
+    pred: _F64,
+    krow: _F64,
+    have_row: bool,
+    kxx_given: float,
 ) -> None: ...

@@ -30,7 +30,9 @@ class SupportBuffer:
         Double the arrays when full instead of overwriting the oldest row.
     """
 
-    def __init__(self, d: int, capacity: int, *, n_outputs: int = 1, growable: bool = False) -> None:
+    def __init__(
+        self, d: int, capacity: int, *, n_outputs: int = 1, growable: bool = False
+    ) -> None:
         if capacity < 1:
             raise ValueError(f"buffer capacity must be at least 1, got {capacity}")
         self.d = d
@@ -114,8 +116,9 @@ class SupportBuffer:
         self._version += 1
         return slot
 
-    def decision_many(self, kernel: Kernel, X: np.ndarray, *, scale: float = 1.0,
-                      block: int = 2048) -> np.ndarray:
+    def decision_many(
+        self, kernel: Kernel, X: np.ndarray, *, scale: float = 1.0, block: int = 2048
+    ) -> np.ndarray:
         """Outputs for every row of X (shape ``n × n_outputs``), in blocks of Gram rows."""
         X = as_matrix(X, "X")
         n, m = len(X), self.size
@@ -129,8 +132,9 @@ class SupportBuffer:
         for a in range(0, n, block):
             b = min(a + block, n)
             if compiled is not None:
-                _kernels.decision_block(*compiled, self.X, self.sq, self.alpha, m, X[a:b],
-                                        xsq[a:b], K, out[a:b])
+                _kernels.decision_block(
+                    *compiled, self.X, self.sq, self.alpha, m, X[a:b], xsq[a:b], K, out[a:b]
+                )
             else:
                 out[a:b] = kernel.matrix(X[a:b], self.X[:m]) @ self.alpha[:m]
         return out * scale if scale != 1.0 else out

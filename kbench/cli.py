@@ -215,7 +215,7 @@ def _warn_broken_plugin(info: Any) -> None:
     type=NonEmptyPath(file_okay=False, path_type=Path),
     default=Path("kbench-results"),
     show_default=True,
-    help="Results folder (a study file may name one: out = \"...\" in [study]).",
+    help='Results folder (a study file may name one: out = "..." in [study]).',
 )
 @click.option(
     "--timeout",

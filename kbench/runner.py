@@ -145,9 +145,7 @@ def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (pred == y).astype(np.float64)
 
 
-def _test_error(
-    algo: Any, stream: Stream, limit: int | None, seen: int
-) -> tuple[float, int, bool]:
+def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tuple[float, int, bool]:
     """Held-out error, examples scored, and whether every prediction was the same value."""
     Xt, yt = stream.X_test, stream.y_test
     if limit is not None:

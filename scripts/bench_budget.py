@@ -84,8 +84,10 @@ def run(spec: str, loss: str | None, stream: StreamSpec, kernel: str, repeat: in
 
 def a9a_table(rows: list, repeat: int) -> None:
     print(f"a9a, file order, {KERNEL}, one pass (32 561 examples), best of {repeat}\n")
-    print("| algorithm | kbench spec | kbench time | kbench µs/ex | ref. µs/ex "
-          "| kbench online acc. | kbench test acc. | ref. test acc. | SVs |")
+    print(
+        "| algorithm | kbench spec | kbench time | kbench µs/ex | ref. µs/ex "
+        "| kbench online acc. | kbench test acc. | ref. test acc. | SVs |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for label, spec, loss, ref in rows:
         r = run(spec, loss, A9A, KERNEL, repeat)
@@ -97,15 +99,18 @@ def a9a_table(rows: list, repeat: int) -> None:
         # majority-class rate, online or held-out.
         reason = degenerate_reason(r)
         flag = f" (degenerate: {reason_kinds([reason])})" if reason else ""
-        print(f"| {label} | `{spec}` | {r['time_s']:.2f} s | {r['us_per_example']:.1f} "
-              f"| {ref_us} | {100 * (1 - r['online_error']):.1f} % "
-              f"| {100 * (1 - r['test_error']):.1f} %{flag} | {ref_acc} | {int(r['n_support'])} |")
+        print(
+            f"| {label} | `{spec}` | {r['time_s']:.2f} s | {r['us_per_example']:.1f} "
+            f"| {ref_us} | {100 * (1 - r['online_error']):.1f} % "
+            f"| {100 * (1 - r['test_error']):.1f} %{flag} | {ref_acc} | {int(r['n_support'])} |"
+        )
         sys.stdout.flush()
 
 
 def wide_table(repeat: int) -> None:
-    print(f"\n784-dimensional stream: {WIDE.label}, rbf[gamma=0.02], µs per example "
-          "(test accuracy)\n")
+    print(
+        f"\n784-dimensional stream: {WIDE.label}, rbf[gamma=0.02], µs per example (test accuracy)\n"
+    )
     print("| algorithm | B = 100 | B = 500 |")
     print("|---|---|---|")
     for label, spec, loss in WIDE_SPECS:
@@ -120,8 +125,19 @@ def wide_table(repeat: int) -> None:
     print(f"| FOGD (D = 400) | {r['us_per_example']:.1f} ({acc:.1f} %) | – |")
 
 
-STUDY_ORDER = ["rbp", "forgetron", "projectron", "projectronpp", "bpa_s", "bsgd-removal",
-               "bsgd-projection", "bsgd-merge", "bogd", "fogd", "nogd"]
+STUDY_ORDER = [
+    "rbp",
+    "forgetron",
+    "projectron",
+    "projectronpp",
+    "bpa_s",
+    "bsgd-removal",
+    "bsgd-projection",
+    "bsgd-merge",
+    "bogd",
+    "fogd",
+    "nogd",
+]
 
 
 def _learner(spec: str) -> str:
@@ -150,10 +166,18 @@ def leaderboard(folder: str) -> None:
         print(f"\n### {stream} ({g['seed'].nunique()} seeds)\n")
         print("| learner | " + " | ".join(f"B = {b}" for b in budgets) + " |")
         print("|---" * (len(budgets) + 1) + "|")
-        agg = g.groupby(["learner", "B"]).agg(
-            oe=("online_error", "mean"), sd=("online_error", "std"), te=("test_error", "mean"),
-            sv=("n_support", "mean"), us=("us_per_example", "mean"),
-            const=("degenerate", lambda s: int((s.fillna("") != "").sum()))).reset_index()
+        agg = (
+            g.groupby(["learner", "B"])
+            .agg(
+                oe=("online_error", "mean"),
+                sd=("online_error", "std"),
+                te=("test_error", "mean"),
+                sv=("n_support", "mean"),
+                us=("us_per_example", "mean"),
+                const=("degenerate", lambda s: int((s.fillna("") != "").sum())),
+            )
+            .reset_index()
+        )
         for name in STUDY_ORDER:
             rows = agg[agg["learner"] == name].set_index("B")
             if rows.empty:
@@ -164,8 +188,10 @@ def leaderboard(folder: str) -> None:
                     cells.append("–")
                     continue
                 r = rows.loc[b]
-                cell = (f"{100 * r.oe:.1f} ± {100 * r.sd:.1f} / {100 * r.te:.1f} / "
-                        f"{r.sv:.0f} / {r.us:.1f}")
+                cell = (
+                    f"{100 * r.oe:.1f} ± {100 * r.sd:.1f} / {100 * r.te:.1f} / "
+                    f"{r.sv:.0f} / {r.us:.1f}"
+                )
                 cells.append(cell + (f" ({int(r.const)} degenerate)" if r.const else ""))
             print(f"| {name} | " + " | ".join(cells) + " |")
 

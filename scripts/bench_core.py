@@ -11,9 +11,9 @@ Run: ``.venv/bin/python scripts/bench_core.py``. Prints a table; nothing is writ
 from __future__ import annotations
 
 import platform
+import sys
 import time
 import timeit
-import sys
 
 import numpy as np
 from kbench.cython_core import _kernels
@@ -52,8 +52,6 @@ class IdleBlock(Idle):
 
     def learn_predict_many(self, X, y):
         return np.ones(len(X))
-
-
 
 
 @hookimpl

@@ -76,45 +76,60 @@ def symv_floor_us(M: int, reps: int = 20) -> float:
 
 def pistol_vs_norma(reg, X, y, sizes, n) -> None:
     kernel, loss = reg.create("kernel", KERNEL), reg.create("loss", "logistic")
-    print(f"\n1. PiSTOL, ASGD and NORMA at m support vectors (a9a, d = {X.shape[1]}, {KERNEL}, "
-          f"logistic; {n} timed examples)")
-    print(f"{'m':>6} {'pistol µs':>10} {'asgd µs':>9} {'norma µs':>9} {'pistol/norma':>12} "
-          f"{'floor µs':>9}")
+    print(
+        f"\n1. PiSTOL, ASGD and NORMA at m support vectors (a9a, d = {X.shape[1]}, {KERNEL}, "
+        f"logistic; {n} timed examples)"
+    )
+    print(
+        f"{'m':>6} {'pistol µs':>10} {'asgd µs':>9} {'norma µs':>9} {'pistol/norma':>12} "
+        f"{'floor µs':>9}"
+    )
     for m in sizes:
-        specs = {"pistol": "pistol", "asgd": "asgd[eta=1.0]",
-                 "norma": f"norma[eta=1.0,c=0.0,budget={m}]"}
+        specs = {
+            "pistol": "pistol",
+            "asgd": "asgd[eta=1.0]",
+            "norma": f"norma[eta=1.0,c=0.0,budget={m}]",
+        }
         times = {}
         for name, spec in specs.items():
             a = reg.create("algorithm", spec, kernel=kernel, loss=loss)
             for i in range(0, m, 4000):  # warm up to m stored vectors
-                a.learn_predict_many(X[i:min(i + 4000, m)], y[i:min(i + 4000, m)])
+                a.learn_predict_many(X[i : min(i + 4000, m)], y[i : min(i + 4000, m)])
             assert a.stats()["n_support"] == m, (name, a.stats())
-            times[name], _ = timed(a, X[m:m + n], y[m:m + n])
-        print(f"{m:6d} {times['pistol']:10.1f} {times['asgd']:9.1f} {times['norma']:9.1f} "
-              f"{times['pistol'] / times['norma']:12.2f} {floor_us(m + n // 2, X.shape[1]):9.1f}")
+            times[name], _ = timed(a, X[m : m + n], y[m : m + n])
+        print(
+            f"{m:6d} {times['pistol']:10.1f} {times['asgd']:9.1f} {times['norma']:9.1f} "
+            f"{times['pistol'] / times['norma']:12.2f} {floor_us(m + n // 2, X.shape[1]):9.1f}"
+        )
 
 
 def polk_scaling(reg, X, y, Ks, warm, n) -> None:
     kernel, loss = reg.create("kernel", KERNEL), reg.create("loss", "logistic")
     d = X.shape[1]
-    print(f"\n2. POLK time per example against its model order M (a9a, d = {d}, {KERNEL}, "
-          f"logistic, B = 1, η = 1; {warm} warm-up and {n} timed examples)")
-    print(f"{'K':>7} {'M':>6} {'µs/example':>11} {'deletions/ex':>12} {'folds/ex':>9} "
-          f"{'row floor':>9} {'G·k floor':>9}")
+    print(
+        f"\n2. POLK time per example against its model order M (a9a, d = {d}, {KERNEL}, "
+        f"logistic, B = 1, η = 1; {warm} warm-up and {n} timed examples)"
+    )
+    print(
+        f"{'K':>7} {'M':>6} {'µs/example':>11} {'deletions/ex':>12} {'folds/ex':>9} "
+        f"{'row floor':>9} {'G·k floor':>9}"
+    )
     rows = []
     for K in Ks:
         a = reg.create("algorithm", f"polk[eta=1.0,K={K}]", kernel=kernel, loss=loss)
         for i in range(0, warm, 2000):
-            a.learn_predict_many(X[i:i + 2000], y[i:i + 2000])
+            a.learn_predict_many(X[i : i + 2000], y[i : i + 2000])
         before = a.stats()
-        us, after = timed(a, X[warm:warm + n], y[warm:warm + n])
+        us, after = timed(a, X[warm : warm + n], y[warm : warm + n])
         st = after.stats()
         M = 0.5 * (before["n_support"] + st["n_support"])
         rows.append((M, us))
-        print(f"{K:7.3g} {M:6.0f} {us:11.1f} "
-              f"{(st['deletions'] - before['deletions']) / n:12.2f} "
-              f"{(st['folds'] - before['folds']) / n:9.3f} {floor_us(int(M), d):9.1f} "
-              f"{symv_floor_us(int(M)):9.1f}")
+        print(
+            f"{K:7.3g} {M:6.0f} {us:11.1f} "
+            f"{(st['deletions'] - before['deletions']) / n:12.2f} "
+            f"{(st['folds'] - before['folds']) / n:9.3f} {floor_us(int(M), d):9.1f} "
+            f"{symv_floor_us(int(M)):9.1f}"
+        )
     # Fit t = c0 + c1·M·d + c2·M² by non-negative least squares on relative errors (the
     # rows span two orders of magnitude); rows with an empty model say nothing about it.
     from scipy.optimize import nnls
@@ -124,8 +139,10 @@ def polk_scaling(reg, X, y, Ks, warm, n) -> None:
     A = np.column_stack([np.ones_like(M), M * d, M * M])
     coef, _ = nnls(A / t[:, None], np.ones_like(t))
     fit = A @ coef
-    print(f"fit: t ≈ {coef[0]:.2f} µs + {1e3 * coef[1]:.3f} ns·M·d + {1e3 * coef[2]:.3f} ns·M²  "
-          f"(largest relative misfit {np.max(np.abs(fit - t) / t):.0%})")
+    print(
+        f"fit: t ≈ {coef[0]:.2f} µs + {1e3 * coef[1]:.3f} ns·M·d + {1e3 * coef[2]:.3f} ns·M²  "
+        f"(largest relative misfit {np.max(np.abs(fit - t) / t):.0%})"
+    )
 
 
 def main() -> None:
@@ -135,8 +152,10 @@ def main() -> None:
     reg = get_registry()
     stream = build_stream(StreamSpec("a9a"), reg)
     X, y = stream.X, stream.y
-    print(f"kbench PiSTOL/POLK speed on {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}, BLAS on 1 thread")
+    print(
+        f"kbench PiSTOL/POLK speed on {platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}, BLAS on 1 thread"
+    )
     with threadpool_limits(1):
         if args.quick:
             pistol_vs_norma(reg, X, y, (500, 2000), 300)

@@ -36,10 +36,18 @@ LEARNERS = {
 }
 STREAMS = {  # label: (stream, kernel, loss, classes)
     "a9a (d=123)": (StreamSpec("a9a"), "rbf[gamma=0.05]", "hinge", 2),
-    "fashion_mnist (d=784)": (StreamSpec("fashion_mnist", positive="5-9", scale="minmax"),
-                              "rbf[gamma=0.01]", "hinge", 2),
-    "fashion_mnist 10-class": (StreamSpec("fashion_mnist", scale="minmax", n=20000),
-                               "rbf[gamma=0.01]", "multiclass_hinge", 10),
+    "fashion_mnist (d=784)": (
+        StreamSpec("fashion_mnist", positive="5-9", scale="minmax"),
+        "rbf[gamma=0.01]",
+        "hinge",
+        2,
+    ),
+    "fashion_mnist 10-class": (
+        StreamSpec("fashion_mnist", scale="minmax", n=20000),
+        "rbf[gamma=0.01]",
+        "multiclass_hinge",
+        10,
+    ),
 }
 
 
@@ -52,8 +60,9 @@ def warm(algo, X, y, omega: int, block: int = 500) -> int:
     return i
 
 
-def time_per_example(algos: dict, X, y, starts: dict, n: int,
-                     repeats: int = 5) -> tuple[dict[str, float], dict[str, float]]:
+def time_per_example(
+    algos: dict, X, y, starts: dict, n: int, repeats: int = 5
+) -> tuple[dict[str, float], dict[str, float]]:
     """Best-of-repeats µs per example of each learner over n examples from its start, the
     learners interleaved in every repeat so that a busy machine slows them alike; and
     each one's buffer size at the end."""
@@ -90,10 +99,14 @@ def main() -> None:
     args = parser.parse_args()
     omegas = (100, 512) if args.quick else (100, 512, 4096)
     reg = get_registry()
-    print(f"kbench SVMD/NORMA speed on {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}, BLAS on 1 thread")
-    print(f"{'stream':24} {'ω':>5} {'norma µs':>9} {'svmd µs':>9} {'ratio':>6} "
-          f"{'exact µs':>9} {'ratio':>6} {'floor µs':>9} {'m':>6}")
+    print(
+        f"kbench SVMD/NORMA speed on {platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}, BLAS on 1 thread"
+    )
+    print(
+        f"{'stream':24} {'ω':>5} {'norma µs':>9} {'svmd µs':>9} {'ratio':>6} "
+        f"{'exact µs':>9} {'ratio':>6} {'floor µs':>9} {'m':>6}"
+    )
     with threadpool_limits(1):
         for label, (spec, kspec, lspec, classes) in STREAMS.items():
             stream = build_stream(spec, reg)
@@ -104,15 +117,24 @@ def main() -> None:
                 n = 1000 if args.quick or omega >= 4096 else 3000
                 algos, starts = {}, {}
                 for name, tmpl in LEARNERS.items():
-                    algos[name] = reg.create("algorithm", tmpl.format(omega=omega), kernel=kernel,
-                                             loss=loss, task=task, n_classes=classes)
+                    algos[name] = reg.create(
+                        "algorithm",
+                        tmpl.format(omega=omega),
+                        kernel=kernel,
+                        loss=loss,
+                        task=task,
+                        n_classes=classes,
+                    )
                     starts[name] = min(warm(algos[name], X, y, omega), max(0, len(X) - n))
                 times, sizes = time_per_example(algos, X, y, starts, n)
                 ratio = times["svmd"] / times["norma"]
                 ratio_x = times["svmd-exact"] / times["norma"]
-                print(f"{label:24} {omega:5d} {times['norma']:9.1f} {times['svmd']:9.1f} "
-                      f"{ratio:6.2f} {times['svmd-exact']:9.1f} {ratio_x:6.2f} "
-                      f"{floor_us(omega, X.shape[1]):9.1f} {min(sizes.values()):6.0f}")
+                print(
+                    f"{label:24} {omega:5d} {times['norma']:9.1f} {times['svmd']:9.1f} "
+                    f"{ratio:6.2f} {times['svmd-exact']:9.1f} {ratio_x:6.2f} "
+                    f"{floor_us(omega, X.shape[1]):9.1f} {min(sizes.values()):6.0f}"
+                )
+
 
 if __name__ == "__main__":
     main()

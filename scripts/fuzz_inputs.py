@@ -51,7 +51,7 @@ VALUES = [
 
 spec_text = st.one_of(
     st.text(max_size=40),
-    st.text(alphabet='abc[]()=,"\'\\ 1', max_size=24),
+    st.text(alphabet="abc[]()=,\"'\\ 1", max_size=24),
     st.builds(
         lambda n, items, tail: n + "[" + ",".join(f"{k}={v}" for k, v in items) + "]" + tail,
         st.sampled_from(NAMES),
@@ -71,7 +71,10 @@ class Tally:
     def run(self, target: str, fn: Callable[[], object], what: object) -> None:
         self.cases[target] = self.cases.get(target, 0) + 1
         try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with (
+                contextlib.redirect_stdout(io.StringIO()),
+                contextlib.redirect_stderr(io.StringIO()),
+            ):
                 fn()
         except (KbenchError, click.UsageError) as exc:
             text = str(exc)
@@ -273,7 +276,9 @@ def fuzz_cli(tally: Tally, n: int, seed: int, folder: Path) -> None:
         cwd = os.getcwd()
         os.chdir(folder)  # whatever --out says, nothing lands outside the scratch folder
         try:
-            tally.run("cli", lambda: cli.main(args, standalone_mode=False, prog_name="kbench"), args)
+            tally.run(
+                "cli", lambda: cli.main(args, standalone_mode=False, prog_name="kbench"), args
+            )
         finally:
             os.chdir(cwd)
 
@@ -314,8 +319,12 @@ def main() -> int:
     total = sum(tally.cases.values())
     bad = sum(len(v) for v in tally.tracebacks.values())
     for target, count in tally.cases.items():
-        print(f"{target:8s} {count:6d} cases  {len(tally.tracebacks.get(target, [])):4d} tracebacks")
-    print(f"total    {total:6d} cases  {bad:4d} tracebacks  ({time.perf_counter() - started:.0f} s)")
+        print(
+            f"{target:8s} {count:6d} cases  {len(tally.tracebacks.get(target, [])):4d} tracebacks"
+        )
+    print(
+        f"total    {total:6d} cases  {bad:4d} tracebacks  ({time.perf_counter() - started:.0f} s)"
+    )
     for target, items in tally.tracebacks.items():
         for item in items[:10]:
             print(f"  {target}: {item[:300]}")

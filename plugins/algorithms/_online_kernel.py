@@ -34,8 +34,12 @@ L_MC_HINGE, L_SOFTMAX, L_PYTHON = 64, 65, -1
 #: ν-trick modes: off, an adapted hinge margin, an adapted ε-insensitive tube.
 NU_OFF, NU_MARGIN, NU_TUBE = 0, 1, 2
 #: The loss whose margin (or tube) the ν-trick adapts, per task.
-NU_LOSSES: dict[str, type[Loss]] = {"binary": Hinge, "multiclass": MulticlassHinge,
-                                    "novelty": NoveltyHinge, "regression": EpsilonInsensitive}
+NU_LOSSES: dict[str, type[Loss]] = {
+    "binary": Hinge,
+    "multiclass": MulticlassHinge,
+    "novelty": NoveltyHinge,
+    "regression": EpsilonInsensitive,
+}
 CFG_INDEX = {name: i for i, name in enumerate(CFG_FIELDS)}
 
 
@@ -56,16 +60,19 @@ class LossSetup:
     hessian: bool
 
 
-def setup_loss(owner: str, loss: Loss, task: str, n_classes: int, nu: float,
-               margin0: float) -> LossSetup:
+def setup_loss(
+    owner: str, loss: Loss, task: str, n_classes: int, nu: float, margin0: float
+) -> LossSetup:
     """Check that ``loss`` fits ``task`` (and the ν-trick) and return how to run it.
 
     The ν-trick is on when ``nu > 0``; for novelty detection it is also on when the
     novelty hinge itself carries ``nu > 0``, and then its ``rho`` is the initial margin.
     """
     if task not in loss.tasks:
-        raise ValueError(f"{owner}: loss {loss.name!r} cannot be used for {task} tasks "
-                         f"(it supports {', '.join(sorted(loss.tasks))})")
+        raise ValueError(
+            f"{owner}: loss {loss.name!r} cannot be used for {task} tasks "
+            f"(it supports {', '.join(sorted(loss.tasks))})"
+        )
     n_out = 1
     if task == "multiclass":
         if n_classes < 2:
@@ -77,14 +84,17 @@ def setup_loss(owner: str, loss: Loss, task: str, n_classes: int, nu: float,
     if nu == 0.0 and loss_nu > 0.0:
         nu, margin0 = loss_nu, float(loss.rho)  # the loss's own ν-trick settings
         if margin0 <= 0.0:
-            raise ValueError(f"{owner}: the ν-trick needs the novelty hinge's rho > 0, "
-                             f"got {margin0!r}")
+            raise ValueError(
+                f"{owner}: the ν-trick needs the novelty hinge's rho > 0, got {margin0!r}"
+            )
     nu_mode = NU_OFF
     if nu > 0.0:
         need = NU_LOSSES[task]
         if type(loss) is not need:
-            raise ValueError(f"{owner}: the ν-trick (nu > 0) adapts the margin of loss "
-                             f"{need.name!r} on {task} tasks; got loss {loss.name!r}")
+            raise ValueError(
+                f"{owner}: the ν-trick (nu > 0) adapts the margin of loss "
+                f"{need.name!r} on {task} tasks; got loss {loss.name!r}"
+            )
         nu_mode = NU_TUBE if task == "regression" else NU_MARGIN
     compiled = loss.compiled()
     if compiled is not None:
@@ -96,9 +106,17 @@ def setup_loss(owner: str, loss: Loss, task: str, n_classes: int, nu: float,
     else:
         loss_id, p1 = L_PYTHON, 0.0
     margin = float(getattr(loss, "rho", 0.0)) if task == "novelty" else 0.0
-    return LossSetup(n_out=n_out, task_code=TASK_CODES[task], loss_id=loss_id, loss_p1=p1,
-                     nu_mode=nu_mode, nu=float(nu), margin0=float(margin0), margin=margin,
-                     hessian=bool(loss.has_second_derivative) and nu_mode == NU_OFF)
+    return LossSetup(
+        n_out=n_out,
+        task_code=TASK_CODES[task],
+        loss_id=loss_id,
+        loss_p1=p1,
+        nu_mode=nu_mode,
+        nu=float(nu),
+        margin0=float(margin0),
+        margin=margin,
+        hessian=bool(loss.has_second_derivative) and nu_mode == NU_OFF,
+    )
 
 
 def make_cfg(kernel: Kernel, setup: LossSetup, **values: float) -> np.ndarray:
@@ -108,17 +126,29 @@ def make_cfg(kernel: Kernel, setup: LossSetup, **values: float) -> np.ndarray:
     if compiled is None:  # the block loop will not run; the per-example path needs no codes
         compiled = (-1, 0.0, 0.0, 0.0, 0.0)
     kind, gamma, scale, offset, degree = compiled
-    fields = {"kind": kind, "gamma": gamma, "scale": scale, "offset": offset, "degree": degree,
-              "task": setup.task_code, "n_out": setup.n_out, "loss": setup.loss_id,
-              "loss_p1": setup.loss_p1, "nu_mode": setup.nu_mode, "nu": setup.nu,
-              "margin": setup.margin, "eta_max": np.inf} | values
+    fields = {
+        "kind": kind,
+        "gamma": gamma,
+        "scale": scale,
+        "offset": offset,
+        "degree": degree,
+        "task": setup.task_code,
+        "n_out": setup.n_out,
+        "loss": setup.loss_id,
+        "loss_p1": setup.loss_p1,
+        "nu_mode": setup.nu_mode,
+        "nu": setup.nu,
+        "margin": setup.margin,
+        "eta_max": np.inf,
+    } | values
     for name, value in fields.items():
         cfg[CFG_INDEX[name]] = float(value)
     return cfg
 
 
-def python_gradient(setup: LossSetup, loss: Loss, eps: float, Fb: np.ndarray, V: np.ndarray,
-                    y: float) -> tuple[np.ndarray, np.ndarray, int]:
+def python_gradient(
+    setup: LossSetup, loss: Loss, eps: float, Fb: np.ndarray, V: np.ndarray, y: float
+) -> tuple[np.ndarray, np.ndarray, int]:
     """ξ, χ = Λ·V and the violation indicator s at the scores Fb, from the loss plugin.
 
     With the ν-trick the margin (or tube) is ``eps`` and the formulas are the ν-losses'
@@ -180,8 +210,17 @@ class OnlineKernelLearner(Algorithm):
     _setup: LossSetup
     budget: int
 
-    def _check_common(self, owner: str, *, eta: float, c: float, budget: int, nu: float,
-                      margin0: float, eta_eps: float) -> None:
+    def _check_common(
+        self,
+        owner: str,
+        *,
+        eta: float,
+        c: float,
+        budget: int,
+        nu: float,
+        margin0: float,
+        eta_eps: float,
+    ) -> None:
         check_range(owner, "eta", eta, low=0.0, low_open=True)
         check_range(owner, "c", c, low=0.0)
         check_range(owner, "budget", budget, low=1)
@@ -200,8 +239,9 @@ class OnlineKernelLearner(Algorithm):
 
     def _buffer(self, d: int) -> SupportBuffer:
         if self._buf is None:
-            self._buf = SupportBuffer(d, self.budget,
-                                      n_outputs=self.columns_per_output * self._setup.n_out)
+            self._buf = SupportBuffer(
+                d, self.budget, n_outputs=self.columns_per_output * self._setup.n_out
+            )
         return self._buf
 
     def _xsq(self, x: np.ndarray) -> float:

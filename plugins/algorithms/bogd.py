@@ -56,9 +56,19 @@ class BOGD(BudgetLearner):
     default_loss = "hinge"
     test_params = {"budget": 12}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, eta: float = 0.5, lam: float | None = None,
-                 sampling: Literal["uniform", "weighted"] = "uniform") -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        budget: int = 100,
+        eta: float = 0.5,
+        lam: float | None = None,
+        sampling: Literal["uniform", "weighted"] = "uniform",
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("bogd", "budget", budget, low=2)
         check_range("bogd", "eta", eta, low=0.0, low_open=True)
@@ -67,8 +77,10 @@ class BOGD(BudgetLearner):
         # None: the shrinking that offsets the B/(B − 1) rescaling (ηλ = 1/B < 1).
         lam_used = 1.0 / (eta * budget) if lam is None else lam
         if eta * lam_used >= 1.0:
-            raise ValueError(f"bogd: eta·lam must be < 1 (the shrink factor 1 − ηλ must stay "
-                             f"positive), got {eta * lam_used!r}")
+            raise ValueError(
+                f"bogd: eta·lam must be < 1 (the shrink factor 1 − ηλ must stay "
+                f"positive), got {eta * lam_used!r}"
+            )
         self._lam = lam_used
         if sampling not in ("uniform", "weighted"):
             raise ValueError(f"bogd: sampling must be uniform or weighted, got {sampling!r}")
@@ -92,9 +104,25 @@ class BOGD(BudgetLearner):
             g = float(self.loss.derivative(float(out[0]), float(y[0])))
         st[0] = buf.size
         evals0 = st[2]
-        _bogd.bogd_block(*self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng,
-                         self.eta, self._lam, self.sampling == "weighted", loss_kind, p1,
-                         X, y, pred, buf.krow, have_row, g)
+        _bogd.bogd_block(
+            *self._kargs(),
+            buf.X,
+            buf.sq,
+            buf.alpha.reshape(-1),
+            st,
+            self._rng,
+            self.eta,
+            self._lam,
+            self.sampling == "weighted",
+            loss_kind,
+            p1,
+            X,
+            y,
+            pred,
+            buf.krow,
+            have_row,
+            g,
+        )
         buf.size = int(st[0])
         buf.kernel_evals += int(st[2] - evals0)
 

@@ -57,20 +57,31 @@ class BSGD(PegasosFamily):
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12, "lam": 0.01}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, lam: float = 1e-4,
-                 maintenance: Literal["removal", "projection", "merge"] = "merge") -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        budget: int = 100,
+        lam: float = 1e-4,
+        maintenance: Literal["removal", "projection", "merge"] = "merge",
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("bsgd", "budget", budget, low=1)
         check_range("bsgd", "lam", lam, low=0.0, low_open=True)
         if maintenance not in MAINTENANCE:
-            raise ValueError(f"bsgd: maintenance must be one of {', '.join(MAINTENANCE)}, "
-                             f"got {maintenance!r}")
+            raise ValueError(
+                f"bsgd: maintenance must be one of {', '.join(MAINTENANCE)}, got {maintenance!r}"
+            )
         if maintenance == "merge" and (self._compiled is None or self._compiled[0] != KIND_RBF):
             raise ValueError(
                 f"bsgd: maintenance=merge needs a kernel whose merged point has a closed form; "
                 f"kernels that support merging: rbf (got {kernel.spec()}). "
-                "Use maintenance=removal or maintenance=projection with this kernel.")
+                "Use maintenance=removal or maintenance=projection with this kernel."
+            )
         self.budget, self.lam, self.maintenance = budget, lam, maintenance
         self._mode = MAINTENANCE[maintenance]
         self._init_state()

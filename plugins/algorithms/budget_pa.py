@@ -35,8 +35,17 @@ class BudgetPA(BudgetLearner):
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, C: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        budget: int = 100,
+        C: float = 1.0,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("bpa_s", "budget", budget, low=1)
         check_range("bpa_s", "C", C, low=0.0, low_open=True)
@@ -51,8 +60,21 @@ class BudgetPA(BudgetLearner):
         kxx = self._self_kernel(X[0]) if have_row else float("nan")
         st[0] = buf.size
         evals0 = st[1]
-        _bpa.bpa_s_block(*self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st,
-                         self.C, X, y, pred, buf.krow, have_row, kxx)
+        _bpa.bpa_s_block(
+            *self._kargs(),
+            buf.X,
+            buf.sq,
+            buf.alpha.reshape(-1),
+            self._kdiag,
+            st,
+            self.C,
+            X,
+            y,
+            pred,
+            buf.krow,
+            have_row,
+            kxx,
+        )
         buf.size = int(st[0])
         buf.kernel_evals += int(st[1] - evals0)
 

@@ -38,8 +38,9 @@ class RandomBudgetPerceptron(BudgetLearner):
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100) -> None:
+    def __init__(
+        self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, budget: int = 100
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("rbp", "budget", budget, low=1)
         self.budget = budget
@@ -50,8 +51,20 @@ class RandomBudgetPerceptron(BudgetLearner):
 
     def _run(self, X, y, pred, have_row):
         buf = self._buf
-        buf.size, evals = _bp.rbp_block(*self._kargs(), buf.X, buf.sq, buf.alpha, self._rng,
-                                        buf.size, X, y, pred, buf.krow, self._scores, have_row)
+        buf.size, evals = _bp.rbp_block(
+            *self._kargs(),
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            self._rng,
+            buf.size,
+            X,
+            y,
+            pred,
+            buf.krow,
+            self._scores,
+            have_row,
+        )
         buf.kernel_evals += evals
 
 
@@ -86,8 +99,9 @@ class Forgetron(BudgetLearner):
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100) -> None:
+    def __init__(
+        self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, budget: int = 100
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("forgetron", "budget", budget, low=1)
         self.budget = budget
@@ -115,14 +129,28 @@ class Forgetron(BudgetLearner):
                 have_row2 = True
         st[0] = buf.size
         evals0 = st[5]
-        _bp.forgetron_block(*self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, X, y, pred,
-                            buf.krow, self._krow2, have_row, have_row2)
+        _bp.forgetron_block(
+            *self._kargs(),
+            buf.X,
+            buf.sq,
+            buf.alpha.reshape(-1),
+            st,
+            X,
+            y,
+            pred,
+            buf.krow,
+            self._krow2,
+            have_row,
+            have_row2,
+        )
         buf.size = int(st[0])
         buf.kernel_evals += int(st[5] - evals0)
 
     def stats(self):
-        return super().stats() | {"scale": float(self._state[2]),
-                                  "removal_damage": float(self._state[3])}
+        return super().stats() | {
+            "scale": float(self._state[2]),
+            "removal_damage": float(self._state[3]),
+        }
 
     def _nbytes(self):
         return super()._nbytes() + (self._krow2.nbytes if self._buf is not None else 0)
@@ -165,8 +193,17 @@ class Projectron(BudgetLearner):
     test_params = {"budget": 12}
     _plus = False
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, eta: float = 0.1) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        budget: int = 100,
+        eta: float = 0.1,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range(self.name, "budget", budget, low=1)
         check_range(self.name, "eta", eta, low=0.0)
@@ -184,9 +221,25 @@ class Projectron(BudgetLearner):
         kxx = self._self_kernel(X[0]) if have_row else float("nan")
         st[0] = buf.size
         evals0 = st[1]
-        _bp.projectron_block(*self._kargs(), buf.X, buf.sq, buf.alpha, self._Kinv, st,
-                             self.eta, self._plus, X, y, pred, buf.krow, self._d, self._scores,
-                             have_row, kxx, self._margin_U())
+        _bp.projectron_block(
+            *self._kargs(),
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            self._Kinv,
+            st,
+            self.eta,
+            self._plus,
+            X,
+            y,
+            pred,
+            buf.krow,
+            self._d,
+            self._scores,
+            have_row,
+            kxx,
+            self._margin_U(),
+        )
         buf.size = int(st[0])
         buf.kernel_evals += int(st[1] - evals0)
 
@@ -200,8 +253,10 @@ class Projectron(BudgetLearner):
         return self._Kinv[:m, :m].copy() if m else np.zeros((0, 0))
 
     def stats(self):
-        return super().stats() | {"projected_updates": float(self._state[2]),
-                                  "margin_updates": float(self._state[3])}
+        return super().stats() | {
+            "projected_updates": float(self._state[2]),
+            "margin_updates": float(self._state[3]),
+        }
 
     def _nbytes(self):
         if self._buf is None:
@@ -259,11 +314,28 @@ class ProjectronPP(Projectron):
     name = "projectronpp"
     _plus = True
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, eta: float = 0.1,
-                 margin: Literal["bound", "eta"] = "bound", U: float = 1.0) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed,
-                         budget=budget, eta=eta)
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        budget: int = 100,
+        eta: float = 0.1,
+        margin: Literal["bound", "eta"] = "bound",
+        U: float = 1.0,
+    ) -> None:
+        super().__init__(
+            kernel=kernel,
+            loss=loss,
+            task=task,
+            n_classes=n_classes,
+            seed=seed,
+            budget=budget,
+            eta=eta,
+        )
         if margin not in ("bound", "eta"):
             raise ValueError(f"projectronpp: margin must be bound or eta, got {margin!r}")
         check_range(self.name, "U", U, low=0.0)

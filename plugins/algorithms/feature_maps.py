@@ -83,8 +83,17 @@ class FOGD(_LinearOGD):
     name = "fogd"
     test_params = {"D": 32}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 D: int = 400, eta: float = 0.1) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        D: int = 400,
+        eta: float = 0.1,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("fogd", "D", D, low=1)
         check_range("fogd", "eta", eta, low=0.0, low_open=True)
@@ -92,7 +101,8 @@ class FOGD(_LinearOGD):
         if compiled is None or compiled[0] not in (KIND_RBF, KIND_LAPLACIAN):
             raise ValueError(
                 f"fogd: random Fourier features need a kernel with a known spectral density; "
-                f"supported kernels: rbf, laplacian (got {kernel.spec()})")
+                f"supported kernels: rbf, laplacian (got {kernel.spec()})"
+            )
         self.D, self.eta = D, eta
         self._kind, self._gamma = compiled[0], compiled[1]
         self._Omega: np.ndarray | None = None
@@ -101,8 +111,10 @@ class FOGD(_LinearOGD):
         if self._Omega is not None:
             return
         if d < 1:
-            raise ValueError(f"fogd: the examples have {d} features; random Fourier features "
-                             "(D frequencies in the input space) need at least one")
+            raise ValueError(
+                f"fogd: the examples have {d} features; random Fourier features "
+                "(D frequencies in the input space) need at least one"
+            )
         rng = np.random.default_rng(self.seed)
         if self._kind == KIND_RBF:
             self._Omega = rng.normal(0.0, np.sqrt(2.0 * self._gamma), size=(d, self.D))
@@ -136,8 +148,20 @@ class FOGD(_LinearOGD):
         _feature_maps.linear_step(self._W, self._z, self._gradient(self._scores, y), self.eta)
 
     def _block(self, X, y, pred):
-        _feature_maps.fogd_block(self._Omega, self._W, self.eta, self._task_kind, *self._loss_c,
-                                 X, y, pred, self._u, self._z, self._scores, self._g)
+        _feature_maps.fogd_block(
+            self._Omega,
+            self._W,
+            self.eta,
+            self._task_kind,
+            *self._loss_c,
+            X,
+            y,
+            pred,
+            self._u,
+            self._z,
+            self._scores,
+            self._g,
+        )
 
     def learn_predict_many(self, X, y):
         if self._loss_c is None:
@@ -201,17 +225,29 @@ class NOGD(_LinearOGD):
     name = "nogd"
     test_params = {"budget": 12}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 budget: int = 100, eta: float = 0.1, rank: int | None = None,
-                 rank_fraction: float = 0.2) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        budget: int = 100,
+        eta: float = 0.1,
+        rank: int | None = None,
+        rank_fraction: float = 0.2,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("nogd", "budget", budget, low=1)
         check_range("nogd", "eta", eta, low=0.0, low_open=True)
         check_range("nogd", "rank_fraction", rank_fraction, low=0.0, high=1.0, low_open=True)
         if rank is not None:
             if rank > budget:
-                raise ValueError(f"nogd: rank must be at most budget ({budget}): B landmarks "
-                                 f"give a Nyström map of rank at most B, got rank={rank}")
+                raise ValueError(
+                    f"nogd: rank must be at most budget ({budget}): B landmarks "
+                    f"give a Nyström map of rank at most B, got rank={rank}"
+                )
             check_range("nogd", "rank", rank, low=1, high=budget)
         self.budget, self.eta, self.rank, self.rank_fraction = budget, eta, rank, rank_fraction
         # The rank k of the map; the small slack keeps ⌈0.2·100⌉ at 20 despite rounding.
@@ -247,7 +283,10 @@ class NOGD(_LinearOGD):
                 f"nogd: the {self.budget} Nyström landmarks are rank-deficient (rank {keep}: "
                 "repeated or nearly dependent examples); eigenvalues below "
                 f"{NYSTROM_TOL:g}·λ_max are dropped (a pseudo-inverse), so the feature map "
-                f"has {keep} dimensions instead of {self._k}", RuntimeWarning, stacklevel=3)
+                f"has {keep} dimensions instead of {self._k}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         keep = min(keep, self._k)
         lam = np.maximum(lam[:keep], np.finfo(float).tiny)
         V = V[:, :keep]
@@ -289,9 +328,28 @@ class NOGD(_LinearOGD):
         start = 0
         while start < len(X):
             start, buf.size, evals = _feature_maps.nogd_block(
-                *kargs, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W, self._nystrom,
-                self.eta, self._task_kind, loss_kind, p1, X, y, pred, buf.krow, self._z,
-                self._scores, self._g, have_row, start)
+                *kargs,
+                buf.X,
+                buf.sq,
+                buf.alpha,
+                buf.size,
+                self._M,
+                self._W,
+                self._nystrom,
+                self.eta,
+                self._task_kind,
+                loss_kind,
+                p1,
+                X,
+                y,
+                pred,
+                buf.krow,
+                self._z,
+                self._scores,
+                self._g,
+                have_row,
+                start,
+            )
             buf.kernel_evals += evals
             if not self._nystrom and buf.size == self.budget:
                 self._build_map()
@@ -317,8 +375,8 @@ class NOGD(_LinearOGD):
             return self._labels(buf.decision_many(self.kernel, X))
         F = np.empty((len(X), self._outputs))
         for a in range(0, len(X), 2048):
-            Z = np.asarray(self.kernel.matrix(X[a:a + 2048], buf.X)) @ self._M.T
-            F[a:a + 2048] = Z @ self._W
+            Z = np.asarray(self.kernel.matrix(X[a : a + 2048], buf.X)) @ self._M.T
+            F[a : a + 2048] = Z @ self._W
         return self._labels(F)
 
     def stats(self):

@@ -79,33 +79,59 @@ class NORMA(OnlineKernelLearner):
     name = "norma"
     test_params = {"budget": 16}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 eta: float = 0.5,
-                 schedule: Literal["constant", "inv_sqrt", "decay_tau"] = "constant",
-                 tau: float = 100.0, c: float = 0.01, budget: int = 1000,
-                 offset: bool = False, nu: float = 0.0, margin0: float = 1.0, eta_eps: float = 1.0,
-                 nu_rule: Literal["log", "additive"] = "log") -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        eta: float = 0.5,
+        schedule: Literal["constant", "inv_sqrt", "decay_tau"] = "constant",
+        tau: float = 100.0,
+        c: float = 0.01,
+        budget: int = 1000,
+        offset: bool = False,
+        nu: float = 0.0,
+        margin0: float = 1.0,
+        eta_eps: float = 1.0,
+        nu_rule: Literal["log", "additive"] = "log",
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("norma", "tau", tau, low=0.0, low_open=True)
-        self._check_common("norma", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0,
-                           eta_eps=eta_eps)
+        self._check_common(
+            "norma", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0, eta_eps=eta_eps
+        )
         if eta * c > 1.0:
-            raise ValueError("norma: eta·c must be ≤ 1 (the shrink factor 1 − ηc must not be "
-                             f"negative), got {eta * c!r}")
+            raise ValueError(
+                "norma: eta·c must be ≤ 1 (the shrink factor 1 − ηc must not be "
+                f"negative), got {eta * c!r}"
+            )
         if schedule not in SCHEDULES:
-            raise ValueError(f"norma: unknown schedule {schedule!r} "
-                             f"(choose from {', '.join(SCHEDULES)})")
+            raise ValueError(
+                f"norma: unknown schedule {schedule!r} (choose from {', '.join(SCHEDULES)})"
+            )
         if nu_rule not in NU_RULES:
-            raise ValueError(f"norma: unknown nu_rule {nu_rule!r} "
-                             f"(choose from {', '.join(NU_RULES)})")
+            raise ValueError(
+                f"norma: unknown nu_rule {nu_rule!r} (choose from {', '.join(NU_RULES)})"
+            )
         self.eta, self.schedule, self.tau, self.c = eta, schedule, tau, c
         self.budget, self.offset = budget, offset
         self.nu, self.margin0, self.eta_eps, self.nu_rule = nu, margin0, eta_eps, nu_rule
         assert self.kernel is not None
         C = self._setup.n_out
-        self._cfg = make_cfg(self.kernel, self._setup, eta0=eta, c=c, use_offset=offset,
-                             schedule=SCHEDULES[schedule], tau=tau, eta_eps0=eta_eps,
-                             nu_additive=nu_rule == "additive")
+        self._cfg = make_cfg(
+            self.kernel,
+            self._setup,
+            eta0=eta,
+            c=c,
+            use_offset=offset,
+            schedule=SCHEDULES[schedule],
+            tau=tau,
+            eta_eps0=eta_eps,
+            nu_additive=nu_rule == "additive",
+        )
         self._state = np.zeros(len(_norma.STATE_FIELDS))
         self._state[_S["scale"]] = 1.0
         self._state[_S["eps"]] = self._setup.margin0
@@ -141,12 +167,12 @@ class NORMA(OnlineKernelLearner):
         xsq = self._xsq(x)
         Fb = self._scores(x, xsq)
         with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
-            xi, _, s = python_gradient(self._setup, self.loss, float(self._state[_S["eps"]]),
-                                       Fb, Fb, float(y))
+            xi, _, s = python_gradient(
+                self._setup, self.loss, float(self._state[_S["eps"]]), Fb, Fb, float(y)
+            )
         buf = self._buf
         assert buf is not None
-        _norma.norma_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, x, xsq,
-                           xi, s)
+        _norma.norma_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, x, xsq, xi, s)
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
 
     def learn_predict_many(self, X, y):
@@ -155,8 +181,19 @@ class NORMA(OnlineKernelLearner):
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
         self._state[_S["kernel_evals"]] = buf.kernel_evals
-        _norma.norma_block(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b,
-                           X, y, pred, buf.krow, self._work)
+        _norma.norma_block(
+            self._cfg,
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            self._state,
+            self._b,
+            X,
+            y,
+            pred,
+            buf.krow,
+            self._work,
+        )
         buf.kernel_evals = int(self._state[_S["kernel_evals"]])
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
         return pred

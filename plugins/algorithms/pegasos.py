@@ -36,8 +36,17 @@ class KernelPegasos(PegasosFamily):
     test_params = {"lam": 0.01}
     growable = True
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 lam: float = 1e-4, project: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        lam: float = 1e-4,
+        project: bool = True,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("pegasos", "lam", lam, low=0.0, low_open=True)
         self.lam, self.project = lam, project

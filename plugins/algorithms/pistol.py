@@ -59,9 +59,18 @@ class PiSTOL(AveragedExpansion):
 
     name = "pistol"
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 a: float | None = None, b: float = 1.0,
-                 output: Literal["average", "last"] = "average") -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        a: float | None = None,
+        b: float = 1.0,
+        output: Literal["average", "last"] = "average",
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         assert self.loss is not None
         L = float(self.loss.lipschitz)
@@ -69,7 +78,8 @@ class PiSTOL(AveragedExpansion):
             raise ValueError(
                 f"pistol: loss {self.loss.name!r} is not Lipschitz (Lipschitz constant {L!r}); "
                 "PiSTOL's α and its guarantees need a finite constant: use logistic, "
-                "smooth_hinge, hinge, softmax, multiclass_hinge, huber or eps_insensitive")
+                "smooth_hinge, hinge, softmax, multiclass_hinge, huber or eps_insensitive"
+            )
         if a is not None:
             check_range("pistol", "a", a, low=0.0, low_open=True)
         check_range("pistol", "b", b, low=0.0, low_open=True)
@@ -86,15 +96,17 @@ class PiSTOL(AveragedExpansion):
         st = self._state
         alpha = st[_S["acc_alpha"]]
         expo = st[_S["norm2"]] / (2.0 * alpha)
-        out.update({
-            "acc_alpha": float(alpha),
-            "exponent": float(expo),
-            "max_exponent": float(max(st[_S["max_exponent"]], expo)),
-            # w of the next round; log w ≤ 700 holds while the learner runs (it raises
-            # before), so this stays finite.
-            "multiplier": math.exp(min(math.log(self.b) - math.log(alpha) + expo, 700.0)),
-            "sup_kxx": float(st[_S["sup_kxx"]]),
-        })
+        out.update(
+            {
+                "acc_alpha": float(alpha),
+                "exponent": float(expo),
+                "max_exponent": float(max(st[_S["max_exponent"]], expo)),
+                # w of the next round; log w ≤ 700 holds while the learner runs (it raises
+                # before), so this stays finite.
+                "multiplier": math.exp(min(math.log(self.b) - math.log(alpha) + expo, 700.0)),
+                "sup_kxx": float(st[_S["sup_kxx"]]),
+            }
+        )
         return out
 
 

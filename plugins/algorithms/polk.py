@@ -97,12 +97,26 @@ class POLK(Algorithm):
     default_loss = "hinge"
     test_params = {"K": 0.05, "eta": 0.5, "batch_size": 4, "refresh_every": 5}
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 eta: float = 1.0, lam: float = 1e-6, K: float = 0.04,
-                 schedule: Literal["constant", "diminishing"] = "constant", t0: float = 100.0,
-                 batch_size: int = 1, batch_reduce: Literal["mean", "sum"] = "mean",
-                 criterion: Literal["norm", "squared"] = "norm", screen_tau: float = 1e-6,
-                 refresh_every: int = 0, refresh_tol: float = 1e-8) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        eta: float = 1.0,
+        lam: float = 1e-6,
+        K: float = 0.04,
+        schedule: Literal["constant", "diminishing"] = "constant",
+        t0: float = 100.0,
+        batch_size: int = 1,
+        batch_reduce: Literal["mean", "sum"] = "mean",
+        criterion: Literal["norm", "squared"] = "norm",
+        screen_tau: float = 1e-6,
+        refresh_every: int = 0,
+        refresh_tol: float = 1e-8,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("polk", "eta", eta, low=0.0, low_open=True)
         check_range("polk", "lam", lam, low=0.0)
@@ -113,27 +127,44 @@ class POLK(Algorithm):
         check_range("polk", "refresh_every", refresh_every, low=0)
         check_range("polk", "refresh_tol", refresh_tol, low=0.0)
         if eta * lam >= 1.0:
-            raise ValueError(f"polk: eta must be below 1/lam (the shrink factor 1 − η λ must "
-                             f"stay positive), got eta={eta!r} with lam={lam!r}")
-        for pname, value, choices in (("schedule", schedule, SCHEDULES),
-                                      ("batch_reduce", batch_reduce, REDUCES),
-                                      ("criterion", criterion, CRITERIA)):
+            raise ValueError(
+                f"polk: eta must be below 1/lam (the shrink factor 1 − η λ must "
+                f"stay positive), got eta={eta!r} with lam={lam!r}"
+            )
+        for pname, value, choices in (
+            ("schedule", schedule, SCHEDULES),
+            ("batch_reduce", batch_reduce, REDUCES),
+            ("criterion", criterion, CRITERIA),
+        ):
             if value not in choices:
-                raise ValueError(f"polk: {pname} must be one of {', '.join(choices)}, "
-                                 f"got {value!r}")
+                raise ValueError(
+                    f"polk: {pname} must be one of {', '.join(choices)}, got {value!r}"
+                )
         self.eta, self.lam, self.K, self.schedule, self.t0 = eta, lam, K, schedule, t0
         self.batch_size, self.batch_reduce, self.criterion = batch_size, batch_reduce, criterion
-        self.screen_tau, self.refresh_every, self.refresh_tol = screen_tau, refresh_every, refresh_tol
+        self.screen_tau, self.refresh_every, self.refresh_tol = (
+            screen_tau,
+            refresh_every,
+            refresh_tol,
+        )
         assert self.loss is not None and self.kernel is not None
         self._setup = setup_loss("polk", self.loss, task, n_classes, 0.0, 1.0)
         self._C = self._setup.n_out
         self._cfg = make_cfg(self.kernel, self._setup)
         self._params = np.zeros(len(_polk.PARAM_FIELDS))
-        for pname, value in (("eta", eta), ("lam", lam), ("K", K),
-                             ("schedule", SCHEDULES[schedule]), ("t0", t0),
-                             ("batch_size", batch_size), ("reduce", REDUCES[batch_reduce]),
-                             ("criterion", CRITERIA[criterion]), ("tau", screen_tau),
-                             ("refresh_every", refresh_every), ("refresh_tol", refresh_tol)):
+        for pname, value in (
+            ("eta", eta),
+            ("lam", lam),
+            ("K", K),
+            ("schedule", SCHEDULES[schedule]),
+            ("t0", t0),
+            ("batch_size", batch_size),
+            ("reduce", REDUCES[batch_reduce]),
+            ("criterion", CRITERIA[criterion]),
+            ("tau", screen_tau),
+            ("refresh_every", refresh_every),
+            ("refresh_tol", refresh_tol),
+        ):
             self._params[_Q[pname]] = value
         self._state = np.zeros(len(_polk.STATE_FIELDS))
         self._state[_S["eta"]] = eta
@@ -254,9 +285,23 @@ class POLK(Algorithm):
             for b in range(1, ns):
                 self._Kbb[b, :b] = self.kernel.row(self._Xb[:b], self._Xb[b])
         buf.kernel_evals += ns * (ns - 1) // 2
-        _polk.polk_update(self._params, st, buf.X, buf.sq, buf.alpha, self._G, self._ids,
-                          self._Xb, self._xsqb, self._kdb, self._XI, self._idb, self._Kb,
-                          self._Kbb, self._work)
+        _polk.polk_update(
+            self._params,
+            st,
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            self._G,
+            self._ids,
+            self._Xb,
+            self._xsqb,
+            self._kdb,
+            self._XI,
+            self._idb,
+            self._Kb,
+            self._Kbb,
+            self._work,
+        )
         M = int(st[_S["m"]])
         buf.size = M
         buf.touch()
@@ -293,10 +338,30 @@ class POLK(Algorithm):
         i = 0
         while True:
             st[_S["kernel_evals"]] = buf.kernel_evals
-            i = _polk.polk_block(self._cfg, self._params, st, buf.X, buf.sq, buf.alpha, self._G,
-                                 self._ids, self._R, self._Xb, self._xsqb, self._kdb, self._XI,
-                                 self._idb, self._Kb, self._Kbb, self._work, self._scores, X, y,
-                                 pred, i)
+            i = _polk.polk_block(
+                self._cfg,
+                self._params,
+                st,
+                buf.X,
+                buf.sq,
+                buf.alpha,
+                self._G,
+                self._ids,
+                self._R,
+                self._Xb,
+                self._xsqb,
+                self._kdb,
+                self._XI,
+                self._idb,
+                self._Kb,
+                self._Kbb,
+                self._work,
+                self._scores,
+                X,
+                y,
+                pred,
+                i,
+            )
             buf.kernel_evals = int(st[_S["kernel_evals"]])
             buf.size = int(st[_S["m"]])
             buf.touch()
@@ -329,7 +394,10 @@ class POLK(Algorithm):
                 f"in a row ({int(st[_S['t']])} examples seen): every step's ‖f̃‖_H was within "
                 f"ε = {st[_S['last_eps']]:.4g}, so KOMP deleted everything and the learner "
                 "cannot leave f = 0 (specs/004 P3). Lower K, raise eta, or use "
-                "batch_reduce=sum", RuntimeWarning, stacklevel=3)
+                "batch_reduce=sum",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     # -- inspection -------------------------------------------------------------------------
 
@@ -339,10 +407,18 @@ class POLK(Algorithm):
         buf = self._buf
         M = buf.size if buf else 0
         if buf is None:
-            return {"D": np.zeros((0, 0)), "W": np.zeros((0, self._C)), "G": np.zeros((0, 0)),
-                    "ids": np.zeros(0)}
-        return {"D": buf.X[:M].copy(), "W": buf.alpha[:M].copy(), "G": self._G[:M, :M].copy(),
-                "ids": self._ids[:M].copy()}
+            return {
+                "D": np.zeros((0, 0)),
+                "W": np.zeros((0, self._C)),
+                "G": np.zeros((0, 0)),
+                "ids": np.zeros(0),
+            }
+        return {
+            "D": buf.X[:M].copy(),
+            "W": buf.alpha[:M].copy(),
+            "G": self._G[:M, :M].copy(),
+            "ids": self._ids[:M].copy(),
+        }
 
     def state(self) -> dict[str, float]:
         """The scalar state (STATE_FIELDS of the compiled core)."""

@@ -36,13 +36,23 @@ class KernelSGD(AveragedExpansion):
     name = "sgd"
     _output = "last"
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 eta: float = 1.0, schedule: Literal["constant", "inv_sqrt"] = "constant") -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        eta: float = 1.0,
+        schedule: Literal["constant", "inv_sqrt"] = "constant",
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range(self.name, "eta", eta, low=0.0, low_open=True)
         if schedule not in SCHEDULES:
-            raise ValueError(f"{self.name}: schedule must be one of {', '.join(SCHEDULES)}, "
-                             f"got {schedule!r}")
+            raise ValueError(
+                f"{self.name}: schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}"
+            )
         self.eta, self.schedule = eta, schedule
         self._mode = "sgd"
         self._setup_expansion(self.name, eta=eta, schedule=schedule)

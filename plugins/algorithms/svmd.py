@@ -102,20 +102,38 @@ class SVMD(OnlineKernelLearner):
     test_params = {"budget": 16}
     columns_per_output = 2
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0,
-                 eta: float = 0.1, mu: float = 0.1, lam: float = 0.99, c: float = 0.01,
-                 budget: int = 512, offset: bool = False, nu: float = 0.0, margin0: float = 1.0,
-                 eta_eps: float = 1.0, lagged_eps: bool = False,
-                 incremental: Literal["paper", "exact"] = "paper",
-                 eta_max: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="binary",
+        n_classes=2,
+        seed=0,
+        eta: float = 0.1,
+        mu: float = 0.1,
+        lam: float = 0.99,
+        c: float = 0.01,
+        budget: int = 512,
+        offset: bool = False,
+        nu: float = 0.0,
+        margin0: float = 1.0,
+        eta_eps: float = 1.0,
+        lagged_eps: bool = False,
+        incremental: Literal["paper", "exact"] = "paper",
+        eta_max: float | None = None,
+    ) -> None:
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         check_range("svmd", "mu", mu, low=0.0)
         check_range("svmd", "lam", lam, low=0.0, high=1.0)
-        self._check_common("svmd", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0,
-                           eta_eps=eta_eps)
+        self._check_common(
+            "svmd", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0, eta_eps=eta_eps
+        )
         if incremental not in INCREMENTAL:
-            raise ValueError(f"svmd: unknown incremental mode {incremental!r} "
-                             f"(choose from {', '.join(INCREMENTAL)})")
+            raise ValueError(
+                f"svmd: unknown incremental mode {incremental!r} "
+                f"(choose from {', '.join(INCREMENTAL)})"
+            )
         if eta_max is not None:
             check_range("svmd", "eta_max", eta_max, low=eta)
         self.eta, self.mu, self.lam, self.c, self.budget = eta, mu, lam, c, budget
@@ -123,9 +141,18 @@ class SVMD(OnlineKernelLearner):
         self.lagged_eps, self.incremental, self.eta_max = lagged_eps, incremental, eta_max
         assert self.kernel is not None
         C = self._setup.n_out
-        self._cfg = make_cfg(self.kernel, self._setup, eta0=eta, c=c, use_offset=offset,
-                             mu=mu, lam=lam, exact=incremental == "exact", lagged=lagged_eps,
-                             eta_max=np.inf if eta_max is None else eta_max)
+        self._cfg = make_cfg(
+            self.kernel,
+            self._setup,
+            eta0=eta,
+            c=c,
+            use_offset=offset,
+            mu=mu,
+            lam=lam,
+            exact=incremental == "exact",
+            lagged=lagged_eps,
+            eta_max=np.inf if eta_max is None else eta_max,
+        )
         self._state = np.zeros(len(_svmd.STATE_FIELDS))
         self._state[_S["eta"]] = eta
         self._state[_S["eps"]] = self._setup.margin0
@@ -167,8 +194,14 @@ class SVMD(OnlineKernelLearner):
         buf = self._buf
         assert buf is not None and self.kernel is not None
         with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
-            xi, chi, s = python_gradient(self._setup, self.loss, float(self._state[_S["eps"]]),
-                                         FV[:C] + self._off[:C], FV[C:], float(y))
+            xi, chi, s = python_gradient(
+                self._setup,
+                self.loss,
+                float(self._state[_S["eps"]]),
+                FV[:C] + self._off[:C],
+                FV[C:],
+                float(y),
+            )
         m = buf.size
         inserts = bool(np.any(xi != 0.0) or (self.lam != 0.0 and np.any(chi != 0.0)))
         if self.incremental == "exact" and m == buf.capacity and inserts:
@@ -176,8 +209,25 @@ class SVMD(OnlineKernelLearner):
             self._kj[:m] = self.kernel.row(buf.X[:m], buf.X[j], sq=buf.sq[:m], xsq=float(buf.sq[j]))
             buf.kernel_evals += m
         kxx = float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
-        _svmd.svmd_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._off, buf.krow,
-                         self._kj, x, xsq, kxx, FV, xi, chi, s, self._V1, self._fv)
+        _svmd.svmd_apply(
+            self._cfg,
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            self._state,
+            self._off,
+            buf.krow,
+            self._kj,
+            x,
+            xsq,
+            kxx,
+            FV,
+            xi,
+            chi,
+            s,
+            self._V1,
+            self._fv,
+        )
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
 
     def learn_predict_many(self, X, y):
@@ -186,8 +236,20 @@ class SVMD(OnlineKernelLearner):
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
         self._state[_S["kernel_evals"]] = buf.kernel_evals
-        _svmd.svmd_block(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._off, X, y, pred,
-                         buf.krow, self._kj, self._work)
+        _svmd.svmd_block(
+            self._cfg,
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            self._state,
+            self._off,
+            X,
+            y,
+            pred,
+            buf.krow,
+            self._kj,
+            self._work,
+        )
         buf.kernel_evals = int(self._state[_S["kernel_evals"]])
         C = self.n_outputs
         self._V1[:] = self._work[5 * C : 6 * C]
@@ -216,9 +278,12 @@ class SVMD(OnlineKernelLearner):
         AB = buf.alpha[:m] if buf else np.zeros((0, 2 * C))
         out: dict[str, np.ndarray | float] = {
             "X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
-            "alpha": AB[:, :C].copy(), "beta": AB[:, C:].copy(),
-            "b": self._off[:C].copy(), "eta_b": self._off[C : 2 * C].copy(),
-            "v_b": self._off[2 * C :].copy(), "V1": self._V1.copy(),
+            "alpha": AB[:, :C].copy(),
+            "beta": AB[:, C:].copy(),
+            "b": self._off[:C].copy(),
+            "eta_b": self._off[C : 2 * C].copy(),
+            "v_b": self._off[2 * C :].copy(),
+            "V1": self._V1.copy(),
         }
         out.update({name: float(self._state[i]) for name, i in _S.items()})
         return out
