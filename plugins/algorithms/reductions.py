@@ -170,6 +170,26 @@ class _Reduction(Algorithm):
     share: bool
     _pairs: list[tuple[int, int]]
 
+    def __init__(
+        self,
+        *,
+        kernel=None,
+        loss=None,
+        task="multiclass",
+        n_classes=2,
+        seed=0,
+        base: str = "perceptron",
+        share: bool = True,
+    ) -> None:
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.base, self.share = base, bool(share)
+        self._build(self.name, self._learners_for(int(n_classes)))
+
+    def _learners_for(self, n_classes: int) -> int:
+        """How many binary learners the reduction trains for ``n_classes`` classes (and
+        whatever the subclass needs to map classes to learners)."""
+        raise NotImplementedError
+
     @classmethod
     def supports(cls, task, loss=None):
         if task != "multiclass":
@@ -309,20 +329,8 @@ class OneVsRest(_Reduction):
     name = "ovr"
     test_params = {"base": "forgetron[budget=12]"}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="multiclass",
-        n_classes=2,
-        seed=0,
-        base: str = "perceptron",
-        share: bool = True,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.base, self.share = base, bool(share)
-        self._build(self.name, int(n_classes))
+    def _learners_for(self, n_classes: int) -> int:
+        return n_classes
 
     def _decision(self, xt):
         return self._scores(xt)
@@ -353,24 +361,12 @@ class OneVsOne(_Reduction):
     name = "ovo"
     test_params = {"base": "forgetron[budget=12]"}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="multiclass",
-        n_classes=2,
-        seed=0,
-        base: str = "perceptron",
-        share: bool = True,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.base, self.share = base, bool(share)
-        self._pairs = list(itertools.combinations(range(int(n_classes)), 2))
-        self._build(self.name, len(self._pairs))
+    def _learners_for(self, n_classes: int) -> int:
+        self._pairs = list(itertools.combinations(range(n_classes), 2))
         self._first = np.array([i for i, _ in self._pairs], dtype=np.intp)
         self._second = np.array([j for _, j in self._pairs], dtype=np.intp)
         self._index = {p: n for n, p in enumerate(self._pairs)}
+        return len(self._pairs)
 
     def _decision(self, xt):
         f = self._scores(xt)
