@@ -228,6 +228,21 @@ class Stream:
     X_test: np.ndarray | None = None
     y_test: np.ndarray | None = None
 
+    @classmethod
+    def of(cls, spec: StreamSpec, arrays: _Arrays) -> Stream:
+        """The stream of ``spec`` with these arrays, its id hashed from spec and contents."""
+        X, y, Xt, yt, task, n_classes = arrays
+        return cls(
+            spec=spec,
+            X=X,
+            y=y,
+            X_test=Xt,
+            y_test=yt,
+            task=task,
+            n_classes=n_classes,
+            stream_id=_stream_id(spec, X, y, Xt, yt),
+        )
+
     @property
     def n(self) -> int:
         """Number of training examples."""
@@ -379,16 +394,7 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     """Load the data set and apply the stream options (no cache)."""
     base, _ = _load_base(spec, registry)
     X, y, Xt, yt, task, n_classes = _derive(spec, base)
-    return Stream(
-        spec=spec,
-        X=X,
-        y=y,
-        X_test=Xt,
-        y_test=yt,
-        task=task,
-        n_classes=n_classes,
-        stream_id=_stream_id(spec, X, y, Xt, yt),
-    )
+    return Stream.of(spec, (X, y, Xt, yt, task, n_classes))
 
 
 _Arrays = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, str, int]
@@ -762,16 +768,7 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
             with contextlib.suppress(OSError):
                 data_id = _write_base(folder, key, base, records)
     X, y, Xt, yt, task, n_classes = _derive(spec, base)
-    stream = Stream(
-        spec=spec,
-        X=X,
-        y=y,
-        X_test=Xt,
-        y_test=yt,
-        task=task,
-        n_classes=n_classes,
-        stream_id=_stream_id(spec, X, y, Xt, yt),
-    )
+    stream = Stream.of(spec, (X, y, Xt, yt, task, n_classes))
     if data_id is not None:
         record = {
             "data_key": key,

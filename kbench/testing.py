@@ -35,7 +35,7 @@ import numpy as np
 from kbench.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss
 from kbench.errors import RegistryError
 from kbench.registry import PluginInfo, Registry, get_registry
-from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
+from kbench.streams import Stream, StreamSpec, _readonly
 
 CHECKS: dict[str, list[Callable[..., None]]] = {
     "algorithm": [],
@@ -419,16 +419,7 @@ def toy_stream(task: str, n: int = 160, d: int = 5, seed: int = 0) -> Stream:
         )
     X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
     spec = StreamSpec(dataset=f"toy-{task}", seed=seed)
-    return Stream(
-        spec=spec,
-        X=X,
-        y=y,
-        X_test=Xt,
-        y_test=yt,
-        task=task,
-        n_classes=n_classes,
-        stream_id=_stream_id(spec, X, y, Xt, yt),
-    )
+    return Stream.of(spec, (X, y, Xt, yt, task, n_classes))
 
 
 def _loss_for(cls: type[Algorithm], task: str, registry: Registry) -> Loss | None:
