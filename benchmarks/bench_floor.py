@@ -56,7 +56,7 @@ DIMS = (2, 8, 16, 128, 784)
 
 
 def _registry():
-    from kbench.registry import get_registry
+    from kbench.core.registry import get_registry
 
     return get_registry()
 
@@ -248,7 +248,7 @@ def print_rows(rows: list[dict]) -> None:
 
 def sums_table(sizes: tuple[int, ...]) -> list[dict]:
     """SupportBuffer.scores and the raw compiled expansion against NumPy's k @ alpha."""
-    from kbench.buffer import SupportBuffer
+    from kbench.core.support_buffer import SupportBuffer
 
     rows = []
     for dtype in (np.float64, np.float32):

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from kbench.buffer import SupportBuffer
+from kbench.core.support_buffer import SupportBuffer
 
 from . import common
 

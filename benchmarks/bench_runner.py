@@ -14,9 +14,9 @@ import types
 import numpy as np
 
 from kbench import Algorithm, hookimpl
-from kbench.registry import Registry
-from kbench.runner import run_task
-from kbench.tasks import Task
+from kbench.core.registry import Registry
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
 
 from . import common
 

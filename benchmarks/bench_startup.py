@@ -1,7 +1,7 @@
 """How fast the ``kbench`` command starts: every sample in a fresh interpreter (asv's
 ``timeraw_`` benchmarks), so that the time includes every import the command makes.
 
-The commands run in that interpreter through click (``kbench.cli.cli.main``), their output
+The commands run in that interpreter through click (``kbench.cli.main.cli.main``), their output
 discarded, without third-party plugins (``KBENCH_LOAD_PLUGINS`` set but empty). The one-task
 run finds its stream in a cache and its results in a folder that an unmeasured run of the
 same command made in the sample's setup. ``scripts/bench_startup.py`` times the same
@@ -17,7 +17,7 @@ os.environ["KBENCH_LOAD_PLUGINS"] = ""
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 def kbench(*args):
-    from kbench.cli import cli
+    from kbench.cli.main import cli
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
@@ -37,7 +37,7 @@ _RUN_SETUP = (
 folder = os.path.join(tempfile.gettempdir(), "kbench-asv-startup")
 os.environ["KBENCH_CACHE"] = os.path.join(folder, "cache")
 RUN = {_RUN!r} + ["--out", os.path.join(folder, "results")]
-subprocess.run([sys.executable, "-m", "kbench.cli", *RUN], check=True, capture_output=True)
+subprocess.run([sys.executable, "-m", "kbench.cli.main", *RUN], check=True, capture_output=True)
 """
 )
 

@@ -15,7 +15,7 @@ task). A combination the algorithm does not support raises NotImplementedError i
 ``setup``, which asv records as skipped.
 
 Streams are registered as kbench data sets (``asv-binary-d2``, ...) in the suite's own
-registry and built by :func:`kbench.streams.build_stream`, the path every study uses.
+registry and built by :func:`kbench.data.streams.build_stream`, the path every study uses.
 Their generators draw from ``numpy.random.RandomState``, whose streams NumPy keeps
 identical across releases (``Generator``'s may change), so a NumPy upgrade cannot
 change the data under a benchmark.
@@ -42,11 +42,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kbench import hookimpl
-from kbench.components import Algorithm, Data, Dataset
-from kbench.registry import Registry
-from kbench.runner import TaskResult, run_task
-from kbench.streams import Stream, StreamSpec, build_stream
-from kbench.tasks import Task
+from kbench.core.components import Algorithm, Data, Dataset
+from kbench.core.registry import Registry
+from kbench.data.streams import Stream, StreamSpec, build_stream
+from kbench.execution.prequential import TaskResult, run_task
+from kbench.execution.tasks import Task
 
 # One BLAS thread, as kbench's executors run every task: timings must not depend on how
 # many cores happen to be idle while asv runs. (Importing kbench above loaded the BLAS

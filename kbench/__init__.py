@@ -1,6 +1,6 @@
 """kbench: a benchmarking framework for online kernel learning.
 
-Plugins implement the hooks in :mod:`kbench.hookspecs` and mark them with
+Plugins implement the hooks in :mod:`kbench.core.hookspecs` and mark them with
 :data:`hookimpl`::
 
     from kbench import hookimpl
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from kbench._check_build import check_build
+from kbench.core._check_build import check_build
 
 check_build()
 
@@ -34,7 +34,7 @@ hookimpl = pluggy.HookimplMarker("kbench")
 """Marker for the functions of a kbench plugin that implement a hook."""
 
 if TYPE_CHECKING:
-    from kbench.components import Algorithm, Dataset, Kernel, Loss
+    from kbench.core.components import Algorithm, Dataset, Kernel, Loss
 
 __all__ = ["Algorithm", "Dataset", "Kernel", "Loss", "__version__", "hookimpl"]
 
@@ -42,7 +42,7 @@ __all__ = ["Algorithm", "Dataset", "Kernel", "Loss", "__version__", "hookimpl"]
 def __getattr__(name: str) -> Any:
     # The base classes import NumPy: loaded on first use, so that `kbench --help` need not.
     if name in ("Algorithm", "Dataset", "Kernel", "Loss"):
-        from kbench import components
+        from kbench.core import components
 
         return getattr(components, name)
     raise AttributeError(f"module 'kbench' has no attribute {name!r}")

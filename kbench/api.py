@@ -9,18 +9,18 @@ Anything else in kbench is internal and may change without notice.
 name                                   defined in
 =====================================  ==================================================
 ``hookimpl``                           :mod:`kbench`
-``Algorithm``, ``Kernel``, ``Loss``,   :mod:`kbench.components`
+``Algorithm``, ``Kernel``, ``Loss``,   :mod:`kbench.core.components`
 ``Dataset``, ``Data``, ``Component``,
 ``Parameter``, ``TASKS``,
 ``check_range``
-``SupportBuffer``                      :mod:`kbench.buffer`
-``kernel_row``, ``as_matrix``,         :mod:`kbench.kernels_api`
+``SupportBuffer``                      :mod:`kbench.core.support_buffer`
+``kernel_row``, ``as_matrix``,         :mod:`kbench.core.kernel_rows`
 ``as_vector``, ``sq_norms``
 ``kernel_expansion``                   :mod:`kbench.api`
-``Stream``, ``StreamSpec``,            :mod:`kbench.streams`
+``Stream``, ``StreamSpec``,            :mod:`kbench.data.streams`
 ``get_stream``
-``Registry``, ``get_registry``         :mod:`kbench.registry`
-``KbenchError``, ``SpecError``,        :mod:`kbench.errors`
+``Registry``, ``get_registry``         :mod:`kbench.core.registry`
+``KbenchError``, ``SpecError``,        :mod:`kbench.core.errors`
 ``DataError``, ``RegistryError``
 =====================================  ==================================================
 
@@ -43,8 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import (
+from kbench.core.components import (
     TASKS,
     Algorithm,
     Component,
@@ -55,10 +54,11 @@ from kbench.components import (
     Parameter,
     check_range,
 )
-from kbench.errors import DataError, KbenchError, RegistryError, SpecError
-from kbench.kernels_api import as_matrix, as_vector, kernel_row, sq_norms
-from kbench.registry import Registry, get_registry
-from kbench.streams import Stream, StreamSpec, get_stream
+from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
+from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
+from kbench.core.registry import Registry, get_registry
+from kbench.core.support_buffer import SupportBuffer
+from kbench.data.streams import Stream, StreamSpec, get_stream
 
 __all__ = [
     "TASKS",

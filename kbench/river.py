@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - exercised with river hidden, in a subp
         "kbench.river needs the river package: pip install 'kbench[river]' (or pip install river)"
     ) from None
 
-from kbench.components import Algorithm
+from kbench.core.components import Algorithm
 
 __all__ = ["RiverClassifier"]
 

@@ -45,8 +45,8 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(*args, **kwargs)
 
 
-from kbench.components import Algorithm
-from kbench.registry import get_registry
+from kbench.core.components import Algorithm
+from kbench.core.registry import get_registry
 
 __all__ = ["OnlineKernelClassifier", "OnlineKernelRegressor"]
 
@@ -71,7 +71,7 @@ def _make(
     algorithm: str, kernel: str, loss: str | None, task: str, n_classes: int, seed: int
 ) -> Algorithm:
     """Construct one kbench learner for a task, as ``kbench run`` would."""
-    from kbench.study import _default_loss
+    from kbench.execution.study import _default_loss
 
     registry = get_registry()
     cls = _algorithm_class(algorithm)
@@ -92,7 +92,7 @@ def _make(
 
 def _native(algorithm: str, loss: str | None, task: str) -> bool:
     """Whether the algorithm (with the loss, or its default one) runs the task itself."""
-    from kbench.study import _default_loss
+    from kbench.execution.study import _default_loss
 
     registry = get_registry()
     cls = _algorithm_class(algorithm)

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from kbench.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss
-from kbench.errors import RegistryError
-from kbench.registry import PluginInfo, Registry, get_registry
-from kbench.streams import Stream, StreamSpec, _readonly
+from kbench.core.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss
+from kbench.core.errors import RegistryError
+from kbench.core.registry import PluginInfo, Registry, get_registry
+from kbench.data.streams import Stream, StreamSpec, _readonly
 
 CHECKS: dict[str, list[Callable[..., None]]] = {
     "algorithm": [],
@@ -117,7 +117,7 @@ def parametrize_components(
 
 def _loaded_plugin(registry: Registry, plugin: str) -> PluginInfo:
     """The registry's record of a plugin named by entry point or distribution, if it loaded."""
-    from kbench.registry import _normalise
+    from kbench.core.registry import _normalise
 
     for info in registry.plugins.values():
         if plugin == info.name or _normalise(plugin) == _normalise(info.distribution or info.name):

@@ -1,6 +1,6 @@
 """Speed and accuracy of kbench's budgeted learners on a9a, beside the C++ library's figures.
 
-Every configuration runs as a kbench task (``kbench.executors.execute``: the prequential
+Every configuration runs as a kbench task (``kbench.execution.executors.execute``: the prequential
 runner with its checkpoints, one BLAS thread, wall time of learner calls only) on a9a in
 file order with ``rbf[gamma=0.01]``, one pass, B = 100 — the setting of
 ``../shared/TARGETS.md``. The table gives the training time of the whole pass, µs per
@@ -23,11 +23,11 @@ import argparse
 import re
 import sys
 
-from kbench.degenerate import degenerate_reason, reason_kinds
-from kbench.executors import execute
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec
-from kbench.tasks import Task
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec
+from kbench.execution.executors import execute
+from kbench.execution.tasks import Task
+from kbench.results.degenerate import degenerate_reason, reason_kinds
 
 KERNEL = "rbf[gamma=0.01]"
 A9A = StreamSpec("a9a", order="file")
@@ -95,7 +95,7 @@ def a9a_table(rows: list, repeat: int) -> None:
         ref_acc = f"{ref[2]:.1f} %" if ref else "–"
         if label in NOTES:
             ref_us, ref_acc = f"{ref_us} ({NOTES[label]})", f"{ref_acc}"
-        # kbench.degenerate's one definition: constant predictions or an error at the
+        # kbench.results.degenerate's one definition: constant predictions or an error at the
         # majority-class rate, online or held-out.
         reason = degenerate_reason(r)
         flag = f" (degenerate: {reason_kinds([reason])})" if reason else ""
@@ -155,7 +155,7 @@ def _budget(spec: str) -> int:
 
 def leaderboard(folder: str) -> None:
     """Per stream: online error (mean ± sd over seeds) / held-out error / SVs / µs per example."""
-    from kbench.results import load_results
+    from kbench.results.store import load_results
 
     runs = load_results(folder).runs
     runs = runs[runs["status"] == "ok"].copy()

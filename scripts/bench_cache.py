@@ -39,8 +39,8 @@ def main() -> None:
         os.environ["KBENCH_CACHE"] = tmp
         import numpy as np
 
-        from kbench.registry import get_registry
-        from kbench.streams import StreamSpec, _stream_id, build_stream, get_stream
+        from kbench.core.registry import get_registry
+        from kbench.data.streams import StreamSpec, _stream_id, build_stream, get_stream
 
         reg = get_registry()
         t = time.perf_counter()

@@ -5,7 +5,7 @@ learner (random Fourier features, ``fogd``, which draws its features from the al
 seed) under two seeds of its own randomness, the second registered under another name.
 Each replicate is a small study: ``--seeds`` streams of ``--n`` examples drawn from a9a's
 training set (and ``--n-test`` held-out examples from a9a's test set), both configurations
-run on each stream. kbench's verdict (``kbench.compare.compare``: exact signed-rank test
+run on each stream. kbench's verdict (``kbench.analysis.compare.compare``: exact signed-rank test
 over the seeds, Holm) says "better" in a replicate or not; over ``--replicates`` replicates
 the share that says "better" is the false-positive rate, which should be at most α (plus
 Monte Carlo error).
@@ -38,18 +38,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from kbench.compare import (
+from kbench.analysis.compare import (
     compare,
     holm,
     mcnemar_exact,
     paired_final_test,
     seed_verdict,
 )
-from kbench.registry import get_registry
-from kbench.results import Results
-from kbench.runner import run_task
-from kbench.streams import Stream, StreamSpec, build_stream
-from kbench.tasks import Task
+from kbench.core.registry import get_registry
+from kbench.data.streams import Stream, StreamSpec, build_stream
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
+from kbench.results.store import Results
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Time per example of FOGD, NOGD (rank k and full rank) and LASVM on a9a, beside the C++ peers.
 
-Every configuration runs as a kbench task (``kbench.executors.execute``: the prequential
+Every configuration runs as a kbench task (``kbench.execution.executors.execute``: the prequential
 runner, one BLAS thread, time of learner calls only) on a9a, one pass. Parts:
 
 - ``fogd``: FOGD with D = 400 random features, ``rbf[gamma=0.01]``, file order: µs per
@@ -28,10 +28,10 @@ import os
 import sys
 import time
 
-from kbench.executors import execute
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec
-from kbench.tasks import Task
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec
+from kbench.execution.executors import execute
+from kbench.execution.tasks import Task
 
 A9A = StreamSpec("a9a", order="file")
 KOL_FOGD_US = 7.0

@@ -20,10 +20,10 @@ from kbench.cython_core import _kernels
 from threadpoolctl import threadpool_limits
 
 from kbench import Algorithm, hookimpl
-from kbench.registry import Registry
-from kbench.runner import run_task
-from kbench.streams import StreamSpec, build_stream
-from kbench.tasks import Task
+from kbench.core.registry import Registry
+from kbench.data.streams import StreamSpec, build_stream
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
 
 
 class Idle(Algorithm):
@@ -96,7 +96,7 @@ def runner_overhead(reg: Registry) -> list[tuple[str, float]]:
 
 
 def kernel_rows(reg: Registry, M: int = 4096, d: int = 784) -> list[tuple[str, float, float]]:
-    from kbench.buffer import SupportBuffer
+    from kbench.core.support_buffer import SupportBuffer
 
     rng = np.random.default_rng(0)
     buf = SupportBuffer(d, M)

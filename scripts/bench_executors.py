@@ -32,7 +32,7 @@ EMPTY = ["-a", "perceptron", "-k", "linear", "-d", "digits[n=1,positive=5-9]", "
 def run(args: list[str], out: str) -> float:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "kbench.cli", "run", *args, "--out", out],
+        [sys.executable, "-m", "kbench.cli.main", "run", *args, "--out", out],
         capture_output=True,
         text=True,
     )

@@ -1,6 +1,6 @@
 """Speed and accuracy of the Huller, LASVM and the averaged perceptron beside LIBSVM (scikit-learn's SVC).
 
-Every configuration runs as a kbench task (``kbench.executors.execute``: the prequential
+Every configuration runs as a kbench task (``kbench.execution.executors.execute``: the prequential
 runner, one BLAS thread, wall time of learner calls only; for the offline ``libsvm``
 reference, the time of ``SVC.fit``). Tables:
 
@@ -37,10 +37,10 @@ import argparse
 import sys
 import time
 
-from kbench.executors import execute
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec
-from kbench.tasks import Task
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec
+from kbench.execution.executors import execute
+from kbench.execution.tasks import Task
 
 A9A = StreamSpec("a9a", order="file")
 A9A_KERNEL = "rbf[gamma=0.005]"
@@ -142,7 +142,7 @@ def cache_table(repeat: int) -> None:
 
 
 def faststart_table() -> None:
-    from kbench.streams import get_stream
+    from kbench.data.streams import get_stream
 
     print("\nFast start: examples the Huller has learned (and its SVs) when its kernel "
           "evaluations reach those of LIBSVM's first working pair (2n) and of its fifth (10n)\n")  # fmt: skip
@@ -184,7 +184,7 @@ def study_tables(folder: str) -> None:
     import pandas as pd
     from scipy.stats import wilcoxon
 
-    from kbench.results import load_results
+    from kbench.results.store import load_results
 
     res = load_results(folder)
     runs = res.runs[res.runs["status"] == "ok"].copy()

@@ -72,7 +72,7 @@ def interrupt(phase: str, root: Path) -> tuple[float, int, int]:
     shutil.rmtree(out, ignore_errors=True)
     if phase != "planning":  # a warm cache, so that the study reaches its tasks at once
         subprocess.run(
-            [sys.executable, "-m", "kbench.cli", "run", *STUDY, "--out", str(root / "warm")],
+            [sys.executable, "-m", "kbench.cli.main", "run", *STUDY, "--out", str(root / "warm")],
             env=dict(os.environ, KBENCH_CACHE=str(cache)),
             capture_output=True,
             check=True,
@@ -81,7 +81,7 @@ def interrupt(phase: str, root: Path) -> tuple[float, int, int]:
         shutil.rmtree(cache, ignore_errors=True)
     extra = ["--executor", "dask"] if phase == "dask" else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kbench.cli", "run", *STUDY, *extra, "--out", str(out)],
+        [sys.executable, "-m", "kbench.cli.main", "run", *STUDY, *extra, "--out", str(out)],
         env=dict(os.environ, KBENCH_CACHE=str(cache)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from kbench.registry import get_registry
+from kbench.core.registry import get_registry
 
 DATASETS = {
     # name: (data set spec, kernel, C); δ² = 1 on the 2-D Gaussians (γ = 1/(2δ²)), and

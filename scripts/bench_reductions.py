@@ -22,8 +22,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec, build_stream
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, build_stream
 
 BASES = ["forgetron[budget=100]", "perceptron", "rbp[budget=100]", "pa"]
 STREAMS = [("digits", StreamSpec("digits"), "rbf[gamma=0.02]")]

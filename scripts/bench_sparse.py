@@ -30,10 +30,10 @@ import numpy as np
 from kbench.cython_core import _kernels, _sparse
 from threadpoolctl import threadpool_limits
 
-from kbench.buffer import SupportBuffer
-from kbench.kernels_api import KIND_LINEAR, KIND_RBF
-from kbench.registry import get_registry
-from kbench.sparse_buffer import SparseSupportBuffer
+from kbench.core.kernel_rows import KIND_LINEAR, KIND_RBF
+from kbench.core.registry import get_registry
+from kbench.core.sparse_buffer import SparseSupportBuffer
+from kbench.core.support_buffer import SupportBuffer
 
 SHAPES = {
     "a9a": (123, 14, "onehot"),

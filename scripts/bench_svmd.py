@@ -26,8 +26,8 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec, build_stream
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, build_stream
 
 LEARNERS = {
     "norma": "norma[eta=0.1,c=0.0001,budget={omega}]",

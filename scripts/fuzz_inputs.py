@@ -2,9 +2,9 @@
 
 Each case feeds one generated input to one target, in this process:
 
-- ``spec``: :func:`kbench.specs.parse_spec`, then the registry (resolve, canonical, create);
-- ``toml``: :func:`kbench.study.load_study` and :func:`kbench.study.plan` on a study file;
-- ``libsvm``, ``csv``, ``idx``: the readers of :mod:`kbench.formats` on a generated file;
+- ``spec``: :func:`kbench.core.specs.parse_spec`, then the registry (resolve, canonical, create);
+- ``toml``: :func:`kbench.execution.study.load_study` and :func:`kbench.execution.study.plan` on a study file;
+- ``libsvm``, ``csv``, ``idx``: the readers of :mod:`kbench.data.readers` on a generated file;
 - ``cli``: ``kbench run`` with generated option values (``cli.main(args,
   standalone_mode=False)``, one-example streams and no worker processes, to be fast).
 
@@ -36,11 +36,11 @@ import click
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbench.errors import KbenchError
-from kbench.formats import read_csv, read_idx, read_libsvm
-from kbench.registry import get_registry
-from kbench.specs import parse_spec
-from kbench.study import load_study, plan
+from kbench.core.errors import KbenchError
+from kbench.core.registry import get_registry
+from kbench.core.specs import parse_spec
+from kbench.data.readers import read_csv, read_idx, read_libsvm
+from kbench.execution.study import load_study, plan
 
 NAMES = ["perceptron", "norma", "rbf", "poly", "cosine", "hinge", "digits", "csv", "libsvm", "x"]
 PARAMS = ["eta", "gamma", "budget", "degree", "base", "positive", "n", "scale", "path", "label"]
@@ -248,7 +248,7 @@ OPTION_VALUES = {
 
 
 def fuzz_cli(tally: Tally, n: int, seed: int, folder: Path) -> None:
-    from kbench.cli import cli
+    from kbench.cli.main import cli
 
     options = st.lists(
         st.sampled_from(list(OPTION_VALUES)).flatmap(

@@ -18,8 +18,8 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from kbench.registry import get_registry
-from kbench.results import load_results
+from kbench.core.registry import get_registry
+from kbench.results.store import load_results
 
 
 @cache

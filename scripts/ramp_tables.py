@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from kbench.results import load_results
+from kbench.results.store import load_results
 
 BUDGETS = (50, 100, 200, 300, 500, 750, 1000, 1500, 2000)
 

@@ -59,8 +59,8 @@ def main() -> None:
         os.environ["KBENCH_CACHE"] = cache
         import numpy as np
 
-        from kbench.registry import get_registry
-        from kbench.streams import StreamSpec, build_stream, get_stream, split_stream_options
+        from kbench.core.registry import get_registry
+        from kbench.data.streams import StreamSpec, build_stream, get_stream, split_stream_options
 
         reg = get_registry()
         for text in SPECS:

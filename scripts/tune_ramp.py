@@ -22,8 +22,8 @@ import json
 import numpy as np
 from sklearn.svm import SVC
 
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec, get_stream, split_stream_options
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, get_stream, split_stream_options
 
 #: The study's data sets (stream specs as in kbench/studies/ramp.toml).
 DATASETS = {

@@ -1,4 +1,4 @@
-"""Regenerate kbench/_plugin_index.py from what the built-in plugin modules register.
+"""Regenerate kbench/core/_plugin_index.py from what the built-in plugin modules register.
 
     python scripts/update_plugin_index.py          # rewrite the index
     python scripts/update_plugin_index.py --check  # exit 1 if it is out of date
@@ -14,13 +14,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbench.registry import builtin_index
+from kbench.core.registry import builtin_index
 
-INDEX = Path(__file__).resolve().parents[1] / "kbench" / "_plugin_index.py"
+INDEX = Path(__file__).resolve().parents[1] / "kbench" / "core" / "_plugin_index.py"
 
 
 def render(index: dict[str, dict[str, tuple[str, ...]]]) -> str:
-    """The text of kbench/_plugin_index.py for an index."""
+    """The text of kbench/core/_plugin_index.py for an index."""
     head = INDEX.read_text().split("BUILTIN_INDEX", 1)[0]
     lines = [head + "BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {"]
     # Laid out as ruff format lays it out, so that formatting the tree leaves it unchanged.

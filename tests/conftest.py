@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kbench.registry import reset_registry
+from kbench.core.registry import reset_registry
 
 REPO = Path(__file__).resolve().parents[1]
 KBENCH = Path(sys.executable).with_name("kbench")
@@ -75,7 +75,7 @@ MISBEHAVING = '''
 import os, time
 import numpy as np
 from kbench import hookimpl, Algorithm, Dataset
-from kbench.components import Data
+from kbench.core.components import Data
 
 
 class Sleeper(Algorithm):

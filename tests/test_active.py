@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbench.errors import SpecError
-from kbench.registry import get_registry
-from kbench.runner import run_task
-from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
-from kbench.tasks import Task
+from kbench.core.errors import SpecError
+from kbench.core.registry import get_registry
+from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
 
 KERNEL = "rbf[gamma=2.0]"
 

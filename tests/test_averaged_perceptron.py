@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from kbench.plugins.algorithms.averaged_perceptron import AveragedPerceptron
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
 
 
 def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:

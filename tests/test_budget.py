@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from kbench.cython_core import _bsgd, _budget_perceptrons
 
-from kbench.components import Kernel, Loss
-from kbench.registry import get_registry
+from kbench.core.components import Kernel, Loss
+from kbench.core.registry import get_registry
 
 GAMMA = 0.5
 MASK = (1 << 64) - 1
@@ -735,7 +735,7 @@ def test_bogd_default_lambda_is_not_one_class_on_a9a_at_a_large_budget() -> None
     trajectory driven by a seeded generator; the bound below leaves three points for
     arithmetic that differs between BLAS builds).
     """
-    from kbench.streams import StreamSpec, get_stream
+    from kbench.data.streams import StreamSpec, get_stream
 
     stream = get_stream(StreamSpec("a9a", order="file"), get_registry())
     X, y = np.ascontiguousarray(stream.X), np.ascontiguousarray(stream.y)
@@ -1090,7 +1090,7 @@ def test_budgeted_study_file_is_valid() -> None:
     from pathlib import Path
 
     import kbench
-    from kbench.study import load_study
+    from kbench.execution.study import load_study
 
     experiments = load_study(Path(kbench.__file__).parent / "studies" / "budgeted.toml")
     assert len({ds for e in experiments for ds in e.datasets}) >= 4

@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import kbench.streams as streams
-from kbench.errors import DataError
-from kbench.registry import Registry, get_registry
-from kbench.results import load_results
-from kbench.streams import StreamSpec, build_stream, cache_dir, get_stream
+import kbench.data.streams as streams
+from kbench.core.errors import DataError
+from kbench.core.registry import Registry, get_registry
+from kbench.data.streams import StreamSpec, build_stream, cache_dir, get_stream
+from kbench.results.store import load_results
 
-KBENCH = [sys.executable, "-m", "kbench.cli"]
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 HOUR_NS = 3600 * 10**9
 
 
@@ -254,9 +254,9 @@ def test_file_size_limit_leaves_no_temporary_file_and_the_next_build_works(
         """
         import resource, signal
         from pathlib import Path
-        import kbench.streams as streams
-        from kbench.registry import get_registry
-        from kbench.streams import StreamSpec, get_stream
+        import kbench.data.streams as streams
+        from kbench.core.registry import get_registry
+        from kbench.data.streams import StreamSpec, get_stream
 
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
@@ -293,8 +293,8 @@ def test_processes_building_the_same_data_at_once(reg: Registry) -> None:
     child = textwrap.dedent(
         """
         import sys
-        from kbench.registry import get_registry
-        from kbench.streams import StreamSpec, get_stream
+        from kbench.core.registry import get_registry
+        from kbench.data.streams import StreamSpec, get_stream
         seed = int(sys.argv[1])
         print(get_stream(StreamSpec("digits", seed=seed, test_size=0.2), get_registry()).stream_id)
         """
@@ -354,8 +354,8 @@ def test_cache_command_lists_and_clears(reg: Registry, tmp_path: Path) -> None:
 FORTRAN_PLUGIN = '''
 import numpy as np
 from kbench import hookimpl, Dataset
-from kbench.components import Data
-from kbench.formats import note_source
+from kbench.core.components import Data
+from kbench.data.readers import note_source
 
 
 class Fortran(Dataset):

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from conftest import MISBEHAVING
 
-KBENCH = [sys.executable, "-m", "kbench.cli"]
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 DIGITS = "digits[positive=5-9,scale=minmax,test_size=0.3,n=400]"
 
 
@@ -470,9 +470,9 @@ def _study(tmp_path: Path, text: str) -> Path:
 )
 def test_study_file_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:
     """Misspelt tables and keys are refused with a suggestion instead of being ignored."""
-    from kbench.errors import KbenchError
-    from kbench.registry import get_registry
-    from kbench.study import load_study, plan
+    from kbench.core.errors import KbenchError
+    from kbench.core.registry import get_registry
+    from kbench.execution.study import load_study, plan
 
     with pytest.raises(KbenchError) as info:
         plan(load_study(_study(tmp_path, text)), get_registry())
@@ -525,16 +525,16 @@ def test_help_lists_every_command_without_importing_them() -> None:
     and imports neither them nor NumPy, pandas, SciPy or matplotlib (in a fresh interpreter)."""
     import click
 
-    from kbench.cli import LAZY_COMMANDS
+    from kbench.cli.main import LAZY_COMMANDS
 
     code = """
 import sys
-from kbench.cli import cli
+from kbench.cli.main import cli
 try:
     cli.main(["--help"], standalone_mode=False)
 finally:
     heavy = sorted(m for m in ("numpy", "pandas", "scipy", "matplotlib", "pyarrow", "dask",
-                               "kbench.cli_compare", "kbench.cli_reproduce", "kbench.cli_cache")
+                               "kbench.cli.compare", "kbench.cli.reproduce", "kbench.cli.cache")
                    if m in sys.modules)
     print("imported:", heavy)
 """

@@ -23,8 +23,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from kbench import __version__
-from kbench.cli import cli
-from kbench.compare import (
+from kbench.analysis.compare import (
     Comparison,
     NothingToCompareError,
     StreamMismatchError,
@@ -48,10 +47,11 @@ from kbench.compare import (
     version_notes,
     wilcoxon_test,
 )
-from kbench.compare import bayesian_signed_rank as bsr
-from kbench.degenerate import MARK
-from kbench.errors import KbenchError, ResultsError
-from kbench.results import Results, load_results
+from kbench.analysis.compare import bayesian_signed_rank as bsr
+from kbench.cli.main import cli
+from kbench.core.errors import KbenchError, ResultsError
+from kbench.results.degenerate import MARK
+from kbench.results.store import Results, load_results
 
 KBENCH = Path(sys.executable).with_name("kbench")
 
@@ -696,7 +696,7 @@ def _flip(correct: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
 def _render(res: Comparison) -> str:
     from rich.console import Console
 
-    from kbench.cli_compare import print_comparison
+    from kbench.cli.compare import print_comparison
 
     console = Console(record=True, width=250)
     print_comparison(res, console)
@@ -952,7 +952,7 @@ kernels = ["rbf[gamma=20.0]"]
     assert "left out of the ranking" not in text and "ranks across data sets need" not in text
     assert text.count("Friedman over 2 seeds") == 2
     assert text.count("win/tie/loss over streams of ") == 2
-    from kbench.cli_compare import _load
+    from kbench.cli.compare import _load
 
     _, cmp = _load(out, "online_error", 0.05)
     flags = {

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from kbench.buffer import SupportBuffer
-from kbench.registry import get_registry
+from kbench.core.registry import get_registry
+from kbench.core.support_buffer import SupportBuffer
 
 RNG = np.random.default_rng(42)
 

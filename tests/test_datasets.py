@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kbench.components import Dataset
-from kbench.errors import DataError, SpecError
-from kbench.registry import Registry
-from kbench.streams import (
+from kbench.core.components import Dataset
+from kbench.core.errors import DataError, SpecError
+from kbench.core.registry import Registry
+from kbench.data.streams import (
     STREAM_OPTIONS,
     StreamSpec,
     build_stream,
@@ -140,7 +140,7 @@ def test_info_is_cheap_and_declares_the_source(name):
 
 def test_registry_rejects_a_dataset_parameter_named_like_a_stream_option():
     from kbench import hookimpl
-    from kbench.components import Data
+    from kbench.core.components import Data
 
     class Clash(Dataset):
         """A data set whose size parameter clashes with the stream option n."""
@@ -731,11 +731,11 @@ def test_heart_scale():
 
 
 def test_cli_listing_shows_every_dataset():
-    from kbench.cli import _component_rows
+    from kbench.cli.main import _component_rows
 
     rows = {r["name"]: r for r in _component_rows(REG, "dataset")}
     # every registered data set, then every entry of the LIBSVM collection by its spec
-    from kbench.libsvm_catalogue import catalogue
+    from kbench.data.libsvm_catalogue import catalogue
 
     entries = {f"libsvm[name={name}]" for name in catalogue()}
     assert set(rows) == set(REG.names("dataset")) | entries

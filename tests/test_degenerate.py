@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import binom
 
-from kbench.cli import cli
-from kbench.degenerate import (
+from kbench.cli.main import cli
+from kbench.results.degenerate import (
     MARK,
     at_majority_rate,
     degenerate_column,
@@ -129,7 +129,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_column_in_runs_parquet_and_run_leaderboard(study: tuple[Path, str]) -> None:
     out, output = study
-    from kbench.results import load_results
+    from kbench.results.store import load_results
 
     tables = load_results(out)
     tables.save(out)
@@ -146,7 +146,7 @@ def test_column_in_runs_parquet_and_run_leaderboard(study: tuple[Path, str]) -> 
     good = runs[~runs["kernel"].str.contains("1000000") & runs["stream"].str.startswith("twonorm")]
     assert (good["degenerate"] == "").all(), good["degenerate"].tolist()
     # The flag is written into each task file when the task finishes, not only on load.
-    from kbench.results import read_run
+    from kbench.results.store import read_run
 
     stored = [read_run(p) for p in sorted((out / "tasks").glob("*.parquet"))]
     assert all("degenerate" in r for r in stored)
@@ -283,7 +283,7 @@ def test_binomial_quantile_is_scipy_stats_own() -> None:
 
     from scipy.stats import binom
 
-    from kbench.degenerate import _binom_ppf
+    from kbench.results.degenerate import _binom_ppf
 
     for n in (1, 2, 7, 100, 2_000, 32_561, 10**6):
         for p in (0.0, 1e-6, 0.05, 0.2408, 0.5, 0.7592, 0.999, 1.0):

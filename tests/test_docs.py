@@ -12,8 +12,8 @@ from conftest import REPO
 
 import kbench.api
 import kbench.testing
-from kbench import hookspecs
-from kbench.registry import ENV_DISABLE, ENV_LOAD, ENV_TRACE
+from kbench.core import hookspecs
+from kbench.core.registry import ENV_DISABLE, ENV_LOAD, ENV_TRACE
 
 DOCS = REPO / "docs"
 EXAMPLE = REPO / "examples" / "kbench-plugin-example"
@@ -31,7 +31,7 @@ def _short(name: str) -> str:
 
 
 def _full(name: str) -> str:
-    """The hook's signature as written in kbench/hookspecs.py, annotations included."""
+    """The hook's signature as written in kbench/core/hookspecs.py, annotations included."""
     sig = inspect.signature(getattr(hookspecs, name))
     params = ", ".join(f"{p.name}: {p.annotation}" for p in sig.parameters.values())
     return f"{name}({params}) -> {sig.return_annotation}"
@@ -43,7 +43,7 @@ def _tagged_blocks(page: Path) -> list[tuple[str, str]]:
 
 
 def test_hooks_are_the_four_registration_hooks() -> None:
-    """The hook list this page checks is what kbench.hookspecs defines."""
+    """The hook list this page checks is what kbench.core.hookspecs defines."""
     assert HOOKS == [
         "kbench_register_algorithms",
         "kbench_register_datasets",

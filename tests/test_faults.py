@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from conftest import MISBEHAVING
 
-from kbench.results import load_results
+from kbench.results.store import load_results
 
-KBENCH = [sys.executable, "-m", "kbench.cli"]
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 STUDY = [
     "-a",
     "perceptron",
@@ -250,10 +250,10 @@ def _kill_self(sig: int) -> None:
 def test_a_child_killed_by_a_signal_is_named(sig: signal.Signals) -> None:
     """Whatever signal ends a task's process is named; with no memory growth it is an error,
     not a memory result, even under a memory limit; a MemoryError is a memory result."""
-    from kbench.executors import _died
-    from kbench.isolation import ChildDied, run_isolated
-    from kbench.registry import get_registry
-    from kbench.study import Experiment, plan
+    from kbench.core.registry import get_registry
+    from kbench.execution.executors import _died
+    from kbench.execution.isolation import ChildDied, run_isolated
+    from kbench.execution.study import Experiment, plan
 
     task = plan([Experiment(algorithms=["perceptron"], datasets=["digits"])], get_registry()).tasks[
         0
@@ -417,9 +417,9 @@ def test_tasks_run_on_one_blas_thread_in_process_and_isolated(tmp_path: Path, pl
     """Every task runs with one BLAS thread, whether it runs in this process or in a forked
     child (where the limit is inherited from the parent, set before forking), on the local
     executor and on Dask."""
-    from kbench.executors import execute, execute_isolated
-    from kbench.registry import get_registry
-    from kbench.study import Experiment, plan
+    from kbench.core.registry import get_registry
+    from kbench.execution.executors import execute, execute_isolated
+    from kbench.execution.study import Experiment, plan
 
     plugin_dist("kb_blas_probe", BLAS_PROBE)
     p = plan(
@@ -457,9 +457,9 @@ def test_blas_limit_of_the_caller_is_restored_after_tasks(plugin_dist) -> None:
     same before and after a task in process, a forked task and the local executor."""
     from threadpoolctl import threadpool_limits
 
-    from kbench.executors import LocalExecutor, execute, execute_isolated
-    from kbench.registry import get_registry
-    from kbench.study import Experiment, plan
+    from kbench.core.registry import get_registry
+    from kbench.execution.executors import LocalExecutor, execute, execute_isolated
+    from kbench.execution.study import Experiment, plan
 
     plugin_dist("kb_blas_probe", BLAS_PROBE)
     tasks = plan(
@@ -496,11 +496,11 @@ baseline = threads()
 os.waitpid(pid, 0)
 
 from pathlib import Path
-import kbench.isolation as iso
-from kbench.executors import LocalExecutor
-from kbench.registry import get_registry
-from kbench.results import ResultsStore, load_results
-from kbench.study import Experiment, plan
+import kbench.execution.isolation as iso
+from kbench.execution.executors import LocalExecutor
+from kbench.core.registry import get_registry
+from kbench.results.store import ResultsStore, load_results
+from kbench.execution.study import Experiment, plan
 
 seen = []
 fork = os.fork
@@ -577,7 +577,7 @@ def test_ctrl_c_during_fork_is_not_swallowed() -> None:
     """Ctrl-C that arrives while os.fork runs Python's at-fork callbacks is not lost: CPython
     ignores exceptions raised in those callbacks, so it used to be swallowed and the study
     ran on. It now surfaces once the child is registered, and that child is killed."""
-    from kbench.isolation import _LIVE, Child, kill_children
+    from kbench.execution.isolation import _LIVE, Child, kill_children
 
     armed = [True]
 
@@ -699,10 +699,10 @@ def test_linux_only_is_declared_and_said(tmp_path: Path) -> None:
     out = tmp_path / "r"
     code = (
         # Imported first: the libraries read sys.platform as they load.
-        "import sys, pandas, kbench.cli, kbench.running, kbench.study, kbench.registry; "
-        "kbench.registry.get_registry(); sys.platform = 'darwin'; "
+        "import sys, pandas, kbench.cli.main, kbench.execution.driver, kbench.execution.study, kbench.core.registry; "
+        "kbench.core.registry.get_registry(); sys.platform = 'darwin'; "
         f"sys.argv = ['kbench', 'run', '-a', 'perceptron', '-d', 'digits', '--out', {str(out)!r}]; "
-        "kbench.cli.main()"
+        "kbench.cli.main.main()"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
@@ -721,7 +721,7 @@ def test_forking_from_a_threaded_process_does_not_warn(monkeypatch: pytest.Monke
     import threading
     import warnings
 
-    from kbench.isolation import _os_threads, run_isolated
+    from kbench.execution.isolation import _os_threads, run_isolated
 
     real_fork = os.fork
 

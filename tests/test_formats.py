@@ -1,4 +1,4 @@
-"""Tests of kbench.formats: the LIBSVM, CSV, NPZ and IDX readers, label encoding and cached downloads.
+"""Tests of kbench.data.readers: the LIBSVM, CSV, NPZ and IDX readers, label encoding and cached downloads.
 
 Bad input must raise a one-line DataError naming the file (and line, for text); the
 hypothesis fuzzers check that no input makes a reader raise anything else. Downloads are
@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbench.errors import DataError
-from kbench.formats import (
+from kbench.core.errors import DataError
+from kbench.data.readers import (
     cached_path,
     encode_labels,
     fetch_url,

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbench.errors import KbenchError, SpecError
-from kbench.registry import get_registry
-from kbench.specs import parse_spec
-from kbench.study import Experiment, load_study, plan
+from kbench.core.errors import KbenchError, SpecError
+from kbench.core.registry import get_registry
+from kbench.core.specs import parse_spec
+from kbench.execution.study import Experiment, load_study, plan
 
 NAMES = ["perceptron", "norma", "rbf", "poly", "linear", "hinge", "digits", "a9a", "x"]
 PARAMS = [
@@ -180,7 +180,7 @@ def test_cli_answers_bad_specs_with_one_line(
     dataset: str,
 ) -> None:
     """The command line turns every bad spec into `kbench: error: ...` and exit status 2."""
-    from kbench import cli
+    from kbench.cli import main as cli
 
     monkeypatch.setattr(
         sys,
@@ -228,7 +228,7 @@ _keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 def test_format_then_parse_gives_the_values_back(params: dict[str, str]) -> None:
     """Whatever the values hold (commas, brackets, quotes, backslashes, spaces), writing a spec
     with format_spec and parsing it gives them back; a value is quoted only when it must be."""
-    from kbench.specs import format_spec, quote_value
+    from kbench.core.specs import format_spec, quote_value
 
     text = format_spec("csv", params)
     assert parse_spec(text) == ("csv", params)
@@ -301,7 +301,7 @@ def test_option_values_give_a_kbench_or_usage_error(
     import click
     from hypothesis import assume
 
-    from kbench.cli import cli
+    from kbench.cli.main import cli
 
     # A valid seed list of up to 10^6 seeds is accepted and would run that many tasks here:
     # keep the valid ones small (invalid ones, huge ranges included, are what is fuzzed).

@@ -16,11 +16,11 @@ from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms.huller import Huller
 from sklearn.svm import SVC
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
-from kbench.runner import run_task
-from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
-from kbench.tasks import Task
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
+from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
 
 MASK = (1 << 64) - 1
 
@@ -740,7 +740,7 @@ def test_paper_study_plans() -> None:
     """kbench/studies/huller.toml: every spec valid, the paper's passes (1, 2 and 10)."""
     from pathlib import Path
 
-    from kbench.study import load_study, plan
+    from kbench.execution.study import load_study, plan
 
     path = Path(__file__).resolve().parents[1] / "kbench" / "studies" / "huller.toml"
     p = plan(load_study(path), get_registry())

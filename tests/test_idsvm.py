@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
 
 GAMMA = 0.5
 

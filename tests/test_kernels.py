@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbench.buffer import SupportBuffer
-from kbench.components import Kernel
-from kbench.registry import get_registry
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
+from kbench.core.support_buffer import SupportBuffer
 
 
 def make(spec: str) -> Kernel:

@@ -13,11 +13,11 @@ import pytest
 from kbench.plugins.algorithms.lasvm import LASVM
 from sklearn.svm import SVC
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
-from kbench.runner import run_task
-from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
-from kbench.tasks import Task
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
+from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
 
 #: Gradients closer than this are equal; the first slot wins (as in _lasvm.pyx).
 TIE = 1e-12

@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kbench.downloads import decompress, download
-from kbench.errors import DataError
-from kbench.formats import read_libsvm
-from kbench.libsvm_catalogue import CATALOGUE, catalogue, fetch
-from kbench.registry import get_registry
+from kbench.core.errors import DataError
+from kbench.core.registry import get_registry
+from kbench.data.downloads import decompress, download
+from kbench.data.libsvm_catalogue import CATALOGUE, catalogue, fetch
+from kbench.data.readers import read_libsvm
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -218,7 +218,7 @@ def test_existing_libsvm_specs_keep_their_canonical_form():
 
 
 def test_unknown_name_and_name_with_path_are_one_line_errors():
-    from kbench.errors import SpecError
+    from kbench.core.errors import SpecError
 
     reg = get_registry()
     with pytest.raises(SpecError, match=r"no data set 'nosuch' in the LIBSVM collection"):
@@ -362,7 +362,7 @@ def test_kbench_run_offline_from_a_hand_placed_file(tmp_path):
     and no server to download from (the catalogue entry is a small fixture in rcv1's place)."""
     url = f"http://127.0.0.1:{_closed_port()}/"
     env = _env(tmp_path, url)
-    kbench = [sys.executable, "-m", "kbench.cli"]
+    kbench = [sys.executable, "-m", "kbench.cli.main"]
     base = [*kbench, "run", "-a", "rbp", "-a", "nogd", "-d", "libsvm[name=rcv1.binary]"]
     base += ["--workers", "0"]
     out = tmp_path / "out"
@@ -409,8 +409,8 @@ def test_disk_full_while_decompressing_leaves_no_half_written_file(tmp_path):
     code = (
         "import resource, sys\n"
         f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
-        "from kbench.downloads import decompress\n"
-        "from kbench.errors import DataError\n"
+        "from kbench.data.downloads import decompress\n"
+        "from kbench.core.errors import DataError\n"
         "try:\n"
         f"    decompress({str(folder / 'set.bz2')!r}, {str(folder / 'set')!r})\n"
         "except DataError as exc:\n"
@@ -477,7 +477,7 @@ def test_a_terminal_shows_a_progress_bar(tmp_path, server):
     payload = _libsvm_text(3000, 12, 3)
     (server.root / "big").write_bytes(payload)
     code = (
-        "from kbench.downloads import download\n"
+        "from kbench.data.downloads import download\n"
         f"download({server.url + 'big'!r}, {str(tmp_path / 'dl' / 'big')!r})\n"
     )
     master, slave = pty.openpty()
@@ -531,7 +531,7 @@ def test_processes_fetching_one_set_at_once_download_it_once(tmp_path, monkeypat
     _catalogue(tmp_path, monkeypatch, {"fixture": _entry(server.url, ".bz2")})
     server.delay = 0.5  # long enough for both processes to ask before either has the file
     code = (
-        "from kbench.libsvm_catalogue import catalogue, fetch\n"
+        "from kbench.data.libsvm_catalogue import catalogue, fetch\n"
         "train, test = fetch(catalogue()['fixture'])\n"
         "print(train.read_bytes() == " + repr(TRAIN) + ")\n"
     )

@@ -9,8 +9,8 @@ import pytest
 from kbench.cython_core import _losses
 from kbench.plugins.losses import _common
 
-from kbench.components import TASKS, Loss
-from kbench.registry import get_registry
+from kbench.core.components import TASKS, Loss
+from kbench.core.registry import get_registry
 
 SCALAR = [
     "hinge",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbench.registry import get_registry
+from kbench.core.registry import get_registry
 
 GAMMA = 0.5
 
@@ -320,7 +320,7 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
     path (the loss plugin's derivative, NumPy kernel rows) and match their compiled twins."""
     from kbench.plugins.losses.multiclass import Softmax
 
-    from kbench.components import Kernel
+    from kbench.core.components import Kernel
 
     class PySoftmax(Softmax):
         """Softmax under another class, so the learner has no compiled id for it."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbench.registry import get_registry
+from kbench.core.registry import get_registry
 
 VARIANTS = ("PA", "PA-I", "PA-II")
 

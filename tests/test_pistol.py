@@ -18,8 +18,8 @@ import pytest
 from kbench.plugins.algorithms._averaged import MultiplierOverflow
 from kbench.plugins.losses.margin import Logistic
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
 
 GAMMA = 0.7
 
@@ -510,7 +510,7 @@ def test_study_file_plans():
     from pathlib import Path
 
     import kbench
-    from kbench.study import load_study, plan
+    from kbench.execution.study import load_study, plan
 
     experiments = load_study(Path(kbench.__file__).parent / "studies" / "pistol.toml")
     p = plan(experiments, get_registry())

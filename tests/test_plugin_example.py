@@ -24,10 +24,10 @@ import pytest
 from conftest import KBENCH, REPO
 
 import kbench.api
-from kbench.components import Kernel
-from kbench.errors import RegistryError
-from kbench.registry import Registry
-from kbench.results import load_results
+from kbench.core.components import Kernel
+from kbench.core.errors import RegistryError
+from kbench.core.registry import Registry
+from kbench.results.store import load_results
 from kbench.testing import check_component, component_cases, parametrize_components
 
 EXAMPLE = REPO / "examples" / "kbench-plugin-example"
@@ -455,16 +455,16 @@ def test_component_cases_for_one_plugin(plugin_dist, monkeypatch) -> None:
 def test_api_names_are_the_defining_modules_objects() -> None:
     """kbench.api re-exports the objects of their own modules, so both import paths work."""
     import kbench
-    import kbench.buffer
-    import kbench.components
-    import kbench.kernels_api
+    import kbench.core.components
+    import kbench.core.kernel_rows
+    import kbench.core.support_buffer
 
     for name in kbench.api.__all__:
         assert hasattr(kbench.api, name), name
     assert kbench.api.hookimpl is kbench.hookimpl
-    assert kbench.api.Algorithm is kbench.components.Algorithm is kbench.Algorithm
-    assert kbench.api.SupportBuffer is kbench.buffer.SupportBuffer
-    assert kbench.api.kernel_row is kbench.kernels_api.kernel_row
+    assert kbench.api.Algorithm is kbench.core.components.Algorithm is kbench.Algorithm
+    assert kbench.api.SupportBuffer is kbench.core.support_buffer.SupportBuffer
+    assert kbench.api.kernel_row is kbench.core.kernel_rows.kernel_row
 
 
 def test_kernel_expansion_equals_the_gram_product() -> None:

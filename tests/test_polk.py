@@ -22,8 +22,8 @@ from kbench.cython_core import _polk
 from kbench.plugins.losses.margin import Hinge
 from threadpoolctl import threadpool_limits
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
 
 GAMMA = 0.5
 
@@ -614,7 +614,7 @@ def test_study_file_plans():
     from pathlib import Path
 
     import kbench
-    from kbench.study import load_study, plan
+    from kbench.execution.study import load_study, plan
 
     experiments = load_study(Path(kbench.__file__).parent / "studies" / "polk.toml")
     p = plan(experiments, get_registry())

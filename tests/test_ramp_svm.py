@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from kbench.cython_core import _ramp
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
 
 GAMMA = 2.0  # δ² = 0.25 on the 4×4 board, as in the spec's prototype
 
@@ -361,9 +361,9 @@ def test_online_asvm_queries_only_inside_the_band() -> None:
 
 def test_online_asvm_query_budget_and_runner_protocol() -> None:
     """The runner reveals labels only when asked, counts them, and a budget stops queries."""
-    from kbench.runner import run_task
-    from kbench.streams import Stream, StreamSpec, _readonly, _stream_id
-    from kbench.tasks import Task
+    from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
+    from kbench.execution.prequential import run_task
+    from kbench.execution.tasks import Task
 
     X, y = checkerboard(400, seed=7)
     Xt, yt = checkerboard(200, seed=8, noise=0.0)
@@ -518,7 +518,7 @@ def test_study_files_plan(name: str) -> None:
     from pathlib import Path
 
     import kbench
-    from kbench.study import load_study, plan
+    from kbench.execution.study import load_study, plan
 
     experiments = load_study(Path(kbench.__file__).parent / "studies" / name)
     p = plan(experiments, get_registry())
@@ -538,7 +538,7 @@ def test_removal_study_plans_every_budget() -> None:
     from pathlib import Path
 
     import kbench
-    from kbench.study import load_study, plan
+    from kbench.execution.study import load_study, plan
 
     reg = get_registry()
     p = plan(load_study(Path(kbench.__file__).parent / "studies" / "ramp_removal.toml"), reg)
@@ -560,7 +560,7 @@ def test_ramp_tables_script_reads_a_results_folder(tmp_path) -> None:
     out = tmp_path / "res"
     run = subprocess.run(
         [
-            sys.executable, "-m", "kbench.cli", "run", "-k", "rbf[gamma=8.0]",
+            sys.executable, "-m", "kbench.cli.main", "run", "-k", "rbf[gamma=8.0]",
             "-a", "online_asvm_r[C=10.0]", "-a", "active_all[base=online_svm_r[C=10.0]]",
             "-a", "active_greedy[base=online_svm_r[C=10.0],h=5]",
             "-d", "checkerboard[n_train=1500,n_test=300,noise=0.15]",

@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kbench.errors import SpecError
-from kbench.registry import get_registry
-from kbench.streams import StreamSpec, build_stream
-from kbench.study import Experiment, plan
+from kbench.core.errors import SpecError
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, build_stream
+from kbench.execution.study import Experiment, plan
 
 KERNEL = "rbf[gamma=0.02]"
-KBENCH = [sys.executable, "-m", "kbench.cli"]
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 
 
 def digits(n: int = 400) -> tuple[np.ndarray, np.ndarray]:
@@ -208,8 +208,8 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], words
 
 
 def test_study_file_multiclass_key(tmp_path: Path) -> None:
-    from kbench.errors import KbenchError
-    from kbench.study import load_study
+    from kbench.core.errors import KbenchError
+    from kbench.execution.study import load_study
 
     path = tmp_path / "s.toml"
     path.write_text(

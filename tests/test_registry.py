@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kbench.errors import SpecError
-from kbench.registry import Registry
+from kbench.core.errors import SpecError
+from kbench.core.registry import Registry
 
 GOOD = '''
 from kbench import hookimpl, Kernel
@@ -291,11 +291,11 @@ def test_kbench_plugins_lists_a_half_broken_plugin_as_broken(plugin_dist) -> Non
 
 def test_builtin_index_matches_what_the_modules_register() -> None:
     """The static index the registry finds built-in components by is up to date."""
-    from kbench._plugin_index import BUILTIN_INDEX
-    from kbench.registry import builtin_index
+    from kbench.core._plugin_index import BUILTIN_INDEX
+    from kbench.core.registry import builtin_index
 
     assert builtin_index() == BUILTIN_INDEX, (
-        "kbench/_plugin_index.py is out of date: run python scripts/update_plugin_index.py"
+        "kbench/core/_plugin_index.py is out of date: run python scripts/update_plugin_index.py"
     )
 
 
@@ -309,7 +309,7 @@ def test_a_component_imports_only_its_own_plugin(plugin_dist) -> None:
     plugin_dist("kb_cubic", GOOD)
     code = """
 import sys
-from kbench.registry import Registry
+from kbench.core.registry import Registry
 reg = Registry()
 assert reg.entry("algorithm", "rbp").plugin == "kbench.algorithms.budget_perceptrons"
 assert reg.create("kernel", "rbf").name == "rbf"

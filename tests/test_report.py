@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from kbench.cli import cli
+from kbench.cli.main import cli
 
 STUDY = [
     "-a",

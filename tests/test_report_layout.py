@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 from layout_check import layout_problems
 
-from kbench.cli import cli
-from kbench.study import DEFAULT_STUDY
+from kbench.cli.main import cli
+from kbench.execution.study import DEFAULT_STUDY
 
 WIDE_STUDY = """
 [study]

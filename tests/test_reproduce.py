@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kbench.errors import KbenchError
-from kbench.reproduce import (
+from kbench.core.errors import KbenchError
+from kbench.reproduce.claims import (
     CONSISTENT,
     NOT,
     PAPERS,
@@ -38,9 +38,9 @@ from kbench.reproduce import (
     seeds_needed,
     select,
 )
-from kbench.results import Results
+from kbench.results.store import Results
 
-KBENCH = [sys.executable, "-m", "kbench.cli"]
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 
 
 def _results(arms: dict[str, tuple[str, float]], seeds: int = 4, n: int = 400) -> Results:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kbench.errors import ResultsError
-from kbench.registry import get_registry
-from kbench.results import ResultsStore, load_results
-from kbench.runner import failed_result, run_task
-from kbench.streams import StreamSpec, build_stream
-from kbench.tasks import Task
+from kbench.core.errors import ResultsError
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, build_stream
+from kbench.execution.prequential import failed_result, run_task
+from kbench.execution.tasks import Task
+from kbench.results.store import ResultsStore, load_results
 
 
 def _result(seed: int = 0, regression: bool = False):
@@ -97,7 +97,7 @@ def test_not_a_results_folder(tmp_path) -> None:
 def test_atomic_write_keeps_the_previous_file_when_a_write_fails(tmp_path) -> None:
     """A write that fails midway (here the writer raises after half the content, as a full
     disk would) leaves the previous file byte for byte and no temporary file."""
-    from kbench.fileio import TEMP_PREFIX, atomic_write, atomic_write_text
+    from kbench.core.fileio import TEMP_PREFIX, atomic_write, atomic_write_text
 
     target = tmp_path / "runs.parquet"
     atomic_write_text(target, "previous content")

@@ -17,10 +17,10 @@ from conftest import REPO
 from river import datasets, evaluate, linear_model, metrics, preprocessing
 from river.checks import check_estimator
 
-from kbench.registry import get_registry
+from kbench.core.registry import get_registry
 from kbench.river import RiverClassifier
 
-KBENCH = [sys.executable, "-m", "kbench.cli"]
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 
 
 def _kbench(*args: str, hide: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -31,7 +31,7 @@ def _kbench(*args: str, hide: str | None = None) -> subprocess.CompletedProcess[
     else:
         code = (
             f"import sys; sys.modules[{hide!r}] = None; "
-            "from kbench.cli import program; sys.argv = ['kbench', *sys.argv[1:]]; program()"
+            "from kbench.cli.main import program; sys.argv = ['kbench', *sys.argv[1:]]; program()"
         )
         cmd = [sys.executable, "-c", code, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
@@ -178,7 +178,7 @@ def test_river_rbf_sampler_is_an_additive_kernel() -> None:
 def test_registry_does_not_import_river_or_sklearn() -> None:
     code = (
         "import sys, kbench\n"
-        "from kbench.registry import get_registry\n"
+        "from kbench.core.registry import get_registry\n"
         "r = get_registry()\n"
         "assert 'sklearn' not in sys.modules, 'sklearn imported at registry build'\n"
         "r.entry('algorithm', 'river')\n"

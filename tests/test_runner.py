@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from conftest import MISBEHAVING
 
-from kbench.registry import get_registry
-from kbench.runner import log_checkpoints, run_task
-from kbench.streams import StreamSpec, build_stream
-from kbench.tasks import Task
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, build_stream
+from kbench.execution.prequential import log_checkpoints, run_task
+from kbench.execution.tasks import Task
 
 RECORDER = '''
 import numpy as np
@@ -253,7 +253,7 @@ def test_non_finite_heldout_prediction_is_diverged_at_its_checkpoint(plugin_dist
 
 def test_label_of_gives_nan_for_a_non_finite_decision() -> None:
     """The base label_of maps a non-finite decision to NaN for every task, finite ones as before."""
-    from kbench.components import Algorithm
+    from kbench.core.components import Algorithm
 
     class Bare(Algorithm):
         name = "bare"
@@ -345,7 +345,7 @@ def test_a_stream_that_cannot_be_built_is_named_with_its_brackets(tmp_path) -> N
         [
             sys.executable,
             "-m",
-            "kbench.cli",
+            "kbench.cli.main",
             "run",
             "-a",
             "perceptron",
@@ -367,7 +367,7 @@ def test_a_stream_that_cannot_be_built_is_named_with_its_brackets(tmp_path) -> N
 
 def test_peak_memory_sees_a_block_that_allocates() -> None:
     """The peak over a block counts memory allocated and touched inside it, even if freed."""
-    from kbench.memory import PeakMemory
+    from kbench.execution.memory import PeakMemory
 
     meter = PeakMemory()
     try:

@@ -56,7 +56,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 def test_binary_adapter_is_the_kbench_learner():
     """Two classes: the adapter's scores are those of the kbench learner trained on ±1."""
-    from kbench.registry import get_registry
+    from kbench.core.registry import get_registry
 
     X, y = make_moons(120, noise=0.2, random_state=1)
     labels = np.where(y == 1, "b", "a")

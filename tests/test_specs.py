@@ -8,11 +8,11 @@ from typing import Literal
 
 import pytest
 
-from kbench.errors import DataError, SpecError
-from kbench.registry import get_registry
-from kbench.specs import coerce, format_spec, parse_spec, quote_value
-from kbench.streams import StreamSpec, build_stream, split_stream_options
-from kbench.study import Experiment, plan
+from kbench.core.errors import DataError, SpecError
+from kbench.core.registry import get_registry
+from kbench.core.specs import coerce, format_spec, parse_spec, quote_value
+from kbench.data.streams import StreamSpec, build_stream, split_stream_options
+from kbench.execution.study import Experiment, plan
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,15 @@ import numpy as np
 import pytest
 from conftest import MISBEHAVING
 
-from kbench.errors import DataError, SpecError
-from kbench.registry import Registry, get_registry
-from kbench.streams import StreamSpec, build_stream, cache_dir, get_stream, split_stream_options
+from kbench.core.errors import DataError, SpecError
+from kbench.core.registry import Registry, get_registry
+from kbench.data.streams import (
+    StreamSpec,
+    build_stream,
+    cache_dir,
+    get_stream,
+    split_stream_options,
+)
 
 
 @pytest.fixture

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from kbench.cython_core import _svmd
 
-from kbench.components import Kernel
-from kbench.registry import get_registry
-from kbench.runner import run_task
-from kbench.streams import StreamSpec, build_stream
-from kbench.tasks import Task
+from kbench.core.components import Kernel
+from kbench.core.registry import get_registry
+from kbench.data.streams import StreamSpec, build_stream
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
 
 GAMMA = 0.4
 
@@ -876,7 +876,7 @@ def test_bad_input_fails_at_construction(spec, loss, task, message) -> None:
 
 def test_unknown_incremental_mode_is_refused() -> None:
     """The incremental mode is one of paper and exact, in specs and in Python."""
-    from kbench.errors import SpecError
+    from kbench.core.errors import SpecError
 
     with pytest.raises(SpecError, match="incremental"):
         make("svmd[incremental=naive]", "hinge")

@@ -21,8 +21,8 @@ import numpy as np
 from kbench.cython_core import _kernels, _pistol
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm
+from kbench.core.components import Algorithm
+from kbench.core.support_buffer import SupportBuffer
 
 MODES = {"pistol": 0, "sgd": 1}
 OUTPUTS = {"average": 0, "last": 1}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from kbench.cython_core import _kernel_cache as kc
 
-from kbench.components import Kernel
+from kbench.core.components import Kernel
 
 #: Bytes per MB of the ``cache_mb`` parameters.
 MB = 1 << 20

@@ -24,8 +24,8 @@ from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 from kbench.plugins.losses.novelty import NoveltyHinge
 from kbench.plugins.losses.regression import EpsilonInsensitive
 
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm, Kernel, Loss, check_range
+from kbench.core.components import Algorithm, Kernel, Loss, check_range
+from kbench.core.support_buffer import SupportBuffer
 
 #: Task codes of the compiled loops (T_* in _online_ops.pxi).
 TASK_CODES = {"binary": 0, "multiclass": 1, "regression": 2, "novelty": 3}

@@ -19,7 +19,7 @@ from kbench.cython_core import _kernels
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 
-from kbench.components import Algorithm
+from kbench.core.components import Algorithm
 
 #: Slots allocated at first; the arrays double when full.
 INITIAL_CAPACITY = 64

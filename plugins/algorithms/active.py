@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Algorithm, check_range
-from kbench.registry import get_registry
-from kbench.specs import parse_spec
+from kbench.core.components import Algorithm, check_range
+from kbench.core.registry import get_registry
+from kbench.core.specs import parse_spec
 
 
 class _ActiveWrapper(Algorithm):

@@ -14,8 +14,8 @@ from kbench.cython_core import _averaged_perceptron as _ap
 from kbench.plugins.algorithms._example_ids import ExampleIds
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm
+from kbench.core.components import Algorithm
+from kbench.core.support_buffer import SupportBuffer
 
 
 class AveragedPerceptron(Algorithm):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Algorithm, check_range
-from kbench.kernels_api import KIND_LINEAR, KIND_POLY, KIND_RBF
+from kbench.core.components import Algorithm, check_range
+from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, KIND_RBF
 
 
 class LibSVMReference(Algorithm):

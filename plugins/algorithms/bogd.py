@@ -9,7 +9,7 @@ from kbench.cython_core import _bogd, _budget_perceptrons
 from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 
 class BOGD(BudgetLearner):

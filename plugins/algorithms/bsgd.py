@@ -7,8 +7,8 @@ from typing import Literal
 from kbench.plugins.algorithms._budget import PegasosFamily
 
 from kbench import hookimpl
-from kbench.components import check_range
-from kbench.kernels_api import KIND_RBF
+from kbench.core.components import check_range
+from kbench.core.kernel_rows import KIND_RBF
 
 MAINTENANCE = {"removal": 1, "projection": 2, "merge": 3}
 

@@ -7,7 +7,7 @@ from kbench.cython_core import _bpa
 from kbench.plugins.algorithms._budget import BudgetLearner
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 
 class BudgetPA(BudgetLearner):

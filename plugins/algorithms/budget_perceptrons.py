@@ -13,7 +13,7 @@ from kbench.cython_core import _budget_perceptrons as _bp
 from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 
 class RandomBudgetPerceptron(BudgetLearner):

@@ -11,9 +11,9 @@ from kbench.plugins.algorithms._budget import NOT_COMPILED, sqnorm
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm, check_range
-from kbench.kernels_api import KIND_LAPLACIAN, KIND_RBF
+from kbench.core.components import Algorithm, check_range
+from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
+from kbench.core.support_buffer import SupportBuffer
 
 TASK_KIND = {"binary": 0, "multiclass": 1, "regression": 2}
 #: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.

@@ -21,7 +21,7 @@ from kbench.cython_core import _huller
 from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 #: Relative size below which ‖X_P − X_N‖² counts as zero when scaling decisions.
 _TINY = 1e-300

@@ -35,8 +35,8 @@ import numpy as np
 from kbench.cython_core import _idsvm, _kernels
 
 from kbench import hookimpl
-from kbench.components import Algorithm, check_range
-from kbench.kernels_api import as_matrix
+from kbench.core.components import Algorithm, check_range
+from kbench.core.kernel_rows import as_matrix
 
 RESERVE, MARGIN, ERROR, MOVING = 0, 1, 2, 3
 #: Events of the compiled step (cython_core/_idsvm.pyx).

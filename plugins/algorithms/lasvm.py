@@ -18,7 +18,7 @@ from kbench.cython_core import _lasvm
 from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 
 class LASVM(RevisitingLearner):

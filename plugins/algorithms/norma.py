@@ -22,7 +22,7 @@ from kbench.plugins.algorithms._online_kernel import (
 )
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
 NU_RULES = ("log", "additive")

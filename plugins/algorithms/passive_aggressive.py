@@ -8,8 +8,8 @@ import numpy as np
 from kbench.cython_core import _pa
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm, check_range
+from kbench.core.components import Algorithm, check_range
+from kbench.core.support_buffer import SupportBuffer
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
 #: The kernel tuple the compiled loop receives for a kernel it cannot compute.

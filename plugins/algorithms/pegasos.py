@@ -5,7 +5,7 @@ from __future__ import annotations
 from kbench.plugins.algorithms._budget import PegasosFamily
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 
 class KernelPegasos(PegasosFamily):

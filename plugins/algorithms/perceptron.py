@@ -6,8 +6,8 @@ import numpy as np
 from kbench.cython_core import _perceptron
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm
+from kbench.core.components import Algorithm
+from kbench.core.support_buffer import SupportBuffer
 
 
 class KernelPerceptron(Algorithm):

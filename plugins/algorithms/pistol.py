@@ -15,7 +15,7 @@ from typing import Literal
 from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 #: a/L at which Theorem 1's constant φ(L/a) stays finite: 1 − x − x e^{x/2} > 0 for
 #: x = L/a needs a/L ≥ 2.24898; the paper rounds it to 2.25 (specs/002 §1.1, P1).

@@ -19,8 +19,8 @@ from kbench.cython_core import _kernels, _polk
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
 from kbench import hookimpl
-from kbench.buffer import SupportBuffer
-from kbench.components import Algorithm, check_range
+from kbench.core.components import Algorithm, check_range
+from kbench.core.support_buffer import SupportBuffer
 
 SCHEDULES = {"constant": 0, "diminishing": 1}
 REDUCES = {"mean": 0, "sum": 1}

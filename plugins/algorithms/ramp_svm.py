@@ -17,8 +17,8 @@ import numpy as np
 from kbench.cython_core import _kernels, _ramp
 
 from kbench import hookimpl
-from kbench.components import Algorithm, check_range
-from kbench.kernels_api import as_matrix
+from kbench.core.components import Algorithm, check_range
+from kbench.core.kernel_rows import as_matrix
 
 #: The kernel tuple the compiled core receives for a kernel it cannot compute itself.
 NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)

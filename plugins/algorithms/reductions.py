@@ -41,9 +41,9 @@ import numpy as np
 from kbench.cython_core import _shared_rows
 
 from kbench import hookimpl
-from kbench.components import Algorithm, Kernel
-from kbench.registry import get_registry
-from kbench.specs import parse_spec
+from kbench.core.components import Algorithm, Kernel
+from kbench.core.registry import get_registry
+from kbench.core.specs import parse_spec
 
 #: Base learners whose support vectors are verbatim copies of examples seen and whose
 #: kernel values all come from ``kernel.row``/``matrix``/``diag``: they can share rows.

@@ -18,8 +18,8 @@ from typing import Any, Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Algorithm, check_range
-from kbench.specs import suggest
+from kbench.core.components import Algorithm, check_range
+from kbench.core.specs import suggest
 
 INSTALL = "pip install 'kbench[river]' (or pip install river)"
 

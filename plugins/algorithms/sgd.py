@@ -14,7 +14,7 @@ from typing import Literal
 from kbench.plugins.algorithms._averaged import SCHEDULES, AveragedExpansion
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 
 class KernelSGD(AveragedExpansion):

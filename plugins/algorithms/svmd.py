@@ -24,7 +24,7 @@ from kbench.plugins.algorithms._online_kernel import (
 )
 
 from kbench import hookimpl
-from kbench.components import check_range
+from kbench.core.components import check_range
 
 INCREMENTAL = ("paper", "exact")
 _S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}

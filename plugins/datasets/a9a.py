@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbench import hookimpl
-from kbench.components import Data, Dataset
-from kbench.formats import read_libsvm
+from kbench.core.components import Data, Dataset
+from kbench.data.readers import read_libsvm
 
 DATA = Path(__file__).parent / "data"
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Data, Dataset
+from kbench.core.components import Data, Dataset
 
 
 def _sklearn(loader: str) -> Any:

@@ -2,7 +2,7 @@
 
 Each names its files in its parameters, e.g. ``libsvm[path=train.txt,test_path=test.txt]``
 or ``csv[path=data.csv,label=class,task=multiclass]``. Labels are encoded for the chosen
-``task`` by :func:`kbench.formats.encode_labels` (binary: two classes to −1/+1; multiclass:
+``task`` by :func:`kbench.data.readers.encode_labels` (binary: two classes to −1/+1; multiclass:
 sorted classes to 0..C−1; regression: numbers as they are). A relative path is relative
 to the folder kbench runs in, or in a study file to the study file's folder. A path
 holding commas or brackets is quoted: ``csv[path="a,b[1].csv"]``. Bad files raise a
@@ -17,9 +17,11 @@ from typing import Any, Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Data, Dataset, check_range
-from kbench.errors import DataError
-from kbench.formats import (
+from kbench.core.components import Data, Dataset, check_range
+from kbench.core.errors import DataError
+from kbench.core.specs import suggest
+from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
+from kbench.data.readers import (
     encode_labels,
     fetch_url,
     idx_header,
@@ -30,9 +32,7 @@ from kbench.formats import (
     read_libsvm,
     read_npz,
 )
-from kbench.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
-from kbench.specs import suggest
-from kbench.streams import cache_dir
+from kbench.data.streams import cache_dir
 
 Task = Literal["binary", "multiclass", "regression"]
 Header = Literal["auto", "yes", "no"]

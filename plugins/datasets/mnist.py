@@ -17,9 +17,9 @@ import numpy as np
 from kbench.plugins.datasets._common import digit_names, missing_module, scale_pixels
 
 from kbench import hookimpl
-from kbench.components import Data, Dataset
-from kbench.formats import idx_header, read_idx_pair
-from kbench.streams import cache_dir
+from kbench.core.components import Data, Dataset
+from kbench.data.readers import idx_header, read_idx_pair
+from kbench.data.streams import cache_dir
 
 Pixels = Literal["unit", "raw", "signed"]
 

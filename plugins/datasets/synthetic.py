@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Data, Dataset, check_range
+from kbench.core.components import Data, Dataset, check_range
 
 
 def expit(x: np.ndarray) -> np.ndarray:

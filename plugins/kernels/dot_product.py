@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kbench import hookimpl
-from kbench.components import check_range
-from kbench.kernels_api import KIND_LINEAR, KIND_POLY, CompiledKernel
+from kbench.core.components import check_range
+from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, CompiledKernel
 
 
 class Linear(CompiledKernel):

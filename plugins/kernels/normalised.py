@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.components import Kernel
-from kbench.kernels_api import as_matrix, as_vector
+from kbench.core.components import Kernel
+from kbench.core.kernel_rows import as_matrix, as_vector
 
 
 class Cosine(Kernel):
@@ -43,7 +43,7 @@ class Cosine(Kernel):
             kernel, base = base, base.spec()
         else:
             # Imported here: the registry imports this module while it loads plugins.
-            from kbench.registry import get_registry
+            from kbench.core.registry import get_registry
 
             try:
                 kernel = get_registry().create("kernel", base)

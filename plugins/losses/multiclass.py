@@ -17,7 +17,7 @@ import numpy as np
 from kbench.plugins.losses._common import result
 
 from kbench import hookimpl
-from kbench.components import Loss
+from kbench.core.components import Loss
 
 
 def _scores_labels(f: Any, y: Any) -> tuple[np.ndarray, np.ndarray, bool]:

@@ -6,7 +6,7 @@ import numpy as np
 from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 from kbench import hookimpl
-from kbench.components import Loss, check_range
+from kbench.core.components import Loss, check_range
 
 
 class NoveltyHinge(Loss):

@@ -17,7 +17,7 @@ from kbench.plugins.losses._common import (
 )
 
 from kbench import hookimpl
-from kbench.components import Loss, check_range
+from kbench.core.components import Loss, check_range
 
 
 class Squared(Loss):

@@ -1,0 +1,1 @@
+"""Analysis: statistics, paired comparisons, rankings and verdicts over results tables."""

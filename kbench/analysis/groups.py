@@ -1,0 +1,184 @@
+"""Rankings for any study: mean ranks, Friedman and the critical difference per experiment
+group, over the blocks where the compared set of configurations is complete.
+
+A study often runs different configurations on different data sets (another kernel width
+or budget per data set). A ranking across data sets then has no configuration that ran
+everywhere. kbench groups the data sets that ran the same configurations and ranks each
+group on its own:
+
+* a group of several data sets is ranked over its data sets (each configuration's mean
+  final error over the seeds; Demšar 2006);
+* a group of one data set is ranked over its seeds, each seed an independent stream of
+  that data set (the claim is then about that data set only).
+
+Blocks where some configuration of the group did not finish are left out of that group's
+ranking, and said so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kbench.analysis.compare import cd_groups, friedman_from_ranks, nemenyi_cd, rank_table
+
+
+@dataclass
+class RankGroup:
+    """One experiment group and its ranking."""
+
+    name: str
+    """Short name: the data-set names, joined."""
+    streams: list[str]
+    """Stream labels (data sets) of the group."""
+    blocks: str
+    """What a block is: ``"data sets"`` or ``"seeds"``."""
+    values: pd.DataFrame
+    """Blocks × configuration labels: the final error ranked."""
+    ranks: pd.DataFrame
+    """Blocks × labels: rank 1 = lowest error."""
+    mean_ranks: pd.Series
+    """Mean rank per label, best first."""
+    friedman: dict[str, Any]
+    """k, N, chi2, p_chi2, F, p_F, cd, alpha."""
+    cd_groups: list[list[str]]
+    """Labels the Nemenyi test does not separate."""
+    left_out: list[str] = field(default_factory=list)
+    """Blocks or configurations left out of the ranking, with why."""
+
+    @property
+    def rankable(self) -> bool:
+        """At least two configurations over at least two blocks."""
+        return len(self.mean_ranks) >= 2 and len(self.values) >= 2
+
+
+def _finals(cmp: Any) -> pd.DataFrame:
+    """One row per finished run: stream, seed, label and the final error ranked."""
+    runs = cmp.runs[cmp.runs["status"] == "ok"]
+    metric = cmp.metric if cmp.metric in runs.columns else "online_error"
+    value = runs[metric]
+    if metric != "online_error" and "online_error" in runs.columns:
+        value = value.fillna(runs["online_error"])
+    return pd.DataFrame(
+        {
+            "stream": runs["stream"].astype(str),
+            "seed": runs["seed"],
+            "label": runs["label"].astype(str),
+            "value": value.astype(float),
+        }
+    ).dropna(subset=["value"])
+
+
+def _rank(
+    name: str,
+    streams: list[str],
+    values: pd.DataFrame,
+    blocks: str,
+    alpha: float,
+    left_out: list[str],
+) -> RankGroup:
+    complete = values.dropna(axis=0, how="any")
+    for b in values.index.difference(complete.index):
+        missing = [str(c) for c in values.columns if pd.isna(values.loc[b, c])]
+        what = "data set" if blocks == "data sets" else "seed"
+        left_out.append(f"{what} {b} (no finished run of {', '.join(missing)})")
+    ranks = rank_table(complete) if len(complete) else complete
+    mean_ranks = ranks.mean(axis=0).sort_values() if len(complete) else pd.Series(dtype=float)
+    k, n = len(mean_ranks), len(complete)
+    fr = friedman_from_ranks(mean_ranks, n)
+    fr.pop("mean_ranks", None)
+    cd = nemenyi_cd(k, n, alpha) if k >= 2 and n >= 2 else math.nan
+    fr |= {"cd": cd, "alpha": alpha}
+    groups = cd_groups(mean_ranks, cd) if k >= 2 and n >= 2 and np.isfinite(cd) else []
+    return RankGroup(
+        name=name,
+        streams=streams,
+        blocks=blocks,
+        values=complete,
+        ranks=ranks,
+        mean_ranks=mean_ranks,
+        friedman=fr,
+        cd_groups=groups,
+        left_out=left_out,
+    )
+
+
+def experiment_groups(cmp: Any) -> tuple[list[RankGroup], str]:
+    """The experiment groups of a comparison, ranked, and a sentence saying what was
+    grouped and why.
+
+    Parameters
+    ----------
+    cmp
+        A :class:`kbench.analysis.compare.Comparison`.
+    """
+    runs = cmp.runs
+    finals = _finals(cmp)
+    order = [str(x) for x in cmp.labels]
+    names = {s: s.split("[")[0] for s in runs["stream"].astype(str).unique()}
+    if len(set(names.values())) < len(names):
+        names = {s: s for s in names}
+    # The configurations each data set ran (any status: a failure does not change the plan).
+    planned = runs.assign(stream=runs["stream"].astype(str), label=runs["label"].astype(str))
+    by_stream = planned.groupby("stream")["label"].agg(frozenset)
+    keys: dict[frozenset[str], list[str]] = {}
+    for stream in sorted(by_stream.index):
+        keys.setdefault(by_stream[stream], []).append(stream)
+    groups = []
+    for labels, streams in keys.items():
+        cols = [c for c in order if c in labels]
+        sub = finals[finals["stream"].isin(streams)]
+        left_out: list[str] = []
+        finished = [c for c in cols if c in set(sub["label"])]
+        for c in cols:
+            if c not in finished:
+                left_out.append(f"{c} (no finished run)")
+        if len(streams) >= 2:
+            values = sub.pivot_table(
+                index="stream", columns="label", values="value", aggfunc="mean"
+            )
+            values = values.reindex(index=streams, columns=finished)
+            values.index = [names[s] for s in values.index]
+            blocks = "data sets"
+        else:
+            values = sub.pivot_table(index="seed", columns="label", values="value", aggfunc="mean")
+            values = values.reindex(columns=finished)
+            values.index = [f"{int(s)}" if float(s).is_integer() else str(s) for s in values.index]
+            blocks = "seeds"
+        name = ", ".join(names[s] for s in streams)
+        groups.append(_rank(name, streams, values, blocks, cmp.alpha, left_out))
+    return groups, _sentence(groups, len(by_stream))
+
+
+def _sentence(groups: list[RankGroup], n_streams: int) -> str:
+    if not groups:
+        return "No finished run to rank."
+    if len(groups) == 1:
+        g = groups[0]
+        if g.blocks == "data sets":
+            return (
+                f"Every configuration ran on every data set: one ranking over the "
+                f"{len(g.values)} data sets (each configuration's mean error over the seeds)."
+            )
+        return (
+            f"One data set: the configurations are ranked over its {len(g.values)} "
+            f"seed{'s' if len(g.values) != 1 else ''}, each "
+            "seed an independent stream of that data set."
+        )
+    parts = [
+        f"{g.name} ({len(g.mean_ranks) or len(g.values.columns)} configurations, "
+        f"{len(g.values)} {g.blocks})"
+        for g in groups
+    ]
+    return (
+        f"The configurations differ by data set (the study runs other kernels, budgets or "
+        f"parameters on each), so no ranking across all {n_streams} data sets compares like "
+        f"with like. Data sets that ran the same configurations form a group, ranked on its "
+        f"own: {'; '.join(parts)}. A group of several data sets is ranked over its data sets "
+        "(mean error over the seeds); a group of one data set over its seeds, each seed an "
+        "independent stream, so its ranking speaks for that data set only."
+    )

@@ -1,0 +1,237 @@
+"""Per-stream leaderboards of a results table, printed by ``kbench run`` and ``kbench show``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kbench.analysis.tables import latex_results, output_console, to_csv, to_json, to_markdown
+from kbench.core.registry import Registry
+from kbench.results.degenerate import LEGEND, MARK, reason_kinds
+
+
+def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFrame]:
+    """One table per stream label: each configuration's means over seeds, best first."""
+    if runs.empty:
+        return {}
+    runs = runs.copy()
+    runs["config_label"] = [
+        " ".join(
+            p
+            for p in (
+                registry.short("algorithm", a),
+                registry.short("kernel", k) if isinstance(k, str) else "",
+                registry.short("loss", lo) if isinstance(lo, str) else "",
+            )
+            if p
+        )
+        for a, k, lo in zip(runs["algorithm_spec"], runs["kernel"], runs["loss"], strict=True)
+    ]
+    for col in (
+        "online_error",
+        "test_error",
+        "n_support",
+        "kernel_evals",
+        "time_s",
+        "us_per_example",
+    ):
+        if col not in runs:
+            runs[col] = np.nan
+    boards = {}
+    for stream, group in runs.groupby("stream", sort=True):
+        ok = group[group["status"] == "ok"]
+        agg = ok.groupby("config_label").agg(
+            seeds=("seed", "nunique"),
+            online_error=("online_error", "mean"),
+            online_error_sd=("online_error", "std"),
+            test_error=("test_error", "mean"),
+            test_error_sd=("test_error", "std"),
+            n_support=("n_support", "mean"),
+            kernel_evals=("kernel_evals", "mean"),
+            time_s=("time_s", "mean"),
+            us_per_example=("us_per_example", "mean"),
+        )
+        failed = (
+            group[group["status"] != "ok"]
+            .groupby("config_label")["status"]
+            .agg(lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
+        )
+        agg = agg.join(failed.rename("failed"), how="outer")
+        # A degenerate learner (kbench.results.degenerate) says nothing about its algorithm,
+        # however its error compares; mark it rather than let it rank quietly.
+        reasons = (
+            group["degenerate"].fillna("").astype(str)
+            if "degenerate" in group
+            else pd.Series("", index=group.index)
+        )
+        bad = group[reasons != ""]
+        agg["degenerate"] = (
+            bad.groupby("config_label")["seed"].size().reindex(agg.index).fillna(0).astype(int)
+        )
+        agg["runs"] = group.groupby("config_label").size().reindex(agg.index).fillna(0).astype(int)
+        agg["degenerate_reason"] = (
+            reasons[reasons != ""]
+            .groupby(bad["config_label"])
+            .agg(reason_kinds)
+            .reindex(agg.index)
+            .fillna("")
+        )
+        key = "test_error" if agg["test_error"].notna().any() else "online_error"
+        boards[str(stream)] = agg.sort_values([key, "online_error"], na_position="last")
+    return boards
+
+
+def _fmt(value: float, spec: str) -> str:
+    return (
+        "–"
+        if value is None or (isinstance(value, float) and np.isnan(value))
+        else format(value, spec)
+    )
+
+
+def _notes(r: object) -> str:
+    notes = []
+    if getattr(r, "degenerate", 0):
+        notes.append(
+            f"[yellow]{MARK} degenerate ({int(r.degenerate)} of {int(r.runs)} runs): "
+            f"{escape(str(r.degenerate_reason))}[/yellow]"
+        )
+    if isinstance(getattr(r, "failed", None), str):
+        notes.append(f"[red]{escape(r.failed)}[/red]")
+    return "; ".join(notes)
+
+
+def leaderboard_long(runs: pd.DataFrame, registry: Registry) -> pd.DataFrame:
+    """Every leaderboard in one table: a ``stream`` column, then one row per configuration."""
+    parts = [
+        board.reset_index(names="configuration").assign(
+            stream=stream, rank=range(1, len(board) + 1)
+        )
+        for stream, board in leaderboard(runs, registry).items()
+    ]
+    if not parts:
+        return pd.DataFrame(columns=["stream", "rank", "configuration"])
+    out = pd.concat(parts, ignore_index=True)
+    out["failed"] = out["failed"].fillna("")
+    front = ["stream", "rank", "configuration"]
+    return out[front + [c for c in out.columns if c not in front]]
+
+
+def _label(label: str, r: object) -> str:
+    return f"{label} {MARK}" if getattr(r, "degenerate", 0) else label
+
+
+def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
+    """The leaderboards as Markdown, LaTeX (booktabs), CSV or JSON text."""
+    long = leaderboard_long(runs, registry)
+    if fmt == "csv":
+        return to_csv(long)
+    if fmt == "json":
+        return to_json(long, legend=LEGEND)
+    if fmt == "markdown":
+        parts = []
+        for stream, board in long.groupby("stream", sort=False):
+            shown = pd.DataFrame(
+                {
+                    "algorithm": [_label(str(r.configuration), r) for r in board.itertuples()],
+                    "seeds": board["seeds"].map(lambda v: _fmt(v, ".0f")),
+                    "online error": [
+                        _fmt(m, ".4f") + ("" if np.isnan(sd) else f" ± {sd:.4f}")
+                        for m, sd in zip(
+                            board["online_error"], board["online_error_sd"], strict=True
+                        )
+                    ],
+                    "held-out error": board["test_error"].map(lambda v: _fmt(v, ".4f")),
+                    "SVs": board["n_support"].map(lambda v: _fmt(v, ".0f")),
+                    "µs/example": board["us_per_example"].map(lambda v: _fmt(v, ".2f")),
+                    "notes": [
+                        "; ".join(
+                            x
+                            for x in (
+                                f"degenerate ({r.degenerate} of {r.runs} runs): {r.degenerate_reason}"
+                                if r.degenerate
+                                else "",
+                                r.failed,
+                            )
+                            if x
+                        )
+                        for r in board.itertuples()
+                    ],
+                }
+            )
+            parts.append(
+                to_markdown(
+                    shown,
+                    str(stream),
+                    right=("seeds", "online error", "held-out error", "SVs", "µs/example"),
+                )
+            )
+        if (long["degenerate"] > 0).any():
+            parts.append(LEGEND + "\n")
+        return "\n".join(parts)
+    if fmt == "latex":
+        key = "test_error" if long["test_error"].notna().any() else "online_error"
+        sub = long[long[key].notna()]
+        order = list(dict.fromkeys(sub["configuration"]))
+        mean = sub.pivot_table(index="configuration", columns="stream", values=key, aggfunc="first")
+        sd = sub.pivot_table(
+            index="configuration", columns="stream", values=f"{key}_sd", aggfunc="first"
+        ).reindex(index=mean.index, columns=mean.columns)
+        deg = sub.pivot_table(
+            index="configuration", columns="stream", values="degenerate", aggfunc="first"
+        ).reindex(index=mean.index, columns=mean.columns)
+        regression = set(runs.get("task", pd.Series(dtype=str)).dropna()) == {"regression"}
+        return latex_results(
+            mean.reindex(order),
+            sd.reindex(order),
+            degenerate=(deg.reindex(order).fillna(0) > 0),
+            percent=not regression,
+            metric="held-out error" if key == "test_error" else "online error",
+        )
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def print_leaderboard(
+    runs: pd.DataFrame, registry: Registry, console: Console | None = None, fmt: str = "table"
+) -> None:
+    """Print the leaderboards: rich tables, or the text of another format (``--format``)."""
+    console = console or output_console()
+    if fmt != "table":
+        console.file.write(format_leaderboard(runs, registry, fmt))
+        console.file.flush()
+        return
+    any_degenerate = False
+    for stream, board in leaderboard(runs, registry).items():
+        table = Table(title=f"[bold]{escape(stream)}[/bold]", title_justify="left")
+        for col, justify in (
+            ("algorithm", "left"),
+            ("seeds", "right"),
+            ("online error", "right"),
+            ("held-out error", "right"),
+            ("SVs", "right"),
+            ("kernel evals", "right"),
+            ("time (s)", "right"),
+            ("µs/example", "right"),
+            ("notes", "left"),
+        ):
+            table.add_column(col, justify=justify)
+        for label, r in board.iterrows():
+            sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
+            any_degenerate |= bool(r.degenerate)
+            table.add_row(
+                escape(str(label)) + (f" [yellow]{MARK}[/yellow]" if r.degenerate else ""),
+                _fmt(r.seeds, ".0f"),
+                _fmt(r.online_error, ".4f") + sd,
+                _fmt(r.test_error, ".4f"),
+                _fmt(r.n_support, ".0f"),
+                _fmt(r.kernel_evals, ".3g"),
+                _fmt(r.time_s, ".3f"),
+                _fmt(r.us_per_example, ".2f"),
+                _notes(r),
+            )
+        console.print(table)
+    if any_degenerate:
+        console.print(f"[yellow]{escape(LEGEND)}[/yellow]", highlight=False)

@@ -1,0 +1,524 @@
+"""The ``kbench`` command line."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kbench.cli.options import (
+    MAX_TIMEOUT,
+    MAX_WORKERS,
+    NonEmptyPath,
+    check_address,
+    check_number,
+    parse_size,
+)
+from kbench.core.errors import KbenchError
+
+KIND_NAMES = {
+    "algorithms": "algorithm",
+    "kernels": "kernel",
+    "losses": "loss",
+    "datasets": "dataset",
+}
+err = Console(stderr=True)
+
+
+def main() -> None:
+    """Entry point: run the click group, turning kbench errors into one line and exit status 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort as exc:  # click's form of Ctrl-C inside a command
+        _exit_interrupted(exc.__cause__)
+    except click.UsageError as exc:
+        # One line, like kbench's own errors, with where to look for the valid options.
+        command = exc.ctx.command_path if exc.ctx is not None else "kbench"
+        message = " ".join(exc.format_message().split())
+        click.echo(f"kbench: error: {message} (see {command} --help)", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except KbenchError as exc:
+        click.echo(f"kbench: error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt as exc:
+        _exit_interrupted(exc)
+
+
+def program() -> None:
+    """The ``kbench`` program: :func:`main`, then a Ctrl-C during the interpreter's shutdown
+    is ignored. The command is over by then and what it wrote is whole; the signal could
+    only print a traceback from some exit handler. (In-process callers use :func:`main`,
+    which leaves the process's signal handlers alone.)"""
+    try:
+        main()
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _exit_interrupted(exc: BaseException | None) -> NoReturn:
+    """Ctrl-C: say so (unless the study already said what it kept) and exit 130 at once.
+
+    Every file is whole by then (writes are atomic) and the task processes are killed;
+    the interpreter's own shutdown (joining Dask's threads, unloading modules) would only
+    add a second or more before the prompt returns.
+    """
+    from kbench.execution.driver import StudyInterrupted
+
+    with contextlib.suppress(Exception):
+        if not isinstance(exc, StudyInterrupted):
+            click.echo("kbench: interrupted", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(130)
+
+
+#: Commands defined in other modules, imported only when one of them is used, so that
+#: ``kbench --help`` and ``kbench run`` do not pay for the statistics and plotting they
+#: import: name -> (module, the command's one-line help for ``kbench --help``).
+LAZY_COMMANDS = {
+    "cache": (
+        "kbench.cli.cache",
+        "Show the data cache's size per data set (and in total), or clear it.",
+    ),
+    "compare": (
+        "kbench.cli.compare",
+        "Compare every pair of algorithm configurations in a RESULTS folder.",
+    ),
+    "report": (
+        "kbench.cli.compare",
+        "Write a self-contained HTML report of a RESULTS folder (plots embedded).",
+    ),
+    "reproduce": (
+        "kbench.cli.reproduce",
+        "Run PAPER's experiments (svmd, ramp, pistol, huller, polk or all) and check its claims.",
+    ),
+}
+
+
+class _Group(click.Group):
+    """The ``kbench`` group: the commands of :data:`LAZY_COMMANDS` load when first used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in LAZY_COMMANDS:
+            import importlib
+
+            self.add_command(getattr(importlib.import_module(LAZY_COMMANDS[name][0]), name))
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from click.utils import make_default_short_help
+
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = []
+        for name in names:
+            cmd = self.commands.get(name)
+            if cmd is None:
+                rows.append((name, make_default_short_help(LAZY_COMMANDS[name][1], limit)))
+            elif not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kbench")
+def cli() -> None:
+    """kbench: benchmark online kernel learning algorithms on identical streams."""
+
+
+def _registry():
+    from kbench.core.registry import get_registry
+
+    reg = get_registry()
+    # Plugins load when first needed: each failure is reported when it happens, once.
+    reg.watch_failures(_warn_broken_plugin)
+    return reg
+
+
+def _warn_broken_plugin(info: Any) -> None:
+    err.print(
+        f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]",
+        highlight=False,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# kbench run
+# ---------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("study", required=False, type=NonEmptyPath(dir_okay=False, path_type=Path))
+@click.option(
+    "-a",
+    "--algorithm",
+    "algorithms",
+    multiple=True,
+    help="Algorithm spec, e.g. norma[eta=0.1] (repeatable).",
+)
+@click.option(
+    "-k",
+    "--kernel",
+    "kernels",
+    multiple=True,
+    help="Kernel spec, e.g. rbf[gamma=0.5] (repeatable).",
+)
+@click.option(
+    "-l",
+    "--loss",
+    "losses",
+    multiple=True,
+    help="Loss spec for algorithms that take one (repeatable).",
+)
+@click.option(
+    "-d",
+    "--dataset",
+    "datasets",
+    multiple=True,
+    help="Data-set spec with stream options, e.g. digits[positive=5-9] (repeatable).",
+)
+@click.option("--seeds", default=None, help="Seeds: 0,1,2 or 0-4 [default: 0].")
+@click.option(
+    "--n", "n", type=int, default=None, help="Stream length (at most this many training examples)."
+)
+@click.option("--epochs", type=int, default=None, help="Passes over the stream [default: 1].")
+@click.option(
+    "--max-queries",
+    type=int,
+    default=None,
+    help="Label budget: a task stops at the example that uses its last label.",
+)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
+)
+@click.option(
+    "--out",
+    type=NonEmptyPath(file_okay=False, path_type=Path),
+    default=Path("kbench-results"),
+    show_default=True,
+    help='Results folder (a study file may name one: out = "..." in [study]).',
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="Kill a task after this many seconds (recorded as timeout).",
+)
+@click.option(
+    "--max-memory",
+    default=None,
+    help="Memory a task may allocate, e.g. 2G (a task that runs out is recorded).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where tasks run.",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    help="Dask scheduler address (tcp://host:8786); without it a local Dask cluster is started.",
+)
+@click.option(
+    "--multiclass",
+    type=click.Choice(["ovr", "ovo"]),
+    default=None,
+    help="Run binary-only learners on multiclass data through one-vs-rest or one-vs-one "
+    "[default: skip them].",
+)
+@click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+@click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
+@click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
+@click.option(
+    "--report/--no-report",
+    "with_report",
+    default=False,
+    help="Write OUT/report.html at the end (error curves, all-pairs tests, rankings; "
+    "`kbench report OUT` writes it at any time) [default: no report].",
+)
+def run(
+    study: Path | None,
+    algorithms: tuple[str, ...],
+    kernels: tuple[str, ...],
+    losses: tuple[str, ...],
+    datasets: tuple[str, ...],
+    seeds: str | None,
+    n: int | None,
+    epochs: int | None,
+    max_queries: int | None,
+    workers: int | None,
+    out: Path,
+    timeout: float | None,
+    max_memory: str | None,
+    executor: str,
+    scheduler: str | None,
+    multiclass: str | None,
+    force: bool,
+    retry_failed: bool,
+    no_memory: bool,
+    with_report: bool,
+) -> None:
+    """Run a study and print a leaderboard per stream.
+
+    With no STUDY file and no -a/-d it runs the default study on bundled data. Running
+    the same command again resumes: tasks with results are skipped.
+    """
+    from kbench.analysis.leaderboard import print_leaderboard
+    from kbench.execution.driver import run_experiments
+    from kbench.execution.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
+
+    registry = _registry()
+    check_number("--workers", workers, low=0, high=MAX_WORKERS, why_high="each is a process")
+    check_number(
+        "--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT,
+        why_high="leave --timeout out for no limit",
+    )  # fmt: skip
+    memory_limit = parse_size("--max-memory", max_memory)
+    scheduler = check_address(scheduler)
+    if scheduler and executor != "dask":
+        raise KbenchError("--scheduler is for --executor dask")
+    if study is not None and (algorithms or datasets):
+        raise KbenchError("give either a STUDY file or -a/-d flags, not both")
+    if study is None and not algorithms and not datasets:
+        study = DEFAULT_STUDY
+        err.print(
+            f"kbench: running the default study ({DEFAULT_STUDY.name}); see kbench run --help for your own"
+        )
+    if study is not None:
+        experiments = load_study(study)
+        source = click.get_current_context().get_parameter_source("out")
+        if experiments[0].out is not None and source is click.core.ParameterSource.DEFAULT:
+            out = experiments[0].out  # the study file's own `out`, relative to its folder
+    else:
+        if not algorithms or not datasets:
+            raise KbenchError(
+                "give at least one -a/--algorithm and one -d/--dataset (or a STUDY file)"
+            )
+        experiments = [
+            Experiment(
+                algorithms=list(algorithms),
+                datasets=list(datasets),
+                kernels=list(kernels),
+                losses=list(losses),
+            )
+        ]
+    for exp in experiments:
+        if seeds is not None:
+            exp.seeds = parse_seeds(seeds)
+        if n is not None:
+            exp.n = n
+        if epochs is not None:
+            exp.epochs = epochs
+        if max_queries is not None:
+            exp.max_queries = max_queries
+        if multiclass is not None:
+            exp.multiclass = multiclass
+        if study is not None and (kernels or losses):
+            exp.kernels = list(kernels) or exp.kernels
+            exp.losses = list(losses) or exp.losses
+    outcome = run_experiments(
+        experiments,
+        registry,
+        out,
+        console=err,
+        workers=workers,
+        timeout=timeout,
+        memory_limit=memory_limit,
+        executor=executor,
+        scheduler=scheduler,
+        force=force,
+        retry_failed=retry_failed,
+        trace_memory=not no_memory,
+    )
+    runs = outcome.runs()
+    print_leaderboard(runs, registry)
+    if with_report and "status" in runs and (runs["status"] == "ok").any():
+        from kbench.cli.compare import _load
+        from kbench.report.html import write_report
+
+        tables, cmp = _load(out, "online_error", 0.05)
+        path = write_report(
+            cmp, tables, out / "report.html", title=out.resolve().name, source=str(out.resolve())
+        )
+        err.print(
+            f"kbench: report written to {path} (kbench compare {out} for every pair's tests)",
+            highlight=False,
+        )
+    if outcome.bad_streams:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# kbench show / list / plugins
+# ---------------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("results", type=NonEmptyPath(file_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "latex", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "
+    "bold); csv or json (every column, one row per stream and configuration).",
+)
+def show(results: Path, fmt: str) -> None:
+    """Print the leaderboards of an existing RESULTS folder."""
+    from kbench.analysis.leaderboard import print_leaderboard
+    from kbench.results.store import load_results
+
+    registry = _registry()
+    print_leaderboard(load_results(results).runs, registry, fmt=fmt)
+
+
+def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
+    rows = []
+    for name in registry.names(kind):
+        entry = registry.entry(kind, name)
+        cls = entry.cls
+        row: dict[str, Any] = {
+            "kind": kind,
+            "name": name,
+            "plugin": entry.plugin,
+            "version": entry.version,
+            "parameters": {
+                p.name: {"type": p.type_name, "default": p.default}
+                for p in cls.parameters().values()
+            },
+            "summary": (cls.__doc__ or "").strip().splitlines()[0],
+        }
+        if kind == "algorithm":
+            row["tasks"] = sorted(cls.tasks)
+            row["uses_kernel"], row["uses_loss"] = cls.uses_kernel, cls.uses_loss
+        elif kind == "loss":
+            row["tasks"] = sorted(cls.tasks)
+        elif kind == "dataset":
+            row["task"], row["source"] = cls.task, cls.source
+            try:
+                obj = cls()
+                row["task"] = obj.task
+                row.update(obj.info())
+                why = obj.unavailable()
+            except Exception as exc:  # a listing must not fail because one data set is broken
+                why = str(exc)
+            row["available"] = why is None
+            if why:
+                row["unavailable"] = why
+        elif kind == "kernel":
+            row["constant_diagonal"] = cls.constant_diagonal
+        rows.append(row)
+        if kind == "dataset":
+            try:
+                variants = cls.variants()
+            except Exception:  # a listing must not fail because one catalogue is broken
+                variants = []
+            for v in variants:
+                sub = {
+                    "kind": kind,
+                    "plugin": entry.plugin,
+                    "version": entry.version,
+                    "parameters": {},
+                    "source": cls.source,
+                    "summary": v.get("summary", ""),
+                }
+                sub.update(v)
+                sub["available"] = "unavailable" not in v
+                rows.append(sub)
+    return rows
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"  # unreachable
+
+
+@cli.command(name="list")
+@click.argument("kind", required=False, type=click.Choice(list(KIND_NAMES)))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_(kind: str | None, as_json: bool) -> None:
+    """List registered components with their parameters and the plugin they came from."""
+    registry = _registry()
+    kinds = [KIND_NAMES[kind]] if kind else list(KIND_NAMES.values())
+    rows = [r for k in kinds for r in _component_rows(registry, k)]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    console = Console()
+    for k in kinds:
+        table = Table(title=f"[bold]{k}s[/bold]", title_justify="left")
+        for col in (
+            "name",
+            "parameters (default)",
+            "tasks" if k in ("algorithm", "loss", "dataset") else "",
+            "plugin",
+        ):
+            if col:
+                # names are folded rather than cut: a catalogue entry's spec is its name
+                table.add_column(col, overflow="fold" if col == "name" else "ellipsis")
+        for r in (r for r in rows if r["kind"] == k):
+            params = ", ".join(f"{p}={v['default']!r}" for p, v in r["parameters"].items()) or "–"
+            cells = [r["name"], params]
+            if k in ("algorithm", "loss"):
+                cells.append(", ".join(r["tasks"]))
+            elif k == "dataset":
+                shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}, classes={r.get('classes', '?')}"
+                if "cached" in r:  # a catalogue entry: its download size and where it is
+                    size = _bytes(r["size"]) if r.get("size") else "size unknown"
+                    shape += f"; {size}, {'cached' if r['cached'] else 'not cached'}"
+                avail = (
+                    "" if r["available"] else f" [red]unavailable: {escape(r['unavailable'])}[/red]"
+                )
+                cells.append(escape(f"{r['task']} ({r['source']}; {shape})") + avail)
+            cells.append(r["plugin"])
+            table.add_row(*(c if "[red]" in c else escape(c) for c in cells))
+        console.print(table)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def plugins(as_json: bool) -> None:
+    """List plugins and what each registered."""
+    registry = _registry()
+    infos = list(registry.plugins.values())
+    if as_json:
+        click.echo(json.dumps([i.to_dict() for i in infos], indent=2))
+        return
+    table = Table(title="[bold]plugins[/bold]", title_justify="left")
+    for col in ("plugin", "source", "version", "registered", "status"):
+        table.add_column(col)
+    for i in infos:
+        status = f"[red]broken: {escape(i.error)}[/red]" if i.error else i.status
+        registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
+        table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
+    Console().print(table)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    program()

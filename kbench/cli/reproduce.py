@@ -1,0 +1,169 @@
+"""``kbench reproduce``: run a seed paper's experiments and check its claims."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kbench.analysis.tables import output_console
+from kbench.core.errors import KbenchError
+from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
+
+
+@click.command()
+@click.argument("paper")
+@click.option(
+    "--quick", is_flag=True, help="The reduced version (a few minutes on two cores; CI runs it)."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("kbench-reproduce"),
+    show_default=True,
+    help="Folder for the results (one subfolder per paper), the reports and the claims table.",
+)
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
+)
+@click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+@click.option("--no-report", is_flag=True, help="Do not write a report per paper.")
+def reproduce(
+    paper: str, quick: bool, out: Path, workers: int | None, force: bool, no_report: bool
+) -> None:
+    """Run PAPER's experiments (svmd, ramp, pistol, huller, polk or all) and check its claims.
+
+    Prints one row per claim: the paper's value, kbench's value with its spread over seeds,
+    the data set used and a verdict with its reason. Running the same command again resumes.
+    """
+    from kbench.cli.main import _registry
+    from kbench.execution.driver import run_experiments
+    from kbench.execution.study import load_study
+    from kbench.reproduce.claims import (
+        CONSISTENT,
+        NOT,
+        PARTLY,
+        REPRODUCED,
+        base_verdict,
+        evaluate,
+        missing_algorithms,
+        not_run,
+        resolve,
+        subset,
+        write_tables,
+    )
+
+    err = Console(stderr=True)
+    papers = resolve(paper)
+    if workers is not None and workers < 0:
+        raise KbenchError(f"--workers must be 0 or more, got {workers}")
+    registry = _registry()
+    if len(papers) == 1:
+        missing = missing_algorithms(papers[0], registry)
+        if missing:
+            raise KbenchError(
+                f"cannot reproduce {papers[0].key}: algorithm {', '.join(missing)} is not available"
+            )
+    rows = []
+    degenerate = {}  # paper → its study's degenerate runs, marked in the verdict table
+    for p in papers:
+        missing = missing_algorithms(p, registry)
+        if missing:
+            err.print(f"kbench: {p.key}: not run: algorithm {', '.join(missing)} is not available")
+            rows += not_run(p, missing)
+            continue
+        err.print(
+            f"kbench: reproducing {p.key} ({'quick' if quick else 'full'}): {p.title}",
+            highlight=False,
+        )
+        folder = out / p.key
+        outcome = run_experiments(
+            load_study(p.study(quick)), registry, folder, console=err, workers=workers, force=force
+        )
+        tables = subset(outcome.results, outcome.task_ids)
+        rows += evaluate(p, tables, quick=quick)
+        degenerate[p.key] = degenerate_summary(tables.runs)
+        if not no_report and (tables.runs["status"] == "ok").any():
+            from kbench.cli.compare import _load
+            from kbench.report.html import write_report
+
+            all_tables, cmp = _load(folder, "online_error", 0.05)
+            path = write_report(
+                cmp,
+                all_tables,
+                folder / "report.html",
+                title=f"kbench reproduce {p.key}",
+                source=str(folder.resolve()),
+                references=list(p.references),
+            )
+            err.print(f"kbench: report written to {path}", highlight=False)
+    table = Table(title=f"kbench reproduce {paper}{' --quick' if quick else ''}", show_lines=True)
+    for col in (
+        "paper",
+        "claim",
+        "paper's value",
+        "kbench (mean ± sd)",
+        "data set",
+        "verdict",
+        "why",
+    ):
+        table.add_column(col, overflow="fold")
+    colour = {REPRODUCED: "green", PARTLY: "yellow", CONSISTENT: "yellow", NOT: "red"}
+    unmatched: dict[str, set[int]] = {k: set(range(len(v))) for k, v in degenerate.items()}
+    for r in rows:
+        c = colour[base_verdict(r.verdict)]
+        # Degenerate runs of the paper's study on the claim's data set: the verdict may
+        # rest on a learner that learned nothing; say so in the row.
+        bad = degenerate.get(r.paper)
+        hits = (
+            bad[[str(ds).lower() in str(r.dataset).lower() for ds in bad["dataset"]]]
+            if bad is not None and len(bad)
+            else None
+        )
+        mark, why = "", ""
+        if hits is not None and len(hits):
+            unmatched[r.paper] -= set(hits.index)
+            mark = f" [yellow]{MARK}[/yellow]"
+            why = (
+                "\n[yellow]"
+                + escape(
+                    f"{MARK} degenerate runs on this data set: "
+                    + "; ".join(
+                        f"{h.algorithm_spec} ({h.degenerate} of {h.runs}: {h.reasons})"
+                        for h in hits.itertuples()
+                    )
+                )
+                + "[/yellow]"
+            )
+        table.add_row(
+            r.paper,
+            f"{r.claim}: {escape(r.text)}",
+            escape(r.paper_value),
+            escape(r.kbench_value),
+            escape(r.dataset),
+            f"[{c}]{escape(r.verdict)}[/{c}]{mark}",
+            escape(r.reason) + why,
+        )
+    console = output_console()
+    console.print(table)
+    for key, idx in unmatched.items():  # degenerate runs no row's data set names
+        for h in degenerate[key].loc[sorted(idx)].itertuples():
+            console.print(
+                f"[yellow]{MARK} {escape(key)}: degenerate runs of {escape(h.algorithm_spec)} on "
+                f"{escape(h.stream)} ({h.degenerate} of {h.runs}: {escape(h.reasons)})[/yellow]",
+                highlight=False,
+            )
+    if any(len(v) for v in degenerate.values()):
+        console.print(f"[yellow]{escape(LEGEND)}[/yellow]", highlight=False)
+    md, _ = write_tables(rows, out)
+    err.print(
+        f"kbench: claims table written to {md} and {md.with_name('claims.json')}", highlight=False
+    )
+    sys.stdout.flush()

@@ -1,0 +1,1 @@
+"""The core: hook specifications, the registry, component base classes, the spec-string grammar, errors, and the building blocks plugins share (kernel rows, support-vector stores, atomic file writes)."""

@@ -1,0 +1,444 @@
+"""Base classes of the four component kinds: Algorithm, Kernel, Loss, Dataset.
+
+A component is a class with a ``name``, a numpydoc docstring and typed
+keyword-only constructor parameters with defaults. It stores each parameter
+under an attribute of the same name, so ``get_params`` and ``repr`` can read them
+back, and ``repr`` is the canonical spec string ``name[p=v,...]``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from kbench.core.specs import quote_value
+
+TASKS = ("binary", "multiclass", "regression", "novelty")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One declared constructor parameter of a component."""
+
+    name: str
+    annotation: Any
+    default: Any
+
+    @property
+    def type_name(self) -> str:
+        """A short readable name of the parameter's type."""
+        return _type_name(self.annotation)
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "{" + ",".join(map(str, typing.get_args(tp))) + "}"
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return " | ".join(_type_name(a) for a in typing.get_args(tp))
+    if tp is type(None):
+        return "None"
+    return getattr(tp, "__name__", str(tp))
+
+
+class Component:
+    """Common behaviour of every component: declared parameters and a canonical spec."""
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[str] = ""
+    #: Constructor arguments supplied by the framework rather than by the user.
+    context_params: ClassVar[frozenset[str]] = frozenset()
+    #: Small parameter values that make the component fast in the conformance suite.
+    test_params: ClassVar[dict[str, Any]] = {}
+    #: Parameters whose value is the spec of another component, by kind (``{"base":
+    #: "algorithm"}``): the registry canonicalises them too, so that equivalent nested
+    #: specs give one canonical spec and one task id.
+    spec_params: ClassVar[dict[str, str]] = {}
+    #: Parameters that name a file or folder: a relative one in a study file is taken
+    #: relative to the study file's folder.
+    path_params: ClassVar[tuple[str, ...]] = ()
+    #: Parameters added after the component's first release: the canonical spec leaves
+    #: them out while they hold their default, so existing specs keep their task ids.
+    added_params: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parameters(cls) -> dict[str, Parameter]:
+        """Return the declared parameters (name → :class:`Parameter`), in signature order."""
+        cached = cls.__dict__.get("_parameters_cache")
+        if cached is not None:
+            return cached
+        sig = inspect.signature(cls.__init__)
+        hints = typing.get_type_hints(cls.__init__) if cls.__init__ is not object.__init__ else {}
+        params: dict[str, Parameter] = {}
+        for p in list(sig.parameters.values())[1:]:
+            # *args/**kwargs (object.__init__ of a class that defines none) declare nothing.
+            if p.name in cls.context_params or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                continue
+            if p.kind is not p.KEYWORD_ONLY or p.default is p.empty:
+                raise TypeError(
+                    f"parameter {p.name!r} of {cls.__qualname__} must be keyword-only with a default"
+                )
+            if p.name not in hints:
+                raise TypeError(
+                    f"parameter {p.name!r} of {cls.__qualname__} has no type annotation"
+                )
+            params[p.name] = Parameter(p.name, hints[p.name], p.default)
+        cls._parameters_cache = params  # type: ignore[attr-defined]
+        return params
+
+    def get_params(self) -> dict[str, Any]:
+        """Return the current value of every declared parameter."""
+        return {name: getattr(self, name) for name in self.parameters()}
+
+    def spec(self, *, defaults: bool = True) -> str:
+        """The spec string ``name[p=v,...]``, parameters sorted; ``defaults=False`` drops defaults."""
+        items = []
+        values = self.get_params()  # a component may keep a parameter under another attribute
+        for pname, param in sorted(self.parameters().items()):
+            value = values[pname]
+            if not defaults and _same(value, param.default):
+                continue
+            items.append(f"{pname}={format_value(value)}")
+        return f"{type(self).name}[{','.join(items)}]" if items else type(self).name
+
+    def __repr__(self) -> str:
+        return self.spec()
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (np.isnan(a) and np.isnan(b))
+    return bool(a == b)
+
+
+def format_value(value: Any) -> str:
+    """Format a parameter value so that parsing it back gives the same value."""
+    if isinstance(value, Component):
+        return value.spec()
+    if isinstance(value, float):
+        return repr(value)
+    return quote_value(str(value))  # quoted only when it holds commas, brackets or quotes
+
+
+def check_range(
+    owner: str,
+    pname: str,
+    value: float,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> None:
+    """Raise ValueError naming the component and parameter when value is out of its range."""
+    bad = (
+        (low is not None and (value < low or (low_open and value == low)))
+        or (high is not None and (value > high or (high_open and value == high)))
+        or (isinstance(value, float) and not np.isfinite(value))
+    )
+    if bad:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        rng = f"{lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
+        raise ValueError(f"{owner}: {pname} must be in {rng}, got {value!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------------
+
+
+class Kernel(Component):
+    """A positive-definite kernel on feature vectors.
+
+    Subclasses implement :meth:`row`, :meth:`matrix` and :meth:`diag`. Built-in
+    kernels also return their compiled form from :meth:`compiled`, which lets the
+    compiled learners compute rows without a Python call per example.
+    """
+
+    kind = "kernel"
+    #: True when k(x, x) is the same for every x (RBF, Laplacian).
+    constant_diagonal: ClassVar[bool] = False
+
+    def row(
+        self,
+        S: np.ndarray,
+        x: np.ndarray,
+        *,
+        out: np.ndarray | None = None,
+        sq: np.ndarray | None = None,
+        xsq: float | None = None,
+    ) -> np.ndarray:
+        """Kernel values between each row of ``S`` and ``x``.
+
+        ``sq`` (squared norms of the rows of S) and ``xsq`` (of x) are optional caches.
+        """
+        raise NotImplementedError
+
+    def matrix(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """Gram block ``K[i, j] = k(A[i], B[j])``."""
+        raise NotImplementedError
+
+    def diag(self, A: np.ndarray) -> np.ndarray:
+        """``k(A[i], A[i])`` for each row."""
+        raise NotImplementedError
+
+    def compiled(self) -> tuple[int, float, float, float, float] | None:
+        """``(kind, gamma, scale, offset, degree)`` for the compiled core, or None."""
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Losses
+# --------------------------------------------------------------------------------------------
+
+
+class Loss(Component):
+    """A loss of a score (scalar, or a vector of class scores for multiclass) and a label.
+
+    ``value``, ``derivative`` and ``second_derivative`` work elementwise on arrays of
+    scalar scores; multiclass losses take scores of shape ``(C,)`` or ``(n, C)``.
+    """
+
+    kind = "loss"
+    tasks: ClassVar[frozenset[str]] = frozenset({"binary"})
+    #: Whether the derivative is continuous (the loss is smooth).
+    smooth: ClassVar[bool] = False
+    #: Whether ``second_derivative`` exists.
+    has_second_derivative: ClassVar[bool] = False
+
+    @property
+    def lipschitz(self) -> float:
+        """Lipschitz constant in the score (``inf`` if unbounded)."""
+        raise NotImplementedError
+
+    def value(self, f: Any, y: Any) -> Any:
+        """Loss of score(s) ``f`` for label(s) ``y``."""
+        raise NotImplementedError
+
+    def derivative(self, f: Any, y: Any) -> Any:
+        """Derivative of the loss with respect to the score."""
+        raise NotImplementedError
+
+    def second_derivative(self, f: Any, y: Any) -> Any:
+        """Second derivative with respect to the score (only if ``has_second_derivative``)."""
+        raise NotImplementedError(f"loss {self.name!r} has no second derivative")
+
+    def compiled(self) -> tuple[int, float] | None:
+        """``(loss kind, parameter)`` for the compiled learners, or None."""
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Data sets
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Data:
+    """The arrays a data set produces.
+
+    Labels are in {−1, +1} for ``binary``, 0..C−1 for ``multiclass``, real for
+    ``regression``; ``novelty`` labels are ignored by learners.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    task: str
+    n_classes: int
+    X_test: np.ndarray | None = None
+    y_test: np.ndarray | None = None
+    #: Original class names, index = encoded label (multiclass) or [neg, pos] (binary).
+    class_names: tuple[str, ...] | None = None
+
+
+class Dataset(Component):
+    """A source of examples: a generator, a bundled table or a file format.
+
+    Subclasses implement :meth:`load`; optional sources implement :meth:`unavailable`.
+    """
+
+    kind = "dataset"
+    #: Task of the data as loaded (stream options may turn multiclass into binary).
+    task: ClassVar[str] = "binary"
+    #: Where the data come from: generator, bundled, package, debian, file, url.
+    source: ClassVar[str] = "generator"
+
+    def load(self, seed: int) -> Data:
+        """Build the arrays. Generators use ``seed``; fixed tables ignore it."""
+        raise NotImplementedError
+
+    def unavailable(self) -> str | None:
+        """None when the data can be loaded here, else what to install, as one line."""
+        return None
+
+    def info(self) -> dict[str, Any]:
+        """Size and shape for listings: n, d, classes (when known without loading)."""
+        return {}
+
+    @classmethod
+    def variants(cls) -> list[dict[str, Any]]:
+        """Named instances worth listing on their own (a catalogue's entries).
+
+        Each is a listing row: ``name`` (the spec, e.g. ``libsvm[name=a9a]``), ``task`` and
+        any of n, n_test, d, classes, size, cached, unavailable.
+        """
+        return []
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithms
+# --------------------------------------------------------------------------------------------
+
+
+class Algorithm(Component):
+    """An online learner.
+
+    The framework constructs it with ``kernel`` (when ``uses_kernel``), ``loss`` (when
+    ``uses_loss``), ``task``, ``n_classes`` and ``seed``, plus its hyper-parameters.
+    ``x`` is always a 1-D C-contiguous float64 row; the learner must not write into it.
+
+    Labels follow :class:`Data`; binary predictions are ±1, multiclass predictions class
+    indices, regression predictions real numbers.
+    """
+
+    kind = "algorithm"
+    context_params = frozenset({"kernel", "loss", "task", "n_classes", "seed"})
+    tasks: ClassVar[frozenset[str]] = frozenset({"binary"})
+    uses_kernel: ClassVar[bool] = True
+    uses_loss: ClassVar[bool] = False
+    #: Loss used when a study names none (only for ``uses_loss`` algorithms).
+    default_loss: ClassVar[str | None] = None
+    #: Batch learners trained once on the whole stream (by :meth:`fit`) have no online
+    #: curve: the runner records their held-out error only, and reports draw it as a line.
+    offline: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        kernel: Kernel | None = None,
+        loss: Loss | None = None,
+        task: str = "binary",
+        n_classes: int = 2,
+        seed: int = 0,
+    ) -> None:
+        if task not in self.tasks:
+            raise ValueError(
+                f"{self.name}: task {task!r} is not supported (supports {sorted(self.tasks)})"
+            )
+        if self.uses_kernel and kernel is None:
+            raise ValueError(f"{self.name}: needs a kernel")
+        if self.uses_loss and loss is None:
+            raise ValueError(f"{self.name}: needs a loss")
+        self.kernel = kernel
+        self.loss = loss
+        self.task = task
+        self.n_classes = n_classes
+        self.seed = seed
+
+    @classmethod
+    def supports(cls, task: str, loss: Loss | None = None) -> str | None:
+        """None if the algorithm can run this task (with this loss), else the reason it cannot."""
+        if task not in cls.tasks:
+            return f"{cls.name} does not support {task} tasks (supports {', '.join(sorted(cls.tasks))})"
+        if loss is not None and cls.uses_loss and task not in loss.tasks:
+            return f"loss {loss.name} does not support {task} tasks"
+        return None
+
+    # -- the online protocol ------------------------------------------------------------------
+
+    def decision_one(self, x: np.ndarray) -> Any:
+        """Score(s) of x: a float, or a vector of class scores for multiclass."""
+        raise NotImplementedError
+
+    def predict_one(self, x: np.ndarray) -> float:
+        """Predicted label of x, from :meth:`decision_one`."""
+        return self.label_of(self.decision_one(x))
+
+    def label_of(self, f: Any) -> float:
+        """Turn a decision value into a label for this task.
+
+        A non-finite decision value (NaN or ±inf, in any class score) gives a NaN label,
+        which the runner records as divergence: mapping it to a class would score a
+        learner that has broken down as if it had guessed.
+        """
+        if self.task == "multiclass":
+            return float(np.argmax(f)) if np.isfinite(f).all() else math.nan
+        f = float(f)
+        if not math.isfinite(f):
+            return math.nan
+        if self.task == "regression":
+            return f
+        return 1.0 if f >= 0.0 else -1.0
+
+    def labels_of(self, F: np.ndarray) -> np.ndarray:
+        """:meth:`label_of` for a block: labels of the rows of ``F`` (decision values of
+        shape ``(n,)``, or ``(n, C)`` class scores for multiclass); NaN for a row with a
+        non-finite value, as :meth:`label_of` gives."""
+        F = np.asarray(F, dtype=np.float64)
+        if self.task == "multiclass":
+            finite = np.isfinite(F).all(axis=1)
+            out = np.argmax(np.where(finite[:, None], F, 0.0), axis=1).astype(np.float64)
+        else:
+            finite = np.isfinite(F)
+            out = F.copy() if self.task == "regression" else np.where(F >= 0.0, 1.0, -1.0)
+        out[~finite] = np.nan
+        return out
+
+    def learn_one(self, x: np.ndarray, y: float) -> None:
+        """Update the model with one labelled example."""
+        if self.offline:
+            raise NotImplementedError(
+                f"{self.name} is a batch reference: the runner calls fit on the whole stream"
+            )
+        raise NotImplementedError
+
+    def learn_predict_many(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Predict then learn each row in turn; return the predictions made before each update.
+
+        The default is the one-by-one loop; learners with a compiled block loop override it.
+        """
+        pred = np.empty(len(X))
+        for i in range(len(X)):
+            x = X[i]
+            pred[i] = self.predict_one(x)
+            self.learn_one(x, y[i])
+        return pred
+
+    def predict_many(self, X: np.ndarray) -> np.ndarray:
+        """Predictions for a block of examples without learning (held-out evaluation)."""
+        return np.array([self.predict_one(x) for x in X], dtype=float)
+
+    def stats(self) -> dict[str, float]:
+        """Model statistics; at least ``n_support`` and ``kernel_evals``."""
+        raise NotImplementedError
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Train on the whole stream at once (only ``offline`` algorithms implement it)."""
+        raise NotImplementedError(f"{self.name} is an online learner; it has no batch fit")
+
+    # Optional: def wants_label(self, x) -> bool, for active learning.
+    wants_label: Any = None
+    # Optional: def end_pass(self) -> None. The runner calls it after the last example of
+    # every pass (and when a label budget ends a pass early), inside the timed learner
+    # calls, before the pass's last checkpoint is recorded: for learners that finish their
+    # model at the end of a pass (LASVM's finishing step) whatever the rows' layout.
+    end_pass: Any = None
+
+    @classmethod
+    def has_fast_path(cls) -> bool:
+        """Whether the class overrides :meth:`learn_predict_many`."""
+        return cls.learn_predict_many is not Algorithm.learn_predict_many
+
+
+KINDS: dict[str, type[Component]] = {
+    "algorithm": Algorithm,
+    "kernel": Kernel,
+    "loss": Loss,
+    "dataset": Dataset,
+}

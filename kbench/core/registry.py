@@ -1,0 +1,596 @@
+"""Discovers plugins and holds the components they register.
+
+Built-in plugins are the modules under ``kbench.plugins.{algorithms,kernels,losses,datasets}``;
+third-party plugins come from the ``kbench`` entry-point group. Both register through the
+hooks in :mod:`kbench.core.hookspecs`.
+
+Three environment variables control loading (``docs/packaging.md`` documents them):
+
+``KBENCH_DISABLE_PLUGINS=a,b``
+    Block these plugins, built-in or third-party, by plugin or distribution name.
+``KBENCH_LOAD_PLUGINS=a,b``
+    Load only these third-party plugins (by plugin or distribution name); built-ins
+    always load unless disabled. Set but empty, it loads no third-party plugin: kbench's
+    own test suite runs that way, so whatever happens to be installed cannot change it.
+``KBENCH_TRACE_PLUGINS=1``
+    Log every hook call, with the plugin called and what it registered, to stderr.
+
+Every error about a plugin names it, and names its distribution when the two differ.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+import pkgutil
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from kbench.core import hookspecs
+from kbench.core.components import KINDS, Component, format_value
+from kbench.core.errors import RegistryError, SpecError
+from kbench.core.specs import coerce, parse_spec, suggest
+
+BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets")
+HOOKS = {
+    "algorithm": "kbench_register_algorithms",
+    "kernel": "kbench_register_kernels",
+    "loss": "kbench_register_losses",
+    "dataset": "kbench_register_datasets",
+}
+PLURAL = {"algorithm": "algorithms", "kernel": "kernels", "loss": "losses", "dataset": "datasets"}
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+#: Environment variables of the load controls.
+ENV_DISABLE, ENV_LOAD, ENV_TRACE = (
+    "KBENCH_DISABLE_PLUGINS",
+    "KBENCH_LOAD_PLUGINS",
+    "KBENCH_TRACE_PLUGINS",
+)
+
+
+@dataclass
+class PluginInfo:
+    """A plugin and what became of it."""
+
+    name: str
+    source: str  # "builtin" or "entry-point"
+    version: str
+    components: dict[str, list[str]] = field(default_factory=dict)
+    error: str | None = None
+    disabled: bool = False
+    #: Name of the distribution that declares the entry point (None for built-ins).
+    distribution: str | None = None
+    #: Whether the plugin was imported and its hooks called (plugins load when needed).
+    loaded: bool = False
+
+    @property
+    def status(self) -> str:
+        """``ok``, ``disabled``, ``broken`` (the reason in :attr:`error`) or ``not loaded``."""
+        if self.disabled:
+            return "disabled"
+        if self.error:
+            return "broken"
+        return "ok" if self.loaded else "not loaded"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, with the status."""
+        return {**vars(self), "status": self.status}
+
+    @property
+    def label(self) -> str:
+        """``plugin 'name'``, with its distribution when that has another name."""
+        return f"plugin {self.name!r}{self.distribution_note}"
+
+    @property
+    def distribution_note(self) -> str:
+        """`` (distribution NAME VERSION)`` when it differs from the plugin's name, else ''."""
+        dist = self.distribution
+        if dist is None or _normalise(dist) == _normalise(self.name):
+            return ""
+        return f" (distribution {dist} {self.version})"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered component class and the plugin it came from."""
+
+    cls: type[Component]
+    plugin: str
+    version: str
+
+
+class Registry:
+    """The components of every plugin, by kind and name.
+
+    Plugins are found when the registry is made (the built-in modules, the metadata of the
+    ``kbench`` entry points) but imported only when they are needed, so that a command pays
+    only for the components it uses: looking up a built-in component imports the one module
+    that :data:`kbench.core._plugin_index.BUILTIN_INDEX` names for it; whatever needs every plugin
+    (:meth:`names`, :attr:`plugins`, :meth:`failures`, a name no built-in module has) loads
+    them all, built-ins first and then the third-party ones, in the order they were found.
+    A plugin registers through its hooks when it is loaded, and all or nothing: if any of
+    its hooks raises or registers anything invalid, it contributes no component and is
+    listed as broken, with the reason in :attr:`PluginInfo.error`.
+    """
+
+    def __init__(
+        self,
+        *,
+        entry_points: bool = True,
+        builtins: bool = True,
+        disabled: Iterable[str] | None = None,
+        extra_plugins: Iterable[tuple[str, ModuleType | object]] = (),
+        load: Iterable[str] | None = None,
+        trace: bool | None = None,
+    ) -> None:
+        if disabled is None:
+            disabled = _env_names(ENV_DISABLE) or ()
+        self.disabled = {d for d in disabled if d}
+        # None: every installed third-party plugin; a set: only these (empty: none).
+        self.load = _env_names(ENV_LOAD) if load is None else {n for n in load if n}
+        self.pm = pluggy.PluginManager("kbench")
+        self.pm.add_hookspecs(hookspecs)
+        if trace is None:
+            trace = os.environ.get(ENV_TRACE, "") not in ("", "0")
+        if trace:
+            self.pm.add_hookcall_monitoring(_trace_before, _trace_after)
+        self._plugins: dict[str, PluginInfo] = {}
+        self._components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
+        # Plugins found but not imported yet, by name, in load order (built-ins first).
+        self._pending: dict[str, Callable[[], Any]] = {}
+        # kind -> component name -> the not yet loaded built-in plugin that registers it.
+        self._index: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
+        self._watchers: list[Callable[[PluginInfo], None]] = []
+        from kbench import __version__
+
+        if builtins:
+            from kbench.core._plugin_index import BUILTIN_INDEX
+
+            unindexed = []
+            for sub in BUILTIN_PACKAGES:
+                for module in _builtin_modules(sub):
+                    name = f"kbench.{sub}.{module}"
+                    self._add(
+                        name,
+                        "builtin",
+                        __version__,
+                        lambda m=f"kbench.plugins.{sub}.{module}": _import_builtin(m),
+                    )
+                    if name not in self._pending:
+                        continue  # disabled
+                    if name not in BUILTIN_INDEX:
+                        unindexed.append(name)
+                    for kind, names in BUILTIN_INDEX.get(name, {}).items():
+                        for component in names:
+                            self._index[kind].setdefault(component, name)
+            # A module the index does not know yet: only loading it tells what it registers.
+            for name in unindexed:
+                self._load(name)
+        if entry_points:
+            wanted = None if self.load is None else {_normalise(n) for n in self.load}
+            for ep in sorted(importlib.metadata.entry_points(group="kbench"), key=lambda e: e.name):
+                version = ep.dist.version if ep.dist is not None else "unknown"
+                dist = ep.dist.name if ep.dist is not None else None
+                selected = wanted is None or bool(
+                    {_normalise(ep.name), _normalise(dist or ep.name)} & wanted
+                )
+                self._add(
+                    ep.name, "entry-point", version, ep.load, distribution=dist, selected=selected
+                )
+            self._report_missing()
+        for name, obj in extra_plugins:
+            self._add(name, "extra", "unknown", lambda o=obj: o)
+        if trace:
+            self._load_all()  # the log is meant to show every plugin's hook calls
+
+    # -- loading ------------------------------------------------------------------------------
+
+    def _add(
+        self,
+        name: str,
+        source: str,
+        version: str,
+        load: Callable[[], Any],
+        *,
+        distribution: str | None = None,
+        selected: bool = True,
+    ) -> None:
+        info = PluginInfo(name=name, source=source, version=version, distribution=distribution)
+        self._plugins[name] = info
+        blocked = {_normalise(d) for d in self.disabled}
+        if not selected or name in self.disabled or _normalise(distribution or name) in blocked:
+            # Never imported: a blocked plugin cannot break start-up or slow it down.
+            info.disabled = True
+            self.pm.set_blocked(name)
+            return
+        self._pending[name] = load
+
+    def _load_all(self) -> None:
+        """Load every plugin not loaded yet, in the order they were found."""
+        for name in list(self._pending):
+            self._load(name)
+
+    def _load(self, name: str) -> None:
+        """Import one plugin and register its components, all or nothing."""
+        load = self._pending.pop(name, None)
+        if load is None:
+            return
+        info = self._plugins[name]
+        info.loaded = True
+        try:
+            plugin = load()
+            self.pm.register(plugin, name=name)
+        except Exception as exc:  # a broken plugin must not take the others down
+            if isinstance(exc, pluggy.PluginValidationError):
+                self._fail(info, f"{info.label}: {_validation_message(exc)}")
+            else:
+                self._fail(info, f"failed to load{info.distribution_note}: {_one_line(exc)}")
+            return
+        try:
+            # Every plugin before this one passed, so a failure here is this plugin's.
+            self.pm.check_pending()
+        except pluggy.PluginValidationError:
+            callers = self.pm.get_hookcallers(plugin) or []
+            unknown = sorted(h.name for h in callers if not h.has_spec())
+            hooks = sorted(HOOKS.values())
+            self._fail(
+                info,
+                "; ".join(
+                    f"{info.label} implements {hook!r}, which is not a kbench hook"
+                    f"{suggest(hook, hooks)}"
+                    for hook in unknown
+                )
+                + f" (kbench hooks: {', '.join(hooks)})",
+            )
+            return
+        others = [p for _, p in self.pm.list_name_plugin() if p is not plugin]
+        staged: list[tuple[str, Entry]] = []
+        for kind, hook in HOOKS.items():
+            if not any(
+                impl.plugin is plugin for impl in getattr(self.pm.hook, hook).get_hookimpls()
+            ):
+                continue
+            register = _Registration(kind, name)
+            try:
+                # Through pluggy (so that tracing sees the call), this plugin's hook alone.
+                self.pm.subset_hook_caller(hook, others)(register=register)
+            except Exception as exc:
+                self._fail(info, f"{info.label}: {hook} raised {_one_line(exc)}")
+                return
+            seen: set[str] = set()
+            try:
+                for cls in register.classes:
+                    entry = self._validate(kind, cls, info)
+                    if entry.cls.name in seen:
+                        raise RegistryError(
+                            f"{info.label} registered {kind} {entry.cls.name!r} twice"
+                        )
+                    seen.add(entry.cls.name)
+                    staged.append((kind, entry))
+            except Exception as exc:
+                self._fail(info, _one_line(exc))
+                return
+        # Every hook ran and every registration is valid: only now does anything count.
+        for kind, entry in staged:
+            self._components[kind][entry.cls.name] = entry
+            info.components.setdefault(PLURAL[kind], []).append(entry.cls.name)
+
+    def _fail(self, info: PluginInfo, error: str) -> None:
+        """Record a broken plugin: it keeps no component and no hook of it is called again."""
+        info.error = error
+        info.components = {}
+        if self.pm.get_plugin(info.name) is not None:
+            self.pm.unregister(name=info.name)  # pluggy keeps what it registered before failing
+        for watch in self._watchers:
+            watch(info)
+
+    def watch_failures(self, callback: Callable[[PluginInfo], None]) -> None:
+        """Call ``callback(info)`` for each plugin that failed so far and each that fails
+        later, once (plugins load when first needed, so a failure may come late)."""
+        if callback in self._watchers:
+            return
+        self._watchers.append(callback)
+        for info in list(self._plugins.values()):
+            if info.error:
+                callback(info)
+
+    def _report_missing(self) -> None:
+        """Record each name in KBENCH_LOAD_PLUGINS that no installed plugin answers to."""
+        installed = [i for i in self._plugins.values() if i.source == "entry-point"]
+        known = {_normalise(n) for i in installed for n in (i.name, i.distribution or i.name)}
+        for name in sorted(self.load or ()):
+            if _normalise(name) not in known:
+                hint = suggest(name, [i.name for i in installed])
+                self._plugins[name] = PluginInfo(
+                    name=name,
+                    source="entry-point",
+                    version="unknown",
+                    error=f"{ENV_LOAD} names it, but no installed distribution declares "
+                    f"a kbench plugin of that name{hint}",
+                )
+
+    @property
+    def plugins(self) -> dict[str, PluginInfo]:
+        """Every plugin found, by name, and what became of it (loads them all)."""
+        self._load_all()
+        return self._plugins
+
+    @property
+    def components(self) -> dict[str, dict[str, Entry]]:
+        """Every registered component, by kind and name (loads every plugin)."""
+        self._load_all()
+        return self._components
+
+    @components.setter
+    def components(self, value: dict[str, dict[str, Entry]]) -> None:
+        self._components = value
+
+    def _lookup(self, kind: str, name: str) -> Entry | None:
+        """The entry of a component, loading its built-in module, or else every plugin."""
+        found = self._components[kind].get(name)
+        if found is None and name in self._index[kind]:
+            self._load(self._index[kind][name])
+            found = self._components[kind].get(name)
+        if found is None and self._pending:
+            self._load_all()
+            found = self._components[kind].get(name)
+        return found
+
+    def _validate(self, kind: str, cls: Any, info: PluginInfo) -> Entry:
+        base = KINDS[kind]
+        where = info.label
+        if not (isinstance(cls, type) and issubclass(cls, base)):
+            raise RegistryError(
+                f"{where} registered {cls!r} as a {kind}, but it is not a subclass of kbench.{base.__name__}"
+            )
+        name = cls.__dict__.get("name", "")
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise RegistryError(
+                f"{where}: {cls.__qualname__} needs a class attribute name of lowercase letters, digits, '_', '.', '-' (got {name!r})"
+            )
+        if not (cls.__doc__ or "").strip():
+            raise RegistryError(f"{where}: {kind} {name!r} has no docstring")
+        try:
+            cls.parameters()
+        except TypeError as exc:
+            raise RegistryError(f"{where}: {kind} {name!r}: {exc}") from None
+        if kind == "algorithm":
+            bad = set(cls.tasks) - {"binary", "multiclass", "regression", "novelty"}
+            if bad:
+                raise RegistryError(
+                    f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}"
+                )
+        existing = self._components[kind].get(name)
+        if existing is not None:
+            raise RegistryError(
+                f"{where} registered {kind} {name!r}, which plugin {existing.plugin!r} already registered"
+            )
+        return Entry(cls=cls, plugin=info.name, version=info.version)
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def names(self, kind: str) -> list[str]:
+        """Sorted names of the registered components of one kind (loads every plugin)."""
+        return sorted(self.components[kind])
+
+    def has(self, kind: str, name: str) -> bool:
+        """Whether a component of this kind and name is registered (a built-in one is found
+        without loading every plugin)."""
+        return self._lookup(kind, name) is not None
+
+    def entry(self, kind: str, name: str) -> Entry:
+        """The registry entry of a component, or a SpecError listing the valid names."""
+        found = self._lookup(kind, name)
+        if found is not None:
+            return found
+        valid = self.names(kind)
+        raise SpecError(
+            f"unknown {kind} {name!r}{suggest(name, valid)}; available: {', '.join(valid)}"
+        )
+
+    def resolve(self, kind: str, spec: str | Component) -> tuple[type[Component], dict[str, Any]]:
+        """Parse a spec string into its class and coerced parameters (without constructing)."""
+        if isinstance(spec, Component):
+            return type(spec), spec.get_params()
+        name, raw = parse_spec(spec)
+        cls = self.entry(kind, name).cls
+        declared = cls.parameters()
+        params = {}
+        for key, value in raw.items():
+            if key not in declared:
+                valid = ", ".join(declared) or "none"
+                raise SpecError(
+                    f"{kind} {name!r} has no parameter {key!r}{suggest(key, declared)}; parameters: {valid}"
+                )
+            params[key] = coerce(
+                value, declared[key].annotation, f"{kind} {name!r} parameter {key!r}"
+            )
+        return cls, params
+
+    def create(self, kind: str, spec: str | Component, **context: Any) -> Any:
+        """Construct a component from a spec; out-of-range values raise SpecError."""
+        cls, params = self.resolve(kind, spec)
+        try:
+            return cls(**params, **context)
+        except (ValueError, TypeError) as exc:
+            # A constructor's ValueError is a range check meant for the user: its text alone.
+            text = (
+                str(exc).strip().splitlines()[0]
+                if isinstance(exc, ValueError) and str(exc).strip()
+                else _one_line(exc)
+            )
+            raise SpecError(text) from None
+
+    def canonical(self, kind: str, spec: str | Component) -> str:
+        """The canonical spec of a spec string: every parameter, defaults filled in, sorted."""
+        cls, params = self.resolve(kind, spec)
+        full = {name: p.default for name, p in cls.parameters().items()} | params
+        # A parameter added to a component after results were stored is left out at its
+        # default, so that the specs (and task ids) of existing studies stay as they were.
+        for name in getattr(cls, "added_params", ()):
+            if name in full and full[name] == cls.parameters()[name].default:
+                del full[name]
+        for name, inner in getattr(cls, "spec_params", {}).items():
+            if isinstance(full.get(name), str):
+                full[name] = self.canonical(inner, full[name])
+        items = ",".join(f"{k}={format_value(v)}" for k, v in sorted(full.items()))
+        return f"{cls.name}[{items}]" if items else cls.name
+
+    def short(self, kind: str, spec: str | None) -> str:
+        """A spec with only its non-default parameters, for display (unchanged if unknown)."""
+        if not spec:
+            return "-"
+        try:
+            cls, params = self.resolve(kind, spec)
+        except SpecError:
+            return spec
+        declared = cls.parameters()
+        params = dict(params)
+        for name, inner in getattr(cls, "spec_params", {}).items():
+            if isinstance(params.get(name), str):
+                params[name] = self.short(inner, params[name])
+        items = [
+            f"{k}={format_value(v)}"
+            for k, v in params.items()
+            if v != declared[k].default
+            and not (
+                k in getattr(cls, "spec_params", {})
+                and v == self.short(cls.spec_params[k], declared[k].default)
+            )
+        ]
+        return f"{cls.name}[{','.join(items)}]" if items else cls.name
+
+    def failures(self) -> list[PluginInfo]:
+        """Plugins that failed to load or register (loads every plugin)."""
+        return [p for p in self.plugins.values() if p.error]
+
+
+class _Registration:
+    """The ``register`` callback handed to one plugin's hook: it collects the classes."""
+
+    def __init__(self, kind: str, plugin: str) -> None:
+        self.kind = kind
+        self.plugin = plugin
+        self.classes: list[Any] = []
+
+    def __call__(self, cls: Any) -> None:
+        self.classes.append(cls)
+
+    def __repr__(self) -> str:
+        return f"<register {self.kind}s of plugin {self.plugin!r}>"
+
+
+def builtin_index() -> dict[str, dict[str, tuple[str, ...]]]:
+    """What each built-in plugin module registers, by kind: the content of
+    :data:`kbench.core._plugin_index.BUILTIN_INDEX`, found by loading every built-in module."""
+    registry = Registry(entry_points=False, disabled=(), trace=False)
+    singular = {plural: kind for kind, plural in PLURAL.items()}
+    index = {}
+    for name, info in registry.plugins.items():
+        if info.error:
+            raise RegistryError(f"built-in {info.label} is broken: {info.error}")
+        index[name] = {
+            singular[plural]: tuple(sorted(names))
+            for plural, names in sorted(info.components.items())
+        }
+    return index
+
+
+def _import_builtin(module: str) -> ModuleType:
+    """Import a built-in plugin module; if that fails, say first whether the compiled core
+    is missing or stale (with how to build it), since that is the usual cause."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        from kbench.core._check_build import check_build
+
+        check_build(load=True)
+        raise
+
+
+def _builtin_modules(sub: str) -> list[str]:
+    """The plugin modules of one built-in package, sorted (``_private`` ones excluded)."""
+    package = importlib.import_module(f"kbench.plugins.{sub}")
+    return sorted(
+        m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
+    )
+
+
+def _normalise(name: str) -> str:
+    """A distribution or plugin name compared the way packaging does (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _env_names(var: str) -> set[str] | None:
+    """The comma-separated names in an environment variable; None when it is not set."""
+    value = os.environ.get(var)
+    if value is None:
+        return None
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def _validation_message(exc: pluggy.PluginValidationError) -> str:
+    """pluggy's multi-line explanation of a bad hook implementation, on one line."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return "; ".join(lines) or type(exc).__name__
+
+
+def _trace_before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+    for impl in hook_impls:
+        where = getattr(impl.function, "__module__", "?")
+        print(
+            f"kbench: trace: {hook_name} -> plugin {impl.plugin_name!r} ({where})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _trace_after(outcome: Any, hook_name: str, hook_impls: Any, kwargs: Any) -> None:
+    register = kwargs.get("register")
+    plugins = ", ".join(repr(impl.plugin_name) for impl in hook_impls)
+    if outcome.exception is not None:
+        text = f"raised {_one_line(outcome.exception)}"
+    else:
+        names = [getattr(c, "name", repr(c)) for c in getattr(register, "classes", [])]
+        text = f"registered {', '.join(map(str, names)) or 'nothing'}"
+    print(f"kbench: trace: {hook_name} <- plugin {plugins}: {text}", file=sys.stderr, flush=True)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = (
+        f"{type(exc).__name__}: {exc}"
+        if not isinstance(exc, (SpecError, RegistryError))
+        else str(exc)
+    )
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def format_exception_line(exc: BaseException) -> str:
+    """The last line of a traceback: ``Type: message``."""
+    return traceback.format_exception_only(type(exc), exc)[-1].strip()
+
+
+_registry: Registry | None = None
+
+
+def get_registry() -> Registry:
+    """The process-wide registry, loaded on first use."""
+    global _registry
+    if _registry is None:
+        _registry = Registry()
+    return _registry
+
+
+def reset_registry() -> None:
+    """Forget the process-wide registry (after installing or disabling plugins)."""
+    global _registry
+    _registry = None

@@ -1,0 +1,221 @@
+"""Parse and build component spec strings such as ``norma[eta=0.1,budget=200]``.
+
+The grammar (docs/streams.md has it with examples)::
+
+    spec   = name [ "[" [ param { "," param } ] "]" ]
+    param  = key "=" value
+    value  = quoted | raw
+    quoted = '"' { char | "\\" char } '"' | "'" { char | "\\" char } "'"
+    raw    = text whose brackets ([] and ()) balance, with no "," outside them
+
+A raw value is kept as written (so a nested spec such as ``base=poly[degree=9]`` stays
+whole); a quoted value may hold anything, a backslash making the next character
+literal. :func:`quote_value` quotes a value only when it must, so every spec that
+needs no quoting keeps its canonical form (and its task ids).
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+import types
+import typing
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from kbench.core.errors import SpecError
+
+_NAME = re.compile(r"\s*([A-Za-z0-9_.\-]+)\s*")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUOTES = "\"'"
+_CLOSER = {"[": "]", "(": ")"}
+#: Characters that may make a value need quotes; values without them never do.
+_SPECIAL = frozenset(",[]()\"'")
+
+
+def parse_spec(text: str) -> tuple[str, dict[str, str]]:
+    """Split ``name[a=1,b=x]`` into its name and raw parameter strings.
+
+    Quoted values come back unquoted; raw values (nested specs included) as written.
+    Raises SpecError, on one line, for anything that does not follow the grammar.
+    """
+    if not isinstance(text, str):
+        raise SpecError(f"a spec must be a string, got {text!r}")
+    m = _NAME.match(text)
+    if not m:
+        raise SpecError(f"malformed spec {text!r}: expected name or name[param=value,...]")
+    name, i = m.group(1), m.end()
+    params: dict[str, str] = {}
+    if i == len(text):
+        return name, params
+    if text[i] != "[":
+        raise SpecError(f"malformed spec {text!r}: expected name or name[param=value,...]")
+    end, commas = _scan_body(text, i + 1)
+    if text[end + 1 :].strip():
+        raise SpecError(
+            f"malformed spec {text!r}: unexpected {text[end + 1 :].strip()!r} after the closing ']'"
+        )
+    bounds = [i, *commas, end]
+    for start, stop in itertools.pairwise(bounds):
+        item = text[start + 1 : stop]
+        if not item.strip():
+            continue  # "rbf[]" and a trailing comma give no parameter
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key or any(q in key for q in _QUOTES):
+            raise SpecError(
+                f"malformed parameter {item.strip()!r} in {text!r}: expected param=value"
+            )
+        if not _KEY.fullmatch(key):
+            raise SpecError(
+                f"malformed parameter name {key!r} in {text!r}: expected letters, digits and _"
+            )
+        if key in params:
+            raise SpecError(f"parameter {key!r} given twice in {text!r}")
+        params[key] = _value(value.strip(), text)
+    return name, params
+
+
+def _scan_body(text: str, start: int) -> tuple[int, list[int]]:
+    """Index of the ']' that closes the body starting at ``start``, and its top-level commas."""
+    stack = ["["]
+    commas: list[int] = []
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch in _QUOTES:
+            i = _quote_end(text, i)
+        elif ch in _CLOSER:
+            stack.append(ch)
+        elif ch in "])":
+            opener = stack.pop()
+            if _CLOSER[opener] != ch:
+                raise SpecError(
+                    f"malformed spec {text!r}: {ch!r} at position {i} closes {opener!r}; "
+                    f"brackets must balance (quote a value that holds brackets)"
+                )
+            if not stack:
+                return i, commas
+        elif ch == "," and len(stack) == 1:
+            commas.append(i)
+        i += 1
+    raise SpecError(
+        f"malformed spec {text!r}: {len(stack)} unclosed {'bracket' if len(stack) == 1 else 'brackets'} "
+        f"(a value that holds brackets must be quoted)"
+    )
+
+
+def _quote_end(text: str, start: int) -> int:
+    """Index of the quote closing the one at ``start`` (backslash escapes the next character)."""
+    quote, i = text[start], start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == quote:
+            return i
+        i += 1
+    raise SpecError(f"malformed spec {text!r}: the quote {quote} at position {start} is not closed")
+
+
+def _value(raw: str, text: str) -> str:
+    """A parameter's value: a quoted value unquoted, a raw one as it is."""
+    if not raw or raw[0] not in _QUOTES:
+        return raw
+    end = _quote_end(raw, 0)
+    if raw[end + 1 :].strip():
+        raise SpecError(
+            f"malformed spec {text!r}: unexpected {raw[end + 1 :].strip()!r} after the quoted "
+            f"value {raw[: end + 1]}"
+        )
+    return re.sub(r"\\(.)", r"\1", raw[1:end], flags=re.S)
+
+
+def quote_value(value: str) -> str:
+    """``value`` as it is when a spec can hold it raw, else in double quotes with escapes."""
+    if value == value.strip() and not _SPECIAL.intersection(value):
+        return value
+    try:
+        if parse_spec(f"x[k={value}]") == ("x", {"k": value}):
+            return value  # a nested spec, say, whose brackets and quotes balance
+    except SpecError:
+        pass
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def format_spec(name: str, params: Iterable[tuple[str, str]] | dict[str, str]) -> str:
+    """``name[k=v,...]`` (or ``name``) with each value quoted only when it must be."""
+    items = params.items() if isinstance(params, dict) else params
+    body = ",".join(f"{k}={quote_value(str(v))}" for k, v in items)
+    return f"{name}[{body}]" if body else name
+
+
+def suggest(word: str, choices: typing.Iterable[str]) -> str:
+    """A ' (did you mean X?)' suffix naming the closest choice, or ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def coerce(raw: Any, annotation: Any, where: str) -> Any:
+    """Convert a raw value (a string from a spec, or a TOML value) to the annotated type."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(annotation)
+        if type(None) in args and (
+            raw is None or (isinstance(raw, str) and raw.lower() in ("none", "null", ""))
+        ):
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return coerce(raw, arg, where)
+            except SpecError as exc:
+                errors.append(str(exc))
+        raise SpecError(
+            errors[0] if len(errors) == 1 else f"{where}: cannot read {raw!r} as {annotation}"
+        )
+    if origin is Literal:
+        choices = typing.get_args(annotation)
+        for choice in choices:
+            if raw == choice or str(raw) == str(choice):
+                return choice
+        raise SpecError(
+            f"{where}: {raw!r} is not one of {', '.join(map(str, choices))}{suggest(str(raw), map(str, choices))}"
+        )
+    if annotation is bool:
+        if isinstance(raw, bool):
+            return raw
+        if str(raw).lower() in _TRUE:
+            return True
+        if str(raw).lower() in _FALSE:
+            return False
+        raise SpecError(f"{where}: expected true or false, got {raw!r}")
+    if annotation is int:
+        if isinstance(raw, bool):
+            raise SpecError(f"{where}: expected an integer, got {raw!r}")
+        if isinstance(raw, int):
+            return raw
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise SpecError(f"{where}: expected an integer, got {raw!r}") from None
+        if not value.is_integer():
+            raise SpecError(f"{where}: expected an integer, got {raw!r}")
+        return int(value)
+    if annotation is float:
+        if isinstance(raw, bool):
+            raise SpecError(f"{where}: expected a number, got {raw!r}")
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise SpecError(f"{where}: expected a number, got {raw!r}") from None
+    if annotation is str:
+        return str(raw)
+    raise SpecError(f"{where}: parameters of type {annotation!r} cannot be set from a spec")

@@ -1,0 +1,424 @@
+"""Executors run tasks and hand each result to the driver, which writes it.
+
+Both executors run every task through :func:`execute_isolated`: a forked child process per
+task, so a task that raises, crashes, hangs past ``timeout`` or outgrows ``max_memory``
+affects only itself, and a hung task is killed even inside compiled code.
+
+- ``LocalExecutor``: at most ``workers`` children on this machine at once; ``workers=0``
+  runs tasks in this process, one after the other (no isolation), for debugging.
+- ``DaskExecutor``: tasks are submitted to a ``dask.distributed`` cluster (an existing
+  scheduler, or a ``LocalCluster`` it starts); each Dask worker builds and caches the
+  streams it needs and returns results to the driver, so workers need no shared disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbench.core.errors import KbenchError
+from kbench.core.registry import Registry, format_exception_line, get_registry
+from kbench.data.streams import get_stream
+from kbench.execution.isolation import Child, ChildDied, kill_children, run_isolated
+from kbench.execution.prequential import TaskResult, failed_result, machine_info, run_task
+from kbench.execution.tasks import Task
+
+OnDone = Callable[[TaskResult], None]
+OnStart = Callable[[Task], None]
+
+
+_CONTROLLER: Any = None
+
+
+def _threadpools() -> Any:
+    """The process's thread-pool controller, built once: finding the BLAS libraries takes
+    about 15 ms, which every forked task would otherwise pay again."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
+_PREPARED = False
+
+
+def _prepare_to_fork() -> None:
+    """Do in the parent, once, what every task's child would otherwise do again: load the
+    registry, the BLAS controller and the modules a result needs, and ask the platform
+    module what it caches (reading the libc version off the interpreter takes 17 ms)."""
+    global _PREPARED
+    if _PREPARED:
+        return
+    import pyarrow.pandas_compat  # noqa: F401 - imported by pickling a result table
+
+    get_registry()
+    _threadpools()
+    machine_info()
+    _PREPARED = True
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while tasks are forked from this process; the caller's own limit
+    is restored afterwards.
+
+    The limit is set in the parent rather than in each child: changing OpenBLAS's thread
+    count in a freshly forked child restarts its thread pool, whose spinning threads then
+    slow the task's first tens of milliseconds (a near-empty task took 40 ms instead of 5).
+    Children inherit the setting.
+    """
+    with _threadpools().limit(limits=1):
+        yield
+
+
+def execute(
+    task: Task,
+    *,
+    registry: Registry | None = None,
+    cache: Path | None = None,
+    trace_memory: bool = True,
+    limit_threads: bool = True,
+) -> TaskResult:
+    """Load the task's stream (from the cache) and run the task, single-threaded BLAS
+    (``limit_threads=False``: the caller has already set BLAS to one thread)."""
+    registry = registry or get_registry()
+    try:
+        stream = get_stream(task.stream, registry, cache=cache)
+    except Exception as exc:  # recorded as the task's failure
+        return failed_result(task, "error", format_exception_line(exc))
+    if not limit_threads:
+        return run_task(task, stream, registry, trace_memory=trace_memory)
+    # One BLAS thread per task: tasks run side by side, and timings stay comparable.
+    with _threadpools().limit(limits=1):
+        return run_task(task, stream, registry, trace_memory=trace_memory)
+
+
+def _died(task: Task, exc: ChildDied, max_memory: int | None) -> TaskResult:
+    """The result of a task whose process ended without one: ``memory`` when it ran out of
+    memory (a MemoryError, or a crash after its memory grew to the --max-memory limit),
+    ``error`` naming the signal or exit status otherwise."""
+    if not exc.reached(max_memory):
+        return failed_result(task, "error", str(exc))
+    reason = str(exc)
+    if max_memory is not None:
+        grown = f" after growing by {exc.growth / 2**20:.0f} MiB" if exc.growth else ""
+        reason += f"{grown}: it reached the --max-memory limit of {max_memory / 2**20:.0f} MiB"
+    return failed_result(task, "memory", reason)
+
+
+def execute_isolated(
+    task: Task,
+    *,
+    timeout: float | None = None,
+    max_memory: int | None = None,
+    trace_memory: bool = True,
+    cache: Path | None = None,
+) -> TaskResult:
+    """Run :func:`execute` in a child process; timeouts and deaths become results."""
+    # Before forking, so that every child inherits the registry, the BLAS controller and
+    # warm imports instead of loading them again (on a Dask worker: once per process).
+    _prepare_to_fork()
+    _load_plugins_of(task)
+    try:
+        with _one_blas_thread():
+            return run_isolated(
+                _execute_in_child,
+                task,
+                cache,
+                trace_memory,
+                timeout=timeout,
+                max_memory=max_memory,
+            )
+    except TimeoutError as exc:
+        return failed_result(task, "timeout", str(exc))
+    except ChildDied as exc:
+        return _died(task, exc, max_memory)
+
+
+def _load_plugins_of(task: Task) -> None:
+    """Import the plugins of the task's components in this process, before forking: the
+    registry imports a plugin when one of its components is first used, and a module
+    imported in a child would be imported again by every later task's child."""
+    from contextlib import suppress
+
+    registry = get_registry()
+    for kind, spec in (
+        ("algorithm", task.algorithm),
+        ("kernel", task.kernel),
+        ("loss", task.loss),
+        ("dataset", task.stream.dataset),
+    ):
+        # The task's child reports what is wrong with its specs, if anything.
+        with suppress(Exception):
+            if spec:
+                registry.canonical(kind, spec)  # nested specs too (an active learner's base)
+
+
+def _execute_in_child(task: Task, cache: Path | None, trace_memory: bool) -> TaskResult:
+    return execute(task, cache=cache, trace_memory=trace_memory, limit_threads=False)
+
+
+class LocalExecutor:
+    """Run tasks in child processes on this machine.
+
+    Parameters
+    ----------
+    workers
+        Tasks run at once (default: the number of cores); 0 runs them in this process.
+    timeout
+        Seconds after which a task is killed and recorded as ``timeout``.
+    max_memory
+        Bytes a task may allocate beyond what its process holds at the start.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        timeout: float | None = None,
+        max_memory: int | None = None,
+        cache: Path | None = None,
+        trace_memory: bool = True,
+    ) -> None:
+        self.workers = (os.cpu_count() or 1) if workers is None else workers
+        self.timeout = timeout
+        self.max_memory = max_memory
+        self.cache = cache
+        self.trace_memory = trace_memory
+
+    def describe(self) -> str:
+        """One line for the progress display."""
+        return (
+            f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
+            if self.workers
+            else "in this process"
+        )
+
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_done: OnDone,
+        on_start: OnStart | None = None,
+        tick: Callable[[], None] | None = None,
+    ) -> None:
+        """Run every task, calling ``on_done`` with each result as it arrives."""
+        if self.workers == 0:
+            for task in tasks:
+                if on_start:
+                    on_start(task)
+                on_done(execute(task, cache=self.cache, trace_memory=self.trace_memory))
+            return
+        _prepare_to_fork()
+        with _one_blas_thread():
+            self._run_children(tasks, on_done, on_start, tick)
+
+    def _run_children(
+        self,
+        tasks: Sequence[Task],
+        on_done: OnDone,
+        on_start: OnStart | None,
+        tick: Callable[[], None] | None,
+    ) -> None:
+        pending = list(reversed(tasks))
+        running: dict[Child, Task] = {}
+        try:
+            while pending or running:
+                while pending and len(running) < self.workers:
+                    task = pending.pop()
+                    running[
+                        Child(
+                            _execute_in_child,
+                            task,
+                            self.cache,
+                            self.trace_memory,
+                            max_memory=self.max_memory,
+                        )
+                    ] = task
+                    if on_start:
+                        on_start(task)
+                ready, _, _ = select.select(list(running), [], [], 0.2)
+                for child in ready:
+                    if not child.pump():
+                        continue
+                    task = running.pop(child)
+                    try:
+                        result = child.result()
+                    except ChildDied as exc:
+                        result = _died(task, exc, self.max_memory)
+                    on_done(result)
+                if self.timeout is not None:
+                    now = time.monotonic()
+                    for child, task in list(running.items()):
+                        if now - child.started > self.timeout:
+                            child.kill()
+                            del running[child]
+                            on_done(
+                                failed_result(
+                                    task, "timeout", f"killed after the {self.timeout:g} s timeout"
+                                )
+                            )
+                if tick:
+                    tick()
+        finally:
+            # Also a child whose start Ctrl-C interrupted, which never reached ``running``.
+            for child in running:
+                child.kill()
+            kill_children()
+
+
+class DaskExecutor:
+    """Run tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    scheduler
+        Address of a running scheduler (``tcp://host:8786``); without it a
+        ``LocalCluster`` of ``workers`` single-threaded worker processes is started.
+    workers
+        Workers of the local cluster (default: the number of cores).
+    timeout, max_memory
+        As for :class:`LocalExecutor`, enforced on the workers.
+    """
+
+    def __init__(
+        self,
+        *,
+        scheduler: str | None = None,
+        workers: int | None = None,
+        timeout: float | None = None,
+        max_memory: int | None = None,
+        trace_memory: bool = True,
+    ) -> None:
+        self.scheduler = scheduler
+        self.workers = workers or os.cpu_count() or 1
+        self.timeout = timeout
+        self.max_memory = max_memory
+        self.trace_memory = trace_memory
+
+    def describe(self) -> str:
+        return (
+            f"dask at {self.scheduler}"
+            if self.scheduler
+            else f"dask local cluster of {self.workers} workers"
+        )
+
+    def _client(self) -> tuple[Any, Any]:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise KbenchError(
+                "--executor dask needs dask.distributed: pip install 'kbench[dask]'"
+            ) from None
+        if self.scheduler:
+            try:
+                return Client(self.scheduler, timeout="10s"), None
+            except OSError as exc:
+                raise KbenchError(
+                    f"cannot reach the Dask scheduler at {self.scheduler}: {exc}"
+                ) from None
+        cluster = LocalCluster(
+            n_workers=self.workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+        return Client(cluster), cluster
+
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_done: OnDone,
+        on_start: OnStart | None = None,
+        tick: Callable[[], None] | None = None,
+    ) -> None:
+        """Submit every task; write each result as it arrives at the driver."""
+        import multiprocessing
+
+        from dask.distributed import as_completed
+        from distributed.deploy.spec import SpecCluster
+
+        clusters_before = set(SpecCluster._instances)
+        children_before = set(multiprocessing.active_children())
+        client = cluster = None
+        futures = {}
+        try:
+            client, cluster = self._client()
+            for task in tasks:
+                fut = client.submit(
+                    execute_isolated,
+                    task,
+                    timeout=self.timeout,
+                    max_memory=self.max_memory,
+                    trace_memory=self.trace_memory,
+                    key=f"kbench-{task.task_id}",
+                    pure=False,
+                )
+                futures[fut] = task
+            if on_start and tasks:
+                on_start(tasks[0])
+            for fut in as_completed(futures):
+                task = futures[fut]
+                try:
+                    result = fut.result()
+                except Exception as exc:  # a worker lost mid-task, for instance
+                    result = failed_result(task, "error", f"dask: {format_exception_line(exc)}")
+                on_done(result)
+                if tick:
+                    tick()
+        except KeyboardInterrupt:
+            _stop_local_cluster_now(clusters_before, children_before)
+            raise
+        except BaseException:
+            self._close(client, cluster, futures)
+            raise
+        try:
+            self._close(client, cluster, futures)
+        except KeyboardInterrupt:  # Ctrl-C while the cluster stops politely
+            _stop_local_cluster_now(clusters_before, children_before)
+            raise
+
+    @staticmethod
+    def _close(client: Any, cluster: Any, futures: dict[Any, Task]) -> None:
+        """Close politely: cancel what is left, disconnect, stop the local cluster."""
+        if client is not None:
+            for fut in futures:
+                fut.cancel()
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]) -> None:
+    """On Ctrl-C, stop the local Dask cluster this run started at once.
+
+    Closing it politely takes seconds (each worker is asked to finish and waited for). Its
+    worker processes are killed instead; the cluster is marked closed, so that Dask's exit
+    handler does not try to close it again; and the errors Dask's event loop would log about
+    the workers it lost are silenced. A remote cluster is left running: the scheduler drops
+    this run's tasks once the client is gone.
+    """
+    import logging
+    import multiprocessing
+
+    from distributed.core import Status
+    from distributed.deploy.spec import SpecCluster
+
+    for name in ("distributed", "asyncio", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 10)
+    for cluster in [c for c in list(SpecCluster._instances) if c not in clusters_before]:
+        for nanny in list(getattr(cluster, "workers", {}).values()):
+            with contextlib.suppress(Exception):
+                nanny.auto_restart = False  # a killed worker must not be started again
+        cluster.status = Status.closed
+    for proc in multiprocessing.active_children():
+        if proc not in children_before:
+            with contextlib.suppress(Exception):
+                proc.kill()

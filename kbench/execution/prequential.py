@@ -1,0 +1,412 @@
+"""The prequential (test-then-train) evaluation protocol, implemented once.
+
+For each example the learner predicts, the prediction is scored, then the learner
+learns. Between checkpoints the learner's block fast path ``learn_predict_many`` is
+used; an active learner (``wants_label``) is driven one example at a time. Only learner
+calls are timed; held-out evaluation at checkpoints is not.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kbench import __version__
+from kbench.core.registry import Registry, format_exception_line
+from kbench.data.streams import Stream
+from kbench.execution.memory import PeakMemory
+from kbench.execution.tasks import Task
+
+STATUSES = ("ok", "error", "timeout", "diverged", "memory")
+
+
+class Diverged(Exception):
+    """A learner produced a non-finite prediction or statistic.
+
+    ``at`` is the number of training examples seen when it was detected: the index of the
+    example whose prediction was non-finite (online), or the checkpoint whose held-out
+    evaluation or statistics were.
+    """
+
+    def __init__(self, message: str, *, at: int | None = None) -> None:
+        super().__init__(message)
+        self.at = at
+
+
+@dataclass
+class TaskResult:
+    """What one task produced: a run row, its trace and its per-example outcomes."""
+
+    run: dict[str, Any]
+    traces: pd.DataFrame
+    outcomes: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def status(self) -> str:
+        """ok, error, timeout, diverged or memory."""
+        return self.run["status"]
+
+
+def log_checkpoints(n: int, count: int) -> np.ndarray:
+    """About ``count`` log-spaced example counts in [1, n], always ending at n."""
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    pts = np.unique(np.round(np.logspace(0, math.log10(n), max(count, 2))).astype(np.int64))
+    return np.unique(np.concatenate([pts[(pts >= 1) & (pts <= n)], [n]]))
+
+
+def machine_info() -> dict[str, Any]:
+    """A description of the machine, stored with every run."""
+    import os
+
+    return {
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+
+
+def base_row(task: Task, stream: Stream | None = None) -> dict[str, Any]:
+    """The configuration columns every run row has, whatever its status."""
+    return {
+        "task_id": task.task_id,
+        "algorithm": task.algorithm.split("[")[0],
+        "algorithm_spec": task.algorithm,
+        "kernel": task.kernel,
+        "loss": task.loss,
+        "dataset": task.stream.dataset.split("[")[0],
+        "stream": task.stream.label,
+        "stream_seed": task.stream.seed,
+        "stream_id": stream.stream_id if stream is not None else None,
+        "seed": task.seed,
+        "epochs": task.epochs,
+        "task": stream.task if stream is not None else None,
+        "n": stream.n if stream is not None else None,
+        "d": stream.d if stream is not None else None,
+        "kbench_version": __version__,
+        "config": task.to_dict(),
+    }
+
+
+def failed_result(task: Task, status: str, reason: str, stream: Stream | None = None) -> TaskResult:
+    """A result recording that the task did not finish."""
+    run = base_row(task, stream) | {"status": status, "reason": reason}
+    return TaskResult(run=run, traces=pd.DataFrame({"task_id": pd.Series([], dtype=str)}))
+
+
+def run_task(
+    task: Task, stream: Stream, registry: Registry, *, trace_memory: bool = True
+) -> TaskResult:
+    """Run one task on its stream; exceptions become an ``error`` or ``diverged`` result."""
+    started = time.time()
+    try:
+        result = _run(task, stream, registry, trace_memory)
+    except Diverged as exc:
+        result = failed_result(task, "diverged", str(exc), stream)
+        result.run["diverged_at"] = exc.at
+    except MemoryError:
+        result = failed_result(task, "memory", "MemoryError: the learner ran out of memory", stream)
+    except Exception as exc:  # a failing learner is recorded and the study goes on
+        result = failed_result(task, "error", format_exception_line(exc), stream)
+    result.run["started_at"] = started
+    result.run["finished_at"] = time.time()
+    result.run["machine"] = machine_info()
+    return result
+
+
+def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
+    """Construct the task's algorithm with its kernel, loss and the stream's task."""
+    kernel = registry.create("kernel", task.kernel) if task.kernel else None
+    loss = registry.create("loss", task.loss) if task.loss else None
+    return registry.create(
+        "algorithm",
+        task.algorithm,
+        kernel=kernel,
+        loss=loss,
+        task=stream.task,
+        n_classes=stream.n_classes,
+        seed=task.seed,
+    )
+
+
+def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-example outcome: 1 for a correct prediction, or the squared error for regression."""
+    if task_kind == "regression":
+        return (pred - y) ** 2
+    return (pred == y).astype(np.float64)
+
+
+def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tuple[float, int, bool]:
+    """Held-out error, examples scored, and whether every prediction was the same value."""
+    Xt, yt = stream.X_test, stream.y_test
+    if limit is not None:
+        Xt, yt = Xt[:limit], yt[:limit]
+    pred = np.asarray(algo.predict_many(Xt), dtype=float)
+    if not np.isfinite(pred).all():
+        bad = int(np.argmax(~np.isfinite(pred)))
+        raise Diverged(
+            f"non-finite prediction on held-out example {bad} at the checkpoint after {seen} examples",
+            at=seen,
+        )
+    constant = bool(len(pred) > 1 and np.all(pred == pred[0]))
+    if stream.task == "regression":
+        return float(np.mean((pred - yt) ** 2)), len(yt), constant
+    return float(np.mean(pred != yt)), len(yt), constant
+
+
+def _majority_error(task_kind: str, y: np.ndarray) -> float:
+    """Error of always predicting the most frequent label: what a learner that learned nothing gets."""
+    if task_kind not in ("binary", "multiclass") or len(y) == 0:
+        return np.nan
+    _, counts = np.unique(y, return_counts=True)
+    return float(1.0 - counts.max() / len(y))
+
+
+def _check_stats(stats: dict[str, Any], seen: int) -> None:
+    for key, value in stats.items():
+        if isinstance(value, (int, float, np.floating)) and not np.isfinite(value):
+            raise Diverged(f"statistic {key} became {value} after {seen} examples", at=seen)
+
+
+def _run(task: Task, stream: Stream, registry: Registry, trace_memory: bool) -> TaskResult:
+    memory = PeakMemory() if trace_memory else None
+    try:
+        return _prequential(task, stream, registry, memory)
+    finally:
+        if memory is not None:
+            memory.close()
+
+
+def _offline(
+    task: Task, stream: Stream, registry: Registry, algo: Any, memory: PeakMemory | None
+) -> TaskResult:
+    """A batch reference: one fit on the whole stream (on its first ``max_queries``
+    examples under a label budget), then its held-out error."""
+    m = min(stream.n, task.max_queries) if task.max_queries else stream.n
+    if memory is not None:
+        memory.begin()
+    t0 = time.perf_counter()
+    algo.fit(stream.X[:m], stream.y[:m])
+    fit_time = time.perf_counter() - t0
+    if memory is not None:
+        memory.end()
+    stats = algo.stats()
+    _check_stats(stats, m)
+    test_error, test_n, test_constant = (
+        _test_error(algo, stream, None, m) if stream.X_test is not None else (np.nan, 0, False)
+    )
+    row = {
+        "task_id": task.task_id,
+        "stream_id": stream.stream_id,
+        "epoch": 1,
+        "seen": m,
+        "mistakes": np.nan,
+        "online_error": np.nan,
+        "time_s": fit_time,
+        "labels_queried": m,
+        "peak_memory": memory.peak if memory is not None else np.nan,
+        "test_error": test_error,
+        "test_n": test_n,
+    }
+    row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
+    entry = registry.entry("algorithm", task.algorithm.split("[")[0])
+    run = base_row(task, stream) | {
+        "status": "ok",
+        "reason": "",
+        "offline": True,
+        "mistakes": np.nan,
+        "online_error": np.nan,
+        "test_error": test_error,
+        "final_epoch_error": np.nan,
+        "n_support": stats.get("n_support", np.nan),
+        "kernel_evals": stats.get("kernel_evals", np.nan),
+        "time_s": fit_time,
+        "us_per_example": 1e6 * fit_time / m,
+        "peak_memory": row["peak_memory"],
+        "memory_method": memory.mode if memory is not None else "none",
+        "labels_queried": m,
+        "query_budget": task.max_queries,
+        "stopped_at": m if m < stream.n else np.nan,
+        "seen": m,
+        "test_n": test_n,
+        "constant_predictions": False,
+        "test_constant_predictions": test_constant,
+        "majority_error": _majority_error(stream.task, stream.y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test)
+        if stream.y_test is not None
+        else np.nan,
+        "plugin": entry.plugin,
+        "plugin_version": entry.version,
+    }
+    return TaskResult(run=run, traces=pd.DataFrame([row]), outcomes=np.zeros(0))
+
+
+def _active_block(algo, Xb: np.ndarray, yb: np.ndarray, left: int) -> tuple[np.ndarray, int]:
+    """Predict then, if the learner asks, reveal the label; stop once ``left`` labels are
+    used (0: no budget). Returns the predictions made and the labels revealed."""
+    pred = np.empty(len(Xb))
+    asked = 0
+    for i in range(len(Xb)):
+        x = Xb[i]
+        pred[i] = algo.predict_one(x)
+        if algo.wants_label(x):
+            algo.learn_one(x, yb[i])
+            asked += 1
+            if left and asked >= left:
+                return pred[: i + 1], asked
+    return pred, asked
+
+
+def _budgeted_block(
+    algo, Xb: np.ndarray, yb: np.ndarray, budget: int, processed: int
+) -> tuple[np.ndarray, bool]:
+    """The block fast path under a label budget, stopping at the example that spends it.
+
+    A passive learner uses one label per example; a learner that reads only some labels
+    reports their number as the statistic ``labels_queried``. Either way an example uses at
+    most one label, so a sub-block of as many examples as labels left never overshoots.
+    """
+    parts, k = [], 0
+    while k < len(Xb):
+        used = int(algo.stats().get("labels_queried", processed + k))
+        if used >= budget:
+            break
+        j = min(len(Xb), k + budget - used)
+        parts.append(np.asarray(algo.learn_predict_many(Xb[k:j], yb[k:j]), dtype=float))
+        k = j
+    pred = np.concatenate(parts) if parts else np.zeros(0)
+    spent = int(algo.stats().get("labels_queried", processed + k)) >= budget
+    return pred, spent
+
+
+def _prequential(
+    task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None
+) -> TaskResult:
+    X, y, n = stream.X, stream.y, stream.n
+    algo = make_algorithm(task, stream, registry)
+    if algo.offline:
+        return _offline(task, stream, registry, algo, memory)
+    active = callable(getattr(algo, "wants_label", None))
+    end_pass = getattr(algo, "end_pass", None)
+    end_pass = end_pass if callable(end_pass) else None
+    budget = task.max_queries
+    checkpoints = log_checkpoints(n, task.checkpoints)
+    outcomes = np.zeros(n)
+    rows: list[dict[str, Any]] = []
+    learn_time, queried, processed = 0.0, 0, 0
+    first_pass_pred = np.empty(n)
+    stopped: int | None = None  # examples of the pass in which the query budget ran out
+    for epoch in range(1, task.epochs + 1):
+        done, wrong = 0, 0.0
+        for stop in checkpoints:
+            Xb, yb = X[done:stop], y[done:stop]
+            if memory is not None:
+                memory.begin()
+            t0 = time.perf_counter()
+            if active:
+                pred, asked = _active_block(algo, Xb, yb, budget - queried if budget else 0)
+                queried += asked
+                spent = budget and queried >= budget
+            elif budget:
+                pred, spent = _budgeted_block(algo, Xb, yb, budget, processed)
+            else:
+                pred, spent = algo.learn_predict_many(Xb, yb), False
+            if end_pass is not None and (stop == n or spent):
+                end_pass()
+            learn_time += time.perf_counter() - t0
+            if memory is not None:
+                memory.end()
+            pred = np.asarray(pred, dtype=float)
+            if spent:
+                stop = done + len(pred)
+                Xb, yb = Xb[: len(pred)], yb[: len(pred)]
+            if pred.shape != (len(Xb),):
+                raise ValueError(
+                    f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples"
+                )
+            if not np.isfinite(pred).all():
+                bad = done + int(np.argmax(~np.isfinite(pred)))
+                raise Diverged(f"non-finite prediction at example {bad}", at=bad)
+            score = _score(stream.task, pred, yb)
+            if epoch == 1:
+                outcomes[done:stop] = score
+                first_pass_pred[done:stop] = pred
+            wrong += (
+                float(score.sum())
+                if stream.task == "regression"
+                else float(len(score) - score.sum())
+            )
+            processed += int(stop) - done
+            done = int(stop)
+            stats = algo.stats()
+            _check_stats(stats, done)
+            row = {
+                "task_id": task.task_id,
+                "stream_id": stream.stream_id,
+                "epoch": epoch,
+                "seen": done,
+                "mistakes": wrong,
+                "online_error": wrong / done,
+                "time_s": learn_time,
+                "labels_queried": queried if active else processed,
+                "peak_memory": memory.peak if memory is not None else np.nan,
+            }
+            if stream.X_test is not None:
+                last = done == n or spent
+                row["test_error"], row["test_n"], row["test_constant"] = _test_error(
+                    algo, stream, None if last else task.test_max, done
+                )
+            row.update(
+                {k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))}
+            )
+            rows.append(row)
+            if spent:
+                stopped = done
+                break
+        if stopped is not None:
+            break
+    if stopped is not None and len(rows) and rows[-1]["epoch"] == 1:
+        outcomes, first_pass_pred = outcomes[:stopped], first_pass_pred[:stopped]
+    traces = pd.DataFrame(rows)
+    final = rows[-1]
+    first = [r for r in rows if r["epoch"] == 1][-1]
+    run = base_row(task, stream) | {
+        "status": "ok",
+        "reason": "",
+        "offline": False,
+        "mistakes": first["mistakes"],
+        "online_error": first["online_error"],
+        "test_error": final.get("test_error", np.nan),
+        "final_epoch_error": final["online_error"],
+        "n_support": final.get("n_support", np.nan),
+        "kernel_evals": final.get("kernel_evals", np.nan),
+        "time_s": learn_time,
+        "us_per_example": 1e6 * learn_time / max(processed, 1),
+        "peak_memory": memory.peak if memory is not None else np.nan,
+        "memory_method": memory.mode if memory is not None else "none",
+        "labels_queried": int(final["labels_queried"]),
+        "query_budget": budget,
+        "stopped_at": np.nan if stopped is None else stopped,
+        "seen": int(first["seen"]),
+        "test_n": final.get("test_n", 0),
+        "test_constant_predictions": bool(final.get("test_constant", False)),
+        "constant_predictions": bool(
+            np.all(first_pass_pred[len(first_pass_pred) // 2 :] == first_pass_pred[-1])
+        ),
+        "majority_error": _majority_error(stream.task, y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test)
+        if stream.y_test is not None
+        else np.nan,
+        "plugin": registry.entry("algorithm", task.algorithm.split("[")[0]).plugin,
+        "plugin_version": registry.entry("algorithm", task.algorithm.split("[")[0]).version,
+    }
+    return TaskResult(run=run, traces=traces, outcomes=outcomes)

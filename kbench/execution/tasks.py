@@ -1,0 +1,79 @@
+"""A task: one algorithm configuration on one stream with one seed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kbench.data.streams import StreamSpec
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work of a study.
+
+    Parameters
+    ----------
+    algorithm, kernel, loss
+        Canonical specs (kernel and loss None when the algorithm takes none).
+    stream
+        The stream the algorithm runs on.
+    seed
+        The algorithm's seed (the stream has its own in ``stream.seed``).
+    epochs
+        Passes over the stream; the online error is that of the first pass.
+    checkpoints
+        About how many log-spaced checkpoints to record (the last example is always one).
+    test_max
+        Test examples used at intermediate checkpoints; the last checkpoint of each pass
+        uses the whole test split.
+    options
+        Further settings as sorted ``(name, value)`` pairs, present only when set, so that
+        adding one leaves the ids of existing tasks unchanged: ``max_queries`` (a label
+        budget: the task stops at the example that spends it).
+    """
+
+    algorithm: str
+    kernel: str | None
+    loss: str | None
+    stream: StreamSpec
+    seed: int = 0
+    epochs: int = 1
+    checkpoints: int = 32
+    test_max: int = 2000
+    options: tuple[tuple[str, Any], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the stream spec nested)."""
+        d = asdict(self)
+        d["options"] = dict(self.options)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Task:
+        """Inverse of :meth:`to_dict`."""
+        d = dict(d)
+        d["stream"] = StreamSpec(**d["stream"])
+        d["options"] = tuple(sorted(d.get("options", {}).items()))
+        return cls(**d)
+
+    @property
+    def task_id(self) -> str:
+        """Hash of the full configuration: the name of the task's result file."""
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    @property
+    def max_queries(self) -> int:
+        """The label budget (0: none)."""
+        return int(dict(self.options).get("max_queries", 0))
+
+    @property
+    def label(self) -> str:
+        """A short readable description."""
+        parts = [self.algorithm.split("[")[0]]
+        if self.kernel:
+            parts.append(self.kernel.split("[")[0])
+        return f"{'/'.join(parts)} on {self.stream.label} (seed {self.seed})"

@@ -1,0 +1,1 @@
+"""The HTML report: plots and jinja2 templates."""
