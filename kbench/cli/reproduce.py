@@ -35,8 +35,23 @@ from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
 )
 @click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
 @click.option("--no-report", is_flag=True, help="Do not write a report per paper.")
+@click.option(
+    "--markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    is_flag=False,
+    flag_value=Path("docs/reproductions.md"),
+    default=None,
+    help="Also rewrite the claims table of this Markdown page (bare: docs/reproductions.md) "
+    "between its kbench reproduce markers: the rows of the papers run, the others kept.",
+)
 def reproduce(
-    paper: str, quick: bool, out: Path, workers: int | None, force: bool, no_report: bool
+    paper: str,
+    quick: bool,
+    out: Path,
+    workers: int | None,
+    force: bool,
+    no_report: bool,
+    markdown: Path | None,
 ) -> None:
     """Run PAPER's experiments (svmd, ramp, pistol, huller, polk or all) and check its claims.
 
@@ -44,6 +59,7 @@ def reproduce(
     the data set used and a verdict with its reason. Running the same command again resumes.
     """
     from kbench.cli.main import _registry
+    from kbench.cli.progress import RichProgress
     from kbench.execution.driver import run_experiments
     from kbench.execution.study import load_study
     from kbench.reproduce.claims import (
@@ -64,6 +80,10 @@ def reproduce(
     papers = resolve(paper)
     if workers is not None and workers < 0:
         raise KbenchError(f"--workers must be 0 or more, got {workers}")
+    if markdown is not None:
+        from kbench.reproduce.markdown import check_page
+
+        check_page(markdown, quick)  # before the run, not after it
     registry = _registry()
     if len(papers) == 1:
         missing = missing_algorithms(papers[0], registry)
@@ -85,7 +105,12 @@ def reproduce(
         )
         folder = out / p.key
         outcome = run_experiments(
-            load_study(p.study(quick)), registry, folder, console=err, workers=workers, force=force
+            load_study(p.study(quick)),
+            registry,
+            folder,
+            progress=RichProgress(err),
+            workers=workers,
+            force=force,
         )
         tables = subset(outcome.results, outcome.task_ids)
         rows += evaluate(p, tables, quick=quick)
@@ -166,4 +191,9 @@ def reproduce(
     err.print(
         f"kbench: claims table written to {md} and {md.with_name('claims.json')}", highlight=False
     )
+    if markdown is not None:
+        from kbench.reproduce.markdown import update_markdown
+
+        update_markdown(markdown, rows, quick)
+        err.print(f"kbench: claims table of {markdown} regenerated", highlight=False)
     sys.stdout.flush()
