@@ -11,10 +11,12 @@ from rich.table import Table
 from kbench.analysis.tables import latex_results, output_console, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
+from kbench.results.tuning import COST_COLUMNS, evaluation_runs
 
 
 def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFrame]:
     """One table per stream label: each configuration's means over seeds, best first."""
+    runs = evaluation_runs(runs)  # tuning runs measure configurations, not learners
     if runs.empty:
         return {}
     runs = runs.copy()
@@ -53,6 +55,8 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
             kernel_evals=("kernel_evals", "mean"),
             time_s=("time_s", "mean"),
             us_per_example=("us_per_example", "mean"),
+            # A tuned configuration is charged its tuning (the same for each seed).
+            **{c: (c, "mean") for c in COST_COLUMNS if c in ok},
         )
         failed = (
             group[group["status"] != "ok"]
@@ -89,6 +93,19 @@ def _fmt(value: float, spec: str) -> str:
         "–"
         if value is None or (isinstance(value, float) and np.isnan(value))
         else format(value, spec)
+    )
+
+
+def tuning_cost_text(r: object) -> str:
+    """A tuned configuration's cost in one cell: configurations, runs, kernel evaluations
+    and seconds of its tuning ("" for an untuned one)."""
+    runs = getattr(r, "tune_runs", np.nan)
+    if runs is None or not np.isfinite(runs):
+        return ""
+    evals = getattr(r, "tune_kernel_evals", np.nan)
+    return (
+        f"{_fmt(getattr(r, 'tune_configs', np.nan), '.0f')} cfg, {runs:.0f} runs, "
+        f"{_fmt(evals, '.3g')} K, {_fmt(getattr(r, 'tune_seconds', np.nan), '.2f')} s"
     )
 
 
@@ -147,6 +164,11 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                     "held-out error": board["test_error"].map(lambda v: _fmt(v, ".4f")),
                     "SVs": board["n_support"].map(lambda v: _fmt(v, ".0f")),
                     "µs/example": board["us_per_example"].map(lambda v: _fmt(v, ".2f")),
+                    **(
+                        {"tuning cost": [tuning_cost_text(r) for r in board.itertuples()]}
+                        if "tune_runs" in board and board["tune_runs"].notna().any()
+                        else {}
+                    ),
                     "notes": [
                         "; ".join(
                             x
@@ -206,6 +228,7 @@ def print_leaderboard(
     any_degenerate = False
     for stream, board in leaderboard(runs, registry).items():
         table = Table(title=f"[bold]{escape(stream)}[/bold]", title_justify="left")
+        tuned = "tune_runs" in board and bool(board["tune_runs"].notna().any())
         for col, justify in (
             ("algorithm", "left"),
             ("seeds", "right"),
@@ -215,6 +238,7 @@ def print_leaderboard(
             ("kernel evals", "right"),
             ("time (s)", "right"),
             ("µs/example", "right"),
+            *((("tuning cost", "right"),) if tuned else ()),
             ("notes", "left"),
         ):
             table.add_column(col, justify=justify)
@@ -230,6 +254,7 @@ def print_leaderboard(
                 _fmt(r.kernel_evals, ".3g"),
                 _fmt(r.time_s, ".3f"),
                 _fmt(r.us_per_example, ".2f"),
+                *((tuning_cost_text(r),) if tuned else ()),
                 _notes(r),
             )
         console.print(table)

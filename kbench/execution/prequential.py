@@ -22,6 +22,7 @@ from kbench.core.registry import Registry, format_exception_line
 from kbench.data.streams import Stream
 from kbench.execution.memory import PeakMemory
 from kbench.execution.tasks import Task
+from kbench.execution.tuning import window_stream
 
 STATUSES = ("ok", "error", "timeout", "diverged", "memory")
 
@@ -94,6 +95,21 @@ def base_row(task: Task, stream: Stream | None = None) -> dict[str, Any]:
         "d": stream.d if stream is not None else None,
         "kbench_version": __version__,
         "config": task.to_dict(),
+    } | _tuning_columns(task)
+
+
+def _tuning_columns(task: Task) -> dict[str, Any]:
+    """A tuned study's columns: the phase of the run, its tuning group and configuration
+    (search order), the tuning spec and the part of the stream it ran on."""
+    options = dict(task.options)
+    if "tune" not in options:
+        return {}
+    return {
+        "phase": options.get("phase", "evaluation"),
+        "tune": options["tune"],
+        "tune_group": options.get("tune_group"),
+        "tune_config": options.get("tune_config"),
+        "window": options.get("window"),
     }
 
 
@@ -108,6 +124,7 @@ def run_task(
 ) -> TaskResult:
     """Run one task on its stream; exceptions become an ``error`` or ``diverged`` result."""
     started = time.time()
+    stream = window_stream(stream, dict(task.options).get("window"))
     try:
         result = _run(task, stream, registry, trace_memory)
     except Diverged as exc:

@@ -29,6 +29,15 @@ from kbench.core.registry import Registry
 from kbench.core.specs import format_spec, parse_spec, suggest
 from kbench.data.streams import StreamSpec, split_stream_options
 from kbench.execution.tasks import Task
+from kbench.execution.tuning import (
+    TuneSpec,
+    check_overlap,
+    configurations,
+    evaluation_tasks,
+    group_id,
+    parse_tune,
+    tuning_tasks,
+)
 
 DEFAULT_STUDY = Path(__file__).parents[1] / "studies" / "default.toml"
 #: Most tasks one study may plan: each writes its own result file and the plan is held in
@@ -61,16 +70,25 @@ class Experiment:
     #: Run binary-only learners on multiclass data through this reduction ("ovr" or
     #: "ovo"); "" skips them, with the reason, as for any unsupported pair.
     multiclass: str = ""
+    #: Tune each algorithm and kernel per data set before evaluating it: a table
+    #: ``{method = "grid"|"random", budget = N, on = "prefix:F"|"seeds:A-B"|"dataset:SPEC"}``
+    #: (see :mod:`kbench.execution.tuning`), or None to run the specs as written.
+    tune: dict[str, Any] | None = None
     name: str = ""
     #: Folder that relative data paths are resolved against (a study file's folder); not
     #: a study-file key.
     folder: Path | None = None
     #: Results folder a study file names with ``out`` (resolved), or None.
     out: Path | None = None
+    #: Which runs a tuned experiment plans: "tuning" (every configuration on the tuning
+    #: streams) or "evaluation" (the selected ones); not a study-file key.
+    phase: str = ""
+    #: Evaluation phase: tuning group id → the selected (algorithm, kernel) specs.
+    selected: dict[str, tuple[str, str | None]] | None = None
 
 
 #: Keys of a study file's tables; ``out`` only in [study].
-_HIDDEN = {"folder", "out"}
+_HIDDEN = {"folder", "out", "phase", "selected"}
 _TABLES = ("study", "experiment")
 
 
@@ -162,6 +180,8 @@ def _check_type(path: Path, index: int, key: str, value: object) -> None:
             raise KbenchError(f"{where} must be an integer, got {value!r}")
     elif key == "name" and not isinstance(value, str):
         raise KbenchError(f"{where} must be a string, got {value!r}")
+    elif key == "tune":
+        parse_tune(value, where)
     elif key == "multiclass" and value not in MULTICLASS_REDUCTIONS:
         raise KbenchError(
             f"{where} must be one of {', '.join(repr(r) for r in MULTICLASS_REDUCTIONS)}, "
@@ -207,9 +227,9 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
         if exp.multiclass not in MULTICLASS_REDUCTIONS:
             raise SpecError(f"multiclass must be ovr or ovo, got {exp.multiclass!r}")
         streams = [_stream_base(spec, registry, exp) for spec in exp.datasets]
-        kernels = [registry.canonical("kernel", k) for k in exp.kernels] or [
-            registry.canonical("kernel", "rbf")
-        ]
+        raw_kernels = {registry.canonical("kernel", k): k for k in exp.kernels or ["rbf"]}
+        kernels = list(raw_kernels)
+        tune, tuning_stream = _tuning_setup(exp, streams, registry)
         losses = [registry.canonical("loss", spec) for spec in exp.losses]
         bound = len(tasks) + len(exp.algorithms) * len(streams) * len(kernels) * max(
             1, len(losses)
@@ -259,13 +279,12 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                             n_classes=n_classes,
                             seed=0,
                         )
-                        for seed in exp.seeds:
-                            stream = StreamSpec(dataset=dataset, seed=seed, **options)
-                            task = Task(
+                        group = [
+                            Task(
                                 algorithm=algorithm,
                                 kernel=kernel,
                                 loss=loss,
-                                stream=stream,
+                                stream=StreamSpec(dataset=dataset, seed=seed, **options),
                                 seed=seed,
                                 epochs=exp.epochs,
                                 checkpoints=exp.checkpoints,
@@ -274,8 +293,68 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                                 if exp.max_queries
                                 else (),
                             )
+                            for seed in exp.seeds
+                        ]
+                        if tune is not None:
+                            fixed = (
+                                set(parse_spec(alg_spec)[1]),
+                                set(parse_spec(raw_kernels[kernel])[1]) if kernel else set(),
+                            )
+                            group, why = _tuned(exp, tune, group, fixed, tuning_stream, registry)
+                            if why:
+                                skipped.append((label, why))
+                        for task in group:
                             tasks.setdefault(task.task_id, task)
     return Plan(tasks=list(tasks.values()), skipped=skipped)
+
+
+def _tuned(
+    exp: Experiment,
+    tune: TuneSpec,
+    group: list[Task],
+    fixed: tuple[set[str], set[str]],
+    tuning_stream: StreamSpec | None,
+    registry: Registry,
+) -> tuple[list[Task], str]:
+    """The tasks of a tuned group in the experiment's phase, and why there are none."""
+    first = group[0]
+    gid = group_id(first, tune, exp.seeds)
+    if exp.phase == "tuning":
+        configs = configurations(first.algorithm, first.kernel, *fixed, tune, registry)
+        return tuning_tasks(group, configs, tune, gid, tuning_stream), ""
+    chosen = (exp.selected or {}).get(gid)
+    if chosen is None:
+        return [], "tuning found no configuration that ran on every tuning stream"
+    return evaluation_tasks(group, chosen, tune, gid), ""
+
+
+def _tuning_setup(
+    exp: Experiment, streams: list[tuple[str, dict[str, Any], str, int]], registry: Registry
+) -> tuple[TuneSpec | None, StreamSpec | None]:
+    """An experiment's tuning spec and tuning data set, checked against its evaluation
+    streams (overlap is refused); (None, None) for an untuned experiment."""
+    if exp.tune is None:
+        return None, None
+    if exp.phase not in ("tuning", "evaluation"):
+        raise SpecError(
+            "a study with tune = {...} runs in two phases: run it with kbench run "
+            "(kbench.execution.tuned_study.run_study)"
+        )
+    tune = parse_tune(exp.tune)
+    tuning_stream = None
+    tuning_dataset = None
+    if tune.on == "dataset":
+        tuning_dataset, t_options, t_kind, _ = _stream_base(tune.dataset, registry, exp)
+        tuning_stream = StreamSpec(dataset=tuning_dataset, seed=0, **t_options)
+    for dataset, options, task_kind, _ in streams:
+        source = getattr(registry.resolve("dataset", dataset)[0], "source", "generator")
+        check_overlap(tune, exp.seeds, dataset, options, source, tuning_dataset)
+        if tuning_stream is not None and t_kind != task_kind:
+            raise SpecError(
+                f"tune on dataset:{tune.dataset} is a {t_kind} task but {dataset} is "
+                f"{task_kind}: a configuration must be tuned on the task it is evaluated on"
+            )
+    return tune, tuning_stream
 
 
 def _reducible(cls: Any, task_kind: str, reduction: str) -> bool:

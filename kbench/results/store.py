@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from kbench.core.errors import ResultsError
 from kbench.core.fileio import atomic_write, remove_stale_temps
 from kbench.execution.prequential import TaskResult
 from kbench.results.degenerate import degenerate_column, degenerate_reason
+from kbench.results.tuning import with_tuning_cost
 
 RUN_KEY = b"kbench.run"
 OUTCOMES_KEY = b"kbench.outcomes"
@@ -165,6 +166,10 @@ class Results:
     runs: pd.DataFrame
     traces: pd.DataFrame
     outcomes: pd.DataFrame
+    #: The tuning runs of tuned studies (``phase = "tuning"``), kept apart so that every
+    #: table and test of accuracy reads ``runs`` alone; the evaluation runs in ``runs``
+    #: carry their tuning cost (:mod:`kbench.results.tuning`).
+    tuning: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def outcomes_long(self) -> pd.DataFrame:
         """Outcomes as one row per (task, example)."""
@@ -200,6 +205,10 @@ class Results:
             "traces.parquet": self.traces,
             "outcomes.parquet": self.outcomes_long(),
         }
+        if len(self.tuning):  # a tuned study's tuning runs, for inspection
+            tables["tuning.parquet"] = self.tuning.drop(
+                columns=["config", "machine"], errors="ignore"
+            )
         for name, frame in tables.items():
             try:
                 atomic_write(folder / name, lambda fh, f=frame: f.to_parquet(fh, index=False))
@@ -253,4 +262,25 @@ def load_results(folder: str | Path) -> Results:
     if len(runs_df):  # results written before kbench stored the verdict get it computed here
         runs_df["degenerate"] = degenerate_column(runs_df, traces_df)
     out_df = pd.DataFrame(outcomes, columns=["task_id", "stream_id", "outcome"])
-    return Results(runs=runs_df, traces=traces_df, outcomes=out_df)
+    return split_tuning(Results(runs=runs_df, traces=traces_df, outcomes=out_df))
+
+
+def split_tuning(results: Results) -> Results:
+    """Move the tuning runs (and their traces and outcomes) to ``results.tuning`` and
+    charge the evaluation runs their tuning cost; unchanged without tuning runs."""
+    runs = results.runs
+    if not len(runs) or "phase" not in runs:
+        return results
+    runs = with_tuning_cost(runs)
+    is_tuning = runs["phase"] == "tuning"
+    ids = set(runs.loc[is_tuning, "task_id"])
+    traces = results.traces
+    if len(traces) and "task_id" in traces.columns:
+        traces = traces[~traces["task_id"].isin(ids)].reset_index(drop=True)
+    outcomes = results.outcomes[~results.outcomes["task_id"].isin(ids)].reset_index(drop=True)
+    return Results(
+        runs=runs[~is_tuning].reset_index(drop=True),
+        traces=traces,
+        outcomes=outcomes,
+        tuning=runs[is_tuning].reset_index(drop=True),
+    )

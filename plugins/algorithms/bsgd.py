@@ -9,6 +9,7 @@ from kbench.plugins.algorithms._budget import PegasosFamily
 from kbench import hookimpl
 from kbench.core.components import check_range
 from kbench.core.kernel_rows import KIND_RBF
+from kbench.core.search_space import LogUniform
 
 MAINTENANCE = {"removal": 1, "projection": 2, "merge": 3}
 
@@ -56,6 +57,8 @@ class BSGD(PegasosFamily):
     name = "bsgd"
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12, "lam": 0.01}
+    #: Tuned: the regulariser (the budget is a memory choice, the maintenance a method).
+    search_space = {"lam": LogUniform(1e-7, 1e-1)}
 
     def __init__(
         self,

@@ -23,6 +23,7 @@ from kbench.plugins.algorithms._online_kernel import (
 
 from kbench import hookimpl
 from kbench.core.components import check_range
+from kbench.core.search_space import LogUniform
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
 NU_RULES = ("log", "additive")
@@ -78,6 +79,8 @@ class NORMA(OnlineKernelLearner):
 
     name = "norma"
     test_params = {"budget": 16}
+    #: Tuned: the learning rate and the regulariser (the budget is a memory choice).
+    search_space = {"eta": LogUniform(1e-3, 10.0), "c": LogUniform(1e-6, 1.0)}
 
     def __init__(
         self,

@@ -58,6 +58,8 @@ class PiSTOL(AveragedExpansion):
     """
 
     name = "pistol"
+    #: Parameter-free: a and b follow from the loss (Orabona, 2014); nothing to tune.
+    search_space: dict = {}
 
     def __init__(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kbench import hookimpl
 from kbench.core.components import check_range
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF, CompiledKernel
+from kbench.core.search_space import LogUniform
 
 
 class RBF(CompiledKernel):
@@ -27,6 +28,8 @@ class RBF(CompiledKernel):
     name = "rbf"
     constant_diagonal = True
     test_params = {"gamma": 0.5}
+    #: Tuned: the width, as gamma (a spec that sets sigma fixes the kernel).
+    search_space = {"gamma": LogUniform(1e-3, 10.0)}
 
     def __init__(self, *, gamma: float | None = None, sigma: float | None = None) -> None:
         if gamma is not None and sigma is not None:
