@@ -1,5 +1,17 @@
 """kbench: a benchmarking framework for online kernel learning.
 
+A study runs from Python with three calls, no terminal needed::
+
+    import kbench
+
+    results = kbench.run(kbench.Experiment(algorithms=["perceptron", "pa"], datasets=["a9a"]))
+    comparison = kbench.compare(results)
+    comparison.leaderboard()
+
+:func:`run` plans the study, runs every task (resuming what a results folder already
+holds) and returns its :class:`~kbench.results.store.Results`; :func:`load` reads a
+results folder; :func:`compare` pairs every configuration on identical streams.
+
 Plugins implement the hooks in :mod:`kbench.core.hookspecs` and mark them with
 :data:`hookimpl`::
 
@@ -34,9 +46,141 @@ hookimpl = pluggy.HookimplMarker("kbench")
 """Marker for the functions of a kbench plugin that implement a hook."""
 
 if TYPE_CHECKING:
-    from kbench.core.components import Algorithm, Dataset, Kernel, Loss
+    from pathlib import Path
 
-__all__ = ["Algorithm", "Dataset", "Kernel", "Loss", "__version__", "hookimpl"]
+    from kbench.analysis.comparison import Comparison
+    from kbench.core.components import Algorithm, Dataset, Kernel, Loss
+    from kbench.execution.driver import Progress
+    from kbench.execution.study import Experiment
+    from kbench.results.store import Results
+
+__all__ = [
+    "Algorithm",
+    "Dataset",
+    "Experiment",
+    "Kernel",
+    "Loss",
+    "__version__",
+    "compare",
+    "hookimpl",
+    "load",
+    "run",
+]
+
+#: Where :func:`run` writes when neither it nor the study names a folder (as ``kbench run``).
+DEFAULT_OUT = "kbench-results"
+
+
+def run(
+    study: str | Path | Experiment | list[Experiment],
+    *,
+    out: str | Path | None = None,
+    workers: int | None = 1,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    force: bool = False,
+) -> Results:
+    """Run a study and return its results.
+
+    Every (algorithm, data set, seed) task runs on the same stream as every other
+    algorithm; tasks whose results are already in ``out`` are not run again, so calling
+    ``run`` again after an interruption resumes.
+
+    Parameters
+    ----------
+    study : path, Experiment or list of Experiment
+        A TOML study file (as for ``kbench run STUDY``) or experiments built in Python.
+    out : path, optional
+        Results folder. Default: the study file's ``out``, else ``kbench-results``.
+    workers : int or None, default 1
+        Tasks run at once, each in its own process; 0 runs them in this process; None uses
+        every core.
+    executor : {"local", "dask"}, optional
+        Where tasks run (default local processes).
+    scheduler : str, optional
+        A Dask scheduler's address (with ``executor="dask"``); none starts a local cluster.
+    progress : kbench.execution.driver.Progress, optional
+        Told of every task and message; default silent (messages are in the return value's
+        runs table: ``status`` and ``reason``).
+    force : bool, default False
+        Rerun tasks that already have results.
+
+    Returns
+    -------
+    kbench.results.store.Results
+        The runs, traces and outcomes of this study's tasks.
+
+    Raises
+    ------
+    kbench.core.errors.KbenchError
+        A study that cannot be planned or run, with a one-line message.
+    """
+    from pathlib import Path
+
+    from kbench.core.registry import get_registry
+    from kbench.execution.driver import run_experiments
+    from kbench.execution.study import Experiment, load_study
+    from kbench.results.store import ResultsStore
+
+    if isinstance(study, Experiment):
+        experiments = [study]
+    elif isinstance(study, (str, Path)):
+        experiments = load_study(study)
+        if out is None:
+            out = experiments[0].out
+    else:
+        experiments = list(study)
+    store = ResultsStore(Path(out if out is not None else DEFAULT_OUT))
+    outcome = run_experiments(
+        experiments,
+        get_registry(),
+        store,
+        progress=progress,
+        workers=workers,
+        executor=executor or "local",
+        scheduler=scheduler,
+        force=force,
+    )
+    return store.collect().subset(outcome.task_ids)
+
+
+def load(path: str | Path) -> Results:
+    """Read a results folder written by :func:`run` or ``kbench run``.
+
+    Raises
+    ------
+    kbench.core.errors.ResultsError
+        Not a results folder, or an unreadable file in it (named).
+    """
+    from kbench.results.store import load_results
+
+    return load_results(path)
+
+
+def compare(
+    results: Results | str | Path,
+    *,
+    metric: str = "online_error",
+    alpha: float = 0.05,
+    rope: float | None = None,
+) -> Comparison:
+    """Compare every pair of configurations in results (or a results folder).
+
+    Returns a :class:`~kbench.analysis.comparison.Comparison`: ``leaderboard()``, the pairs
+    and their verdicts across seeds, rankings across data sets, and ``to_latex()``-style
+    exports, all as pandas objects or strings. Parameters are those of ``kbench compare``.
+    """
+    from pathlib import Path
+
+    from kbench.analysis.comparison import compare as compare_results
+    from kbench.core.registry import get_registry
+
+    if isinstance(results, (str, Path)):
+        results = load(results)
+    return compare_results(
+        results, metric=metric, alpha=alpha, short=get_registry().short, rope=rope
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -45,4 +189,8 @@ def __getattr__(name: str) -> Any:
         from kbench.core import components
 
         return getattr(components, name)
+    if name == "Experiment":
+        from kbench.execution.study import Experiment
+
+        return Experiment
     raise AttributeError(f"module 'kbench' has no attribute {name!r}")

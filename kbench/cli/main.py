@@ -285,8 +285,10 @@ def run(
     the same command again resumes: tasks with results are skipped.
     """
     from kbench.analysis.leaderboard import print_leaderboard
-    from kbench.execution.driver import run_experiments
+    from kbench.cli.progress import RichProgress
     from kbench.execution.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
+    from kbench.execution.tuned_study import run_study
+    from kbench.results.store import ResultsStore
 
     registry = _registry()
     check_number("--workers", workers, low=0, high=MAX_WORKERS, why_high="each is a process")
@@ -337,11 +339,12 @@ def run(
         if study is not None and (kernels or losses):
             exp.kernels = list(kernels) or exp.kernels
             exp.losses = list(losses) or exp.losses
-    outcome = run_experiments(
+    store = ResultsStore(out)
+    outcome = run_study(
         experiments,
         registry,
-        out,
-        console=err,
+        store,
+        progress=RichProgress(err),
         workers=workers,
         timeout=timeout,
         memory_limit=memory_limit,
@@ -351,7 +354,7 @@ def run(
         retry_failed=retry_failed,
         trace_memory=not no_memory,
     )
-    runs = outcome.runs()
+    runs = store.collect().subset(outcome.task_ids).runs
     print_leaderboard(runs, registry)
     if with_report and "status" in runs and (runs["status"] == "ok").any():
         from kbench.cli.compare import _load

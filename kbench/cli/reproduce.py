@@ -55,6 +55,8 @@ def reproduce(
 ) -> None:
     """Run PAPER's experiments (svmd, ramp, pistol, huller, polk or all) and check its claims.
 
+    PAPER:CLAIM (e.g. polk:C10) runs the paper's study and checks that claim only.
+
     Prints one row per claim: the paper's value, kbench's value with its spread over seeds,
     the data set used and a verdict with its reason. Running the same command again resumes.
     """
@@ -71,13 +73,14 @@ def reproduce(
         evaluate,
         missing_algorithms,
         not_run,
-        resolve,
-        subset,
         write_tables,
     )
+    from kbench.reproduce.folders import check_out, resolve_claims
+    from kbench.results.store import ResultsStore
 
     err = Console(stderr=True)
-    papers = resolve(paper)
+    papers = resolve_claims(paper)
+    check_out(out, papers)
     if workers is not None and workers < 0:
         raise KbenchError(f"--workers must be 0 or more, got {workers}")
     if markdown is not None:
@@ -104,15 +107,16 @@ def reproduce(
             highlight=False,
         )
         folder = out / p.key
+        store = ResultsStore(folder)
         outcome = run_experiments(
             load_study(p.study(quick)),
             registry,
-            folder,
+            store,
             progress=RichProgress(err),
             workers=workers,
             force=force,
         )
-        tables = subset(outcome.results, outcome.task_ids)
+        tables = store.collect().subset(outcome.task_ids)
         rows += evaluate(p, tables, quick=quick)
         degenerate[p.key] = degenerate_summary(tables.runs)
         if not no_report and (tables.runs["status"] == "ok").any():

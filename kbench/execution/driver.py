@@ -1,8 +1,10 @@
-"""Running a planned study: the machinery behind ``kbench run``, reusable by other commands.
+"""Running a planned study: plan, skip what is done, build streams, execute, write, load.
 
-``kbench run`` and ``kbench reproduce`` both plan experiments, skip tasks that already have
-results, build every stream once, hand the rest to an executor with a progress bar and write
-each result atomically. This module holds that sequence so both commands behave identically.
+``kbench.run`` (the library), ``kbench run`` and ``kbench reproduce`` all go through
+:func:`run_experiments`, so they behave identically. It prints nothing itself: what a
+study has to say (skipped grid points, unbuildable streams, failed tasks, the summary)
+goes to a :class:`Progress` handler. The CLI passes one that draws a progress bar; the
+library's default, :class:`SilentProgress`, keeps quiet.
 """
 
 from __future__ import annotations
@@ -11,21 +13,75 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import click
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from typing import Any, Protocol
 
 from kbench.core.errors import KbenchError
+
+
+class Progress(Protocol):
+    """What a study reports while it runs (every method is called from the driver's thread)."""
+
+    def message(self, text: str, *, level: str = "info") -> None:
+        """A line about the study: ``level`` is ``"info"``, ``"warning"`` or ``"error"``."""
+
+    def start(self, total: int) -> None:
+        """``total`` tasks are about to run."""
+
+    def task_started(self, task: Any) -> None:
+        """A task was handed to a worker."""
+
+    def task_done(self, result: Any) -> None:
+        """A task's result was written."""
+
+    def tick(self) -> None:
+        """Called while the driver waits for tasks (a chance to redraw)."""
+
+    def stop(self) -> None:
+        """The tasks are over (finished or interrupted)."""
+
+
+class SilentProgress:
+    """A :class:`Progress` that says nothing: the library's default."""
+
+    def message(self, text: str, *, level: str = "info") -> None:
+        pass
+
+    def start(self, total: int) -> None:
+        pass
+
+    def task_started(self, task: Any) -> None:
+        pass
+
+    def task_done(self, result: Any) -> None:
+        pass
+
+    def tick(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class ResultSink(Protocol):
+    """Where finished tasks go: :class:`kbench.results.store.ResultsStore` is one.
+
+    The driver knows nothing of the results folder's format: it asks the sink which
+    tasks are finished and hands it each new result.
+    """
+
+    folder: Path
+
+    def prepare(self) -> None:
+        """Make ready to write (and raise a KbenchError if that is impossible)."""
+
+    def finished(self) -> dict[str, str]:
+        """Task id -> recorded status of the tasks that already have a result."""
+
+    def corrupt_files(self) -> list[Path]:
+        """Unreadable result files set aside (their tasks run again)."""
+
+    def write(self, result: Any) -> Any:
+        """Keep one task's result (atomically)."""
 
 
 class StudyInterrupted(KeyboardInterrupt):
@@ -38,8 +94,6 @@ class RunOutcome:
 
     Attributes
     ----------
-    results : kbench.results.store.Results
-        Every result in the folder (this study's and any earlier ones).
     task_ids : set of str
         The task ids of this study's plan.
     counts : dict
@@ -50,26 +104,18 @@ class RunOutcome:
         (label, reason) of the grid points the planner skipped.
     """
 
-    results: Any
     task_ids: set[str]
     counts: dict[str, int] = field(default_factory=dict)
     bad_streams: dict[Any, str] = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
-    def runs(self) -> Any:
-        """The runs table restricted to this study's tasks."""
-        runs = self.results.runs
-        if not len(runs):
-            return runs
-        return runs[runs["task_id"].isin(self.task_ids)]
-
 
 def run_experiments(
     experiments: list[Any],
     registry: Any,
-    out: Path,
+    store: ResultSink,
     *,
-    console: Console,
+    progress: Progress | None = None,
     workers: int | None = None,
     timeout: float | None = None,
     memory_limit: int | None = None,
@@ -79,7 +125,7 @@ def run_experiments(
     retry_failed: bool = False,
     trace_memory: bool = True,
 ) -> RunOutcome:
-    """Plan experiments, run the tasks without results into ``out`` and load the folder.
+    """Plan experiments and run the tasks that have no result in ``store`` into it.
 
     Parameters
     ----------
@@ -87,10 +133,11 @@ def run_experiments(
         The study.
     registry : kbench.core.registry.Registry
         Components by name.
-    out : Path
-        Results folder; tasks whose results are already there are skipped (resume).
-    console : rich.console.Console
-        Where progress and per-task problems are printed.
+    store : ResultSink
+        Where results go (a :class:`kbench.results.store.ResultsStore`); tasks whose results
+        are already there are skipped (resume).
+    progress : Progress, optional
+        Where progress and per-task problems are reported (default: nowhere).
     workers, timeout, memory_limit, executor, scheduler
         Executor settings, as for ``kbench run``.
     force : bool
@@ -103,7 +150,7 @@ def run_experiments(
     Returns
     -------
     RunOutcome
-        The loaded results and what happened.
+        What happened (the results themselves are in ``store``).
 
     Raises
     ------
@@ -114,9 +161,8 @@ def run_experiments(
     from kbench.data.streams import get_stream
     from kbench.execution.executors import DaskExecutor, LocalExecutor
     from kbench.execution.study import plan
-    from kbench.results.store import ResultsStore
 
-    err = console
+    progress = progress or SilentProgress()
     if not sys.platform.startswith("linux"):
         raise KbenchError(
             "running tasks needs Linux (kbench forks a process per task and uses Linux's "
@@ -124,18 +170,17 @@ def run_experiments(
         )
     the_plan = plan(experiments, registry)
     for label, reason in the_plan.skipped:
-        # markup=False: specs hold brackets, which rich would take for markup tags
-        err.print(f"kbench: skipped {label}: {reason}", highlight=False, markup=False)
+        progress.message(f"kbench: skipped {label}: {reason}")
     if not the_plan.tasks:
         raise KbenchError("the study has no runnable task")
 
-    store = ResultsStore(out)
+    out = store.folder
     store.prepare()
     finished = {} if force else store.finished()
     for path in store.corrupt_files():
-        err.print(
-            f"[yellow]kbench: warning: unreadable result file set aside as {path}; its task is rerun[/yellow]",
-            highlight=False,
+        progress.message(
+            f"kbench: warning: unreadable result file set aside as {path}; its task is rerun",
+            level="warning",
         )
     todo = [
         t
@@ -144,9 +189,8 @@ def run_experiments(
     ]
     skipped_done = len(the_plan.tasks) - len(todo)
     if skipped_done:
-        err.print(
-            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)",
-            markup=False,
+        progress.message(
+            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)"
         )
 
     # Build every stream once, here, so that workers only load it from the cache.
@@ -158,11 +202,9 @@ def run_experiments(
             bad_streams[spec] = (
                 str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
             )
-            err.print(
+            progress.message(
                 f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,  # one line, however long the data set's spec
+                level="error",
             )
     todo = [t for t in todo if t.stream not in bad_streams]
 
@@ -183,62 +225,43 @@ def run_experiments(
         runner = LocalExecutor(
             workers, timeout=timeout, max_memory=memory_limit, trace_memory=trace_memory
         )
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=err,
-        auto_refresh=False,
-        transient=False,
-    )
-    started = time.time()
-    with progress:
-        bar = progress.add_task("starting", total=len(todo))
 
-        def on_start(task: Any) -> None:
-            progress.update(bar, description=escape(task.label[:60]))
-            progress.refresh()
-
-        def on_done(result: Any) -> None:
-            try:
-                store.write(result)
-            except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
-                kept = sum(counts.values())
-                raise ResultsError(
-                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
-                    "finished before are kept; fix that and run the same command to resume"
-                ) from None
-            counts[result.status] = counts.get(result.status, 0) + 1
-            if result.status != "ok":
-                progress.console.print(
-                    f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
-                    f"(seed {result.run['seed']}): {result.run['reason']}",
-                    highlight=False,
-                )
-            progress.advance(bar)
-            progress.refresh()
-
+    def on_done(result: Any) -> None:
         try:
-            runner.run(todo, on_done, on_start, tick=progress.refresh)
-        except KeyboardInterrupt:
-            progress.stop()
-            done = sum(counts.values())
-            click.echo(
-                f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
-                err=True,
+            store.write(result)
+        except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
+            kept = sum(counts.values())
+            raise ResultsError(
+                f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
+                "finished before are kept; fix that and run the same command to resume"
+            ) from None
+        counts[result.status] = counts.get(result.status, 0) + 1
+        if result.status != "ok":
+            progress.message(
+                f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
+                f"(seed {result.run['seed']}): {result.run['reason']}",
+                level="warning",
             )
-            raise StudyInterrupted from None
+        progress.task_done(result)
+
+    started = time.time()
+    progress.start(len(todo))
+    try:
+        runner.run(todo, on_done, progress.task_started, tick=progress.tick)
+    except KeyboardInterrupt:
+        progress.stop()
+        done = sum(counts.values())
+        progress.message(
+            f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
+            level="error",
+        )
+        raise StudyInterrupted from None
+    progress.stop()
     elapsed = time.time() - started
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
-    err.print(f"kbench: {summary} in {elapsed:.1f} s; results in {out}")
+    progress.message(f"kbench: {summary} in {elapsed:.1f} s; results in {out}")
 
-    results = store.load()
-    results.save(out)
     return RunOutcome(
-        results=results,
         task_ids={t.task_id for t in the_plan.tasks},
         counts=counts,
         bad_streams=bad_streams,

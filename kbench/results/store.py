@@ -133,6 +133,12 @@ class ResultsStore:
         """Result files set aside as unreadable."""
         return sorted(self.tasks_dir.glob("*.corrupt"))
 
+    def collect(self) -> Results:
+        """Load every task file and write the folder's three tables (after a study ran)."""
+        results = self.load()
+        results.save(self.folder)
+        return results
+
     def load(self) -> Results:
         """Read every task file into the three tables."""
         return load_results(self.folder)
@@ -189,6 +195,16 @@ class Results:
             if parts
             else pd.DataFrame(columns=["task_id", "stream_id", "example", "outcome"])
         )
+
+    def subset(self, task_ids: set[str] | list[str]) -> Results:
+        """The tables restricted to some tasks (a folder can hold earlier studies too)."""
+        ids = set(task_ids)
+        runs = self.runs[self.runs["task_id"].isin(ids)] if len(self.runs) else self.runs
+        traces = self.traces
+        if len(traces) and "task_id" in traces.columns:
+            traces = traces[traces["task_id"].isin(ids)]
+        outcomes = self.outcomes[self.outcomes["task_id"].isin(ids)]
+        return Results(runs=runs, traces=traces, outcomes=outcomes)
 
     def save(self, folder: str | Path) -> None:
         """Write the three tables as Parquet files beside the task files, each atomically.

@@ -1,0 +1,142 @@
+"""The layers of kbench's package: each imports only from the layers before it.
+
+Data flows core → data → execution → results → analysis → report → reproduce, the
+public API at the top of the package (``kbench.run``, ``kbench.api``, ``kbench.testing``,
+the scikit-learn and river adapters) is built on them, and the ``kbench`` command (``cli``)
+is a shell over all of it. A module may import its own layer and the layers before it,
+never a later one; the package root only for ``hookimpl`` and ``__version__``. Built-in
+plugins are written as third-party plugins are: against the core, the data readers, the
+compiled core and the plugin API. Every import counts, including the ones inside functions
+(they are dependencies too, only deferred).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+#: Layers in the order data flows through them; "api" is the package's top-level modules.
+LAYERS = ("core", "data", "execution", "results", "analysis", "report", "reproduce", "api", "cli")
+#: What plugins (kbench.plugins) may import from kbench besides other plugins.
+PLUGIN_ALLOWED = ("core", "data", "api")
+#: Names every layer may take from the package root.
+ROOT_NAMES = {"hookimpl", "__version__"}
+
+
+def _layer_of(module: str) -> str | None:
+    """The layer of a ``kbench.…`` module name, or None for the compiled core and plugins."""
+    parts = module.split(".")
+    if parts[0] != "kbench":
+        raise ValueError(module)
+    if len(parts) == 1:
+        return "root"
+    if parts[1] in ("cython_core", "plugins"):
+        return parts[1]
+    if parts[1] in LAYERS:
+        return parts[1]
+    return "api"  # kbench.api, kbench.testing, kbench.sklearn, kbench.river
+
+
+def _imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every kbench import in a file, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, []) for a in node.names if a.name.startswith("kbench")]
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and (node.module == "kbench" or node.module.startswith("kbench."))
+        ):
+            found.append((node.lineno, node.module, [a.name for a in node.names]))
+    return found
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(REPO)
+    if rel.parts[0] == "plugins":
+        return ".".join(("kbench", *rel.with_suffix("").parts))
+    return ".".join(rel.with_suffix("").parts)
+
+
+def _violations(path: Path) -> list[str]:
+    here = _module_name(path)
+    mine = _layer_of(here.removesuffix(".__init__"))
+    bad = []
+    for line, module, names in _imports(path):
+        target = _layer_of(module)
+        where = f"{path.relative_to(REPO)}:{line}: {here} imports {module}"
+        if target == "root":
+            extra = set(names) - ROOT_NAMES
+            # The root's lazy names (Algorithm…) are the core's: allowed where the core is.
+            if extra and mine not in ("api", "cli", "root"):
+                extra -= {"Algorithm", "Dataset", "Kernel", "Loss"}
+            if extra and mine not in ("api", "cli", "root"):
+                bad.append(f"{where} ({', '.join(sorted(extra))} from the package root)")
+            continue
+        if target == "cython_core" or mine == "root":
+            continue
+        if mine == "plugins":
+            if target not in (*PLUGIN_ALLOWED, "plugins"):
+                bad.append(f"{where} (plugins build on {', '.join(PLUGIN_ALLOWED)})")
+            continue
+        if target == "plugins":
+            bad.append(f"{where} (the core finds plugins through the registry)")
+        elif LAYERS.index(target) > LAYERS.index(mine):
+            bad.append(f"{where} (layer {mine} comes before {target})")
+    return bad
+
+
+def _files() -> list[Path]:
+    return sorted([*(REPO / "kbench").rglob("*.py"), *(REPO / "plugins").rglob("*.py")])
+
+
+def test_every_module_imports_only_earlier_layers() -> None:
+    bad = [v for path in _files() for v in _violations(path)]
+    assert not bad, "imports against the layers:\n" + "\n".join(bad)
+
+
+def test_every_kbench_module_is_in_a_layer() -> None:
+    """A new module goes into a layer folder (or is public API at the top, named here)."""
+    top = sorted(p.name for p in (REPO / "kbench").glob("*.py"))
+    assert top == ["__init__.py", "api.py", "river.py", "sklearn.py", "testing.py"]
+    folders = sorted(p.name for p in (REPO / "kbench").iterdir() if (p / "__init__.py").exists())
+    assert folders == sorted((*LAYERS[:-2], "cli"))
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from kbench.report.html import write_report\n", "layer analysis comes before report"),
+        ("from kbench.cli.main import program\n", "layer analysis comes before cli"),
+        ("import kbench.reproduce.claims\n", "layer analysis comes before reproduce"),
+        ("from kbench import run\n", "from the package root"),
+        ("def f():\n    from kbench.plugins.algorithms import norma\n", "through the registry"),
+    ],
+)
+def test_the_check_catches_a_later_layer(tmp_path: Path, source: str, expected: str) -> None:
+    """The walk sees an import against the layers, also inside a function."""
+    fake = REPO / "kbench" / "analysis" / "_layer_probe.py"
+    try:
+        fake.write_text(source)
+        bad = _violations(fake)
+    finally:
+        fake.unlink()
+    assert len(bad) == 1 and expected in bad[0], bad
+
+
+def test_the_check_allows_earlier_layers() -> None:
+    fake = REPO / "kbench" / "report" / "_layer_probe.py"
+    try:
+        fake.write_text(
+            "from kbench import __version__\nfrom kbench.analysis import compare\n"
+            "from kbench.core.errors import KbenchError\nimport kbench.cython_core._kernels\n"
+        )
+        bad = _violations(fake)
+    finally:
+        fake.unlink()
+    assert bad == []
