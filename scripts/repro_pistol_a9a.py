@@ -265,6 +265,20 @@ def full(reg, args) -> None:
                 f"| {spec} / {loss} / γ={g} | {s} | {cells} | {time.perf_counter() - t0:.0f} |",
                 flush=True,
             )
+    for C in args.svm:  # the batch reference on the whole training set
+        from sklearn.svm import SVC
+
+        g = float(args.configs[0].split(";")[1])
+        for s in range(args.seeds):
+            stream = build_stream(StreamSpec(dataset="a9a", seed=s, n=max(cps)), reg)
+            t0 = time.perf_counter()
+            m = SVC(kernel="rbf", gamma=g, C=C).fit(stream.X, stream.y)
+            e = float(np.mean(m.predict(stream.X_test[: args.test]) != stream.y_test[: args.test]))
+            cells = " | ".join(["–"] * (len(cps) - 1) + [f"{e:.3f}"])
+            print(
+                f"| LIBSVM C={C:g} / γ={g} | {s} | {cells} | {time.perf_counter() - t0:.0f} |",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -282,6 +296,13 @@ def main() -> None:
         nargs="+",
         default=["logistic;0.05;pistol[a=2.25,b=1.0]"],
         help="loss;gamma;spec for the full passes",
+    )
+    ap.add_argument(
+        "--svm",
+        type=float,
+        nargs="*",
+        default=[],
+        help="full: also LIBSVM with these C (γ of the first config)",
     )
     args = ap.parse_args()
     if args.quick:

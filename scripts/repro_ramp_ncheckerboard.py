@@ -73,7 +73,11 @@ def main() -> None:
         for s in range(args.seeds):
             stream = build_stream(StreamSpec(dataset=ds, seed=s, scale="standard"), reg)
             for spec, g in arms:
-                rows.setdefault((spec, g), []).append(run(reg, spec, g, stream))
+                r = run(reg, spec, g, stream)
+                rows.setdefault((spec, g), []).append(r)
+                print(
+                    f"  seed {s} {spec} γ={g}: {r[0]:.1f} %, {r[1]} SVs, {r[2]:.0f} s", flush=True
+                )
             print(f"seed {s} done ({time.perf_counter() - t_all:.0f} s)", flush=True)
     sv = {k: np.array([r[1] for r in v], float) for k, v in rows.items()}
     lib, cap = sv[refs[0]], sv[refs[1]]

@@ -28,7 +28,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kbench.analysis.compare import holm, paired_final_test
+from kbench.analysis.statistics import holm, paired_final_test
 from kbench.api import get_registry
 from kbench.data.streams import counting_sequence
 
