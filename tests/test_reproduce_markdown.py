@@ -96,3 +96,41 @@ def test_cli_markdown_checks_the_page_before_running(tmp_path):
     assert "has no line" in res.stderr and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_paper_colon_claim_selects_one_claim_and_refuses_an_unknown_one():
+    from kbench.reproduce.folders import resolve_claims
+
+    (p,) = resolve_claims("polk:c10")
+    assert [c.id for c in p.claims] == ["C10"]
+    with pytest.raises(KbenchError, match=r"unknown claim 'C99' of polk: expected one of C6, C10"):
+        resolve_claims("polk:C99")
+    with pytest.raises(KbenchError, match="unknown paper"):
+        resolve_claims("nope:C1")
+    with pytest.raises(KbenchError, match="a claim needs a paper"):
+        resolve_claims("all:C1")
+
+
+def test_out_folder_of_another_study_is_refused(tmp_path):
+    """A folder whose polk/ holds svmd's results, or --out given a results folder itself."""
+    import pandas as pd
+
+    from kbench.core.errors import KbenchError as Err
+    from kbench.execution.prequential import TaskResult
+    from kbench.reproduce.claims import PAPERS
+    from kbench.reproduce.folders import check_out
+    from kbench.results.store import ResultsStore
+
+    store = ResultsStore(tmp_path / "polk")
+    store.prepare()
+    store.write(
+        TaskResult(
+            run={"task_id": "t1", "algorithm": "svmd", "status": "ok"},
+            traces=pd.DataFrame({"task_id": pd.Series([], dtype=str)}),
+        )
+    )
+    with pytest.raises(Err, match=r"holds results of another study \(algorithm svmd"):
+        check_out(tmp_path, [PAPERS["polk"]])
+    check_out(tmp_path, [PAPERS["svmd"]])  # svmd's own folder: fine (resume)
+    with pytest.raises(Err, match="is a results folder"):
+        check_out(tmp_path / "polk", [PAPERS["polk"]])
