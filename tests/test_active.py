@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import binary_stream, checkerboard, run_stream
 
 from kbench.core.errors import SpecError
 from kbench.core.registry import get_registry
-from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
-from kbench.execution.prequential import run_task
-from kbench.execution.tasks import Task
+from kbench.data.streams import Stream
 
 KERNEL = "rbf[gamma=2.0]"
-
-
-def checkerboard(n: int, seed: int = 0, noise: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, 2)) * 4
-    y = np.where((np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 0, 1.0, -1.0)
-    y[rng.random(n) < noise] *= -1
-    return X, y
 
 
 def make(spec: str):
@@ -30,26 +21,12 @@ def make(spec: str):
 def stream(n: int = 400, seed: int = 0) -> Stream:
     X, y = checkerboard(n, seed)
     Xt, yt = checkerboard(300, seed + 100, noise=0.0)
-    spec = StreamSpec(dataset="checker", seed=seed)
-    arrays = [_readonly(np.ascontiguousarray(a)) for a in (X, y, Xt, yt)]
-    return Stream(
-        spec=spec,
-        X=arrays[0],
-        y=arrays[1],
-        X_test=arrays[2],
-        y_test=arrays[3],
-        task="binary",
-        n_classes=2,
-        stream_id=_stream_id(spec, *arrays),
-    )
+    return binary_stream(X, y, Xt, yt, dataset="checker", seed=seed)
 
 
 def run(spec: str, s: Stream, max_queries: int = 0):
     options = (("max_queries", max_queries),) if max_queries else ()
-    task = Task(algorithm=spec, kernel=KERNEL, loss=None, stream=s.spec, seed=0, options=options)
-    res = run_task(task, s, get_registry(), trace_memory=False)
-    assert res.status == "ok", res.run["reason"]
-    return res
+    return run_stream(s, spec, kernel=KERNEL, seed=0, options=options)
 
 
 def test_margin_band_around_online_svm_r_is_online_asvm_r() -> None:

@@ -9,21 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, rbf, readonly
 from kbench.plugins.algorithms.averaged_perceptron import AveragedPerceptron
 
-from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
-
-
-def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
-    A, B = np.atleast_2d(A), np.atleast_2d(B)
-    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-
-
-def readonly(a) -> np.ndarray:
-    a = np.array(a, dtype=np.float64, order="C", copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def make(
@@ -115,26 +104,12 @@ def test_learns_like_the_plain_kernel_perceptron() -> None:
 
 
 def test_python_path_matches_compiled_path() -> None:
-    class NumpyRBF(Kernel):
-        """RBF in NumPy (no compiled form)."""
-
-        name = "numpy_rbf"
-
-        def row(self, S, x, *, out=None, sq=None, xsq=None):
-            return rbf(S, x, 0.5)[:, 0]
-
-        def matrix(self, A, B):
-            return rbf(A, B, 0.5)
-
-        def diag(self, A):
-            return np.ones(len(A))
-
     for task, (X, y), C in (
         ("binary", binary_data(150, 4), 2),
         ("multiclass", multiclass_data(150, 4), 4),
     ):
         fast = make(task=task, n_classes=C)
-        slow = AveragedPerceptron(kernel=NumpyRBF(), task=task, n_classes=C)
+        slow = AveragedPerceptron(kernel=NumpyRBF(gamma=0.5), task=task, n_classes=C)
         for _ in range(2):
             assert np.array_equal(fast.learn_predict_many(X, y), slow.learn_predict_many(X, y))
         Xt = X[:40] + 0.1

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF
 from kbench.cython_core import _bsgd, _budget_perceptrons
 
 from kbench.core.components import Kernel, Loss
@@ -974,24 +975,6 @@ def test_other_bad_parameters_are_rejected() -> None:
             make(spec)
 
 
-class NumpyRBF(Kernel):
-    """A third-party RBF kernel in plain NumPy (no compiled form)."""
-
-    name = "numpy_rbf"
-
-    def __init__(self, *, gamma: float = GAMMA) -> None:
-        self.gamma = gamma
-
-    def row(self, S, x, *, out=None, sq=None, xsq=None):
-        return np.exp(-self.gamma * ((S - x) ** 2).sum(1))
-
-    def matrix(self, A, B):
-        return rbf(A, B, self.gamma)
-
-    def diag(self, A):
-        return np.ones(len(A))
-
-
 class PyHinge(Loss):
     """The hinge loss without a compiled form."""
 
@@ -1027,7 +1010,7 @@ PYTHON_PATH = [
 def test_third_party_kernel_path_equals_compiled_path(spec: str) -> None:
     """A NumPy kernel runs through the per-example path and learns the same model."""
     X, y = binary_stream(200)
-    p = make(spec, kernel=NumpyRBF()).learn_predict_many(X, y)
+    p = make(spec, kernel=NumpyRBF(gamma=GAMMA)).learn_predict_many(X, y)
     q = make(spec).learn_predict_many(X, y)
     assert np.array_equal(p, q)
 

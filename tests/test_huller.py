@@ -11,23 +11,15 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, binary_stream, rbf, readonly, run_stream
 from kbench.cython_core import _huller
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms.huller import Huller
 from sklearn.svm import SVC
 
-from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
-from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
-from kbench.execution.prequential import run_task
-from kbench.execution.tasks import Task
 
 MASK = (1 << 64) - 1
-
-
-def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
-    A, B = np.atleast_2d(A), np.atleast_2d(B)
-    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
 
 
 def u01(seed: int, t: int) -> float:
@@ -37,12 +29,6 @@ def u01(seed: int, t: int) -> float:
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
     z ^= z >> 31
     return (z >> 11) * 2.0**-53
-
-
-def readonly(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, dtype=np.float64, order="C", copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def make(kernel: str = "rbf[gamma=1.0]", **params) -> Huller:
@@ -312,23 +298,9 @@ def test_matches_numpy_reference_over_two_passes(params: dict) -> None:
 def test_python_path_matches_compiled_path() -> None:
     """A kernel without a compiled form runs the same core with rows from kernel.row."""
 
-    class NumpyRBF(Kernel):
-        """RBF in NumPy (no compiled form)."""
-
-        name = "numpy_rbf"
-
-        def row(self, S, x, *, out=None, sq=None, xsq=None):
-            return rbf(S, x, 1.5)[:, 0]
-
-        def matrix(self, A, B):
-            return rbf(A, B, 1.5)
-
-        def diag(self, A):
-            return np.ones(len(A))
-
     X, y = separable(120, seed=2)
     fast = make("rbf[gamma=1.5]", seed=3, cache_mb=0.01)
-    slow = Huller(kernel=NumpyRBF(), seed=3, cache_mb=0.01)
+    slow = Huller(kernel=NumpyRBF(gamma=1.5), seed=3, cache_mb=0.01)
     for _ in range(2):
         pf = fast.learn_predict_many(X, y)
         ps = slow.learn_predict_many(X, y)
@@ -502,35 +474,11 @@ def test_second_pass_revisits_support_vectors_instead_of_copying_them() -> None:
     assert ExampleIds().block(writeable).tolist() == [-1] * len(X)
 
 
-def _stream(X, y, Xt, yt) -> Stream:
-    X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
-    spec = StreamSpec(dataset="test-huller", seed=0)
-    return Stream(
-        spec=spec,
-        X=X,
-        y=y,
-        X_test=Xt,
-        y_test=yt,
-        task="binary",
-        n_classes=2,
-        stream_id=_stream_id(spec, X, y, Xt, yt),
-    )
-
-
 def test_runner_epochs_give_error_after_each_pass() -> None:
     X, y = separable(300, seed=12)
     Xt, yt = separable(200, seed=13)
-    stream = _stream(X, y, Xt, yt)
-    task = Task(
-        algorithm="huller",
-        kernel="rbf[gamma=1.0]",
-        loss=None,
-        stream=stream.spec,
-        epochs=3,
-        checkpoints=8,
-    )
-    result = run_task(task, stream, get_registry(), trace_memory=False)
-    assert result.status == "ok", result.run["reason"]
+    stream = binary_stream(X, y, Xt, yt, dataset="test-huller")
+    result = run_stream(stream, "huller", kernel="rbf[gamma=1.0]", epochs=3, checkpoints=8)
     tr = result.traces
     ends = tr[tr["seen"] == len(X)].set_index("epoch")
     assert list(ends.index) == [1, 2, 3]

@@ -8,30 +8,18 @@ gradients are broken the same way).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+from helpers import NumpyRBF, binary_stream, rbf, readonly, run_stream
 from kbench.plugins.algorithms.lasvm import LASVM
 from sklearn.svm import SVC
 
-from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
-from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
-from kbench.execution.prequential import run_task
-from kbench.execution.tasks import Task
 
 #: Gradients closer than this are equal; the first slot wins (as in _lasvm.pyx).
 TIE = 1e-12
-
-
-def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
-    A, B = np.atleast_2d(A), np.atleast_2d(B)
-    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-
-
-def readonly(a) -> np.ndarray:
-    a = np.array(a, dtype=np.float64, order="C", copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def make(kernel: str = "rbf[gamma=1.0]", **params) -> LASVM:
@@ -227,23 +215,9 @@ def test_matches_numpy_reference_over_two_passes(params: dict) -> None:
 
 
 def test_python_path_matches_compiled_path() -> None:
-    class NumpyRBF(Kernel):
-        """RBF in NumPy (no compiled form)."""
-
-        name = "numpy_rbf"
-
-        def row(self, S, x, *, out=None, sq=None, xsq=None):
-            return rbf(S, x, 1.0)[:, 0]
-
-        def matrix(self, A, B):
-            return rbf(A, B, 1.0)
-
-        def diag(self, A):
-            return np.ones(len(A))
-
     X, y = noisy(150, seed=2)
     fast = make("rbf[gamma=1.0]", C=5.0, cache_mb=0.05)
-    slow = LASVM(kernel=NumpyRBF(), C=5.0, cache_mb=0.05)
+    slow = LASVM(kernel=NumpyRBF(gamma=1.0), C=5.0, cache_mb=0.05)
     for _ in range(2):
         assert np.array_equal(fast.learn_predict_many(X, y), slow.learn_predict_many(X, y))
     Xs, _, af = fast.support()
@@ -352,35 +326,11 @@ def test_finishing_runs_at_the_end_of_each_pass_only() -> None:
     assert capped.finish() == 1 and capped.stats()["finish_capped"] == 1
 
 
-def _stream(X, y, Xt, yt) -> Stream:
-    X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
-    spec = StreamSpec(dataset="test-lasvm", seed=0)
-    return Stream(
-        spec=spec,
-        X=X,
-        y=y,
-        X_test=Xt,
-        y_test=yt,
-        task="binary",
-        n_classes=2,
-        stream_id=_stream_id(spec, X, y, Xt, yt),
-    )
-
-
 def test_runner_epochs_record_the_finished_solution_after_each_pass() -> None:
     X, y = noisy(300, seed=11)
     Xt, yt = noisy(300, seed=12)
-    stream = _stream(X, y, Xt, yt)
-    task = Task(
-        algorithm="lasvm[C=2.0]",
-        kernel="rbf[gamma=1.0]",
-        loss=None,
-        stream=stream.spec,
-        epochs=2,
-        checkpoints=6,
-    )
-    result = run_task(task, stream, get_registry(), trace_memory=False)
-    assert result.status == "ok", result.run["reason"]
+    stream = binary_stream(X, y, Xt, yt, dataset="test-lasvm")
+    result = run_stream(stream, "lasvm[C=2.0]", kernel="rbf[gamma=1.0]", epochs=2, checkpoints=6)
     ends = result.traces[result.traces["seen"] == len(X)].set_index("epoch")
     assert list(ends.index) == [1, 2]
     assert (ends["gap"] <= 1e-3).all()
@@ -415,28 +365,11 @@ def test_runner_finishes_every_pass_whatever_the_layout(kind: str, tmp_path) -> 
     """
     X, y = noisy(300, seed=31)
     Xt, yt = noisy(300, seed=32)
-    spec = StreamSpec(dataset="test-lasvm-layout", seed=0)
-    Xl = _layout(kind, X, tmp_path)
-    stream = Stream(
-        spec=spec,
-        X=Xl,
-        y=np.array(y),
-        X_test=readonly(Xt),
-        y_test=readonly(yt),
-        task="binary",
-        n_classes=2,
-        stream_id=_stream_id(spec, readonly(X), readonly(y), readonly(Xt), readonly(yt)),
+    hashed = binary_stream(X, y, Xt, yt, dataset="test-lasvm-layout")
+    stream = dataclasses.replace(hashed, X=_layout(kind, X, tmp_path), y=np.array(y))
+    result = run_stream(
+        stream, "lasvm[C=2.0,tau=0.001]", kernel="rbf[gamma=1.0]", epochs=2, checkpoints=5
     )
-    task = Task(
-        algorithm="lasvm[C=2.0,tau=0.001]",
-        kernel="rbf[gamma=1.0]",
-        loss=None,
-        stream=spec,
-        epochs=2,
-        checkpoints=5,
-    )
-    result = run_task(task, stream, get_registry(), trace_memory=False)
-    assert result.status == "ok", result.run["reason"]
     ends = result.traces[result.traces["seen"] == len(X)].set_index("epoch")
     assert (ends["gap"] <= 1e-3).all()
     assert ends.loc[1, "finish_steps"] > 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, create, margin_violation, task_data
 
 from kbench.core.registry import get_registry
 
@@ -20,31 +21,12 @@ def rbf(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def make(spec: str, loss: str, task: str = "binary", n_classes: int = 3, kernel: str | None = None):
-    reg = get_registry()
-    return reg.create(
-        "algorithm",
-        spec,
-        kernel=reg.create("kernel", kernel or f"rbf[gamma={GAMMA}]"),
-        loss=reg.create("loss", loss),
-        task=task,
-        n_classes=n_classes,
-        seed=0,
-    )
+    kernel = kernel or f"rbf[gamma={GAMMA}]"
+    return create(spec, kernel=kernel, loss=loss, task=task, n_classes=n_classes)
 
 
 def data(task: str, n: int = 300, d: int = 3, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if task == "binary":
-        y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
-    elif task == "multiclass":
-        y = rng.integers(0, 3, n).astype(float)
-        X = X + 1.5 * rng.standard_normal((3, d))[y.astype(int)]
-    elif task == "regression":
-        y = np.sin(2 * X[:, 0]) + 0.3 * X[:, 1]
-    else:
-        y = np.ones(n)
-    return np.ascontiguousarray(X), y
+    return task_data(task, n, d, seed)
 
 
 def norma_reference(
@@ -85,20 +67,7 @@ def norma_reference(
         if nu == 0:
             xi = np.atleast_1d(np.asarray(loss.derivative(F if C > 1 else F[0], yt), dtype=float))
         else:
-            xi = np.zeros(C)
-            if task == "multiclass":
-                others = [j for j in range(C) if j != int(yt)]
-                r = others[int(np.argmax(F[others]))]
-                if eps + F[r] - F[int(yt)] > 0:
-                    xi[int(yt)], xi[r], s = -1.0, 1.0, 1
-            elif task == "regression":
-                if abs(F[0] - yt) > eps:
-                    xi[0], s = np.sign(F[0] - yt), 1
-            elif task == "novelty":
-                if F[0] < eps:
-                    xi[0], s = -1.0, 1
-            elif yt * F[0] < eps:
-                xi[0], s = -yt, 1
+            xi, s = margin_violation(task, F, yt, eps, C)
         factor = {
             "constant": 1.0,
             "inv_sqrt": 1 / np.sqrt(t + 1),
@@ -320,26 +289,10 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
     path (the loss plugin's derivative, NumPy kernel rows) and match their compiled twins."""
     from kbench.plugins.losses.multiclass import Softmax
 
-    from kbench.core.components import Kernel
-
     class PySoftmax(Softmax):
         """Softmax under another class, so the learner has no compiled id for it."""
 
         name = "py_softmax"
-
-    class PyRBF(Kernel):
-        """RBF in plain NumPy."""
-
-        name = "py_rbf"
-
-        def row(self, S, x, *, out=None, sq=None, xsq=None):
-            return np.exp(-GAMMA * ((S - x) ** 2).sum(1))
-
-        def matrix(self, A, B):
-            return np.exp(-GAMMA * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-
-        def diag(self, A):
-            return np.ones(len(A))
 
     reg = get_registry()
     X, y = data("multiclass")
@@ -348,7 +301,7 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
     p_ref = ref.learn_predict_many(X, y)
     for kernel, loss in [
         (reg.create("kernel", f"rbf[gamma={GAMMA}]"), PySoftmax()),
-        (PyRBF(), reg.create("loss", "softmax")),
+        (NumpyRBF(gamma=GAMMA), reg.create("loss", "softmax")),
     ]:
         algo = reg.create(
             "algorithm", spec, kernel=kernel, loss=loss, task="multiclass", n_classes=3

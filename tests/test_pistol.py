@@ -15,10 +15,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss
 from kbench.plugins.algorithms._averaged import MultiplierOverflow
 from kbench.plugins.losses.margin import Logistic
 
-from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
 
 GAMMA = 0.7
@@ -31,16 +31,7 @@ def make(
     n_classes: int = 3,
     kernel: str | object = f"rbf[gamma={GAMMA}]",
 ):
-    reg = get_registry()
-    return reg.create(
-        "algorithm",
-        spec,
-        kernel=reg.create("kernel", kernel) if isinstance(kernel, str) else kernel,
-        loss=reg.create("loss", loss) if isinstance(loss, str) else loss,
-        task=task,
-        n_classes=n_classes,
-        seed=0,
-    )
+    return create(spec, kernel=kernel, loss=loss, task=task, n_classes=n_classes)
 
 
 def data(task: str, n: int = 250, d: int = 3, seed: int = 0):
@@ -62,41 +53,10 @@ def rbf(a, b, gamma=GAMMA):
     return float(np.exp(-gamma * np.sum((a - b) ** 2)))
 
 
-class NumpyRBF(Kernel):
-    """A third-party RBF kernel in plain NumPy (no compiled form): the Python path."""
-
-    name = "numpy_rbf"
-
-    def __init__(self, *, gamma: float = GAMMA) -> None:
-        self.gamma = gamma
-
-    def row(self, S, x, *, out=None, sq=None, xsq=None):
-        return np.exp(-self.gamma * np.sum((np.asarray(S) - x) ** 2, axis=1))
-
-    def matrix(self, A, B):
-        A, B = np.asarray(A), np.asarray(B)
-        return np.exp(-self.gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-
-    def diag(self, A):
-        return np.ones(len(A))
-
-
-class PythonLogistic(Logistic):
-    """The logistic loss without its compiled form: the Python gradient path."""
-
-    name = "python_logistic"
-
-    def compiled(self):
-        return None
+PythonLogistic = python_loss(Logistic, "python_logistic")
 
 
 # -- references ---------------------------------------------------------------------------
-
-
-def loss_grad(loss, F, y, task):
-    if task == "multiclass":
-        return np.asarray(loss.derivative(F, y), dtype=float)
-    return np.array([float(loss.derivative(float(F[0]), y))])
 
 
 def pistol_reference(X, y, *, loss, task="binary", C=1, a=None, b=1.0, kern=rbf):
@@ -115,7 +75,7 @@ def pistol_reference(X, y, *, loss, task="binary", C=1, a=None, b=1.0, kern=rbf)
         w = math.exp(logw)
         W += w
         p = w * gx
-        s = loss_grad(loss, p, yt, task)
+        s = loss_gradient(loss, p, yt, task)
         hist.append((w, p.copy(), s.copy(), norm2, acc))
         if np.any(s != 0):
             kxx = kern(x, x)
@@ -145,7 +105,7 @@ def sgd_reference(X, y, *, loss, task="binary", C=1, eta=0.5, schedule="constant
             else np.zeros(C)
         )
         last.append(gx.copy())
-        s = loss_grad(loss, gx, yt, task)
+        s = loss_gradient(loss, gx, yt, task)
         if np.any(s != 0):
             eta_t = eta if schedule == "constant" else eta / math.sqrt(t)
             sv.append(x)
@@ -244,14 +204,7 @@ def test_pistol_matches_reference(task, loss, output):
     np.testing.assert_allclose(avg, np.array(ref["avg"]).reshape(-1, C), rtol=1e-9, atol=1e-12)
     # The block path gives the same labels and the same state.
     fast = make(f"pistol[output={output}]", loss, task)
-    labels = np.concatenate(
-        [fast.learn_predict_many(X[:50], y[:50]), fast.learn_predict_many(X[50:], y[50:])]
-    )
-    expect = np.array([algo.label_of(w if C > 1 else float(w[0])) for w in want])
-    if task == "regression":
-        np.testing.assert_allclose(labels, expect, rtol=1e-9, atol=1e-11)
-    else:
-        assert np.array_equal(labels, expect)
+    assert_block_labels(fast, X, y, 50, want, C, task, rtol=1e-9, atol=1e-11)
     for key in ("norm2", "acc_alpha", "W", "m"):
         assert fast.state()[key] == st[key]
 
@@ -285,7 +238,7 @@ def test_python_path_third_party_kernel_and_loss():
     the reference and to the compiled path on the same data."""
     X, y = data("binary", n=150)
     ref = pistol_reference(X, y, loss=Logistic())
-    algo = make("pistol[output=last]", loss=PythonLogistic(), kernel=NumpyRBF())
+    algo = make("pistol[output=last]", loss=PythonLogistic(), kernel=NumpyRBF(gamma=GAMMA))
     got = algo.learn_predict_many(X, y)  # falls back to the one-by-one loop
     want = np.where(np.array([h[1][0] for h in ref["hist"]]) >= 0, 1.0, -1.0)
     assert np.array_equal(got, want)

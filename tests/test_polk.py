@@ -18,11 +18,11 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss, task_data
 from kbench.cython_core import _polk
 from kbench.plugins.losses.margin import Hinge
 from threadpoolctl import threadpool_limits
 
-from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
 
 GAMMA = 0.5
@@ -43,65 +43,17 @@ def rbf_matrix(A, B, gamma=GAMMA):
 
 
 def make(spec, loss="hinge", task="binary", n_classes=3, kernel=f"rbf[gamma={GAMMA}]"):
-    reg = get_registry()
-    return reg.create(
-        "algorithm",
-        spec,
-        kernel=reg.create("kernel", kernel) if isinstance(kernel, str) else kernel,
-        loss=reg.create("loss", loss) if isinstance(loss, str) else loss,
-        task=task,
-        n_classes=n_classes,
-        seed=0,
-    )
+    return create(spec, kernel=kernel, loss=loss, task=task, n_classes=n_classes)
 
 
 def data(task, n=200, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if task == "binary":
-        y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
-    elif task == "multiclass":
-        y = rng.integers(0, 3, n).astype(float)
-        X = X + 1.5 * rng.standard_normal((3, d))[y.astype(int)]
-    else:
-        y = np.sin(2 * X[:, 0]) + 0.3 * X[:, 1]
-    return np.ascontiguousarray(X), y
+    return task_data(task, n, d, seed)
 
 
-class NumpyRBF(Kernel):
-    """A third-party RBF kernel in NumPy (no compiled form): the per-example path."""
-
-    name = "numpy_rbf"
-
-    def __init__(self, *, gamma: float = GAMMA) -> None:
-        self.gamma = gamma
-
-    def row(self, S, x, *, out=None, sq=None, xsq=None):
-        return rbf_matrix(np.asarray(S), x, self.gamma)[:, 0]
-
-    def matrix(self, A, B):
-        return rbf_matrix(A, B, self.gamma)
-
-    def diag(self, A):
-        return np.ones(len(A))
-
-
-class PythonHinge(Hinge):
-    """The hinge loss without its compiled form."""
-
-    name = "python_hinge"
-
-    def compiled(self):
-        return None
+PythonHinge = python_loss(Hinge, "python_hinge")
 
 
 # -- the reference ------------------------------------------------------------------------
-
-
-def grad(loss, F, y, task):
-    if task == "multiclass":
-        return np.asarray(loss.derivative(F, y), dtype=float)
-    return np.array([float(loss.derivative(float(F[0]), y))])
 
 
 def project_error2(KAA, w, keep):
@@ -145,7 +97,7 @@ def polk_reference(
     for t, (x, yt) in enumerate(zip(X, y, strict=True)):
         F = (rbf_matrix(atoms, x, gamma)[:, 0] @ W) if len(ids) else np.zeros(C)
         decisions.append(F.copy())
-        xi = grad(loss, F, yt, task)
+        xi = loss_gradient(loss, F, yt, task)
         pending.append((t, x, xi))
         if len(pending) < B:
             continue
@@ -259,14 +211,7 @@ def test_matches_reference(task, loss, spec, kw):
         np.testing.assert_allclose(W, ref_W[order], rtol=1e-7, atol=1e-9)
     assert algo.stats()["n_support"] == len(snaps[-1][0]) > 0
     fast = make(spec, loss, task)
-    labels = np.concatenate(
-        [fast.learn_predict_many(X[:37], y[:37]), fast.learn_predict_many(X[37:], y[37:])]
-    )
-    expect = np.array([algo.label_of(w if C > 1 else float(w[0])) for w in want])
-    if task == "regression":
-        np.testing.assert_allclose(labels, expect, rtol=1e-7, atol=1e-9)
-    else:
-        assert np.array_equal(labels, expect)
+    assert_block_labels(fast, X, y, 37, want, C, task, rtol=1e-7, atol=1e-9)
     assert snapshot(fast)[0] == seen[-1][0]
     np.testing.assert_array_equal(snapshot(fast)[1], seen[-1][1])
 
@@ -275,7 +220,7 @@ def test_python_path_third_party_kernel_and_loss():
     """A NumPy kernel and a loss without compiled form run the per-example path and give
     the compiled path's model."""
     X, y = data("binary", n=150, seed=3)
-    slow = make("polk[K=0.05,batch_size=5]", loss=PythonHinge(), kernel=NumpyRBF())
+    slow = make("polk[K=0.05,batch_size=5]", loss=PythonHinge(), kernel=NumpyRBF(gamma=GAMMA))
     fast = make("polk[K=0.05,batch_size=5]")
     p_slow, p_fast = slow.learn_predict_many(X, y), fast.learn_predict_many(X, y)
     assert np.array_equal(p_slow, p_fast)

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, Sigmoid, binary_stream, checkerboard, run_stream, zero_bias_svm
 from kbench.cython_core import _ramp
 
-from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
 
 GAMMA = 2.0  # δ² = 0.25 on the 4×4 board, as in the spec's prototype
-
-
-def checkerboard(n: int, seed: int = 0, noise: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
-    """The spec's NCheckerboard: x ~ U[0, 4)², 4×4 board, a fraction `noise` of labels flipped."""
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, 2)) * 4
-    y = np.where((np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 0, 1.0, -1.0)
-    y[rng.random(n) < noise] *= -1
-    return X, y
 
 
 def rbf(A: np.ndarray, B: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
@@ -32,22 +23,6 @@ def rbf(A: np.ndarray, B: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
 def make(spec: str, kernel: str = f"rbf[gamma={GAMMA}]"):
     reg = get_registry()
     return reg.create("algorithm", spec, kernel=reg.create("kernel", kernel))
-
-
-def zero_bias_svm(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-12) -> np.ndarray:
-    """The zero-bias hinge SVM by greedy exact coordinate steps, to projected gradient tol."""
-    Q = np.outer(y, y) * K
-    a = np.zeros(len(y))
-    g = np.ones(len(y))
-    for _ in range(2_000_000):
-        pg = np.where(a <= 0.0, np.maximum(g, 0.0), np.where(a >= C, np.minimum(g, 0.0), g))
-        i = int(np.argmax(np.abs(pg)))
-        if abs(pg[i]) < tol:
-            return a
-        new = min(C, max(0.0, a[i] + g[i] / Q[i, i]))
-        g -= Q[:, i] * (new - a[i])
-        a[i] = new
-    raise AssertionError("the reference SVM did not converge")
 
 
 def ramp_objective(K: np.ndarray, y: np.ndarray, a: np.ndarray, C: float, s: float = -1.0) -> float:
@@ -194,7 +169,7 @@ def test_cccp_fixed_point_and_objective() -> None:
     K = rbf(X, X)
     V = snap["in_V"] | (snap["g"] <= 2.0)  # late arrivals with g ≤ 2 would join V
     a_ref = np.zeros(len(y))
-    a_ref[V] = zero_bias_svm(K[np.ix_(V, V)], y[V], C)
+    a_ref[V] = zero_bias_svm(K[np.ix_(V, V)], y[V], C, tol=1e-12)
     g_ref = 1 - y * (K @ (a_ref * y))
     # α itself is ill-conditioned (close points, γ = 2); margins and objective are not
     assert np.abs(a_ref - snap["alpha"]).max() < 1e-2 * C
@@ -361,34 +336,14 @@ def test_online_asvm_queries_only_inside_the_band() -> None:
 
 def test_online_asvm_query_budget_and_runner_protocol() -> None:
     """The runner reveals labels only when asked, counts them, and a budget stops queries."""
-    from kbench.data.streams import Stream, StreamSpec, _readonly, _stream_id
-    from kbench.execution.prequential import run_task
-    from kbench.execution.tasks import Task
-
     X, y = checkerboard(400, seed=7)
     Xt, yt = checkerboard(200, seed=8, noise=0.0)
-    spec = StreamSpec(dataset="checker", seed=0)
-    arrays = [_readonly(np.ascontiguousarray(a)) for a in (X, y, Xt, yt)]
-    stream = Stream(
-        spec=spec,
-        X=arrays[0],
-        y=arrays[1],
-        X_test=arrays[2],
-        y_test=arrays[3],
-        task="binary",
-        n_classes=2,
-        stream_id=_stream_id(spec, *arrays),
-    )
-    reg = get_registry()
+    stream = binary_stream(X, y, Xt, yt, dataset="checker")
     for algo_spec, limit in (
         ("online_asvm_r[C=10.0]", None),
         ("online_asvm_r[C=10.0,max_queries=50]", 50),
     ):
-        task = Task(
-            algorithm=algo_spec, kernel=f"rbf[gamma={GAMMA}]", loss=None, stream=spec, seed=0
-        )
-        res = run_task(task, stream, reg, trace_memory=False)
-        assert res.status == "ok", res.run["reason"]
+        res = run_stream(stream, algo_spec, kernel=f"rbf[gamma={GAMMA}]", seed=0)
         direct = make(algo_spec)
         direct.learn_predict_many(X, y)
         assert res.run["labels_queried"] == direct.stats()["labels_queried"]
@@ -401,37 +356,18 @@ def test_online_asvm_query_budget_and_runner_protocol() -> None:
 # -- other kernels, bad input -------------------------------------------------------------------
 
 
-class PlainRBF(Kernel):
-    """An RBF kernel without a compiled form, as a third-party plugin would write it."""
-
-    name = "plain_rbf"
-    constant_diagonal = True
-
-    def __init__(self, *, gamma: float = GAMMA) -> None:
-        self.gamma = gamma
-
-    def row(self, S, x, *, out=None, sq=None, xsq=None):
-        return np.exp(-self.gamma * ((np.asarray(S) - x) ** 2).sum(-1))
-
-    def matrix(self, A, B):
-        return rbf(np.asarray(A), np.asarray(B), self.gamma)
-
-    def diag(self, A):
-        return np.ones(len(A))
-
-
 def test_python_kernel_path_matches_compiled() -> None:
     X, y = checkerboard(300, seed=9)
     reg = get_registry()
     cls = reg.entry("algorithm", "online_svm_r").cls
-    py = cls(kernel=PlainRBF(), C=10.0)
+    py = cls(kernel=NumpyRBF(gamma=GAMMA), C=10.0)
     p_py = py.learn_predict_many(X, y)
     co = make("online_svm_r[C=10.0]")
     p_co = co.learn_predict_many(X, y)
     assert np.array_equal(p_py, p_co)
     assert np.allclose(py.snapshot()["alpha"], co.snapshot()["alpha"], atol=1e-9)
     assert np.array_equal(py.predict_many(X), co.predict_many(X))
-    off = reg.entry("algorithm", "ramp_cccp").cls(kernel=PlainRBF(), C=10.0)
+    off = reg.entry("algorithm", "ramp_cccp").cls(kernel=NumpyRBF(gamma=GAMMA), C=10.0)
     off.fit(X, y)
     off_c = make("ramp_cccp[C=10.0]")
     off_c.fit(X, y)
@@ -477,22 +413,6 @@ def test_indefinite_kernels() -> None:
     indefinite kernel with a positive diagonal ends within the loop bounds, and the bound
     hits are reported (the solution means nothing then)."""
 
-    class Sigmoid(PlainRBF):
-        name = "sigmoid_test"
-
-        def __init__(self, *, a: float = 0.5, c: float = 1.0) -> None:
-            self.a, self.c = a, c
-
-        def row(self, S, x, *, out=None, sq=None, xsq=None):
-            return np.tanh(self.a * np.asarray(S) @ x + self.c)
-
-        def matrix(self, A, B):
-            return np.tanh(self.a * np.asarray(A) @ np.asarray(B).T + self.c)
-
-        def diag(self, A):
-            return np.tanh(self.a * (np.asarray(A) ** 2).sum(1) + self.c)
-
-    Sigmoid.constant_diagonal = False
     rng = np.random.default_rng(0)
     X = rng.standard_normal((200, 3))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)

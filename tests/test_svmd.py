@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import NumpyRBF, create, margin_violation, python_loss
 from kbench.cython_core import _svmd
 
 from kbench.core.components import Kernel
@@ -34,21 +35,8 @@ def make(
     n_classes: int = 2,
     kernel: str | Kernel | None = None,
 ):
-    reg = get_registry()
-    k = (
-        kernel
-        if isinstance(kernel, Kernel)
-        else reg.create("kernel", kernel or f"rbf[gamma={GAMMA}]")
-    )
-    return reg.create(
-        "algorithm",
-        spec,
-        kernel=k,
-        loss=reg.create("loss", loss),
-        task=task,
-        n_classes=n_classes,
-        seed=0,
-    )
+    kernel = kernel or f"rbf[gamma={GAMMA}]"
+    return create(spec, kernel=kernel, loss=loss, task=task, n_classes=n_classes)
 
 
 def data(task: str, n: int = 200, d: int = 3, seed: int = 0, n_classes: int = 3):
@@ -127,20 +115,7 @@ def svmd_reference(
                 if loss.has_second_derivative:
                     Lam = np.asarray(loss.second_derivative(Fb, yt))
         else:
-            xi = np.zeros(C)
-            if task == "multiclass":
-                other = [j for j in range(C) if j != int(yt)]
-                r = other[int(np.argmax(Fb[other]))]
-                if eps + Fb[r] - Fb[int(yt)] > 0:
-                    xi[int(yt)], xi[r], s = -1.0, 1.0, 1
-            elif task == "regression":
-                if abs(Fb[0] - yt) > eps:
-                    xi[0], s = np.sign(Fb[0] - yt), 1
-            elif task == "novelty":
-                if Fb[0] < eps:
-                    xi[0], s = -1.0, 1
-            elif yt * Fb[0] < eps:
-                xi[0], s = -yt, 1
+            xi, s = margin_violation(task, Fb, yt, eps, C)
         chi = Lam @ V
         kxx = kernel(x, x)
         # SMD on η (eqs. 48, 36), then the incrementals (eqs. 49–52 with §1.4's terms).
@@ -747,36 +722,14 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
     path and give the same results as their compiled twins."""
     from kbench.plugins.losses.margin import Hinge
 
-    class PyHinge(Hinge):
-        """The hinge without its compiled id."""
-
-        name = "py_hinge"
-
-        def compiled(self):
-            return None
-
-    class PyRBF(Kernel):
-        """RBF in plain NumPy."""
-
-        name = "py_rbf"
-
-        def row(self, S, x, *, out=None, sq=None, xsq=None):
-            return np.exp(-GAMMA * ((S - x) ** 2).sum(1))
-
-        def matrix(self, A, B):
-            return gram(A, B)
-
-        def diag(self, A):
-            return np.ones(len(A))
-
     reg = get_registry()
     X, y = data("binary", n=250)
     spec = "svmd[eta=0.4,mu=0.3,lam=0.95,c=0.05,budget=30,incremental=exact]"
     ref = make(spec, "hinge")
     p_ref = ref.learn_predict_many(X, y)
     for kernel, loss in [
-        (reg.create("kernel", f"rbf[gamma={GAMMA}]"), PyHinge()),
-        (PyRBF(), reg.create("loss", "hinge")),
+        (reg.create("kernel", f"rbf[gamma={GAMMA}]"), python_loss(Hinge, "py_hinge")()),
+        (NumpyRBF(gamma=GAMMA), reg.create("loss", "hinge")),
     ]:
         algo = reg.create("algorithm", spec, kernel=kernel, loss=loss, task="binary")
         assert not algo._compiled_block()

@@ -1,0 +1,243 @@
+"""What the tests share: NumPy kernels with no compiled form, the learner factory, read-only
+arrays and a binary stream built from arrays, small pieces of the algorithm references,
+and the scripts of ``scripts/`` as modules.
+
+The NumPy kernels take a learner off its compiled kernel rows onto the per-example Python
+path (``kernel.row``), which the tests compare with the compiled path; the sigmoid kernel is
+indefinite, for the learners' error paths.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from kbench.core.components import Kernel, Loss
+from kbench.core.registry import get_registry
+from kbench.data.streams import Stream, StreamSpec, _readonly
+from kbench.execution.prequential import run_task
+from kbench.execution.tasks import Task
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (a script's main runs only as ``__main__``)."""
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
+    """exp(−γ‖a − b‖²) for every pair of rows of A and B."""
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+
+def readonly(a: Any) -> np.ndarray:
+    """A read-only C-contiguous float64 copy, as the runner hands a stream's arrays over."""
+    a = np.array(a, dtype=np.float64, order="C", copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def binary_stream(
+    X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, *, dataset: str, seed: int = 0
+) -> Stream:
+    """A binary stream of these training and test arrays (read-only copies), id hashed."""
+    arrays = [_readonly(a) for a in (X, y, Xt, yt)]
+    return Stream.of(StreamSpec(dataset=dataset, seed=seed), (*arrays, "binary", 2))
+
+
+def checkerboard(n: int, seed: int = 0, noise: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
+    """The ramp spec's NCheckerboard: x ~ U[0, 4)², 4×4 board, a fraction ``noise`` of labels
+    flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 2)) * 4
+    y = np.where((np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 0, 1.0, -1.0)
+    y[rng.random(n) < noise] *= -1
+    return X, y
+
+
+def task_data(task: str, n: int, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """n Gaussian examples in d dimensions labelled for ``task``.
+
+    binary: the XOR of the first two signs; multiclass: three classes around random centres;
+    regression: a smooth function of the first two coordinates; novelty: all ones.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    if task == "binary":
+        y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    elif task == "multiclass":
+        y = rng.integers(0, 3, n).astype(float)
+        X = X + 1.5 * rng.standard_normal((3, d))[y.astype(int)]
+    elif task == "regression":
+        y = np.sin(2 * X[:, 0]) + 0.3 * X[:, 1]
+    else:
+        y = np.ones(n)
+    return np.ascontiguousarray(X), y
+
+
+def zero_bias_svm(K: np.ndarray, y: np.ndarray, C: float, *, tol: float) -> np.ndarray:
+    """The exact zero-bias hinge SVM: max 1ᵀα − ½αᵀQα, 0 ≤ α ≤ C, Q = yyᵀ ∘ K.
+
+    Greedy exact coordinate steps until the projected gradient is below ``tol`` (its dual
+    has no equality constraint, so single coordinates suffice): the reference optimum.
+    """
+    Q = np.outer(y, y) * K
+    a = np.zeros(len(y))
+    g = np.ones(len(y))  # ∂D/∂α = 1 − Qα
+    for _ in range(2_000_000):
+        pg = np.where(a <= 0.0, np.maximum(g, 0.0), np.where(a >= C, np.minimum(g, 0.0), g))
+        i = int(np.argmax(np.abs(pg)))
+        if abs(pg[i]) < tol:
+            return a
+        if Q[i, i] <= 0.0:  # k(x, x) = 0 (a zero vector, linear kernel): α enters linearly
+            new = C if g[i] > 0.0 else 0.0
+        else:
+            new = min(C, max(0.0, a[i] + g[i] / Q[i, i]))
+        g -= Q[:, i] * (new - a[i])
+        a[i] = new
+    raise AssertionError("the reference SVM did not converge")
+
+
+def create(
+    spec: str,
+    *,
+    kernel: str | Kernel,
+    loss: str | Loss | None,
+    task: str = "binary",
+    n_classes: int = 2,
+    seed: int = 0,
+) -> Any:
+    """The learner ``spec`` from the registry; kernel and loss by spec or as objects."""
+    reg = get_registry()
+    return reg.create(
+        "algorithm",
+        spec,
+        kernel=reg.create("kernel", kernel) if isinstance(kernel, str) else kernel,
+        loss=reg.create("loss", loss) if isinstance(loss, str) else loss,
+        task=task,
+        n_classes=n_classes,
+        seed=seed,
+    )
+
+
+def run_stream(
+    stream: Stream, algorithm: str, *, kernel: str | None, loss: str | None = None, **task: Any
+) -> Any:
+    """``algorithm`` run over ``stream`` by kbench's prequential runner (no memory tracing),
+    with ``task``'s other settings (epochs, checkpoints, seed, options); the result, which
+    must be ok."""
+    spec = Task(algorithm=algorithm, kernel=kernel, loss=loss, stream=stream.spec, **task)
+    result = run_task(spec, stream, get_registry(), trace_memory=False)
+    assert result.status == "ok", result.run["reason"]
+    return result
+
+
+def assert_block_labels(
+    fast: Any, X: np.ndarray, y: np.ndarray, split: int, want: np.ndarray, C: int, task: str,
+    *, rtol: float, atol: float,
+) -> None:  # fmt: skip
+    """The block path (``learn_predict_many`` over X split in two at ``split``) gives the labels
+    of the reference decision values ``want``: exactly, or within rtol/atol for regression
+    (a label is then the value, computed in another order)."""
+    labels = np.concatenate(
+        [
+            fast.learn_predict_many(X[:split], y[:split]),
+            fast.learn_predict_many(X[split:], y[split:]),
+        ]
+    )
+    expect = np.array([fast.label_of(w if C > 1 else float(w[0])) for w in want])
+    if task == "regression":
+        np.testing.assert_allclose(labels, expect, rtol=rtol, atol=atol)
+    else:
+        assert np.array_equal(labels, expect)
+
+
+class NumpyRBF(Kernel):
+    """A third-party RBF kernel in plain NumPy (no compiled form): the per-example path."""
+
+    name = "numpy_rbf"
+    constant_diagonal = True
+
+    def __init__(self, *, gamma: float = 1.0) -> None:
+        self.gamma = gamma
+
+    def row(self, S, x, *, out=None, sq=None, xsq=None):
+        return np.exp(-self.gamma * ((np.asarray(S) - x) ** 2).sum(-1))
+
+    def matrix(self, A, B):
+        return rbf(np.asarray(A), np.asarray(B), self.gamma)
+
+    def diag(self, A):
+        return np.ones(len(A))
+
+
+class Sigmoid(Kernel):
+    """tanh(a xᵀx' + c): not positive semi-definite in general (a test kernel)."""
+
+    name = "sigmoid_test"
+
+    def __init__(self, *, a: float = 0.5, c: float = 1.0) -> None:
+        self.a, self.c = a, c
+
+    def row(self, S, x, *, out=None, sq=None, xsq=None):
+        return np.tanh(self.a * np.asarray(S) @ x + self.c)
+
+    def matrix(self, A, B):
+        return np.tanh(self.a * np.asarray(A) @ np.asarray(B).T + self.c)
+
+    def diag(self, A):
+        return np.tanh(self.a * (np.asarray(A) ** 2).sum(1) + self.c)
+
+
+def python_loss(cls: type[Loss], name: str) -> type[Loss]:
+    """``cls`` under another name and without its compiled form: the Python gradient path."""
+    return type(
+        f"Python{cls.__name__}",
+        (cls,),
+        {
+            "__doc__": f"{cls.__name__} without its compiled form.",
+            "name": name,
+            "compiled": lambda self: None,
+        },
+    )
+
+
+def loss_gradient(loss: Loss, F: np.ndarray, y: float, task: str) -> np.ndarray:
+    """The loss derivative at the scores F, one entry per output (one unless multiclass)."""
+    if task == "multiclass":
+        return np.asarray(loss.derivative(F, y), dtype=float)
+    return np.array([float(loss.derivative(float(F[0]), y))])
+
+
+def margin_violation(task: str, F: np.ndarray, yt: float, eps: float, C: int) -> tuple:
+    """The ε-insensitive hinge of each task at the scores F: (ξ, 1) if violated, else (0, 0).
+
+    ξ is the gradient direction of the margin loss in the C outputs: multiclass pushes the
+    true class up and the best other class down, regression pulls F towards y, novelty and
+    binary push the margin up.
+    """
+    xi, s = np.zeros(C), 0
+    if task == "multiclass":
+        others = [j for j in range(C) if j != int(yt)]
+        r = others[int(np.argmax(F[others]))]
+        if eps + F[r] - F[int(yt)] > 0:
+            xi[int(yt)], xi[r], s = -1.0, 1.0, 1
+    elif task == "regression":
+        if abs(F[0] - yt) > eps:
+            xi[0], s = np.sign(F[0] - yt), 1
+    elif task == "novelty":
+        if F[0] < eps:
+            xi[0], s = -1.0, 1
+    elif yt * F[0] < eps:
+        xi[0], s = -yt, 1
+    return xi, s
