@@ -522,7 +522,8 @@ def test_data_set_with_one_class_is_refused(tmp_path: Path) -> None:
 
 def test_help_lists_every_command_without_importing_them() -> None:
     """`kbench --help` lists the commands kept in other modules with their own one-line help,
-    and imports neither them nor NumPy, pandas, SciPy or matplotlib (in a fresh interpreter)."""
+    and imports neither them nor NumPy, pandas, SciPy, matplotlib or the report's jinja2 (in a
+    fresh interpreter)."""
     import click
 
     from kbench.cli.main import LAZY_COMMANDS
@@ -534,7 +535,8 @@ try:
     cli.main(["--help"], standalone_mode=False)
 finally:
     heavy = sorted(m for m in ("numpy", "pandas", "scipy", "matplotlib", "pyarrow", "dask",
-                               "kbench.cli.compare", "kbench.cli.reproduce", "kbench.cli.cache")
+                               "jinja2", "kbench.report", "kbench.cli.compare",
+                               "kbench.cli.reproduce", "kbench.cli.cache")
                    if m in sys.modules)
     print("imported:", heavy)
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,51 @@ def test_report_gives_the_seed_level_verdicts_and_no_per_stream_test(tmp_path: P
     heads = re.findall(r"<th[^>]*>([^<]*)</th>", streams)
     assert "fewer errors" in heads and "only A wrong" in heads
     assert not {"test", "p", "p Holm"} & set(heads), heads
+
+
+def test_report_escapes_what_comes_from_the_results(tmp_path: Path) -> None:
+    """Labels, specs, reasons and titles are text, never markup: the templates autoescape
+    everything but the figures' SVG, and a spec still breaks after its commas."""
+    from kbench.report.html import environment
+
+    label = "norma[x=<script>,y=a&b]"
+    macros = environment().get_template("macros.html.j2").make_module({"colours": {label: "#123"}})
+    cell = str(macros.swatch(label, flags="<img src=x>", reasons=True))
+    assert "<script>" not in cell and "<img" not in cell
+    assert "norma[x=&lt;script&gt;,</span><wbr>y=a&amp;b]" in cell
+    assert 'style="background:#123"' in cell and "⚠ degenerate: &lt;img src=x&gt;" in cell
+    row = dict(label="p", stream="s", seed="0", status="error", colour="#c00", reason="bad <x> & y")
+    assert "<td class='mono'>bad &lt;x&gt; &amp; y</td>" in str(macros.failed_table([row], True))
+    svg = "<svg><text>a &lt; b</text></svg>"
+    fig = str(macros.figure(svg, "curves on <x>", "a & b"))
+    assert svg in fig and 'aria-label="curves on &lt;x&gt;"' in fig and "a &amp; b" in fig
+
+    # And a whole report of a real run, with a title that would be markup.
+    out = tmp_path / "results"
+    run = CliRunner().invoke(
+        cli,
+        [
+            *("run", "-a", "perceptron", "-d", "twonorm[n=80,n_test=40]"),
+            *("--workers", "0", "--no-report", "--out", str(out)),
+        ],
+    )
+    assert run.exit_code == 0, run.output
+    page = tmp_path / "page.html"
+    title = "<script>alert(1)</script> & co"
+    res = CliRunner().invoke(cli, ["report", str(out), "-o", str(page), "--title", title])
+    assert res.exit_code == 0, res.output
+    text = page.read_text()
+    assert "<h1>&lt;script&gt;alert(1)&lt;/script&gt; &amp; co</h1>" in text
+    assert "alert(1)</script>" not in text
+
+
+def test_report_modules_import_jinja2_and_matplotlib_only_to_render() -> None:
+    """Importing the report (as ``kbench run --report`` does) loads neither jinja2 nor
+    matplotlib: they are imported when a page or figure is drawn (in a fresh interpreter)."""
+    code = (
+        "import sys, kbench.report.html, kbench.report.sections\n"
+        "print(sorted(m for m in ('jinja2', 'markupsafe', 'matplotlib') if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
