@@ -25,6 +25,19 @@ def _diverging_cmap() -> Any:
     ).with_extremes(bad="#eceef1")
 
 
+def _empty_cells(
+    labels: Sequence[str], seen: set[str]
+) -> tuple[list[str], dict[str, int], np.ndarray, list[list[str]]] | None:
+    """The configurations of ``labels`` that are in ``seen`` (None with fewer than two to
+    set against each other), their row numbers, and an empty score and text per cell."""
+    present = [lab for lab in labels if lab in seen]
+    k = len(present)
+    if k < 2:
+        return None
+    score = np.full((k, k), np.nan)
+    return present, {lab: i for i, lab in enumerate(present)}, score, [[""] * k for _ in range(k)]
+
+
 def pair_matrix_figure(
     seeds: pd.DataFrame, labels: Sequence[str], regression: bool, alpha: float
 ) -> str | None:
@@ -36,13 +49,11 @@ def pair_matrix_figure(
     """
     if seeds.empty:
         return None
-    present = [lab for lab in labels if lab in set(seeds["a"]) | set(seeds["b"])]
-    k = len(present)
-    if k < 2:
+    cells = _empty_cells(labels, set(seeds["a"]) | set(seeds["b"]))
+    if cells is None:
         return None
-    pos = {lab: i for i, lab in enumerate(present)}
-    score = np.full((k, k), np.nan)
-    text = [["" for _ in range(k)] for _ in range(k)]
+    present, pos, score, text = cells
+    k = len(present)
     for r in seeds.itertuples():
         i, j = pos[r.a], pos[r.b]
         p, diff = r.p_holm, r.mean_diff
@@ -140,13 +151,11 @@ def _matrix_size(present: Sequence[str]) -> tuple[float, float]:
 
 def wtl_figure(wtl: pd.DataFrame, labels: Sequence[str], title: str = "") -> str | None:
     """Win/tie/loss over every stream as a heatmap (row against column)."""
-    present = [lab for lab in labels if lab in set(wtl["a"])]
-    k = len(present)
-    if k < 2:
+    cells = _empty_cells(labels, set(wtl["a"]))
+    if cells is None:
         return None
-    pos = {lab: i for i, lab in enumerate(present)}
-    score = np.full((k, k), np.nan)
-    text = [["" for _ in range(k)] for _ in range(k)]
+    present, pos, score, text = cells
+    k = len(present)
     for r in wtl.itertuples():
         if r.a in pos and r.b in pos:
             tot = r.wins + r.ties + r.losses
