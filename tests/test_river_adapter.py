@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO
+from helpers import create
 
 # river is the optional extra kbench[river]; install.sh installs it, so it is here.
 from river import datasets, evaluate, linear_model, metrics, preprocessing
@@ -59,15 +60,7 @@ def test_river_classifier_is_the_kbench_learner() -> None:
     """Same rows, same labels: the wrapped learner's scores equal a kbench learner's."""
     stream = list(datasets.Phishing().take(150))
     model = RiverClassifier(algorithm="bsgd[budget=30]", kernel="rbf[gamma=0.5]")
-    registry = get_registry()
-    own = registry.create(
-        "algorithm",
-        "bsgd[budget=30]",
-        kernel=registry.create("kernel", "rbf[gamma=0.5]"),
-        task="binary",
-        n_classes=2,
-        seed=0,
-    )
+    own = create("bsgd[budget=30]", kernel="rbf[gamma=0.5]", loss=None)
     keys = sorted(stream[0][0], key=repr)
     for x, y in stream:
         v = np.array([x[k] for k in keys], dtype=np.float64)

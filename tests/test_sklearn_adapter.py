@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import create
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
@@ -56,22 +57,12 @@ def test_sklearn_estimator_checks(estimator, check):
 
 def test_binary_adapter_is_the_kbench_learner():
     """Two classes: the adapter's scores are those of the kbench learner trained on ±1."""
-    from kbench.core.registry import get_registry
-
     X, y = make_moons(120, noise=0.2, random_state=1)
     labels = np.where(y == 1, "b", "a")
     clf = OnlineKernelClassifier(algorithm="bsgd[budget=20]", kernel="rbf[gamma=1.0]").fit(
         X, labels
     )
-    reg = get_registry()
-    own = reg.create(
-        "algorithm",
-        "bsgd[budget=20]",
-        kernel=reg.create("kernel", "rbf[gamma=1.0]"),
-        task="binary",
-        n_classes=2,
-        seed=0,
-    )
+    own = create("bsgd[budget=20]", kernel="rbf[gamma=1.0]", loss=None)
     Xc = np.ascontiguousarray(X)
     own.learn_predict_many(Xc, np.where(y == 1, 1.0, -1.0))
     # Same process, same compiled code path, same rows: exactly equal.
