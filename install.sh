@@ -58,7 +58,7 @@ import hashlib, pathlib, platform
 import numpy
 h = hashlib.sha256(f"python {platform.python_version()} numpy {numpy.__version__}\n".encode())
 core = pathlib.Path("cython_core")
-files = sorted(p for pattern in ("*.pyx", "*.pxd", "*.pxi", "*.h") for p in core.glob(pattern))
+files = sorted(p for pattern in ("*.pyx", "*.pxd", "*.h") for p in core.glob(pattern))
 for path in files + [pathlib.Path("setup.py"), pathlib.Path("pyproject.toml")]:
     h.update(f"{path}\n".encode() + path.read_bytes())
 print(h.hexdigest())

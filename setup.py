@@ -9,11 +9,18 @@ here, once. ``KBENCH_CYTHON_DEBUG=1`` turns bounds checks and wraparound checks 
 kbench in editable mode with it set, because pip's editable build compiles every module
 again, into a new temporary folder, each time it runs. The editable install finds the
 modules built in place in ``cython_core/``.
+
+The modules share declarations and inline functions through ``.pxd`` files, cimported by
+the package's installed name (``from kbench.cython_core._kernels cimport _kernel_row``).
+The sources sit in ``cython_core/``, which pyproject.toml maps to ``kbench.cython_core``,
+so Cython is shown that layout: ``build/cython_include/kbench/cython_core`` links to (or,
+where links cannot be made, mirrors) ``cython_core/``, and is on its include path.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -39,6 +46,32 @@ directives = {
     "embedsignature": True,
 }
 
+
+
+def cython_include_dir() -> str:
+    """A folder in which ``kbench/cython_core`` is ``cython_core/``, for cimports by package name."""
+    root = Path("build", "cython_include")
+    link = root / "kbench" / "cython_core"
+    source = Path("cython_core").resolve()
+    if link.is_symlink() and link.resolve() == source:
+        return str(root)
+    if link.is_symlink() or link.is_file():
+        link.unlink()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if not link.exists():
+            link.symlink_to(source, target_is_directory=True)
+    except OSError:
+        # No symbolic links (some Windows set-ups): mirror the declarations instead, keeping
+        # their times so that cythonize recompiles only the modules whose cimports changed.
+        link.mkdir(exist_ok=True)
+        for path in [source / "__init__.py", *source.glob("*.pxd")]:
+            target = link / path.name
+            if not target.exists() or target.read_bytes() != path.read_bytes():
+                shutil.copy2(path, target)
+    return str(root)
+
+
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 extensions = [
     Extension(
@@ -57,7 +90,7 @@ setup(
     else cythonize(
         extensions,
         compiler_directives=directives,
-        include_path=["cython_core"],
+        include_path=[cython_include_dir()],
         annotate=os.environ.get("KBENCH_CYTHON_ANNOTATE", "0") != "0",
     )
 )

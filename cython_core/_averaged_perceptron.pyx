@@ -8,8 +8,12 @@ iterates w₁..w_T (wₜ the perceptron after round t) is Σᵢ (αᵢ − βᵢ
 of round t is in T − t + 1 of them. One kernel row per example gives both the current
 scores (the mistake test) and the averaged ones (the prediction).
 """
-include "_kernel_ops.pxi"
-include "_labels.pxi"
+from libc.math cimport NAN, isfinite
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport dgemv
+
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
 
 
 cdef inline Py_ssize_t _argmax(const double* s, Py_ssize_t C) noexcept nogil:

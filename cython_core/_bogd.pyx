@@ -1,10 +1,13 @@
 """Compiled prequential block loop of bounded online gradient descent (BOGD), binary."""
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_budget_ops.pxi"
-include "_loss_ops.pxi"
-
 from libc.math cimport fabs
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
+from kbench.cython_core._budget_ops cimport _rng_below, _rng_uniform, _scores
+from kbench.cython_core._losses cimport _loss_deriv
+
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel (or loss): values come from Python

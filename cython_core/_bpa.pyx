@@ -1,7 +1,10 @@
 """Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_budget_ops.pxi"
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
+from kbench.cython_core._budget_ops cimport _scores
+
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows come from Python

@@ -6,11 +6,13 @@ cs·alpha[j], so the (1 − 1/t) shrinking costs nothing per support vector. BSG
 most B support vectors by removal, projection or merging after each addition; Pegasos
 has no budget (the arrays grow) and an optional projection onto the ball of radius 1/√λ.
 """
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_budget_ops.pxi"
-
 from libc.math cimport exp, log, sqrt
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
+from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve, _scores
+
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows come from Python

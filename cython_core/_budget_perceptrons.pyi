@@ -1,7 +1,7 @@
 """Type stub of kbench.cython_core._budget_perceptrons (RBP, Forgetron, Projectron/++ loops).
 
 Kernels are passed as ``(kind, gamma, scale, offset, degree)`` with ``kind`` one of
-``kbench.kernels_api.KIND_*``, or −1 for a third-party kernel (then only one example with
+``kbench.core.kernel_rows.KIND_*``, or −1 for a third-party kernel (then only one example with
 ``have_row`` set). Arrays are C-contiguous float64 and are updated in place.
 """
 

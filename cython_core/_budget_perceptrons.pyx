@@ -6,11 +6,17 @@ Python path (``learn_one``) calls the same loop on one example with ``have_row``
 row it passes in is then used as is, so a third-party kernel (``kind < 0``) can be used
 and both paths run the same update code.
 """
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_budget_ops.pxi"
-
 from libc.math cimport fabs, sqrt
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport daxpy
+
+from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
+from kbench.cython_core._budget_ops cimport (
+    _kinv_append, _kinv_solve, _rng_below, _rng_uniform, _scores,
+)
+
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows come from Python

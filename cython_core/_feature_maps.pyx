@@ -6,12 +6,15 @@ z(x) = M k_B(x). Both then run linear OGD, W ← W − η z gᵀ with g the deri
 loss with respect to the scores. Task kinds: 0 binary, 1 multiclass, 2 regression.
 Multiclass losses: 0 Crammer–Singer hinge, 1 softmax.
 """
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_budget_ops.pxi"
-include "_loss_ops.pxi"
-
 from libc.math cimport exp, sqrt
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport daxpy, dgemv
+
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
+from kbench.cython_core._budget_ops cimport _scores
+from kbench.cython_core._losses cimport _loss_deriv
+
 
 cdef extern from "_sincos_simd.h" nogil:
     # Vectorised cos/sin of a block of phases and the phases of a sparse example (see the

@@ -19,9 +19,15 @@ methods with rows it computes itself (``learn_row``, ``pick``, ``update_sv``).
 """
 import numpy as np
 
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_kernel_cache.pxi"
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport ddot
+
+from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
+from kbench.cython_core._kernel_cache cimport (
+    KCache, KParams, _kc_fetch, _kc_move, _kc_store, _kc_view,
+)
+
 
 # Status of a block (and of learn_row): resume at the returned index after acting.
 cdef enum:

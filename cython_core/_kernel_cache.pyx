@@ -1,4 +1,4 @@
-"""The kernel-row cache of ``_kernel_cache.pxi``, callable from Python.
+"""The kernel-row cache of ``_kernel_cache.pxd``, callable from Python.
 
 The learners' compiled loops use the inline functions of the include directly; these
 wrappers serve their Python paths (kernels without a compiled form), the Python class
@@ -9,9 +9,8 @@ Every function takes the cache's four arrays: ``rows`` (n_slots × L float64), `
 """
 import numpy as np
 
-include "_kernel_ops.pxi"
-include "_kernel_cache.pxi"
 
+#: The counters' names, in the order of the ``counters`` array (KC_HITS ... KC_EVALS).
 COUNTERS = ("hits", "partial", "misses", "evals")
 
 

@@ -1,11 +1,12 @@
 """Type stub of kbench.cython_core._kernels.
 
 Every kernel is passed as ``(kind, gamma, scale, offset, degree)``, with ``kind`` one of
-``kbench.kernels_api.KIND_*``. Outputs are written in place. Kernel rows, squared norms and
+``KernelKind`` (``kbench.core.kernel_rows.KIND_*``). Outputs are written in place. Kernel rows, squared norms and
 weighted sums take C-contiguous arrays that are all float64 or all float32 (float32 is
 computed in float32); matrices, diagonals and decision blocks are float64.
 """
 
+import enum
 from typing import Any, TypeVar
 
 import numpy as np
@@ -13,6 +14,14 @@ import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
 _Float = TypeVar("_Float", npt.NDArray[np.float64], npt.NDArray[np.float32])
+
+class KernelKind(enum.IntEnum):
+    """The compiled kernel kinds (``Kernel.compiled()[0]``)."""
+
+    K_LINEAR = 0
+    K_RBF = 1
+    K_POLY = 2
+    K_LAPLACIAN = 3
 
 def kernel_row(
     kind: int,

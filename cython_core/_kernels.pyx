@@ -1,8 +1,8 @@
 """Kernel rows, matrices and diagonals for the built-in kernels.
 
 Each function takes the kernel as ``(kind, gamma, scale, offset, degree)`` and
-squared row norms that the caller caches (see ``kbench.buffer.SupportBuffer``).
-Inputs are validated by the Python wrappers in ``kbench.kernels_api``.
+squared row norms that the caller caches (see ``kbench.core.support_buffer.SupportBuffer``).
+Inputs are validated by the Python wrappers in ``kbench.core.kernel_rows``.
 
 Kernel rows, squared norms and weighted sums take float64 or float32 arrays (one fused
 implementation; all arrays of a call share the dtype): float32 stored vectors halve the
@@ -16,14 +16,6 @@ import numpy as np
 
 cnp.import_array()
 
-include "_kernel_ops.pxi"
-
-cdef extern from "_kernel_simd.h" nogil:
-    void kb_rbf_f(float* out, const float* sq, float xsq, float gamma, Py_ssize_t m)
-    void kb_poly_f(float* out, float scale, float offset, int degree, Py_ssize_t m)
-    void kb_dots_f(const float* S, Py_ssize_t m, int d, const float* x, float* out)
-    void kb_laplacian_f(const float* S, Py_ssize_t m, Py_ssize_t d, const float* x,
-                        float gamma, float* out)
 
 ctypedef fused floating:
     float

@@ -18,17 +18,21 @@ The dual of the soft-margin SVM with a bias, max W(α) = Σ αₛyₛ − ½ Σ 
 - Finishing: REPROCESS until δ ≤ τ.
 
 An SMO step on (i, j) reads the kernel rows of i and j over S, from an LRU cache keyed by
-slot (``_kernel_cache.pxi``); the row of a new example is computed once and cached when
+slot (``_kernel_cache.pxd``); the row of a new example is computed once and cached when
 it joins S. The Python path of kernels without a compiled form runs the same steps with
 rows computed by the caller (``process_row``, ``pair``, ``step_rows``, ``cleanup``).
 """
 import numpy as np
 
-include "_kernel_ops.pxi"
-include "_labels.pxi"
-include "_kernel_cache.pxi"
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport daxpy, ddot
 
-from scipy.linalg.cython_blas cimport daxpy
+from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
+from kbench.cython_core._kernel_cache cimport (
+    KCache, KParams, _kc_fetch, _kc_move, _kc_store, _kc_view,
+)
+
 
 cdef enum:
     ST_DONE = 0      # every row processed

@@ -1,22 +1,12 @@
 """Python entry points to the compiled loss derivatives, for tests and diagnostics.
 
-The learners call ``_loss_deriv`` inline from their own modules; this module exposes
-the same code so that its values can be compared with the Python loss plugins.
+The learners cimport ``_loss_deriv`` (inline) from ``_losses.pxd``; this module exposes
+the same code so that its values can be compared with the Python loss plugins, and the
+loss ids, ``LossKind``, that the plugins' ``compiled()`` return.
 """
-include "_loss_ops.pxi"
 
-#: Compiled loss ids by enum name, read from the enum itself.
-LOSS_KINDS = {
-    "L_HINGE": L_HINGE,
-    "L_LOGISTIC": L_LOGISTIC,
-    "L_SQUARED": L_SQUARED,
-    "L_EPS_INSENSITIVE": L_EPS_INSENSITIVE,
-    "L_SMOOTH_HINGE": L_SMOOTH_HINGE,
-    "L_SQUARED_HINGE": L_SQUARED_HINGE,
-    "L_RAMP": L_RAMP,
-    "L_HUBER": L_HUBER,
-    "L_NOVELTY": L_NOVELTY,
-}
+#: Compiled loss ids by enum name (the members of LossKind, the enum the learners switch on).
+LOSS_KINDS = {kind.name: int(kind) for kind in LossKind}
 
 
 def py_loss_deriv(int kind, double f, double y, double p1):

@@ -1,20 +1,21 @@
 """Type stub of kbench.cython_core._norma.
 
-The configuration array is indexed by ``CFG_FIELDS`` (built by
-``kbench.plugins.algorithms._online_kernel.make_cfg``), the state array by
+``cfg`` is the online learners' ``OnlineConfig`` (built by
+``kbench.plugins.algorithms._online_kernel.make_cfg``), the state array is indexed by
 ``STATE_FIELDS``. Arrays are C-contiguous float64 and are updated in place.
 """
 
 import numpy as np
 import numpy.typing as npt
 
+from kbench.cython_core._online_ops import OnlineConfig
+
 _F64 = npt.NDArray[np.float64]
 
-CFG_FIELDS: tuple[str, ...]
 STATE_FIELDS: tuple[str, ...]
 
 def norma_block(
-    cfg: _F64,
+    cfg: OnlineConfig,
     SV: _F64,
     sq: _F64,
     A: _F64,
@@ -27,7 +28,7 @@ def norma_block(
     work: _F64,
 ) -> None: ...
 def norma_apply(
-    cfg: _F64,
+    cfg: OnlineConfig,
     SV: _F64,
     sq: _F64,
     A: _F64,

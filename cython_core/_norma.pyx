@@ -11,11 +11,14 @@ losses. ``norma_apply`` is the update alone, given the loss gradient; the Python
 the learner calls it after computing the gradient with the loss plugin, so that both
 paths share one implementation of the update.
 """
-include "_kernel_ops.pxi"
-include "_loss_ops.pxi"
-include "_online_ops.pxi"
+from libc.math cimport exp, sqrt
+from libc.string cimport memcpy
 
-from libc.math cimport sqrt
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, NU_MARGIN, NU_OFF, _expansion, _gradient, _predict,
+)
+
 
 cdef enum:
     S_CONSTANT = 0
@@ -104,7 +107,7 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
     st[N_SCALE] = cs
 
 
-def norma_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
+def norma_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
                 double[::1] state, double[::1] b, const double[:, ::1] X, const double[::1] y,
                 double[::1] pred, double[::1] krow, double[::1] work):
     """Predict then learn every row of X; predictions (made before each update) go to pred.
@@ -115,7 +118,7 @@ def norma_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double
     ties), novelty +1 unless f + b falls below the margin, regression f + b; NaN once a
     score is not finite.
     """
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
     cdef Py_ssize_t C = g.C
     cdef double xsq, cs, eps
@@ -147,12 +150,12 @@ def norma_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double
                           &X[i, 0], xsq, xi, s)
 
 
-def norma_apply(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
+def norma_apply(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
                 double[::1] state, double[::1] b, const double[::1] x, double xsq,
                 const double[::1] xi, int s):
     """The update of one example whose gradient ξ (and violation indicator s) the caller
     computed at the current scores; the per-example Python path of the learner."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     if A.shape[1] != g.C or b.shape[0] != g.C or xi.shape[0] != g.C or state.shape[0] != N_SIZE:
         raise ValueError("kbench: norma_apply array shapes do not match the configuration")
     if x.shape[0] != SV.shape[1]:

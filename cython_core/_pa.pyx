@@ -5,8 +5,11 @@ kernel and no budget: on a hinge loss ℓ = max(0, 1 − y f(x)) > 0 the example
 with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 ℓ/(k(x, x) + 1/(2C)) (PA-II).
 """
-include "_kernel_ops.pxi"
-include "_labels.pxi"
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
+
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows and k(x, x) come from Python

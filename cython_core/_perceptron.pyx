@@ -1,6 +1,9 @@
 """Compiled prequential block loop of the kernel perceptron (binary and multiclass)."""
-include "_kernel_ops.pxi"
-include "_labels.pxi"
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport dgemv
+
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._labels cimport _class_label, _sign_label
 
 
 def perceptron_block(int kind, double gamma, double scale, double offset, double degree,

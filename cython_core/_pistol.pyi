@@ -1,6 +1,6 @@
 """Type stub of kbench.cython_core._pistol.
 
-``cfg`` is the online learners' configuration array (CFG_FIELDS, built by
+``cfg`` is the online learners' ``OnlineConfig`` (built by
 ``kbench.plugins.algorithms._online_kernel.make_cfg``), ``params`` is indexed by
 ``PARAM_FIELDS`` and ``state`` by ``STATE_FIELDS``. Arrays are C-contiguous float64 and
 are updated in place. ``A`` is the buffer's cap × 2C coefficient block ``[c | u]``.
@@ -9,15 +9,16 @@ are updated in place. ``A`` is the buffer's cap × 2C coefficient block ``[c | u
 import numpy as np
 import numpy.typing as npt
 
+from kbench.cython_core._online_ops import OnlineConfig
+
 _F64 = npt.NDArray[np.float64]
 
-CFG_FIELDS: tuple[str, ...]
 PARAM_FIELDS: tuple[str, ...]
 STATE_FIELDS: tuple[str, ...]
 LOG_W_MAX: float
 
 def pistol_block(
-    cfg: _F64,
+    cfg: OnlineConfig,
     params: _F64,
     state: _F64,
     SV: _F64,
@@ -34,8 +35,8 @@ def pistol_multiplier(params: _F64, state: _F64) -> float: ...
 def pistol_outputs(
     params: _F64, state: _F64, GU: _F64, w: float, Fon: _F64, Fout: _F64
 ) -> None: ...
-def pistol_gradient(cfg: _F64, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
-def pistol_self_kernel(cfg: _F64, x: _F64, xsq: float) -> float: ...
+def pistol_gradient(cfg: OnlineConfig, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
+def pistol_self_kernel(cfg: OnlineConfig, x: _F64, xsq: float) -> float: ...
 def pistol_apply(
     params: _F64,
     state: _F64,

@@ -17,11 +17,14 @@ the kernel row already computed: ``‖g + c k(x,·)‖² = ‖g‖² + 2 c·g(x)
 ``pistol_apply`` are its pieces for the per-example Python path (third-party kernels and
 losses), so that both paths do the same arithmetic.
 """
-include "_kernel_ops.pxi"
-include "_loss_ops.pxi"
-include "_online_ops.pxi"
+from libc.math cimport exp, log, sqrt
+from libc.string cimport memcpy
 
-from libc.math cimport log
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, _expansion, _gradient, _predict, _self_kernel,
+)
+
 
 # Modes and outputs. Keep in sync with plugins/algorithms/_averaged.py.
 cdef enum:
@@ -153,13 +156,13 @@ cdef inline void _learn(const PCfg* q, Py_ssize_t C, double* st, double* SV, dou
     st[S_T] += 1.0
 
 
-def pistol_block(const double[::1] cfg, const double[::1] params, double[::1] state,
+def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1] state,
                  double[:, ::1] SV, double[::1] sq, double[:, ::1] A, const double[:, ::1] X,
                  const double[::1] y, double[::1] pred, double[::1] krow, double[::1] work,
                  Py_ssize_t start):
     """Predict then learn rows start, start+1, … of X; predictions go to pred.
 
-    ``cfg`` is the online learners' configuration (kernel, task, loss; CFG_FIELDS),
+    ``cfg`` is the online learners' OnlineConfig (kernel, task, loss),
     ``params`` the array named by PARAM_FIELDS, ``state`` by STATE_FIELDS; ``A`` is the
     buffer's cap × 2C block [c | u] and ``work`` scratch of at least 6·C entries.
 
@@ -167,7 +170,7 @@ def pistol_block(const double[::1] cfg, const double[::1] params, double[::1] st
     is full (grow it and resume there) or, with ``state["overflow"]`` set to log w, the
     multiplier would overflow float64.
     """
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     cdef PCfg q = _read_params(params)
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, m, C = g.C
     cdef double xsq, kxx, logw, w, expo
@@ -235,11 +238,11 @@ def pistol_outputs(const double[::1] params, const double[::1] state, const doub
     _outputs(&q, &state[0], &GU[0], C, w, &Fon[0], &Fout[0])
 
 
-def pistol_gradient(const double[::1] cfg, const double[::1] F, double y, double[::1] xi,
+def pistol_gradient(OnlineConfig cfg not None, const double[::1] F, double y, double[::1] xi,
                     double[::1] chi):
     """ξ = ∂loss/∂F at the scores F for a compiled (or built-in multiclass) loss; chi is
     scratch of C entries (the Hessian product the shared gradient also computes)."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     if F.shape[0] != g.C or xi.shape[0] != g.C or chi.shape[0] != g.C:
         raise ValueError("kbench: pistol_gradient array shapes do not match the configuration")
     if g.loss < 0:
@@ -247,9 +250,9 @@ def pistol_gradient(const double[::1] cfg, const double[::1] F, double y, double
     _gradient(&g, 0.0, &F[0], &F[0], y, &xi[0], &chi[0])
 
 
-def pistol_self_kernel(const double[::1] cfg, const double[::1] x, double xsq):
+def pistol_self_kernel(OnlineConfig cfg not None, const double[::1] x, double xsq):
     """k(x, x) for a compiled kernel, as the block loop computes it."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     return _self_kernel(&g, &x[0] if x.shape[0] else NULL, x.shape[0], xsq)
 
 

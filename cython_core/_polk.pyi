@@ -1,6 +1,6 @@
 """Type stub of kbench.cython_core._polk.
 
-``cfg`` is the online learners' configuration array (CFG_FIELDS, built by
+``cfg`` is the online learners' ``OnlineConfig`` (built by
 ``kbench.plugins.algorithms._online_kernel.make_cfg``), ``params`` is indexed by
 ``PARAM_FIELDS`` and ``state`` by ``STATE_FIELDS``. The dictionary arrays (D, sq, W, G,
 ids, R) have ``capacity`` rows, the pending mini-batch arrays (Xb, xsqb, kdb, XI, idb,
@@ -10,16 +10,17 @@ Kb, Kbb) ``batch_size`` rows; all are C-contiguous float64 and updated in place.
 import numpy as np
 import numpy.typing as npt
 
+from kbench.cython_core._online_ops import OnlineConfig
+
 _F64 = npt.NDArray[np.float64]
 
-CFG_FIELDS: tuple[str, ...]
 PARAM_FIELDS: tuple[str, ...]
 STATE_FIELDS: tuple[str, ...]
 S_FLOOR: float
 
 def work_size(cap: int, C: int, B: int) -> int: ...
 def polk_block(
-    cfg: _F64,
+    cfg: OnlineConfig,
     params: _F64,
     state: _F64,
     D: _F64,
@@ -64,10 +65,10 @@ def polk_probe(
     params: _F64, state: _F64, G: _F64, M: int, krow: _F64, j: int, work: _F64
 ) -> bool: ...
 def polk_refresh(G: _F64, R: _F64, M: int) -> bool: ...
-def polk_gram(cfg: _F64, D: _F64, sq: _F64, M: int, R: _F64) -> None: ...
-def polk_batch_gram(cfg: _F64, Xb: _F64, xsqb: _F64, ns: int, Kbb: _F64) -> None: ...
-def polk_gradient(cfg: _F64, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
-def polk_self_kernel(cfg: _F64, x: _F64, xsq: float) -> float: ...
+def polk_gram(cfg: OnlineConfig, D: _F64, sq: _F64, M: int, R: _F64) -> None: ...
+def polk_batch_gram(cfg: OnlineConfig, Xb: _F64, xsqb: _F64, ns: int, Kbb: _F64) -> None: ...
+def polk_gradient(cfg: OnlineConfig, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
+def polk_self_kernel(cfg: OnlineConfig, x: _F64, xsq: float) -> float: ...
 def komp(
     G: _F64,
     W: _F64,

@@ -27,15 +27,18 @@ exceeds ``refresh_tol`` (and every ``refresh_every`` updates).
 functions are its pieces, which the per-example Python path calls, so both paths do the
 same arithmetic.
 """
-include "_kernel_ops.pxi"
-include "_loss_ops.pxi"
-include "_online_ops.pxi"
-
-from libc.math cimport INFINITY
-
-import numpy as np
+from libc.math cimport INFINITY, fabs, sqrt
+from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dger, dsymv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
+
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, _expansion, _gradient, _predict, _self_kernel,
+)
+
+import numpy as np
+
 
 # Keep in sync with plugins/algorithms/polk.py.
 cdef enum:
@@ -539,7 +542,7 @@ cdef inline Model _model(double[:, ::1] D, double[::1] sq, double[:, ::1] W, dou
     return mo
 
 
-def polk_block(const double[::1] cfg, const double[::1] params, double[::1] state,
+def polk_block(OnlineConfig cfg not None, const double[::1] params, double[::1] state,
                double[:, ::1] D, double[::1] sq, double[:, ::1] W, double[:, ::1] G,
                double[::1] ids, double[:, ::1] R, double[:, ::1] Xb, double[::1] xsqb,
                double[::1] kdb, double[:, ::1] XI, double[::1] idb, double[:, ::1] Kb,
@@ -554,7 +557,7 @@ def polk_block(const double[::1] cfg, const double[::1] params, double[::1] stat
     returns; the caller grows the arrays and calls again from the returned index, and the
     pending update runs first. Returns the index of the first row not processed.
     """
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     cdef QCfg q = _read_q(params)
     cdef Model mo = _model(D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work, q.B)
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], C = mo.C, cap = mo.cap, i, c, M, ns
@@ -667,10 +670,10 @@ def polk_probe(const double[::1] params, double[::1] state, const double[:, ::1]
     return bool(_refresh_due(&q, &state[0], probe))
 
 
-def polk_gram(const double[::1] cfg, const double[:, ::1] D, const double[::1] sq, Py_ssize_t M,
+def polk_gram(OnlineConfig cfg not None, const double[:, ::1] D, const double[::1] sq, Py_ssize_t M,
               double[:, ::1] R):
     """R[:M, :M] = K_DD for a compiled kernel, computed as the block loop computes it."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     if g.kind < 0:
         raise ValueError("kbench: polk_gram needs a compiled kernel")
     if M < 0 or M > D.shape[0] or R.shape[0] < M or R.shape[1] < M or sq.shape[0] < M:
@@ -681,10 +684,10 @@ def polk_gram(const double[::1] cfg, const double[:, ::1] D, const double[::1] s
         _gram(&g, &D[0, 0] if D.shape[1] else NULL, &sq[0], M, D.shape[1], R.shape[1], &R[0, 0])
 
 
-def polk_batch_gram(const double[::1] cfg, double[:, ::1] Xb, double[::1] xsqb, Py_ssize_t ns,
+def polk_batch_gram(OnlineConfig cfg not None, double[:, ::1] Xb, double[::1] xsqb, Py_ssize_t ns,
                     double[:, ::1] Kbb):
     """Kbb[b, :b] = κ(Xb[:b], x_b) for b < ns (compiled kernel), as the block loop does."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     cdef Model mo
     if g.kind < 0:
         raise ValueError("kbench: polk_batch_gram needs a compiled kernel")
@@ -700,10 +703,10 @@ def polk_batch_gram(const double[::1] cfg, double[:, ::1] Xb, double[::1] xsqb, 
         _batch_gram(&g, &mo, ns, Xb.shape[0])
 
 
-def polk_gradient(const double[::1] cfg, const double[::1] F, double y, double[::1] xi,
+def polk_gradient(OnlineConfig cfg not None, const double[::1] F, double y, double[::1] xi,
                   double[::1] chi):
     """ξ = ∂loss/∂F at the scores F for a compiled (or built-in multiclass) loss."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     if F.shape[0] != g.C or xi.shape[0] != g.C or chi.shape[0] != g.C:
         raise ValueError("kbench: polk_gradient array shapes do not match the configuration")
     if g.loss < 0:
@@ -711,9 +714,9 @@ def polk_gradient(const double[::1] cfg, const double[::1] F, double y, double[:
     _gradient(&g, 0.0, &F[0], &F[0], y, &xi[0], &chi[0])
 
 
-def polk_self_kernel(const double[::1] cfg, const double[::1] x, double xsq):
+def polk_self_kernel(OnlineConfig cfg not None, const double[::1] x, double xsq):
     """κ(x, x) for a compiled kernel, as the block loop computes it."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     return _self_kernel(&g, &x[0] if x.shape[0] else NULL, x.shape[0], xsq)
 
 

@@ -22,10 +22,13 @@ to the support vectors' cached rows for free. ``kernel_evals`` counts values com
 Every loop has a bound (``max_outer`` CCCP iterations and ``max_steps`` coordinate steps
 per example or per fit); hitting one is counted in ``outer_caps`` / ``step_caps``.
 """
-include "_kernel_ops.pxi"
-include "_labels.pxi"
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _dot, _kernel_one, _kernel_row
+from kbench.cython_core._labels cimport _sign_label
 
 import numpy as np
+
 
 cdef enum:
     NOT_COMPILED = -1

@@ -6,7 +6,8 @@ position as one extra, last coordinate, which the binary learners store with it.
 examples' tags: ``values[tag]`` holds ``k(x, stored example)`` when ``stamp[tag]`` equals
 x's tag, and the other entries are computed (on the first d coordinates) and cached.
 """
-include "_kernel_ops.pxi"
+
+from kbench.cython_core._kernels cimport K_RBF, _dot, _kernel_one, _transform
 
 
 def shared_row(int kind, double gamma, double scale, double offset, double degree,

@@ -1,6 +1,6 @@
 """Type stub of kbench.cython_core._sparse.
 
-Kernels are passed as ``(kind, gamma, scale, offset, degree)`` (``kbench.kernels_api.KIND_*``).
+Kernels are passed as ``(kind, gamma, scale, offset, degree)`` (``kbench.core.kernel_rows.KIND_*``).
 A sparse row is int32 indices (strictly increasing) and float64 data; stored rows are spans
 ``[starts[i], ends[i])`` (int64) of a pool of int32 indices and float64 data. Outputs are
 written in place.

@@ -16,24 +16,26 @@ Each kernel value costs O(nnz), by one of two inner products:
 
 Both sum the products of the shared indices in increasing index order (the scatter adds
 exact zeros for the others), so for the inner-product kernels they give the same bits.
-The transforms (RBF, polynomial) are the dense kernels' own loops (``_kernel_ops.pxi``),
+The transforms (RBF, polynomial) are the dense kernels' own loops (``_kernels.pxd``),
 so a sparse row differs from the dense row of the densified data only by the order in
 which the inner product is summed.
 
 Arguments are checked through the NumPy C API (a few pointer reads; typed memoryviews
 cost several hundred nanoseconds per array, more than a whole row of a small store), and
 the loops run without the GIL. Stored indices must lie in ``[0, len(work))`` when the
-scatter is used: ``check_rows`` verifies a pool once (``kbench.sparse_buffer`` checks each
+scatter is used: ``check_rows`` verifies a pool once (``kbench.core.sparse_buffer`` checks each
 row as it is stored), rather than on every row.
 """
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t
 
 import numpy as np
 
 cnp.import_array()
 
-include "_kernel_ops.pxi"
+from libc.math cimport fabs
+from libc.stdint cimport int32_t, int64_t
+
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_LINEAR, K_RBF, _transform_row, kb_vexp_d
 
 STRATEGY_AUTO = 0
 STRATEGY_MERGE = 1

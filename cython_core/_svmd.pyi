@@ -1,7 +1,7 @@
 """Type stub of kbench.cython_core._svmd.
 
-The configuration array is indexed by ``CFG_FIELDS`` (built by
-``kbench.plugins.algorithms._online_kernel.make_cfg``), the state array by
+``cfg`` is the online learners' ``OnlineConfig`` (built by
+``kbench.plugins.algorithms._online_kernel.make_cfg``), the state array is indexed by
 ``STATE_FIELDS``. ``AB`` holds one row [α | β] (2C entries) per stored example; ``off``
 holds the offsets, their step sizes and their traces (3C). Arrays are C-contiguous
 float64 and are updated in place.
@@ -10,13 +10,14 @@ float64 and are updated in place.
 import numpy as np
 import numpy.typing as npt
 
+from kbench.cython_core._online_ops import OnlineConfig
+
 _F64 = npt.NDArray[np.float64]
 
-CFG_FIELDS: tuple[str, ...]
 STATE_FIELDS: tuple[str, ...]
 
 def svmd_block(
-    cfg: _F64,
+    cfg: OnlineConfig,
     SV: _F64,
     sq: _F64,
     AB: _F64,
@@ -30,7 +31,7 @@ def svmd_block(
     work: _F64,
 ) -> None: ...
 def svmd_apply(
-    cfg: _F64,
+    cfg: OnlineConfig,
     SV: _F64,
     sq: _F64,
     AB: _F64,
@@ -48,4 +49,4 @@ def svmd_apply(
     V1: _F64,
     fv: _F64,
 ) -> None: ...
-def py_gradient(cfg: _F64, eps: float, Fb: _F64, V: _F64, y: float, xi: _F64, chi: _F64) -> int: ...
+def py_gradient(cfg: OnlineConfig, eps: float, Fb: _F64, V: _F64, y: float, xi: _F64, chi: _F64) -> int: ...

@@ -13,9 +13,14 @@ sizes of their own.
 is the update alone, given the gradient, which the learner's Python path calls after
 evaluating the loss plugin. ``py_gradient`` exposes the compiled loss gradients for tests.
 """
-include "_kernel_ops.pxi"
-include "_loss_ops.pxi"
-include "_online_ops.pxi"
+from libc.math cimport exp
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, L_PYTHON, NU_MARGIN, NU_OFF, _expansion, _gradient, _predict, _self_kernel,
+)
+
 
 # Indices of the state array. Keep STATE_FIELDS in the same order.
 cdef enum:
@@ -178,7 +183,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     st[V_T] += 1.0
 
 
-def svmd_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[:, ::1] AB,
+def svmd_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] AB,
                double[::1] state, double[::1] off, const double[:, ::1] X, const double[::1] y,
                double[::1] pred, double[::1] krow, double[::1] kj, double[::1] work):
     """Predict then learn every row of X; predictions (made before each update) go to pred.
@@ -189,7 +194,7 @@ def svmd_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[
     Predictions follow the rules of kbench's online learners (NaN once a score is not
     finite).
     """
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
     cdef Py_ssize_t C = g.C
     cdef double xsq, kxx, eps
@@ -231,7 +236,7 @@ def svmd_block(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[
                          &krow[0], &kj[0], &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv)
 
 
-def svmd_apply(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[:, ::1] AB,
+def svmd_apply(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] AB,
                double[::1] state, double[::1] off, const double[::1] k, const double[::1] kj,
                const double[::1] x, double xsq, double kxx, const double[::1] FV,
                const double[::1] xi, const double[::1] chi, int s, double[::1] V1,
@@ -241,7 +246,7 @@ def svmd_apply(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[
     Python path of the learner. kj is the kernel row of the oldest stored row (only read
     with the exact eviction correction when the buffer is full); V1 (C entries) receives
     v_{t+1}(x_t); fv is scratch of 4C entries."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     cdef Py_ssize_t C = g.C, m = <Py_ssize_t>state[V_M]
     if (AB.shape[1] != 2 * C or off.shape[0] != 3 * C or FV.shape[0] != 2 * C
             or xi.shape[0] != C or chi.shape[0] != C or V1.shape[0] < C
@@ -255,11 +260,11 @@ def svmd_apply(const double[::1] cfg, double[:, ::1] SV, double[::1] sq, double[
                  &V1[0], &fv[0])
 
 
-def py_gradient(const double[::1] cfg, double eps, const double[::1] Fb, const double[::1] V,
+def py_gradient(OnlineConfig cfg not None, double eps, const double[::1] Fb, const double[::1] V,
                 double y, double[::1] xi, double[::1] chi):
     """The compiled ξ and χ = Λ·V at the scores Fb (written into xi, chi); returns the
     violation indicator. For tests against the loss plugins."""
-    cdef Cfg g = _read_cfg(cfg)
+    cdef Cfg g = cfg.c
     if Fb.shape[0] != g.C or V.shape[0] != g.C or xi.shape[0] != g.C or chi.shape[0] != g.C:
         raise ValueError("kbench: py_gradient arrays must have one entry per output")
     if g.loss == L_PYTHON:

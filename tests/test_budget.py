@@ -36,7 +36,7 @@ def krow(S: list, x: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
 
 
 class SplitMix64:
-    """The generator of cython_core/_budget_ops.pxi, written again in Python."""
+    """The generator of cython_core/_budget_ops.pxd, written again in Python."""
 
     def __init__(self, seed: int) -> None:
         self.s = seed & MASK

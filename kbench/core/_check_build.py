@@ -33,6 +33,7 @@ MODULES = (
     "_lasvm",
     "_averaged_perceptron",
     "_sparse",
+    "_online_ops",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

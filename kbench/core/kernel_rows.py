@@ -14,10 +14,13 @@ import numpy as np
 from kbench.core.components import Kernel
 from kbench.cython_core import _kernels
 
-KIND_LINEAR = 0
-KIND_RBF = 1
-KIND_POLY = 2
-KIND_LAPLACIAN = 3
+# The compiled kernel kinds, the first entry of ``Kernel.compiled()``: read from the enum
+# the compiled core switches on (kbench.cython_core._kernels.KernelKind), so that there is
+# one list. Plain ints, as they travel in tuples and are compared with ``==``.
+KIND_LINEAR = int(_kernels.KernelKind.K_LINEAR)
+KIND_RBF = int(_kernels.KernelKind.K_RBF)
+KIND_POLY = int(_kernels.KernelKind.K_POLY)
+KIND_LAPLACIAN = int(_kernels.KernelKind.K_LAPLACIAN)
 
 
 def as_matrix(A: np.ndarray, name: str = "A") -> np.ndarray:

@@ -1,7 +1,7 @@
 """The kernel-row cache shared by the learners that revisit their support vectors.
 
 :class:`KernelCache` owns the arrays of the LRU cache implemented in
-``cython_core/_kernel_cache.pxi``: rows of kernel values between support vectors, keyed
+``cython_core/_kernel_cache.pxd``: rows of kernel values between support vectors, keyed
 by support-vector slot, held within a byte budget. The compiled loops of the Huller and
 LASVM work on these arrays directly; the methods here serve their Python paths (kernels
 without a compiled form) and report hits and misses for ``stats()``.

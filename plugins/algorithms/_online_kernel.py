@@ -1,13 +1,13 @@
 """Shared Python side of kbench's online kernel learners with a circular buffer (NORMA, SVMD).
 
 It turns a loss and a task into the codes of the compiled loops
-(``cython_core/_online_ops.pxi``), computes the loss gradient ξ, the Hessian–trace
+(``cython_core/_online_ops.pxd``), computes the loss gradient ξ, the Hessian–trace
 product χ = Λ·V and the margin-violation indicator s with the loss plugins (the Python
 path, which runs any registered loss and kernel), and holds what both learners share:
 the buffer, the prediction rules and the checks of the ν-trick.
 
 The module name starts with an underscore, so the registry does not load it as a plugin.
-Every formula here mirrors one in ``_online_ops.pxi`` operation for operation: the
+Every formula here mirrors one in ``_online_ops.pxd`` operation for operation: the
 compiled block loop and the per-example path must make the same predictions.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from kbench.cython_core import _kernels
-from kbench.cython_core._svmd import CFG_FIELDS
+from kbench.cython_core._online_ops import MulticlassLoss, NuMode, OnlineConfig, Task
 from kbench.plugins.losses.margin import Hinge
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 from kbench.plugins.losses.novelty import NoveltyHinge
@@ -27,12 +27,16 @@ from kbench.plugins.losses.regression import EpsilonInsensitive
 from kbench.core.components import Algorithm, Kernel, Loss, check_range
 from kbench.core.support_buffer import SupportBuffer
 
-#: Task codes of the compiled loops (T_* in _online_ops.pxi).
-TASK_CODES = {"binary": 0, "multiclass": 1, "regression": 2, "novelty": 3}
+#: Task codes of the compiled loops, by task name (the cpdef enum Task of _online_ops).
+TASK_CODES = {member.name[2:].lower(): int(member) for member in Task}
 #: Compiled ids of the two built-in multiclass losses, and the id of a Python-only loss.
-L_MC_HINGE, L_SOFTMAX, L_PYTHON = 64, 65, -1
+L_MC_HINGE, L_SOFTMAX, L_PYTHON = (
+    int(MulticlassLoss.L_MC_HINGE),
+    int(MulticlassLoss.L_SOFTMAX),
+    int(MulticlassLoss.L_PYTHON),
+)
 #: ν-trick modes: off, an adapted hinge margin, an adapted ε-insensitive tube.
-NU_OFF, NU_MARGIN, NU_TUBE = 0, 1, 2
+NU_OFF, NU_MARGIN, NU_TUBE = int(NuMode.NU_OFF), int(NuMode.NU_MARGIN), int(NuMode.NU_TUBE)
 #: The loss whose margin (or tube) the ν-trick adapts, per task.
 NU_LOSSES: dict[str, type[Loss]] = {
     "binary": Hinge,
@@ -40,7 +44,6 @@ NU_LOSSES: dict[str, type[Loss]] = {
     "novelty": NoveltyHinge,
     "regression": EpsilonInsensitive,
 }
-CFG_INDEX = {name: i for i, name in enumerate(CFG_FIELDS)}
 
 
 @dataclass(frozen=True)
@@ -119,15 +122,15 @@ def setup_loss(
     )
 
 
-def make_cfg(kernel: Kernel, setup: LossSetup, **values: float) -> np.ndarray:
-    """The configuration array of the compiled loops (fields named by ``CFG_FIELDS``)."""
-    cfg = np.zeros(len(CFG_FIELDS))
+def make_cfg(kernel: Kernel, setup: LossSetup, **values: float) -> OnlineConfig:
+    """The configuration of the compiled loops: the kernel's and the loss's codes, and
+    ``values``, the learner's own settings (fields of ``OnlineConfig``)."""
     compiled = kernel.compiled()
     if compiled is None:  # the block loop will not run; the per-example path needs no codes
         compiled = (-1, 0.0, 0.0, 0.0, 0.0)
     kind, gamma, scale, offset, degree = compiled
-    fields = {
-        "kind": kind,
+    fields: dict[str, Any] = {
+        "kind": int(kind),
         "gamma": gamma,
         "scale": scale,
         "offset": offset,
@@ -139,11 +142,8 @@ def make_cfg(kernel: Kernel, setup: LossSetup, **values: float) -> np.ndarray:
         "nu_mode": setup.nu_mode,
         "nu": setup.nu,
         "margin": setup.margin,
-        "eta_max": np.inf,
     } | values
-    for name, value in fields.items():
-        cfg[CFG_INDEX[name]] = float(value)
-    return cfg
+    return OnlineConfig(**fields)
 
 
 def python_gradient(

@@ -9,19 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from kbench.cython_core._losses import LossKind
 
-# Compiled loss kinds, the ids ``Loss.compiled()`` returns. They must equal the enum in
-# cython_core/_loss_ops.pxi, which the compiled learners switch on; the tests compare
-# both sides through kbench.cython_core._losses.LOSS_KINDS.
-L_HINGE = 0
-L_LOGISTIC = 1
-L_SQUARED = 2
-L_EPS_INSENSITIVE = 3
-L_SMOOTH_HINGE = 4
-L_SQUARED_HINGE = 5
-L_RAMP = 6
-L_HUBER = 7
-L_NOVELTY = 8
+# Compiled loss kinds, the ids ``Loss.compiled()`` returns: read from the enum the compiled
+# learners switch on (kbench.cython_core._losses.LossKind), so that there is one list.
+L_HINGE = int(LossKind.L_HINGE)
+L_LOGISTIC = int(LossKind.L_LOGISTIC)
+L_SQUARED = int(LossKind.L_SQUARED)
+L_EPS_INSENSITIVE = int(LossKind.L_EPS_INSENSITIVE)
+L_SMOOTH_HINGE = int(LossKind.L_SMOOTH_HINGE)
+L_SQUARED_HINGE = int(LossKind.L_SQUARED_HINGE)
+L_RAMP = int(LossKind.L_RAMP)
+L_HUBER = int(LossKind.L_HUBER)
+L_NOVELTY = int(LossKind.L_NOVELTY)
 
 
 def floats(*arrays: Any) -> list[np.ndarray]:

@@ -3,7 +3,7 @@
 Each is a function ℓ(z) of the margin z = y f; derivatives are taken with respect to
 the score, so ``derivative = y ℓ'(z)`` and ``second_derivative = y² ℓ''(z)``. At a
 kink the derivative is the one-sided value of the flatter side (the hinge's is 0 at
-z = 1), the convention of the compiled learners in ``cython_core/_loss_ops.pxi``.
+z = 1), the convention of the compiled learners in ``cython_core/_losses.pxd``.
 The zero-one loss is here too: it is what the runner counts as a mistake.
 """
 

@@ -1,7 +1,8 @@
-# An LRU cache of kernel rows between support vectors, with a byte budget; included (after
-# _kernel_ops.pxi) by the learners that revisit their support vectors: the Huller's removal
-# attempts, LASVM's REPROCESS. It is an include, like _kernel_ops.pxi, so that no compiled
-# module imports another at run time; the state is a handful of arrays owned by the caller.
+# An LRU cache of kernel rows between support vectors, with a byte budget, cimported by
+# the learners that revisit their support vectors: the Huller's removal attempts, LASVM's
+# REPROCESS. Its functions are inline, so a learner that cimports them does not import
+# kbench.cython_core._kernel_cache at run time (that module wraps them for Python); the
+# state is a handful of arrays owned by the caller.
 #
 # Keys are support-vector slots 0..L-1 of the learner's buffer. The row of key i holds
 # k(SV[i], SV[j]) for j < length (a valid prefix: LIBSVM's lazily extended rows). A row is
@@ -14,12 +15,19 @@
 # slots are kept at the least-recently-used end, so taking the back one either reuses a
 # free row or evicts the oldest.
 
+from libc.string cimport memcpy
+
+from kbench.cython_core._kernels cimport _kernel_row
+
+
+# Indices of the ``counters`` array; _kernel_cache.COUNTERS names them, in this order.
 cdef enum:
     KC_HITS = 0       # rows found complete
     KC_PARTIAL = 1    # rows found and extended
     KC_MISSES = 2     # rows computed from scratch
     KC_EVALS = 3      # kernel values computed by the cache
     KC_NCOUNTERS = 4
+
 
 cdef struct KCache:
     double* rows            # n_slots × L

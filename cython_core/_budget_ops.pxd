@@ -1,10 +1,11 @@
 # Shared inline pieces of the budgeted learners: a seeded random generator, class scores,
-# and the incremental inverse of a kernel matrix. Included (after _kernel_ops.pxi) by
-# _budget_perceptrons.pyx, _bpa.pyx, _bsgd.pyx, _bogd.pyx and _feature_maps.pyx so that
-# every compiled module stays self-contained.
+# and the incremental inverse of a kernel matrix. Cimported by _budget_perceptrons.pyx,
+# _bpa.pyx, _bsgd.pyx, _bogd.pyx and _feature_maps.pyx (inline, so no import at run time).
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy, memmove
-from scipy.linalg.cython_blas cimport daxpy, dgemv, dger, dscal
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport dgemv, dger
+
+from kbench.cython_core._kernels cimport _dot
 
 
 # -- random numbers ---------------------------------------------------------------------------
@@ -54,30 +55,6 @@ cdef inline void _scores(const double* krow, const double* alpha, Py_ssize_t m, 
         out[0] = cs * _dot(krow, alpha, mm)
         return
     dgemv(&nt, &nc, &mm, &cs, <double*>alpha, &nc, <double*>krow, &one, &b0, out, &one)
-
-
-cdef inline Py_ssize_t _argmax(const double* s, Py_ssize_t C) noexcept nogil:
-    """Index of the largest entry, the lowest index on ties (numpy.argmax)."""
-    cdef Py_ssize_t c, best = 0
-    cdef double v = s[0]
-    for c in range(1, C):
-        if s[c] > v:
-            best = c
-            v = s[c]
-    return best
-
-
-cdef inline Py_ssize_t _rival(const double* s, Py_ssize_t C, Py_ssize_t y) noexcept nogil:
-    """The highest-scoring class other than y, the lowest index on ties."""
-    cdef Py_ssize_t c, best = -1
-    cdef double v = 0.0
-    for c in range(C):
-        if c == y:
-            continue
-        if best < 0 or s[c] > v:
-            best = c
-            v = s[c]
-    return best
 
 
 # -- the incremental inverse of a kernel matrix -----------------------------------------------

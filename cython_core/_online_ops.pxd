@@ -1,69 +1,50 @@
-# Shared inline pieces of the compiled online kernel learners (NORMA and SVMD): their
-# configuration record, the loss gradient ξ and Hessian-vector product χ = Λ·V of a score
-# vector, the ν-trick's margin losses, and the prediction rule.
+# Shared pieces of the compiled online kernel learners (NORMA, SVMD, PiSTOL, POLK): their
+# configuration, the loss gradient ξ and Hessian-vector product χ = Λ·V of a score vector,
+# the ν-trick's margin losses, and the prediction rule.
 #
-# Included (after _kernel_ops.pxi and _loss_ops.pxi) rather than cimported, so that each
-# compiled module stands alone. The Python side builds the configuration array with the
-# CFG_* indices below (exported as CFG_FIELDS by each module that includes this file)
-# and mirrors every formula here in plugins/algorithms/_online_kernel.py; the per-example
-# Python path and the compiled block loop must agree.
+# The configuration is an OnlineConfig object (a typed record built once by the Python
+# side, kbench.plugins.algorithms._online_kernel.make_cfg); the codes it holds are the
+# cpdef enums below, which Python reads from kbench.cython_core._online_ops. The inline
+# functions are mirrored formula for formula in plugins/algorithms/_online_kernel.py: the
+# per-example Python path and the compiled block loop must agree.
 from libc.math cimport NAN, exp, fabs, isfinite
+from scipy.linalg.cython_blas cimport ddot, dgemv
 
-# Tasks. Keep in sync with TASK_CODES in plugins/algorithms/_online_kernel.py.
-cdef enum:
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _transform
+from kbench.cython_core._labels cimport _rival
+from kbench.cython_core._losses cimport _loss_deriv, _loss_hess
+
+
+# Tasks (the keys of the learners' ``tasks``).
+cpdef enum Task:
     T_BINARY = 0
     T_MULTICLASS = 1
     T_REGRESSION = 2
     T_NOVELTY = 3
 
-# Multiclass losses, numbered after the scalar L_* ids of _loss_ops.pxi. The loss
-# plugins have no compiled id for them; the learners recognise the two built-in classes.
-cdef enum:
+
+# Multiclass losses, numbered after the scalar ids of _losses.LossKind. The loss plugins
+# have no compiled id for them; the learners recognise the two built-in classes.
+cpdef enum MulticlassLoss:
     L_MC_HINGE = 64
     L_SOFTMAX = 65
     # The loss has no compiled form: only the Python path can run it.
     L_PYTHON = -1
 
+
 # ν-trick modes: off, an adapted hinge margin ε (binary, multiclass, novelty), or an
 # adapted ε-insensitive tube (regression, where the ν-gradient has the opposite sign).
-cdef enum:
+cpdef enum NuMode:
     NU_OFF = 0
     NU_MARGIN = 1
     NU_TUBE = 2
 
-# Indices of the configuration array. Keep CFG_FIELDS (below) in the same order.
-cdef enum:
-    CF_KIND = 0
-    CF_GAMMA = 1
-    CF_SCALE = 2
-    CF_OFFSET = 3
-    CF_DEGREE = 4
-    CF_TASK = 5
-    CF_NOUT = 6
-    CF_LOSS = 7
-    CF_LOSS_P1 = 8
-    CF_NU_MODE = 9
-    CF_NU = 10
-    CF_MARGIN = 11
-    CF_ETA0 = 12
-    CF_C = 13
-    CF_USE_OFFSET = 14
-    CF_SCHEDULE = 15
-    CF_TAU = 16
-    CF_ETA_EPS0 = 17
-    CF_NU_ADDITIVE = 18
-    CF_MU = 19
-    CF_LAM = 20
-    CF_EXACT = 21
-    CF_LAGGED = 22
-    CF_ETA_MAX = 23
-    CF_SIZE = 24
 
-CFG_FIELDS = ("kind", "gamma", "scale", "offset", "degree", "task", "n_out", "loss",
-               "loss_p1", "nu_mode", "nu", "margin", "eta0", "c", "use_offset", "schedule",
-               "tau", "eta_eps0", "nu_additive", "mu", "lam", "exact", "lagged", "eta_max")
-
-
+# The fields, by the names OnlineConfig takes them: the kernel (kind, gamma, scale, offset,
+# degree: Kernel.compiled()), the task and its number of scores (C, ``n_out``), the loss
+# and its parameter, the ν-trick (mode, ν, the novelty margin), and each learner's own
+# settings (NORMA: eta0, c, schedule, tau, eta_eps0, nu_additive; SVMD: mu, lam, exact,
+# lagged, eta_max; both: use_offset). Fields a learner does not use stay at their defaults.
 cdef struct Cfg:
     int kind
     double gamma, scale, offset, degree
@@ -82,68 +63,10 @@ cdef struct Cfg:
     double eta_max
 
 
-cdef inline Cfg _read_cfg(const double[::1] p):
-    cdef Cfg g
-    if p.shape[0] != CF_SIZE:
-        raise ValueError(f"kbench: configuration array has {p.shape[0]} entries, expected {CF_SIZE}")
-    g.kind = <int>p[CF_KIND]
-    g.gamma = p[CF_GAMMA]
-    g.scale = p[CF_SCALE]
-    g.offset = p[CF_OFFSET]
-    g.degree = p[CF_DEGREE]
-    g.task = <int>p[CF_TASK]
-    g.C = <Py_ssize_t>p[CF_NOUT]
-    g.loss = <int>p[CF_LOSS]
-    g.loss_p1 = p[CF_LOSS_P1]
-    g.nu_mode = <int>p[CF_NU_MODE]
-    g.nu = p[CF_NU]
-    g.margin = p[CF_MARGIN]
-    g.eta0 = p[CF_ETA0]
-    g.c = p[CF_C]
-    g.use_offset = p[CF_USE_OFFSET] != 0.0
-    g.schedule = <int>p[CF_SCHEDULE]
-    g.tau = p[CF_TAU]
-    g.eta_eps0 = p[CF_ETA_EPS0]
-    g.nu_additive = p[CF_NU_ADDITIVE] != 0.0
-    g.mu = p[CF_MU]
-    g.lam = p[CF_LAM]
-    g.exact = p[CF_EXACT] != 0.0
-    g.lagged = p[CF_LAGGED] != 0.0
-    g.eta_max = p[CF_ETA_MAX]
-    return g
-
-
-cdef inline double _loss_hess(int kind, double f, double y, double p1) noexcept nogil:
-    """Second derivative in f of a compiled scalar loss; 0 where the plugin has none.
-
-    Written operation for operation as the plugins' ``second_derivative`` so that the
-    compiled loop and the Python path compute the same bits.
-    """
-    cdef double z, e, s
-    if kind == L_LOGISTIC:
-        z = y * f
-        e = exp(-fabs(z))
-        s = 1.0 / (1.0 + e) if z >= 0.0 else e / (1.0 + e)
-        return y * y * s * (1.0 - s)
-    elif kind == L_SQUARED:
-        return 1.0
-    elif kind == L_SMOOTH_HINGE:
-        z = y * f
-        return 0.5 * y * y if (z > -1.0 and z < 1.0) else 0.0
-    elif kind == L_SQUARED_HINGE:
-        return 2.0 * y * y if y * f < 1.0 else 0.0
-    elif kind == L_HUBER:
-        return 1.0 if fabs(f - y) <= p1 else 0.0
-    return 0.0
-
-
-cdef inline Py_ssize_t _rival(const double* F, Py_ssize_t C, Py_ssize_t y) noexcept nogil:
-    """The highest-scoring class other than y, the lowest index on ties."""
-    cdef Py_ssize_t c, best = -1
-    for c in range(C):
-        if c != y and (best < 0 or F[c] > F[best]):
-            best = c
-    return best
+# A Cfg owned by a Python object: the learners build one per configuration and pass it to
+# every compiled call (a type check, where a configuration array had to be read again).
+cdef class OnlineConfig:
+    cdef Cfg c
 
 
 cdef inline int _gradient(const Cfg* g, double eps, const double* Fb, const double* V,

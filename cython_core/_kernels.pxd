@@ -1,21 +1,23 @@
-# Shared inline kernel arithmetic, included by every .pyx that computes kernel rows.
-# It is an include rather than a cimported .pxd so that no module imports another at
-# run time: each compiled module is self-contained.
+# Shared inline kernel arithmetic, cimported by every module that computes kernel rows
+# (``from kbench.cython_core._kernels cimport ...``): the functions are inline, so a module
+# that cimports them does not import kbench.cython_core._kernels at run time.
 #
 # The elementwise loops (exp of RBF and Laplacian rows, integer polynomial degrees, the
 # inner products of short rows, L1 distances) live in _kernel_simd.h, a C header, because
 # they need to be compiled for several instruction sets and chosen at run time (see the
 # header); Cython cannot put target attributes on a function.
-from libc.math cimport exp, fabs, pow, sqrt
-from libc.string cimport memcpy
+from libc.math cimport exp, pow
 from scipy.linalg.cython_blas cimport ddot, dgemv
 
-# Kernel kinds. Keep in sync with kbench/kernels_api.py (KIND_*).
-cdef enum:
+
+# Kernel kinds, the first entry of ``Kernel.compiled()``. A cpdef enum: the Python side
+# (kbench.core.kernel_rows) reads them from kbench.cython_core._kernels.KernelKind.
+cpdef enum KernelKind:
     K_LINEAR = 0
     K_RBF = 1
     K_POLY = 2
     K_LAPLACIAN = 3
+
 
 cdef extern from "_kernel_simd.h" nogil:
     int KB_DOTS_MAX_D
@@ -27,6 +29,12 @@ cdef extern from "_kernel_simd.h" nogil:
     void kb_dots_d(const double* S, Py_ssize_t m, int d, const double* x, double* out)
     void kb_laplacian_d(const double* S, Py_ssize_t m, Py_ssize_t d, const double* x,
                         double gamma, double* out)
+    # The float32 rows of kbench.cython_core._kernels.
+    void kb_rbf_f(float* out, const float* sq, float xsq, float gamma, Py_ssize_t m)
+    void kb_poly_f(float* out, float scale, float offset, int degree, Py_ssize_t m)
+    void kb_dots_f(const float* S, Py_ssize_t m, int d, const float* x, float* out)
+    void kb_laplacian_f(const float* S, Py_ssize_t m, Py_ssize_t d, const float* x,
+                        float gamma, float* out)
 
 
 cdef inline double _dot(const double* a, const double* b, int d) noexcept nogil:

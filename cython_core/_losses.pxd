@@ -1,9 +1,11 @@
-# Shared inline derivatives of the scalar losses the compiled learners support.
-# Keep in sync with the ids that loss plugins return from ``compiled()``
-# (kbench/plugins/losses/_compiled_ids.py); tests/test_losses.py checks both sides.
+# Shared inline derivatives of the scalar losses the compiled learners support, cimported
+# by their modules (``from kbench.cython_core._losses cimport ...``; inline, so no import at
+# run time). The ids are the ones loss plugins return from ``compiled()``: the plugins read
+# them from kbench.cython_core._losses.LossKind, so there is one list.
 from libc.math cimport NAN, exp, fabs
 
-cdef enum:
+
+cpdef enum LossKind:
     L_HINGE = 0
     L_LOGISTIC = 1
     L_SQUARED = 2
@@ -13,7 +15,10 @@ cdef enum:
     L_RAMP = 6
     L_HUBER = 7
     L_NOVELTY = 8
-    # One past the largest id: the number of compiled losses.
+
+
+# One past the largest id: the number of compiled losses.
+cdef enum:
     L_COUNT = 9
 
 
@@ -69,3 +74,27 @@ cdef inline double _loss_deriv(int kind, double f, double y, double p1) noexcept
         # Labels carry no information in novelty detection; y is ignored.
         return -1.0 if f < p1 else 0.0
     return NAN
+
+
+cdef inline double _loss_hess(int kind, double f, double y, double p1) noexcept nogil:
+    """Second derivative in f of a compiled scalar loss; 0 where the plugin has none.
+
+    Written operation for operation as the plugins' ``second_derivative`` so that the
+    compiled loop and the Python path compute the same bits.
+    """
+    cdef double z, e, s
+    if kind == L_LOGISTIC:
+        z = y * f
+        e = exp(-fabs(z))
+        s = 1.0 / (1.0 + e) if z >= 0.0 else e / (1.0 + e)
+        return y * y * s * (1.0 - s)
+    elif kind == L_SQUARED:
+        return 1.0
+    elif kind == L_SMOOTH_HINGE:
+        z = y * f
+        return 0.5 * y * y if (z > -1.0 and z < 1.0) else 0.0
+    elif kind == L_SQUARED_HINGE:
+        return 2.0 * y * y if y * f < 1.0 else 0.0
+    elif kind == L_HUBER:
+        return 1.0 if fabs(f - y) <= p1 else 0.0
+    return 0.0
