@@ -309,10 +309,14 @@ def test_tuned_study_records_selection_tuning_runs_and_cost(tmp_path: Path) -> N
         assert run["tune_examples"] == mine["seen"].sum() == 360
         assert run["tune_kernel_evals"] == mine["kernel_evals"].sum()
         assert run["tune_seconds"] == pytest.approx(mine["time_s"].sum(), rel=1e-12)
-        # the evaluated configuration is the best mean on the tuning prefixes
+        # the evaluated configuration is the best mean on the tuning prefixes; the run is
+        # filed under the learner the study named, the selection beside it
         means = mine.groupby("tune_config")["online_error"].mean()
         best = mine[mine["tune_config"] == means.idxmin()].iloc[0]
-        assert run["algorithm_spec"] == best["algorithm_spec"] and run["kernel"] == best["kernel"]
+        assert run["selected_algorithm"] == best["algorithm_spec"]
+        assert run["selected_kernel"] == best["kernel"]
+        first = mine[mine["tune_config"] == 0].iloc[0]  # the defaults: the spec as given
+        assert run["algorithm_spec"] == first["algorithm_spec"] == run["base_algorithm"]
     assert (out / "tuning.parquet").exists()
     assert len(pd.read_parquet(out / "runs.parquet")) == len(runs)  # accuracy tables: no tuning
     assert "tuning cost" in proc.stdout
@@ -322,6 +326,21 @@ def test_tuned_study_records_selection_tuning_runs_and_cost(tmp_path: Path) -> N
     table = pd.read_csv(__import__("io").StringIO(shown.stdout))
     assert {"tune_configs", "tune_runs", "tune_kernel_evals", "tune_seconds"} <= set(table)
     assert table["tune_runs"].tolist() == [6, 6, 6]
+    assert all(c.endswith(" tuned@3") for c in table["configuration"])
+    compared = kbench("compare", str(out))
+    assert compared.returncode == 0, compared.stderr
+    assert "accuracy and tuning cost" in compared.stdout
+    for algorithm in ("pistol", "norma", "bsgd"):
+        assert any(
+            line.split()[1:2] == [f"{algorithm}[budget=50]" if algorithm != "pistol" else "pistol"]
+            and line.split()[-5:-3] == ["3", "6"]
+            for line in compared.stdout.splitlines()
+            if line.strip().startswith("digits")
+        ), compared.stdout
+    report = kbench("report", str(out))
+    assert report.returncode == 0, report.stderr
+    html = (out / "report.html").read_text()
+    assert "id='tuning'" in html and "Accuracy and tuning cost" in html
 
 
 def test_parameter_free_learner_costs_one_configuration(tmp_path: Path) -> None:
@@ -365,7 +384,7 @@ def test_kill_9_while_tuning_then_resume(tmp_path: Path) -> None:
     clean = kbench("run", str(study), "--workers", "2", "--out", str(tmp_path / "clean"))
     assert clean.returncode == 0, clean.stderr
     a, b = load_results(out), load_results(tmp_path / "clean")
-    cols = ["task_id", "algorithm_spec", "kernel", "online_error", "tune_configs", "tune_runs"]
+    cols = ["task_id", "selected_algorithm", "selected_kernel", "online_error", "tune_configs"]
     pd.testing.assert_frame_equal(
         a.runs[cols].sort_values("task_id").reset_index(drop=True),
         b.runs[cols].sort_values("task_id").reset_index(drop=True),
@@ -403,3 +422,35 @@ def test_an_empty_search_space_is_a_one_line_error(tmp_path: Path, plugin_dist) 
         "kbench: error: algorithm 'untunable': the search space of 'eta' is empty: "
         "Choice() lists no value"
     ]
+
+
+def test_compare_at_equal_tuning_budget(tmp_path: Path) -> None:
+    """Two budgets in one folder: the random searches share their first draws, and
+    kbench compare --tune-budget N ranks the learners tuned with N configurations only."""
+    out = tmp_path / "r"
+    for budget in (2, 4):
+        study = tmp_path / f"b{budget}.toml"
+        study.write_text(
+            f'[study]\nseeds = [0, 1]\ntune = {{method = "random", budget = {budget}, '
+            'on = "prefix:0.25"}\n[[experiment]]\nalgorithms = ["pistol", "norma[budget=40]"]\n'
+            'kernels = ["rbf[gamma=1.0]"]\ndatasets = ["checkerboard[n=200]"]\n'
+        )
+        proc = kbench("run", str(study), "--workers", "0", "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+    res = load_results(out)
+    norma = res.tuning[res.tuning["algorithm"] == "norma"]
+    by_budget = {
+        b: list(dict.fromkeys(g.sort_values("tune_config")["algorithm_spec"]))
+        for b, g in norma.groupby(norma["tune"].str.split(":").str[1].astype(int))
+    }
+    assert by_budget[4][:2] == by_budget[2]  # the budget-2 search is the start of the other
+    both = kbench("compare", str(out))
+    assert both.returncode == 0 and "tuned@2" in both.stdout and "tuned@4" in both.stdout
+    at2 = kbench("compare", str(out), "--tune-budget", "2")
+    assert at2.returncode == 0, at2.stderr
+    assert "tuned@2" in at2.stdout and "tuned@4" not in at2.stdout
+    none = kbench("compare", str(out), "--tune-budget", "3")
+    assert none.returncode == 2
+    assert none.stderr.strip() == (
+        "kbench: error: no run was tuned with a budget of 3 configurations; budgets there: 2, 4"
+    )

@@ -11,7 +11,7 @@ from rich.table import Table
 from kbench.analysis.tables import latex_results, output_console, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
-from kbench.results.tuning import COST_COLUMNS, evaluation_runs
+from kbench.results.tuning import COST_COLUMNS, evaluation_runs, tune_budget
 
 
 def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFrame]:
@@ -32,6 +32,14 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
         )
         for a, k, lo in zip(runs["algorithm_spec"], runs["kernel"], runs["loss"], strict=True)
     ]
+    if "selected_algorithm" in runs:
+        # A tuned learner: labelled with its budget, its selected configuration beside it.
+        budgets = runs["tune"].map(tune_budget)
+        tuned = runs["selected_algorithm"].notna()
+        runs.loc[tuned, "config_label"] = [
+            f"{lab} tuned@{b}"
+            for lab, b in zip(runs.loc[tuned, "config_label"], budgets[tuned], strict=True)
+        ]
     for col in (
         "online_error",
         "test_error",
@@ -57,6 +65,11 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
             us_per_example=("us_per_example", "mean"),
             # A tuned configuration is charged its tuning (the same for each seed).
             **{c: (c, "mean") for c in COST_COLUMNS if c in ok},
+            **(
+                {"selected": ("selected", lambda s: "; ".join(dict.fromkeys(filter(_set, s))))}
+                if "selected" in ok
+                else {}
+            ),
         )
         failed = (
             group[group["status"] != "ok"]
@@ -109,8 +122,14 @@ def tuning_cost_text(r: object) -> str:
     )
 
 
+def _set(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
 def _notes(r: object) -> str:
     notes = []
+    if _set(getattr(r, "selected", None)):
+        notes.append(f"selected {escape(str(r.selected))}")
     if getattr(r, "degenerate", 0):
         notes.append(
             f"[yellow]{MARK} degenerate ({int(r.degenerate)} of {int(r.runs)} runs): "
@@ -173,6 +192,9 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                         "; ".join(
                             x
                             for x in (
+                                f"selected {r.selected}"
+                                if _set(getattr(r, "selected", None))
+                                else "",
                                 f"degenerate ({r.degenerate} of {r.runs} runs): {r.degenerate_reason}"
                                 if r.degenerate
                                 else "",

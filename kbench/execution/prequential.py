@@ -110,6 +110,8 @@ def _tuning_columns(task: Task) -> dict[str, Any]:
         "tune_group": options.get("tune_group"),
         "tune_config": options.get("tune_config"),
         "window": options.get("window"),
+        "base_algorithm": options.get("base_algorithm"),
+        "base_kernel": options.get("base_kernel") or None,
     }
 
 

@@ -272,7 +272,10 @@ def configurations(
     if tune.method == "grid":
         points = _grid(space, tune.budget)
     else:
-        points = _random(space, tune.budget, _stable_seed(algorithm, kernel, tune.text))
+        # Seeded without the budget, so a search of budget k tries the first k
+        # configurations of any larger one: budgets compare on the same draws.
+        where = tune.text.split(":", 2)[2]
+        points = _random(space, tune.budget, _stable_seed(algorithm, kernel, where))
     configs: list[tuple[str, str | None]] = []
     for point in points:
         a = {p[2:]: v for p, v in point.items() if p.startswith("a.")}
@@ -356,7 +359,13 @@ def evaluation_tasks(
     """The group's evaluation runs: the selected configuration on the evaluation seeds
     (after the prefix, under ``prefix:``)."""
     algorithm, kernel = selected
-    extra: dict[str, Any] = {"tune": tune.text, "tune_group": gid}
+    # What was tuned, as the study gave it: the learner a comparison is about.
+    extra: dict[str, Any] = {
+        "tune": tune.text,
+        "tune_group": gid,
+        "base_algorithm": base[0].algorithm,
+        "base_kernel": base[0].kernel or "",
+    }
     if tune.on == "prefix":
         extra["window"] = f"tail:{tune.fraction:g}"
     return [

@@ -27,6 +27,7 @@ from kbench.core.errors import ResultsError
 from kbench.core.fileio import atomic_write_text
 from kbench.report import sections
 from kbench.report.plots import PALETTE
+from kbench.report.tuning import tuning_rows
 from kbench.results.store import Results
 
 if TYPE_CHECKING:
@@ -100,10 +101,12 @@ def render_report(
         d["id"] = sections.slug(stream, i)
         datasets.append(d)
     failed = sections.failed_rows(runs[runs["status"] != "ok"])
+    tuning = tuning_rows(cmp)  # tuned studies: accuracy beside tuning cost
     nav = [
         {"id": "summary", "name": "Summary", "title": ""},
         {"id": "across", "name": "Across data sets", "title": ""},
         *({"id": d["id"], "name": names[d["stream"]], "title": d["stream"]} for d in datasets),
+        *([{"id": "tuning", "name": "Tuning cost", "title": ""}] if tuning else []),
         {"id": "configurations", "name": "Configurations", "title": ""},
         *([{"id": "failed", "name": "Not finished", "title": ""}] if failed else []),
         {"id": "run", "name": "Run", "title": ""},
@@ -127,6 +130,7 @@ def render_report(
         "across": sections.across(cmp, colours),
         "datasets": datasets,
         "configurations": sections.configurations(cmp),
+        "tuning": tuning,
         "failed": failed,
         "run": sections.run_metadata(cmp, source),
     }
