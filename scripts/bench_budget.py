@@ -23,9 +23,9 @@ import argparse
 import re
 import sys
 
-from kbench.core.registry import get_registry
+from _bench_common import fastest_run
+
 from kbench.data.streams import StreamSpec
-from kbench.execution.executors import execute
 from kbench.execution.tasks import Task
 from kbench.results.degenerate import degenerate_reason, reason_kinds
 
@@ -71,15 +71,8 @@ WIDE_SPECS = [
 
 def run(spec: str, loss: str | None, stream: StreamSpec, kernel: str, repeat: int) -> dict:
     """Best-of-``repeat`` timing of one task; the run row of the fastest run."""
-    best = None
-    for _ in range(repeat):
-        task = Task(algorithm=spec, kernel=kernel, loss=loss, stream=stream, checkpoints=32)
-        row = execute(task, registry=get_registry()).run
-        if row["status"] != "ok":
-            sys.exit(f"{spec}: {row['status']}: {row['reason']}")
-        if best is None or row["time_s"] < best["time_s"]:
-            best = row
-    return best
+    task = Task(algorithm=spec, kernel=kernel, loss=loss, stream=stream, checkpoints=32)
+    return fastest_run(task, repeat)[0].run
 
 
 def a9a_table(rows: list, repeat: int) -> None:

@@ -26,11 +26,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
-from kbench.core.registry import get_registry
+from _bench_common import fastest_run
+
 from kbench.data.streams import StreamSpec
-from kbench.execution.executors import execute
 from kbench.execution.tasks import Task
 
 A9A = StreamSpec("a9a", order="file")
@@ -45,23 +44,14 @@ def load() -> str:
 
 def run(spec: str, loss: str | None, kernel: str, stream: StreamSpec, repeat: int) -> dict:
     """The run row of the fastest of ``repeat`` runs, with the CPU seconds it used."""
-    best = None
-    for _ in range(repeat):
-        task = Task(algorithm=spec, kernel=kernel, loss=loss, stream=stream, checkpoints=8)
-        cpu = time.process_time()
-        result = execute(task, registry=get_registry(), trace_memory=False)
-        row = dict(result.run)
-        row["cpu_s"] = time.process_time() - cpu
-        last = result.traces.iloc[-1] if len(result.traces) else {}
-        for key in ("nystrom_rank", "active_set"):
-            if key in last:
-                row[key] = last[key]
-        if row["status"] != "ok":
-            sys.exit(f"{spec}: {row['status']}: {row['reason']}")
-        if best is None or row["time_s"] < best["time_s"]:
-            best = row
-    assert best is not None
-    return best
+    task = Task(algorithm=spec, kernel=kernel, loss=loss, stream=stream, checkpoints=8)
+    result, cpu = fastest_run(task, repeat, trace_memory=False)
+    row = dict(result.run, cpu_s=cpu)
+    last = result.traces.iloc[-1] if len(result.traces) else {}
+    for key in ("nystrom_rank", "active_set"):
+        if key in last:
+            row[key] = last[key]
+    return row
 
 
 def fogd(repeat: int) -> None:

@@ -16,42 +16,18 @@ import time
 import timeit
 
 import numpy as np
+from _bench_common import idle_learners
 from kbench.cython_core import _kernels
 from threadpoolctl import threadpool_limits
 
-from kbench import Algorithm, hookimpl
+from kbench import hookimpl
 from kbench.core.registry import Registry
 from kbench.data.streams import StreamSpec, build_stream
 from kbench.execution.prequential import run_task
 from kbench.execution.tasks import Task
 
-
-class Idle(Algorithm):
-    """Learns nothing, predicts +1: measures what the protocol itself costs."""
-
-    name = "idle"
-    uses_kernel = False
-
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-
-    def decision_one(self, x):
-        return 1.0
-
-    def learn_one(self, x, y):
-        return None
-
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
-
-
-class IdleBlock(Idle):
-    """The same, with a block fast path."""
-
-    name = "idle_block"
-
-    def learn_predict_many(self, X, y):
-        return np.ones(len(X))
+# Learners that do no work (the asv suite's): what the protocol itself costs.
+Idle, IdleBlock = idle_learners()
 
 
 @hookimpl
@@ -79,7 +55,7 @@ def runner_overhead(reg: Registry) -> list[tuple[str, float]]:
         algo.learn_one(x, y[i])
     bare = (time.perf_counter() - t0) / n * 1e6
     rows.append(("bare Python loop, predict_one + learn_one", bare))
-    for name in ("idle", "idle_block"):
+    for name in (Idle.name, IdleBlock.name):
         for memory in (False, True):
             best = np.inf
             for _ in range(3):

@@ -37,9 +37,10 @@ import argparse
 import sys
 import time
 
+from _bench_common import fastest_run
+
 from kbench.core.registry import get_registry
 from kbench.data.streams import StreamSpec
-from kbench.execution.executors import execute
 from kbench.execution.tasks import Task
 
 A9A = StreamSpec("a9a", order="file")
@@ -63,17 +64,10 @@ SIZES = [
 def run(spec: str, stream: StreamSpec, kernel: str, repeat: int, epochs: int = 1) -> dict:
     """Best-of-``repeat`` timing of one task: the run row of the fastest run, with its last
     trace row (the learner's final statistics) under ``"last"``."""
-    best = None
-    for _ in range(repeat):
-        task = Task(algorithm=spec, kernel=kernel, loss=None, stream=stream, epochs=epochs,
-                    checkpoints=4)  # fmt: skip
-        result = execute(task, registry=get_registry(), trace_memory=False)
-        row = result.run
-        if row["status"] != "ok":
-            sys.exit(f"{spec}: {row['status']}: {row['reason']}")
-        if best is None or row["time_s"] < best["time_s"]:
-            best = dict(row, last=result.traces.iloc[-1])
-    return best
+    task = Task(algorithm=spec, kernel=kernel, loss=None, stream=stream, epochs=epochs,
+                checkpoints=4)  # fmt: skip
+    result = fastest_run(task, repeat, trace_memory=False)[0]
+    return dict(result.run, last=result.traces.iloc[-1])
 
 
 def a9a_table(repeat: int) -> None:

@@ -21,34 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _bench_common import descendants, running
+
 STUDY = [
     "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "linear",
     "-d", "digits[positive=5-9,n=1500]", "--seeds", "0-3", "--workers", "2", "--report",
 ]  # fmt: skip
-
-
-def _descendants(pid: int) -> set[int]:
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int(
-                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
-                )
-            except OSError:
-                continue
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, q in parents.items() if q in frontier} - found
-        found |= frontier
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def baseline() -> float:
@@ -91,13 +69,13 @@ def interrupt(phase: str, root: Path) -> tuple[float, int, int]:
     if phase in ("running", "dask"):  # until the first result is written
         while not list((out / "tasks").glob("*.parquet")) and proc.poll() is None:
             time.sleep(0.005)
-    below = _descendants(proc.pid)
+    below = descendants(proc.pid)
     start = time.monotonic()
     proc.send_signal(signal.SIGINT)
     code = proc.wait()
     took = time.monotonic() - start
     time.sleep(0.5)
-    return took, code, sum(_alive(p) for p in below)
+    return took, code, sum(running(p) for p in below)
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ import platform
 import time
 
 import numpy as np
+from _bench_common import best_seconds, matvec_floor_us
 from threadpoolctl import threadpool_limits
 
 from kbench.core.registry import get_registry
@@ -46,15 +47,7 @@ def timed(algo, X, y, repeats: int = 3) -> tuple[float, object]:
 
 def floor_us(m: int, d: int, reps: int = 50) -> float:
     """µs of one dense m × d matrix–vector product, best of five batches."""
-    rng = np.random.default_rng(0)
-    S, x = rng.standard_normal((m, d)), rng.standard_normal(d)
-    best = np.inf
-    for _ in range(5):
-        t0 = time.thread_time()
-        for _ in range(reps):
-            S @ x
-        best = min(best, (time.thread_time() - t0) / reps)
-    return 1e6 * best
+    return matvec_floor_us(m, d, reps)
 
 
 def symv_floor_us(M: int, reps: int = 20) -> float:
@@ -65,13 +58,7 @@ def symv_floor_us(M: int, reps: int = 20) -> float:
     rng = np.random.default_rng(0)
     A = rng.standard_normal((M, M))
     G, k = np.asfortranarray(A + A.T), rng.standard_normal(M)
-    best = np.inf
-    for _ in range(5):
-        t0 = time.thread_time()
-        for _ in range(reps):
-            dsymv(1.0, G, k)
-        best = min(best, (time.thread_time() - t0) / reps)
-    return 1e6 * best
+    return 1e6 * best_seconds(lambda: dsymv(1.0, G, k), reps=reps)
 
 
 def pistol_vs_norma(reg, X, y, sizes, n) -> None:

@@ -24,6 +24,7 @@ import platform
 import time
 
 import numpy as np
+from _bench_common import matvec_floor_us
 from threadpoolctl import threadpool_limits
 
 from kbench.core.registry import get_registry
@@ -82,15 +83,7 @@ def time_per_example(
 def floor_us(omega: int, d: int, reps: int = 200) -> float:
     """µs of one dense ω × d matrix–vector product (the memory floor of a kernel row),
     best of five batches."""
-    rng = np.random.default_rng(0)
-    S, x = rng.standard_normal((omega, d)), rng.standard_normal(d)
-    best = np.inf
-    for _ in range(5):
-        t0 = time.thread_time()
-        for _ in range(reps):
-            S @ x
-        best = min(best, (time.thread_time() - t0) / reps)
-    return 1e6 * best
+    return matvec_floor_us(omega, d, reps)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import SCRIPTS, script
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,14 +135,8 @@ KEYS = [
 ]
 
 
-def _toml(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.encode("unicode_escape").decode().replace('"', '\\"') + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return repr(value)
+#: The fuzz script's TOML writer: a value as TOML text.
+_toml = script("fuzz_inputs")._toml
 
 
 @FUZZ
@@ -329,9 +324,8 @@ def test_fuzz_script_finds_no_tracebacks(tmp_path: Path) -> None:
     script's default is 2 400 cases)."""
     import subprocess
 
-    script = Path(__file__).parents[1] / "scripts" / "fuzz_inputs.py"
     proc = subprocess.run(
-        [sys.executable, str(script), "--cases", "240", "--seed", "3"],
+        [sys.executable, str(SCRIPTS / "fuzz_inputs.py"), "--cases", "240", "--seed", "3"],
         capture_output=True,
         text=True,
         timeout=600,

@@ -6,32 +6,21 @@ vector, Monte Carlo), and each script's ``--quick`` mode is run once in a subpro
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import SCRIPTS, script
 
 from kbench.api import get_registry
 from kbench.data.streams import StreamSpec, build_stream
 
-SCRIPTS = Path(__file__).parents[1] / "scripts"
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_reference_pistol_reproduces_the_spec_golden_vector():
     """The independent Algorithm 3 gives specs/002 §1.1's hand-checked 4-round vector."""
-    ref = _script("repro_pistol_a9a").reference_pistol(
+    ref = script("repro_pistol_a9a").reference_pistol(
         np.array([[0.0], [1.0], [0.5], [-1.0]]),
         np.array([1.0, -1.0, 1.0, 1.0]),
         1.0,
@@ -55,7 +44,7 @@ def test_reference_pistol_reproduces_the_spec_golden_vector():
 def test_kbench_pistol_matches_the_reference_example_by_example(loss):
     """kbench's compiled PiSTOL and the NumPy transcription agree on every gradient of 300
     a9a examples (different summation orders: 1e-12 relative, far below any effect)."""
-    mod = _script("repro_pistol_a9a")
+    mod = script("repro_pistol_a9a")
     reg = get_registry()
     stream = build_stream(StreamSpec(dataset="a9a", seed=1, n=300), reg)
     ref = mod.reference_pistol(stream.X, stream.y, 0.05, 2.25, 100.0, loss)
@@ -82,7 +71,7 @@ def test_multidist_bayes_error_matches_monte_carlo():
 
 
 def test_reused_two_runs_repeats_the_first_run_with_the_same_digits():
-    mod = _script("repro_svmd_counting")
+    mod = script("repro_svmd_counting")
     y = np.repeat(np.arange(10), 25).astype(float)
     idx = mod.reused_two_runs(y, np.random.default_rng(0), 2)
     first, second = idx[:200], idx[200:]
@@ -101,6 +90,8 @@ def test_reused_two_runs_repeats_the_first_run_with_the_same_digits():
         ("repro_pistol_a9a", ["sweep", "--quick"], "configurations that track the SVM"),
         ("repro_polk_bayes", ["--quick"], "Realisations with Bayes error"),
         ("repro_svmd_counting", ["--quick"], "usps_like 2×2 (reused)"),
+        ("repro_svmd_counting", ["--quick", "--sweep"], "lowest:"),
+        ("repro_svmd_usps10", ["--quick"], "NORMA constant η=1"),
         ("repro_ramp_ncheckerboard", ["--quick"], "online_svm_r[C=100.0]"),
         ("repro_huller_sv", ["--quick"], "LIBSVM C=1e+06"),
     ],
