@@ -17,8 +17,8 @@ name                                   defined in
 ``kernel_row``, ``as_matrix``,         :mod:`kbench.core.kernel_rows`
 ``as_vector``, ``sq_norms``
 ``kernel_expansion``                   :mod:`kbench.api`
-``Stream``, ``StreamSpec``,            :mod:`kbench.data.streams`
-``get_stream``
+``Stream``, ``StreamSpec``            :mod:`kbench.data.streams`
+``get_stream``                         :mod:`kbench.data.cache`
 ``Registry``, ``get_registry``         :mod:`kbench.core.registry`
 ``KbenchError``, ``SpecError``,        :mod:`kbench.core.errors`
 ``DataError``, ``RegistryError``
@@ -58,7 +58,8 @@ from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
 from kbench.core.support_buffer import SupportBuffer
-from kbench.data.streams import Stream, StreamSpec, get_stream
+from kbench.data.cache import get_stream
+from kbench.data.streams import Stream, StreamSpec
 
 __all__ = [
     "TASKS",

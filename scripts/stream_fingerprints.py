@@ -7,7 +7,7 @@
 
 Each line: spec, seed, how the stream was obtained (built; first get, which caches it;
 second get, from the cache), its stream id, a SHA-256 of its arrays (shapes and bytes of
-X, y, X_test, y_test), its task and classes. The LIBSVM and CSV files are written from a
+X, y, X_test, y_test; of a sparse stream's CSR arrays), its task and classes. The LIBSVM and CSV files are written from a
 fixed seed into ``$TMPDIR/kbench-fingerprints`` (a fixed path: it is part of their specs,
 hence of their stream ids), and a fresh cache folder is used.
 """
@@ -77,6 +77,13 @@ def main() -> None:
                     for a in (s.X, s.y, s.X_test, s.y_test):
                         if a is None:
                             h.update(b"-")
+                            continue
+                        if hasattr(a, "indptr"):  # a sparse stream: its CSR arrays
+                            parts = (a.data, a.indices, a.indptr)
+                            assert not any(p.flags.writeable for p in parts)
+                            h.update(f"csr{a.shape}".encode())
+                            for p in parts:
+                                h.update(p.astype(np.int64 if p is a.indptr else p.dtype).tobytes())
                             continue
                         assert a.dtype == np.float64 and a.flags.c_contiguous
                         assert not a.flags.writeable

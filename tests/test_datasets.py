@@ -162,7 +162,7 @@ def test_registry_rejects_a_dataset_parameter_named_like_a_stream_option():
     assert reserved_parameters(Clash) == ["n"]
     with pytest.raises(DataError, match="declares parameter 'n', a reserved stream option name"):
         build_stream(StreamSpec(dataset="clash"), reg)
-    assert set(STREAM_OPTIONS) == {"order", "n", "test_size", "positive", "scale"}
+    assert set(STREAM_OPTIONS) == {"order", "n", "test_size", "positive", "scale", "dense"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,7 +473,7 @@ def test_libsvm_dataset_with_a_test_file(tmp_path):
     (tmp_path / "tr.txt").write_text("1 1:1 2:1\n-1 2:-1\n1 1:0.5\n")
     (tmp_path / "te.txt").write_text("-1 4:2\n")
     s = stream(f"libsvm[path={tmp_path / 'tr.txt'},test_path={tmp_path / 'te.txt'}]")
-    assert s.X.shape == (3, 4) and s.X_test.tolist() == [[0, 0, 0, 2]]
+    assert s.X.shape == (3, 4) and s.X_test.toarray().tolist() == [[0, 0, 0, 2]]  # CSR
     m = load(f"libsvm[path={tmp_path / 'tr.txt'},task=multiclass]")
     assert m.task == "multiclass" and m.y.tolist() == [1, 0, 1] and m.class_names == ("-1", "1")
     with pytest.raises(DataError, match="task=binary needs two classes"):

@@ -31,6 +31,7 @@ from kbench.core.registry import get_registry
 from kbench.data.downloads import decompress, download
 from kbench.data.libsvm_catalogue import CATALOGUE, catalogue, fetch
 from kbench.data.readers import read_libsvm
+from kbench.data.streams import StreamSpec, build_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -227,14 +228,21 @@ def test_unknown_name_and_name_with_path_are_one_line_errors():
         reg.create("dataset", "libsvm[name=a9a,path=x.txt]")
 
 
-def test_a_set_too_large_for_dense_arrays_is_refused_saying_sparse_is_needed(data):
+def test_a_set_too_large_for_dense_arrays_is_available_sparse_and_refused_dense(data, tmp_path):
+    """rcv1.binary (47 236 features, 697 641 examples) is a sparse data set: available
+    without densifying; a stream asked dense=true beyond the dense limit is a one-line error."""
     ds = get_registry().create("dataset", "libsvm[name=rcv1.binary]")
-    why = ds.unavailable()
-    assert why is not None and "\n" not in why
-    assert "47236 features" in why and "sparse" in why
-    with pytest.raises(DataError, match="sparse stream support"):
-        ds.load(0)
-    assert not data.exists()  # refused before anything was downloaded
+    assert ds.unavailable() is None and type(ds).sparse
+    assert not data.exists()  # nothing downloaded to say so
+    path = tmp_path / "wide.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    spec = StreamSpec(f"libsvm[path={path},n_features=200000000]", dense=True)
+    with pytest.raises(DataError) as exc:
+        build_stream(spec, get_registry())
+    message = str(exc.value)
+    assert "\n" not in message and "dense=true" in message and "3.2 GB" in message
+    sparse = build_stream(StreamSpec(spec.dataset), get_registry())
+    assert sparse.sparse and sparse.X.shape == (2, 200_000_000) and sparse.X.nnz == 2
 
 
 # --- downloads ----------------------------------------------------------------------------
@@ -246,8 +254,8 @@ def test_full_download_verifies_decompresses_and_loads(tmp_path, monkeypatch, se
     ds = get_registry().create("dataset", "libsvm[name=fixture]")
     got = ds.load(0)
     X, y, Xt, yt = _expected(tmp_path)
-    np.testing.assert_array_equal(got.X, X)  # same reader, same text: exact
-    np.testing.assert_array_equal(got.X_test, Xt)
+    np.testing.assert_array_equal(got.X.toarray(), X)  # same reader, same text: exact
+    np.testing.assert_array_equal(got.X_test.toarray(), Xt)
     np.testing.assert_array_equal(got.y, np.where(y > 0, 1.0, -1.0))
     np.testing.assert_array_equal(got.y_test, np.where(yt > 0, 1.0, -1.0))
     folder = data / "libsvm"
@@ -307,7 +315,7 @@ def test_a_hand_placed_file_of_the_wrong_size_is_moved_aside_and_fetched(
     folder.mkdir(parents=True)
     (folder / "set").write_bytes(TRAIN[:-10])
     got = get_registry().create("dataset", "libsvm[name=fixture]").load(0)
-    assert len(got.X) == 200
+    assert got.X.shape[0] == 200
     assert (folder / "set").read_bytes() == TRAIN
     assert [p.read_bytes() for p in folder.glob("set.mismatch-*")] == [TRAIN[:-10]]
 
@@ -390,7 +398,8 @@ def test_kbench_run_offline_from_a_hand_placed_file(tmp_path):
     import pandas as pd
 
     runs = pd.read_parquet(out / "runs.parquet")
-    assert sorted(runs["algorithm"]) == ["nogd", "rbp"] and set(runs["status"]) == {"ok"}
+    assert sorted(runs["algorithm"]) == ["nogd", "rbp"]
+    assert set(runs["status"]) == {"ok"}, runs["reason"].tolist()
     assert (
         runs["stream"].iloc[0].startswith("libsvm[")
         and "name=rcv1.binary" in runs["stream"].iloc[0]
@@ -510,8 +519,8 @@ def test_a_hand_placed_decompressed_file_is_used_without_the_network(tmp_path, m
     (folder / "set.t").write_bytes(TEST)
     got = get_registry().create("dataset", "libsvm[name=fixture]").load(0)
     X, _, Xt, _ = _expected(tmp_path)
-    np.testing.assert_array_equal(got.X, X)
-    np.testing.assert_array_equal(got.X_test, Xt)
+    np.testing.assert_array_equal(got.X.toarray(), X)  # the data set's features are CSR
+    np.testing.assert_array_equal(got.X_test.toarray(), Xt)
 
 
 def test_a_server_that_ignores_range_restarts_the_file(tmp_path, server):
@@ -560,8 +569,8 @@ def test_the_entry_decides_the_task(tmp_path, monkeypatch, data, task, labels):
     ds = get_registry().create("dataset", "libsvm[name=fixture]")
     a, b = ds.load(0), ds.load(0)
     assert ds.task == a.task == task
-    np.testing.assert_array_equal(a.X, b.X)
-    assert ds.info() == {"n": len(a.X), "d": a.X.shape[1], "n_test": len(a.X_test)}
+    np.testing.assert_array_equal(a.X.toarray(), b.X.toarray())
+    assert ds.info() == {"n": a.X.shape[0], "d": a.X.shape[1], "n_test": a.X_test.shape[0]}
     if task == "multiclass":  # classes sorted to 0..C-1: "1" -> 0, "2" -> 1, "3" -> 2
         assert a.n_classes == 3 and a.y[:3].tolist() == [2.0, 0.0, 1.0]
     else:

@@ -26,6 +26,7 @@ import re
 import sys
 import tempfile
 import time
+import urllib.parse
 import zlib
 from pathlib import Path
 from typing import IO
@@ -341,3 +342,69 @@ def decompress(src: str | Path, dest: str | Path) -> Path:
             f"(nothing was kept; free space and run again)"
         ) from None
     return dest
+
+
+# --------------------------------------------------------------------------------------------
+# Single files by URL and checksum (the url data set)
+# --------------------------------------------------------------------------------------------
+
+
+def cached_path(url: str, sha256: str, folder: str | Path) -> Path:
+    """Where :func:`fetch_url` keeps the file of ``url`` (named by its checksum and base name)."""
+    base = os.path.basename(urllib.parse.urlparse(url).path) or "download"
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", base)[:100]
+    return Path(folder) / f"{sha256.lower()[:16]}-{base}"
+
+
+def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.0) -> Path:
+    """Download ``url`` into ``folder`` once and return the local file, verified by SHA-256.
+
+    A cached copy whose checksum matches is used without touching the network. A download
+    whose checksum differs from ``sha256`` is deleted and raises DataError; it never
+    replaces the cached file.
+    """
+    sha256 = sha256.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+        raise DataError(f"sha256={sha256!r} is not a SHA-256 checksum (64 hex digits)")
+    scheme = urllib.parse.urlparse(url).scheme
+    if scheme not in ("http", "https", "file"):
+        raise DataError(f"url={url!r}: kbench downloads http, https or file URLs")
+    target = cached_path(url, sha256, folder)
+    if target.is_file() and sha256_of(target) == sha256:
+        return target
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".download-")
+    except OSError as exc:
+        raise DataError(f"cannot write the download cache {target.parent}: {exc}") from None
+    # Imported here: urllib.request imports http, email and ssl (tens of milliseconds).
+    from urllib.error import HTTPError, URLError
+    from urllib.request import urlopen
+
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as out, urlopen(url, timeout=timeout) as resp:
+            for block in iter(lambda: resp.read(1 << 20), b""):
+                h.update(block)
+                out.write(block)
+            out.flush()
+            os.fsync(out.fileno())  # renamed into the cache only once it is on disk
+        got = h.hexdigest()
+        if got != sha256:
+            raise DataError(
+                f"{url}: checksum mismatch: expected sha256 {sha256}, the download has {got}; "
+                f"it was discarded{' and the cached copy left as it was' if target.exists() else ''}"
+            )
+        os.replace(tmp, target)
+    except DataError:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    except (URLError, OSError, ValueError) as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, HTTPError):
+            reason = f"HTTP {exc.code} {exc.reason}"
+            exc.close()  # it holds the response
+        else:
+            reason = _first_line(getattr(exc, "reason", None) or exc)
+        raise DataError(f"cannot download {url}: {reason}") from None
+    return target

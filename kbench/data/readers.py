@@ -2,14 +2,16 @@
 
 Every reader raises :class:`~kbench.core.errors.DataError` for bad input, naming the file and,
 where the format has lines, the line (and column) at fault; no input makes a reader raise
-anything else. Readers return dense float64 arrays because kbench streams are dense.
+anything else. Readers return float64 arrays: dense, except the LIBSVM reader's CSR.
 
-- :func:`read_libsvm`: LIBSVM/svmlight text (``label index:value ...``), optionally gzipped.
+- :func:`read_libsvm_csr`, :func:`read_libsvm`: LIBSVM/svmlight text into CSR or dense
+  arrays (:mod:`kbench.data.libsvm_format`), optionally compressed.
 - :func:`read_csv`: delimited text with one label column, optionally a header row.
 - :func:`read_npz`: NumPy ``.npz`` archives holding ``X``, ``y`` and optionally ``X_test``, ``y_test``.
 - :func:`read_idx`: the IDX format of MNIST and Fashion-MNIST, optionally gzipped.
 - :func:`encode_labels`: raw labels to kbench's encoding of a task.
-- :func:`fetch_url`: download once into a cache folder, verified by its SHA-256 checksum.
+- :func:`fetch_url`: download once into a cache folder, verified by its SHA-256 checksum
+  (:mod:`kbench.data.downloads`).
 - :func:`note_source`: tell the stream cache which local files a data set was read from.
 """
 
@@ -18,13 +20,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import gzip
-import hashlib
 import io
 import math
 import os
 import re
-import tempfile
-import urllib.parse
 import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
@@ -36,6 +35,10 @@ from typing import Any
 import numpy as np
 
 from kbench.core.errors import DataError
+
+# Re-exported: the LIBSVM format and single-file downloads live in their own modules.
+from kbench.data.downloads import cached_path, fetch_url, sha256_of  # noqa: F401
+from kbench.data.libsvm_format import read_libsvm, read_libsvm_csr  # noqa: F401
 
 #: Largest dense array (in elements) a reader builds: 2.5e8 float64 values are 2 GB.
 MAX_ELEMENTS = 250_000_000
@@ -114,99 +117,6 @@ def _check_size(path: str | Path, n: int, d: int, max_elements: int) -> None:
             f"{path}: {n} rows × {d} features would need {gb:.1f} GB as a dense float64 array "
             f"(kbench's limit is {max_elements} values); reduce the file or its dimension"
         )
-
-
-# --------------------------------------------------------------------------------------------
-# LIBSVM / svmlight
-# --------------------------------------------------------------------------------------------
-
-
-def read_libsvm(
-    path: str | Path, n_features: int | None = None, *, max_elements: int = MAX_ELEMENTS
-) -> tuple[np.ndarray, np.ndarray]:
-    """Read a LIBSVM/svmlight file into a dense ``(X, y)``.
-
-    Parameters
-    ----------
-    path
-        The file; gzip-compressed files are recognised by their first bytes.
-    n_features
-        Fix the dimension (the files of a train/test pair can differ in their highest
-        index); an index beyond it is an error. None takes the highest index seen.
-    max_elements
-        Refuse files whose dense matrix would hold more values than this.
-
-    Returns
-    -------
-    X, y
-        ``(n, d)`` features and ``(n,)`` labels, float64. Feature indices are 1-based;
-        ``qid:`` tokens and ``#`` comments are ignored.
-    """
-    if n_features is not None and n_features < 0:
-        raise DataError(f"{path}: n_features must be at least 0, got {n_features}")
-    labels: list[float] = []
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    try:
-        with _open_text(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.split("#", 1)[0].strip()
-                if not line:
-                    continue
-                parts = line.split()
-                try:
-                    label = float(parts[0])
-                except ValueError:
-                    raise DataError(
-                        f"{path}:{lineno}: label {parts[0]!r} is not a number"
-                    ) from None
-                if not math.isfinite(label):
-                    raise DataError(f"{path}:{lineno}: label {parts[0]!r} is not finite")
-                r = len(labels)
-                labels.append(label)
-                prev = 0
-                for tok in parts[1:]:
-                    if tok.startswith("qid:"):
-                        continue
-                    idx, sep, val = tok.partition(":")
-                    try:
-                        j, v = int(idx), float(val)
-                    except ValueError:
-                        raise DataError(
-                            f"{path}:{lineno}: malformed feature {tok!r} (expected index:value)"
-                        ) from None
-                    if not sep or j < 1:
-                        raise DataError(
-                            f"{path}:{lineno}: malformed feature {tok!r} (indices start at 1)"
-                        )
-                    if j <= prev:
-                        raise DataError(
-                            f"{path}:{lineno}: feature indices must increase ({j} after {prev})"
-                        )
-                    if not math.isfinite(v):
-                        raise DataError(
-                            f"{path}:{lineno}: feature {j} has non-finite value {val!r}"
-                        )
-                    if n_features is not None and j > n_features:
-                        raise DataError(
-                            f"{path}:{lineno}: feature index {j} exceeds the declared dimension {n_features}"
-                        )
-                    prev = j
-                    rows.append(r)
-                    cols.append(j - 1)
-                    vals.append(v)
-    except DataError:
-        raise
-    except _READ_ERRORS as exc:
-        raise _read_error(path, exc) from None
-    if not labels:
-        raise DataError(f"{path}: no examples")
-    d = n_features if n_features is not None else ((max(cols) + 1) if cols else 0)
-    _check_size(path, len(labels), d, max_elements)
-    X = np.zeros((len(labels), d))
-    X[np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)] = vals
-    return X, np.asarray(labels)
 
 
 # --------------------------------------------------------------------------------------------
@@ -675,81 +585,6 @@ def encode_labels(
     out = np.array([code[v] for v in tr.tolist()])
     out_t = None if te is None else np.array([code[v] for v in te.tolist()])
     return out, out_t, len(values), tuple(_fmt(v) for v in values)
-
-
-# --------------------------------------------------------------------------------------------
-# Downloads
-# --------------------------------------------------------------------------------------------
-
-
-def sha256_of(path: str | Path) -> str:
-    """The SHA-256 hex digest of a file."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def cached_path(url: str, sha256: str, folder: str | Path) -> Path:
-    """Where :func:`fetch_url` keeps the file of ``url`` (named by its checksum and base name)."""
-    base = os.path.basename(urllib.parse.urlparse(url).path) or "download"
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", base)[:100]
-    return Path(folder) / f"{sha256.lower()[:16]}-{base}"
-
-
-def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.0) -> Path:
-    """Download ``url`` into ``folder`` once and return the local file, verified by SHA-256.
-
-    A cached copy whose checksum matches is used without touching the network. A download
-    whose checksum differs from ``sha256`` is deleted and raises DataError; it never
-    replaces the cached file.
-    """
-    sha256 = sha256.strip().lower()
-    if not re.fullmatch(r"[0-9a-f]{64}", sha256):
-        raise DataError(f"sha256={sha256!r} is not a SHA-256 checksum (64 hex digits)")
-    scheme = urllib.parse.urlparse(url).scheme
-    if scheme not in ("http", "https", "file"):
-        raise DataError(f"url={url!r}: kbench downloads http, https or file URLs")
-    target = cached_path(url, sha256, folder)
-    if target.is_file() and sha256_of(target) == sha256:
-        return target
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".download-")
-    except OSError as exc:
-        raise DataError(f"cannot write the download cache {target.parent}: {exc}") from None
-    # Imported here: urllib.request imports http, email and ssl (tens of milliseconds).
-    from urllib.error import HTTPError, URLError
-    from urllib.request import urlopen
-
-    h = hashlib.sha256()
-    try:
-        with os.fdopen(fd, "wb") as out, urlopen(url, timeout=timeout) as resp:
-            for block in iter(lambda: resp.read(1 << 20), b""):
-                h.update(block)
-                out.write(block)
-            out.flush()
-            os.fsync(out.fileno())  # renamed into the cache only once it is on disk
-        got = h.hexdigest()
-        if got != sha256:
-            raise DataError(
-                f"{url}: checksum mismatch: expected sha256 {sha256}, the download has {got}; "
-                f"it was discarded{' and the cached copy left as it was' if target.exists() else ''}"
-            )
-        os.replace(tmp, target)
-    except DataError:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    except (URLError, OSError, ValueError) as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, HTTPError):
-            reason = f"HTTP {exc.code} {exc.reason}"
-            exc.close()  # it holds the response
-        else:
-            reason = _first_line(getattr(exc, "reason", None) or exc)
-        raise DataError(f"cannot download {url}: {reason}") from None
-    return target
 
 
 def _first_line(exc: object) -> str:

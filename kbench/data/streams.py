@@ -1,8 +1,13 @@
 """Streams: the identical, read-only example sequences every algorithm of a study sees.
 
-A stream is built once per (dataset spec, stream options, seed) and cached on disk,
-so worker processes load it rather than rebuild it. Its ``stream_id`` hashes its
-spec and contents; results carry it, and comparisons refuse to pair different ids.
+A stream is built once per (dataset spec, stream options, seed) and cached on disk
+(:mod:`kbench.data.cache`), so worker processes load it rather than rebuild it. Its
+``stream_id`` hashes its spec and contents; results carry it, and comparisons refuse to
+pair different ids.
+
+A data set whose ``load`` returns a ``scipy.sparse`` matrix gives a sparse stream: its
+features stay CSR (float64 values, sorted int32 indices) through ordering, caching and
+the runner, and are densified only when the user asks for it with ``dense=true``.
 
 Stream options are written inside the data-set spec, beside its own parameters:
 ``digits[positive=5-9,scale=minmax,n=1000]``. Their names (:data:`STREAM_OPTIONS`) are
@@ -12,26 +17,22 @@ would take its value before the data set saw it.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
-import mmap
 import os
 import re
-import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from kbench import __version__
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
-from kbench.core.fileio import atomic_write, atomic_write_bytes
 from kbench.core.specs import coerce, format_spec, parse_spec
-from kbench.data.readers import recording_sources, sha256_of
+from kbench.data.readers import MAX_ELEMENTS, recording_sources
 
 ORDERS = ("shuffle", "file", "counting")
 _COUNTING = re.compile(r"^counting(?:-(\d+)(?:x(\d+))?)?$")
@@ -47,6 +48,7 @@ STREAM_OPTIONS: dict[str, Any] = {
     "test_size": float,
     "positive": str | None,
     "scale": str,
+    "dense": bool,
 }
 
 
@@ -77,6 +79,9 @@ class StreamSpec:
     scale
         ``none``, ``standard`` (zero mean, unit variance) or ``minmax`` (to [−1, 1]),
         fitted on the training stream.
+    dense
+        Densify a sparse data set's features (a dense data set is unchanged). Without
+        it a sparse stream stays CSR, and learners that take only dense rows are skipped.
     """
 
     dataset: str
@@ -86,6 +91,7 @@ class StreamSpec:
     test_size: float = 0.0
     positive: str | None = None
     scale: str = "none"
+    dense: bool = False
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS and not _COUNTING.match(self.order):
@@ -109,8 +115,12 @@ class StreamSpec:
             raise SpecError(f"stream option test_size must be in [0, 1), got {self.test_size}")
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the spec."""
-        return dataclasses.asdict(self)
+        """A JSON-ready dict of the spec (``dense`` only when set: the specs, keys and
+        stream ids of streams without it are those of kbench before the option existed)."""
+        out = dataclasses.asdict(self)
+        if not self.dense:
+            del out["dense"]
+        return out
 
     @property
     def label(self) -> str:
@@ -217,7 +227,12 @@ def split_stream_options(spec: str) -> tuple[str, dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Stream:
-    """Read-only C-contiguous float64 arrays of one stream, and its id."""
+    """Read-only arrays of one stream, and its id.
+
+    ``y`` and ``y_test`` are C-contiguous float64 arrays; ``X`` and ``X_test`` are too for
+    a dense stream, and read-only ``scipy.sparse.csr_matrix`` (float64 values, sorted
+    int32 indices, no stored zeros) for a sparse one.
+    """
 
     spec: StreamSpec
     X: np.ndarray
@@ -246,7 +261,12 @@ class Stream:
     @property
     def n(self) -> int:
         """Number of training examples."""
-        return len(self.X)
+        return self.X.shape[0]
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the features are CSR."""
+        return sp.issparse(self.X)
 
     @property
     def d(self) -> int:
@@ -254,8 +274,13 @@ class Stream:
         return self.X.shape[1]
 
 
-def _check_finite(name: str, part: str, X: np.ndarray, y: np.ndarray) -> None:
-    bad = ~np.isfinite(X).all(axis=1) | ~np.isfinite(y)
+def _check_finite(name: str, part: str, X: Any, y: np.ndarray) -> None:
+    if sp.issparse(X):
+        bad = ~np.isfinite(y)
+        bad_values = np.flatnonzero(~np.isfinite(X.data))
+        bad[np.searchsorted(X.indptr, bad_values, side="right") - 1] = True
+    else:
+        bad = ~np.isfinite(X).all(axis=1) | ~np.isfinite(y)
     if bad.any():
         row = int(np.argmax(bad))
         raise DataError(
@@ -338,6 +363,23 @@ class _Base:
     frozen: bool = False
 
 
+def _features(X: Any, sparse: bool) -> Any:
+    """A data set's features as C-order float64, or canonical CSR when ``sparse``: float64
+    values, indices sorted and unique (duplicates summed), no stored zeros, and int32
+    indices while they fit (the cache maps the arrays as they are stored)."""
+    if not sparse:
+        # C order here, as in the cache file: a scaled stream's column means must be
+        # summed in the same order whether it is built from the data set or from the cache
+        return np.ascontiguousarray(X, dtype=np.float64)
+    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    X.sum_duplicates()  # sorts the indices too
+    X.eliminate_zeros()
+    if X.nnz < np.iinfo(np.int32).max and X.shape[1] <= np.iinfo(np.int32).max:
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32, copy=False)
+    return X
+
+
 def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.stat_result]]:
     """Load and check the data set of ``spec``; also return the local files it read."""
     dataset = registry.create("dataset", spec.dataset)
@@ -353,21 +395,20 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
     with recording_sources() as sources:
         data = dataset.load(spec.seed)
     name = dataset.name
-    # C order here, as in the cache file: a scaled stream's column means must be summed in
-    # the same order whether it is built from the data set or from the cache
-    X = np.ascontiguousarray(data.X, dtype=np.float64)
+    sparse = sp.issparse(data.X) or sp.issparse(data.X_test)
+    X = _features(data.X, sparse)
     y = np.asarray(data.y, dtype=np.float64).ravel()
-    if X.ndim != 2 or len(X) == 0:
+    if X.ndim != 2 or X.shape[0] == 0:
         raise DataError(
             f"data set {name!r} is empty (shape {X.shape}); check its parameters or files"
         )
-    if len(y) != len(X):
-        raise DataError(f"data set {name!r}: {len(X)} rows but {len(y)} labels")
+    if len(y) != X.shape[0]:
+        raise DataError(f"data set {name!r}: {X.shape[0]} rows but {len(y)} labels")
     _check_finite(name, "training", X, y)
-    Xt = None if data.X_test is None else np.ascontiguousarray(data.X_test, dtype=np.float64)
+    Xt = None if data.X_test is None else _features(data.X_test, sparse)
     yt = None if data.y_test is None else np.asarray(data.y_test, dtype=np.float64).ravel()
     if Xt is not None:
-        if Xt.ndim != 2 or Xt.shape[1] != X.shape[1] or len(yt) != len(Xt):
+        if Xt.ndim != 2 or Xt.shape[1] != X.shape[1] or len(yt) != Xt.shape[0]:
             raise DataError(
                 f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}"
             )
@@ -436,16 +477,16 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
     rng = np.random.default_rng(spec.seed)
     rows: np.ndarray | None = None  # the training stream's rows of X in order; None: all, as given
     if spec.test_size > 0.0 and Xt is None:
-        perm = rng.permutation(len(X))
-        n_test = max(1, round(spec.test_size * len(X)))
-        if n_test >= len(X):
+        perm = rng.permutation(X.shape[0])
+        n_test = max(1, round(spec.test_size * X.shape[0]))
+        if n_test >= X.shape[0]:
             raise DataError(
                 f"data set {name!r}: test_size={spec.test_size} leaves no training examples"
             )
         Xt, yt = X[perm[:n_test]], y[perm[:n_test]]
         rows = perm[n_test:]
     if spec.order == "shuffle" and not base.time_ordered:
-        perm = rng.permutation(len(X) if rows is None else len(rows))
+        perm = rng.permutation(X.shape[0] if rows is None else len(rows))
         rows = perm if rows is None else rows[perm]
     elif counting:
         digits, runs = counting_shape(spec.order)
@@ -457,6 +498,13 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         X, y = X[rows], y[rows]
     elif spec.n is not None:
         X, y = X[: spec.n], y[: spec.n]
+    if sp.issparse(X) and spec.dense:
+        X, Xt = _densified(X, Xt, base.label)
+    if spec.scale != "none" and sp.issparse(X):
+        raise DataError(
+            f"data set {base.label!r} is sparse: scale={spec.scale} would make every value "
+            f"non-zero; scale it beforehand, or add dense=true to densify it"
+        )
     if spec.scale != "none":
         if spec.scale == "standard":
             center, width = X.mean(axis=0), X.std(axis=0)
@@ -470,384 +518,72 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
     return X, y, Xt, yt, task, n_classes  # type: ignore[return-value]
 
 
-def _freeze(a: np.ndarray | None, base: _Base) -> np.ndarray | None:
-    """Make ``a`` read-only C-contiguous float64, copying only when something else holds it."""
+def _densified(X: Any, Xt: Any, label: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The dense arrays of a sparse stream, for ``dense=true``, within kbench's dense limit."""
+    n = X.shape[0] + (0 if Xt is None else Xt.shape[0])
+    if n * X.shape[1] > MAX_ELEMENTS:
+        raise DataError(
+            f"data set {label!r} with dense=true: {n} examples × {X.shape[1]} features would "
+            f"need {n * X.shape[1] * 8 / 1e9:.1f} GB as dense float64 arrays (kbench's limit "
+            f"is {MAX_ELEMENTS} values); drop dense=true to keep it sparse, or use n= to shorten it"
+        )
+    return X.toarray(), None if Xt is None else Xt.toarray()
+
+
+def _csr_frozen(X: Any, copy: bool) -> sp.csr_matrix:
+    """A CSR matrix over read-only arrays (float64 values; int32 indices while they fit)."""
+    small = X.nnz < np.iinfo(np.int32).max and X.shape[1] <= np.iinfo(np.int32).max
+    index = np.int32 if small else np.int64
+    parts = [
+        np.array(X.data, dtype=np.float64, copy=copy),
+        np.array(X.indices, dtype=index, copy=copy),
+        np.array(X.indptr, dtype=index, copy=copy),
+    ]
+    for part in parts:
+        if part.flags.writeable:
+            part.setflags(write=False)
+    return sp.csr_matrix(tuple(parts), shape=X.shape, copy=False)
+
+
+def _freeze(a: Any, base: _Base) -> Any:
+    """Make ``a`` read-only C-contiguous float64 (or CSR over read-only arrays), copying
+    only when something else holds it."""
     if a is None:
         return None
+    given = any(a is b for b in (base.data.X, base.data.y, base.data.X_test, base.data.y_test))
+    if sp.issparse(a):
+        # gathered by _derive (nothing else refers to it), or the read-only map of a cache file
+        return _csr_frozen(a, copy=given and not base.frozen)
     plain = a.dtype == np.float64 and a.flags.c_contiguous
     if plain and base.frozen and not a.flags.writeable:
         return a  # the read-only map of a cache file, or a slice of it
-    given = any(a is b for b in (base.data.X, base.data.y, base.data.X_test, base.data.y_test))
     if plain and not given and a.flags.owndata:
         a.setflags(write=False)  # made by _derive: nothing else refers to it
         return a
     return _readonly(a)
 
 
-def _stream_id(spec: StreamSpec, *arrays: np.ndarray | None) -> str:
+def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
     h = hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode())
     for a in arrays:
-        h.update(b"-" if a is None else a.tobytes())
+        if a is None:
+            h.update(b"-")
+        elif sp.issparse(a):
+            # The CSR arrays themselves (never densified); index pointers as int64 so that
+            # the id does not depend on the index type a gather happened to choose.
+            h.update(f"csr{a.shape}{a.indices.dtype}".encode())
+            h.update(np.ascontiguousarray(a.indptr, dtype=np.int64))
+            h.update(np.ascontiguousarray(a.indices))
+            h.update(np.ascontiguousarray(a.data))
+        else:
+            h.update(a.tobytes())
     return h.hexdigest()[:16]
 
 
-def cache_dir() -> Path:
-    """Where streams are cached: ``$KBENCH_CACHE``, else the user's cache folder."""
-    env = os.environ.get("KBENCH_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kbench"
+def __getattr__(name: str) -> Any:
+    """The data cache's functions under their former home (:mod:`kbench.data.cache`)."""
+    if name in ("get_stream", "cache_dir", "cache_usage", "clear_cache", "CacheUsage"):
+        from kbench.data import cache
 
-
-# ---------------------------------------------------------------------------------------------
-# The data cache
-#
-# <cache>/data/<data set>/<key>.data          the data set's arrays, once (per seed for
-#                                             generators, whose data depend on it)
-# <cache>/data/<data set>/<key>.json          its record: content id, file size, and the
-#                                             local files it was read from
-# <cache>/data/<data set>/<key>.stream.json   one per stream (spec and seed): its id and
-#                                             the content id it was derived from
-#
-# A stream is re-derived from the data set's arrays on every load (the seeded orders are
-# recomputed: a few milliseconds), so 200 seeds cost 200 small records, not 200 copies.
-# ---------------------------------------------------------------------------------------------
-
-#: Version of the cache layout; part of every cache key.
-CACHE_FORMAT = 2
-_MAGIC = b"KBENCH-DATA\x00"
-_ALIGN = 64
-_ARRAY_NAMES = ("X", "y", "X_test", "y_test")
-#: A source file whose mtime is this close to when it was last checked may have changed
-#: again within the file system's timestamp resolution: it is re-hashed, not trusted.
-_RACY_NS = 2_000_000_000
-
-
-def _padded(n: int) -> int:
-    return -(-n // _ALIGN) * _ALIGN
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _folder_name(spec: StreamSpec) -> str:
-    """The cache folder of a stream's data set: its name."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", parse_spec(spec.dataset)[0]) or "_"
-
-
-def _data_key(spec: StreamSpec, seeded: bool) -> str:
-    """Names a data set's cached arrays: its spec, and the seed when its data depend on it."""
-    text = json.dumps(
-        {
-            "dataset": spec.dataset,
-            "seed": spec.seed if seeded else None,
-            "kbench": __version__,
-            "format": CACHE_FORMAT,
-        },
-        sort_keys=True,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
-def _stream_key(spec: StreamSpec) -> str:
-    """Names a stream's record. NumPy's version is part of it: the seeded orders are
-    recomputed with NumPy's generator on every load, and the record's id vouches for them."""
-    text = json.dumps(
-        {
-            "spec": spec.to_dict(),
-            "kbench": __version__,
-            "numpy": np.__version__,
-            "format": CACHE_FORMAT,
-        },
-        sort_keys=True,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
-def _source_records(sources: dict[str, os.stat_result]) -> list[dict[str, Any]] | None:
-    """Size, mtime and SHA-256 of the files a data set was read from; None if one changed
-    while it was read (its data are then not cached)."""
-    out = []
-    for path, before in sorted(sources.items()):
-        try:
-            digest = sha256_of(path)
-            after = os.stat(path)
-        except OSError:
-            return None
-        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
-            return None
-        out.append(
-            {
-                "path": path,
-                "abspath": os.path.abspath(path),
-                "size": after.st_size,
-                "mtime_ns": after.st_mtime_ns,
-                "sha256": digest,
-                "checked_ns": time.time_ns(),
-            }
-        )
-    return out
-
-
-def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
-    """True when every file the cached data were read from still has the same content.
-
-    Same size and mtime (and path) is trusted; otherwise the file is re-hashed, and the
-    record is updated when the content is the same (a ``touch`` costs one hash).
-    """
-    refreshed = False
-    for src in record["sources"]:
-        path = src["path"]
-        try:
-            st = os.stat(path)
-        except OSError:
-            return False
-        if st.st_size != src["size"]:
-            return False
-        abspath = os.path.abspath(path)
-        if (
-            abspath == src["abspath"]
-            and st.st_mtime_ns == src["mtime_ns"]
-            and st.st_mtime_ns < src["checked_ns"] - _RACY_NS
-        ):
-            continue
-        try:
-            if sha256_of(path) != src["sha256"]:
-                return False
-        except OSError:
-            return False
-        src.update(abspath=abspath, mtime_ns=st.st_mtime_ns, checked_ns=time.time_ns())
-        refreshed = True
-    if refreshed:
-        with contextlib.suppress(OSError):  # only saves a hash next time
-            atomic_write_bytes(record_path, json.dumps(record).encode())
-    return True
-
-
-def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any]]) -> str:
-    """Cache a data set's arrays and their record; return their content id.
-
-    The record is written last and removed first: a data file without its record is
-    never used. On failure neither is left, and the error (OSError) is raised.
-    """
-    arrays = {
-        k: np.ascontiguousarray(getattr(base.data, k), dtype=np.float64)
-        for k in _ARRAY_NAMES
-        if getattr(base.data, k) is not None
-    }
-    meta = {
-        "name": base.name,
-        "label": base.label,
-        "task": base.data.task,
-        "n_classes": base.data.n_classes,
-        "class_names": None if base.data.class_names is None else list(base.data.class_names),
-        "time_ordered": base.time_ordered,
-    }
-    h = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
-    layout, offset = {}, 0
-    for k, a in arrays.items():
-        h.update(f"{k}{a.shape}".encode())
-        h.update(a.data)
-        layout[k] = [list(a.shape), offset]
-        offset += _padded(a.nbytes)
-    data_id = h.hexdigest()[:32]
-    head = json.dumps({**meta, "data_id": data_id, "arrays": layout}).encode()
-    prefix = _MAGIC + len(head).to_bytes(8, "little") + head
-
-    def write(fh: BinaryIO) -> None:
-        fh.write(prefix + bytes(_padded(len(prefix)) - len(prefix)))
-        for a in arrays.values():
-            fh.write(a.data.cast("B"))
-            fh.write(bytes(_padded(a.nbytes) - a.nbytes))
-
-    record_path, data_path = folder / f"{key}.json", folder / f"{key}.data"
-    folder.mkdir(parents=True, exist_ok=True)
-    record_path.unlink(missing_ok=True)
-    try:
-        atomic_write(data_path, write)
-        record = {"data_id": data_id, "size": data_path.stat().st_size, "sources": sources}
-        atomic_write_bytes(record_path, json.dumps(record).encode())
-    except BaseException:
-        for path in (record_path, data_path):
-            with contextlib.suppress(OSError):
-                path.unlink()
-        raise
-    return data_id
-
-
-def _read_base(path: Path) -> tuple[_Base, str]:
-    """Map a cached data file read-only; return its arrays and content id."""
-    with open(path, "rb") as fh:
-        if fh.read(len(_MAGIC)) != _MAGIC:
-            raise ValueError(f"{path} is not a kbench data file")
-        n = int.from_bytes(fh.read(8), "little")
-        head = json.loads(fh.read(n))
-        buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    start = _padded(len(_MAGIC) + 8 + n)
-    arrays = {
-        k: np.ndarray(tuple(shape), dtype=np.float64, buffer=buffer, offset=start + offset)
-        for k, (shape, offset) in head["arrays"].items()
-    }
-    names = head["class_names"]
-    data = Data(
-        X=arrays["X"],
-        y=arrays["y"],
-        X_test=arrays.get("X_test"),
-        y_test=arrays.get("y_test"),
-        task=head["task"],
-        n_classes=head["n_classes"],
-        class_names=None if names is None else tuple(names),
-    )
-    base = _Base(data, head["name"], head["label"], bool(head["time_ordered"]), frozen=True)
-    return base, head["data_id"]
-
-
-def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[_Base, str] | None:
-    """A data set's cached arrays, if their entry is whole (size and record agree), their
-    source files are unchanged, and (given ``data_id``) they are that content."""
-    record_path = folder / f"{key}.json"
-    record = _read_json(record_path)
-    if record is None or (data_id is not None and record.get("data_id") != data_id):
-        return None
-    data_path = folder / f"{key}.data"
-    try:
-        if data_path.stat().st_size != record["size"]:
-            return None
-        if not _sources_unchanged(record, record_path):
-            return None
-        base, found = _read_base(data_path)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a damaged entry is rebuilt, never trusted
-    return (base, found) if found == record["data_id"] else None
-
-
-def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) -> Stream:
-    """Load a stream from the cache, building and caching it on first use.
-
-    A cached stream is used only while the local files its data set was read from keep
-    their content (checked by size and mtime, then by SHA-256 when those changed); an
-    edited file gives a rebuilt stream, with a new ``stream_id``. A cache that cannot be
-    written (read-only, full) only costs a rebuild next time.
-    """
-    folder = (cache or cache_dir()) / "data" / _folder_name(spec)
-    entry = folder / f"{_stream_key(spec)}.stream.json"
-    meta = _read_json(entry)
-    if meta is not None:
-        try:
-            found = _cached_base(folder, meta["data_key"], meta["data_id"])
-            if found is not None:
-                X, y, Xt, yt, task, n_classes = _derive(spec, found[0])
-                return Stream(
-                    spec=spec,
-                    X=X,
-                    y=y,
-                    X_test=Xt,
-                    y_test=yt,
-                    task=task,
-                    n_classes=n_classes,
-                    stream_id=str(meta["stream_id"]),
-                )
-        except (KeyError, TypeError):
-            pass  # a damaged record is rebuilt
-    cls, _ = registry.resolve("dataset", spec.dataset)
-    key = _data_key(spec, seeded=getattr(cls, "source", "generator") == "generator")
-    found = _cached_base(folder, key, None)
-    if found is not None:
-        base, data_id = found
-    else:
-        base, sources = _load_base(spec, registry)
-        records = _source_records(sources)
-        data_id = None
-        if records is not None:
-            with contextlib.suppress(OSError):
-                data_id = _write_base(folder, key, base, records)
-    X, y, Xt, yt, task, n_classes = _derive(spec, base)
-    stream = Stream.of(spec, (X, y, Xt, yt, task, n_classes))
-    if data_id is not None:
-        record = {
-            "data_key": key,
-            "data_id": data_id,
-            "stream_id": stream.stream_id,
-            "spec": spec.to_dict(),
-        }
-        with contextlib.suppress(OSError):
-            atomic_write_bytes(entry, json.dumps(record).encode())
-    return stream
-
-
-@dataclass(frozen=True)
-class CacheUsage:
-    """What the cache holds for one data set (or one other kind of cached file)."""
-
-    name: str
-    data_files: int
-    streams: int
-    nbytes: int
-
-
-def cache_usage(cache: Path | None = None) -> list[CacheUsage]:
-    """The cache's size per data set, then its other folders (downloads, older layouts)."""
-    root = cache or cache_dir()
-    out = []
-    data = root / "data"
-    for folder in sorted(p for p in _children(data) if p.is_dir()):
-        files = [f for f in folder.iterdir() if f.is_file()]
-        out.append(
-            CacheUsage(
-                name=folder.name,
-                data_files=sum(f.name.endswith(".data") for f in files),
-                streams=sum(f.name.endswith(".stream.json") for f in files),
-                nbytes=sum(f.stat().st_size for f in files),
-            )
-        )
-    for other in sorted(p for p in _children(root) if p.name != "data"):
-        size = (
-            sum(f.stat().st_size for f in other.rglob("*") if f.is_file())
-            if other.is_dir()
-            else other.stat().st_size
-        )
-        label = "streams (old format)" if other.name == "streams" else other.name
-        out.append(CacheUsage(name=label, data_files=0, streams=0, nbytes=size))
-    return out
-
-
-def _children(folder: Path) -> list[Path]:
-    try:
-        return list(folder.iterdir())
-    except OSError:
-        return []
-
-
-def clear_cache(dataset: str | None = None, cache: Path | None = None) -> int:
-    """Delete the cache (or one data set's cached streams); return the bytes freed.
-
-    Raises
-    ------
-    KeyError
-        If nothing is cached for ``dataset``.
-    """
-    import shutil
-
-    root = cache or cache_dir()
-    if dataset is None:
-        targets = _children(root)
-    else:
-        folder = root / "data" / dataset
-        if dataset in ("", ".", "..") or "/" in dataset or not folder.is_dir():
-            raise KeyError(dataset)
-        targets = [folder]
-    freed = 0
-    for target in targets:
-        if target.is_dir():
-            freed += sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-            shutil.rmtree(target)
-        else:
-            freed += target.stat().st_size
-            target.unlink()
-    return freed
+        return getattr(cache, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

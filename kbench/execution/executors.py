@@ -23,7 +23,7 @@ from typing import Any
 
 from kbench.core.errors import KbenchError
 from kbench.core.registry import Registry, format_exception_line, get_registry
-from kbench.data.streams import get_stream
+from kbench.data.cache import get_stream
 from kbench.execution.isolation import Child, ChildDied, kill_children, run_isolated
 from kbench.execution.prequential import TaskResult, failed_result, machine_info, run_task
 from kbench.execution.tasks import Task

@@ -3,7 +3,9 @@
 For each example the learner predicts, the prediction is scored, then the learner
 learns. Between checkpoints the learner's block fast path ``learn_predict_many`` is
 used; an active learner (``wants_label``) is driven one example at a time. Only learner
-calls are timed; held-out evaluation at checkpoints is not.
+calls are timed; held-out evaluation at checkpoints is not. A sparse stream's blocks are
+CSR matrices, passed as they are to learners that declare ``sparse_input`` (the planner
+skips the others, see ``docs/sparse.md``).
 """
 
 from __future__ import annotations
@@ -272,9 +274,9 @@ def _offline(
 def _active_block(algo, Xb: np.ndarray, yb: np.ndarray, left: int) -> tuple[np.ndarray, int]:
     """Predict then, if the learner asks, reveal the label; stop once ``left`` labels are
     used (0: no budget). Returns the predictions made and the labels revealed."""
-    pred = np.empty(len(Xb))
+    pred = np.empty(Xb.shape[0])
     asked = 0
-    for i in range(len(Xb)):
+    for i in range(Xb.shape[0]):
         x = Xb[i]
         pred[i] = algo.predict_one(x)
         if algo.wants_label(x):
@@ -295,11 +297,11 @@ def _budgeted_block(
     most one label, so a sub-block of as many examples as labels left never overshoots.
     """
     parts, k = [], 0
-    while k < len(Xb):
+    while k < Xb.shape[0]:
         used = int(algo.stats().get("labels_queried", processed + k))
         if used >= budget:
             break
-        j = min(len(Xb), k + budget - used)
+        j = min(Xb.shape[0], k + budget - used)
         parts.append(np.asarray(algo.learn_predict_many(Xb[k:j], yb[k:j]), dtype=float))
         k = j
     pred = np.concatenate(parts) if parts else np.zeros(0)
@@ -348,9 +350,9 @@ def _prequential(
             if spent:
                 stop = done + len(pred)
                 Xb, yb = Xb[: len(pred)], yb[: len(pred)]
-            if pred.shape != (len(Xb),):
+            if pred.shape != (Xb.shape[0],):
                 raise ValueError(
-                    f"learn_predict_many returned shape {pred.shape} for {len(Xb)} examples"
+                    f"learn_predict_many returned shape {pred.shape} for {Xb.shape[0]} examples"
                 )
             if not np.isfinite(pred).all():
                 bad = done + int(np.argmax(~np.isfinite(pred)))

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 from kbench.cython_core import _bsgd, _budget_perceptrons
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse, self_kernel
 
+from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 
@@ -42,11 +44,14 @@ class BudgetLearner(Algorithm):
     #: Whether the expansion's arrays double when full (learners without a budget).
     growable = False
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self._outputs = n_classes if task == "multiclass" else 1
+    def __post_init__(self) -> None:
+        self._outputs = self.n_classes if self.task == "multiclass" else 1
         self._buf: SupportBuffer | None = None
-        self._compiled = kernel.compiled() if kernel is not None else None
+        self._compiled = self.kernel.compiled() if self.kernel is not None else None
+        # Sparse input (learners that set sparse_input): the CSR support vectors, and
+        # k(x, x) of the example being learned, which the compiled update then reads.
+        self._sparse: MarkedRows | None = None
+        self._given_kxx: float | None = None
 
     # -- storage ------------------------------------------------------------------------------
 
@@ -77,6 +82,8 @@ class BudgetLearner(Algorithm):
 
     def _self_kernel(self, x: np.ndarray) -> float:
         """k(x, x) from Python, for the per-example path of a third-party kernel."""
+        if self._given_kxx is not None:
+            return self._given_kxx
         if self._compiled is not None:
             return float("nan")  # the compiled loop computes it itself
         return float(np.asarray(self.kernel.diag(x[None, :]))[0])
@@ -98,7 +105,47 @@ class BudgetLearner(Algorithm):
         """Whether the compiled block loop can run on its own (compiled kernel and loss)."""
         return self._compiled is not None
 
+    def _sparse_rows(self, X: Any) -> MarkedRows:
+        if not getattr(self, "sparse_input", False):
+            raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
+        if self._buf is not None and self._sparse is None:
+            raise TypeError(
+                f"{self.name} has learned dense rows; it cannot continue on sparse ones"
+            )
+        if self._sparse is None:
+            buf = self._buffer(1)  # stand-in rows of one value: the examples' marks
+            self._sparse = MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
+        return self._sparse
+
+    def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn each CSR row: the kernel row from the sparse store, then the
+        compiled update on the example's mark with that row (as for a Python kernel)."""
+        rows = self._sparse_rows(X)
+        buf = self._buf
+        indptr, indices, data = csr_parts(X)
+        n = X.shape[0]
+        pred = np.empty(n)
+        one, label = np.empty(1), np.empty(1)
+        compiled, self._compiled = self._compiled, None  # the update reads krow and kxx
+        try:
+            for i in range(n):
+                a, b = indptr[i], indptr[i + 1]
+                x = (indices[a:b], data[a:b])
+                rows.row(self.kernel, x, buf)
+                mark = rows.next_mark()
+                self._given_kxx = self_kernel(self.kernel, float(x[1] @ x[1]))
+                label[0] = y[i]
+                self._run(mark[None, :], label, one, True)
+                pred[i] = one[0]
+                rows.sync(buf, x, float(mark[0]))
+        finally:
+            self._compiled, self._given_kxx = compiled, None
+            buf.touch()
+        return pred
+
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, np.asarray(y, dtype=np.float64))
         if not self._fast_ok():
             return super().learn_predict_many(X, y)
         self._buffer(X.shape[1])
@@ -114,9 +161,12 @@ class BudgetLearner(Algorithm):
 
     def predict_many(self, X):
         if self._buf is None or self._buf.size == 0:
-            n = len(X)
+            n = X.shape[0]
             return np.zeros(n) if self.task == "multiclass" else np.ones(n)
-        out = self._buf.decision_many(self.kernel, X, scale=self._scale())
+        if self._sparse is not None:
+            out = self._sparse.decision_many(self.kernel, X, self._buf.alpha, self._scale())
+        else:
+            out = self._buf.decision_many(self.kernel, X, scale=self._scale())
         return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 
     def stats(self) -> dict[str, Any]:
@@ -128,7 +178,9 @@ class BudgetLearner(Algorithm):
         }
 
     def _nbytes(self) -> int:
-        return self._buf.nbytes() if self._buf is not None else 0
+        if self._buf is None:
+            return 0
+        return self._buf.nbytes() + (self._sparse.nbytes() if self._sparse is not None else 0)
 
 
 class PegasosFamily(BudgetLearner):
@@ -162,10 +214,7 @@ class PegasosFamily(BudgetLearner):
         buf.grow()
         cap = buf.capacity
         for attr in ("_kdiag", "_stamp", "_krow2", "_dvec"):
-            old = getattr(self, attr)
-            new = np.zeros(cap)
-            new[: len(old)] = old
-            setattr(self, attr, new)
+            setattr(self, attr, grown(getattr(self, attr), cap))
 
     def _scale(self):
         return float(self._state[2])

@@ -34,6 +34,8 @@ class BudgetPA(BudgetLearner):
     name = "bpa_s"
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
 
     def __init__(
         self,

@@ -37,6 +37,8 @@ class RandomBudgetPerceptron(BudgetLearner):
     name = "rbp"
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
 
     def __init__(
         self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, budget: int = 100

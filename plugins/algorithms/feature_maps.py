@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 from kbench.cython_core import _budget_perceptrons, _feature_maps
 from kbench.plugins.algorithms._budget import NOT_COMPILED, sqnorm
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 
 from kbench import hookimpl
@@ -223,6 +224,8 @@ class NOGD(_LinearOGD):
     """
 
     name = "nogd"
+    #: CSR rows are learned with the same step, landmarks kept sparse.
+    sparse_input = True
     test_params = {"budget": 12}
 
     def __init__(
@@ -254,6 +257,7 @@ class NOGD(_LinearOGD):
         self._k = rank if rank is not None else max(1, math.ceil(rank_fraction * budget - 1e-9))
         self._compiled = kernel.compiled()
         self._buf: SupportBuffer | None = None
+        self._sparse: MarkedRows | None = None  # the landmarks as CSR rows (sparse input)
         self._nystrom = False
         self._M = np.zeros((1, budget))
         self._W = np.zeros((1, self._outputs))
@@ -270,7 +274,10 @@ class NOGD(_LinearOGD):
     def _build_map(self) -> None:
         """Turn the B support vectors into Nyström landmarks and α into linear weights."""
         buf = self._buf
-        K = np.asarray(self.kernel.matrix(buf.X, buf.X))
+        if self._sparse is not None:  # the landmarks are CSR rows
+            K = self._sparse.gram(self.kernel)
+        else:
+            K = np.asarray(self.kernel.matrix(buf.X, buf.X))
         K = 0.5 * (K + K.T)
         lam, V = np.linalg.eigh(K)
         order = np.argsort(lam)[::-1]
@@ -356,7 +363,41 @@ class NOGD(_LinearOGD):
                 buf.touch()
             have_row = False
 
+    def _learn_predict_sparse(self, X, y):
+        """Predict then learn each CSR row: its kernel row over the sparse landmarks, then
+        the compiled step on the example's mark (see ``_sparse_rows``)."""
+        if self._compiled is None:
+            raise TypeError("nogd: sparse input needs a built-in kernel")
+        if self._sparse is None:
+            if self._buf is not None:
+                raise TypeError("nogd has learned dense rows; it cannot continue on sparse ones")
+            self._sparse = MarkedRows(X.shape[1], self.budget, self._outputs)
+        rows, buf = self._sparse, self._buffer(1)
+        indptr, indices, data = csr_parts(X)
+        loss_kind, p1 = self._loss_c if self._loss_c is not None else (-1, 0.0)
+        pred, one, label = np.empty(X.shape[0]), np.empty(1), np.empty(1)
+        for i in range(X.shape[0]):
+            x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
+            rows.row(self.kernel, x, buf)
+            if self._loss_c is None:
+                self._g[:] = self._gradient(self._scores_from_row(), y[i])
+            mark, label[0] = rows.next_mark(), y[i]
+            _, buf.size, _ = _feature_maps.nogd_block(
+                *NOT_COMPILED, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W,
+                self._nystrom, self.eta, self._task_kind, loss_kind, p1, mark[None, :],
+                label, one, buf.krow, self._z, self._scores, self._g, True, 0,
+            )  # fmt: skip
+            pred[i] = one[0]
+            if not self._nystrom:
+                rows.sync(buf, x, float(mark[0]))
+                if buf.size == self.budget:
+                    self._build_map()
+        buf.touch()
+        return pred
+
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, np.asarray(y, dtype=np.float64))
         if self._compiled is None or self._loss_c is None:
             return super().learn_predict_many(X, y)
         self._buffer(X.shape[1])
@@ -367,8 +408,14 @@ class NOGD(_LinearOGD):
         return pred
 
     def predict_many(self, X):
-        X = np.ascontiguousarray(X, dtype=np.float64)
         buf = self._buf
+        if self._sparse is not None and buf is not None and buf.size:
+            # K(X, landmarks)·(MᵀW): the Nyström scores; before the map, the expansion
+            alpha = self._M.T @ self._W if self._nystrom else buf.alpha
+            return self._labels(self._sparse.decision_many(self.kernel, X, alpha, 1.0))
+        if is_sparse(X):
+            return self._labels(np.zeros((X.shape[0], self._outputs)))
+        X = np.ascontiguousarray(X, dtype=np.float64)
         if buf is None or buf.size == 0:
             return self._labels(np.zeros((len(X), self._outputs)))
         if not self._nystrom:
@@ -385,7 +432,14 @@ class NOGD(_LinearOGD):
             "n_support": buf.size if buf else 0,
             "kernel_evals": buf.kernel_evals if buf else 0,
             "nystrom_rank": len(self._eigenvalues) if self._nystrom else 0,
-            "model_bytes": (buf.nbytes() + self._M.nbytes + self._W.nbytes) if buf else 0,
+            "model_bytes": (
+                buf.nbytes()
+                + self._M.nbytes
+                + self._W.nbytes
+                + (self._sparse.nbytes() if self._sparse is not None else 0)
+            )
+            if buf
+            else 0,
         }
 
 

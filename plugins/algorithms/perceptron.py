@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from kbench.cython_core import _perceptron
+from kbench.plugins.algorithms._sparse_rows import csr_parts, is_sparse
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm
+from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 
 
@@ -21,24 +23,39 @@ class KernelPerceptron(Algorithm):
 
     name = "perceptron"
     tasks = frozenset({"binary", "multiclass"})
+    #: CSR rows are learned with support vectors kept sparse (the same buffer interface).
+    sparse_input = True
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self._outputs = n_classes if task == "multiclass" else 1
-        self._buf: SupportBuffer | None = None
+    def __post_init__(self) -> None:
+        self._outputs = self.n_classes if self.task == "multiclass" else 1
+        self._buf: SupportBuffer | SparseSupportBuffer | None = None
 
-    def _buffer(self, d: int) -> SupportBuffer:
+    def _buffer(self, d: int, sparse: bool = False) -> SupportBuffer | SparseSupportBuffer:
         if self._buf is None:
-            self._buf = SupportBuffer(d, 64, n_outputs=self._outputs, growable=True)
+            kind = SparseSupportBuffer if sparse else SupportBuffer
+            self._buf = kind(d, 64, n_outputs=self._outputs, growable=True)
+        elif sparse != isinstance(self._buf, SparseSupportBuffer):
+            raise TypeError("perceptron: the rows changed between dense and sparse")
         return self._buf
 
+    def _learn_predict_sparse(self, X, y):
+        """Predict then learn each CSR row, as learn_one does a dense one."""
+        self._buffer(X.shape[1], sparse=True)
+        indptr, indices, data = csr_parts(X)
+        pred = np.empty(X.shape[0])
+        for i in range(X.shape[0]):
+            x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
+            pred[i] = self.predict_one(x)
+            self.learn_one(x, y[i])
+        return pred
+
     def decision_one(self, x):
-        buf = self._buffer(len(x))
+        buf = self._buffer(self._buf.d if isinstance(x, tuple) else len(x), isinstance(x, tuple))
         s = buf.scores(buf.row(self.kernel, x))
         return s if self.task == "multiclass" else float(s[0])
 
     def learn_one(self, x, y):
-        buf = self._buffer(len(x))
+        buf = self._buffer(self._buf.d if isinstance(x, tuple) else len(x), isinstance(x, tuple))
         s = buf.scores(buf.row(self.kernel, x))
         if self.task == "multiclass":
             guess = int(np.argmax(s))
@@ -51,6 +68,8 @@ class KernelPerceptron(Algorithm):
             buf.add(x, y)
 
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         compiled = self.kernel.compiled()
         if compiled is None:
             return super().learn_predict_many(X, y)
@@ -70,7 +89,7 @@ class KernelPerceptron(Algorithm):
 
     def predict_many(self, X):
         if self._buf is None:
-            return np.full(len(X), 0.0 if self.task == "multiclass" else 1.0)
+            return np.full(X.shape[0], 0.0 if self.task == "multiclass" else 1.0)
         out = self._buf.decision_many(self.kernel, X)
         return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 

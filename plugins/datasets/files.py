@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import scipy.sparse as sp
 
 from kbench import hookimpl
 from kbench.core.components import Data, Dataset, check_range
@@ -22,6 +23,7 @@ from kbench.core.errors import DataError
 from kbench.core.specs import suggest
 from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
 from kbench.data.readers import (
+    MAX_ELEMENTS,
     encode_labels,
     fetch_url,
     idx_header,
@@ -30,6 +32,7 @@ from kbench.data.readers import (
     read_idx,
     read_idx_pair,
     read_libsvm,
+    read_libsvm_csr,
     read_npz,
 )
 from kbench.data.streams import cache_dir
@@ -74,28 +77,39 @@ class _FileDataset(Dataset):
         )
 
 
-def _pad(A: np.ndarray, d: int) -> np.ndarray:
-    return A if A.shape[1] == d else np.hstack([A, np.zeros((len(A), d - A.shape[1]))])
+def _check_size(where: str, n: int, d: int) -> None:
+    if n * d > MAX_ELEMENTS:
+        raise DataError(
+            f"{where}: {n} rows × {d} features would need {n * d * 8 / 1e9:.1f} GB as a dense "
+            f"float64 array (kbench's limit is {MAX_ELEMENTS} values)"
+        )
+
+
+def _widen(X: sp.csr_matrix, d: int) -> sp.csr_matrix:
+    """X with d columns (d at least its own): the same CSR arrays, a wider shape."""
+    return X if X.shape[1] == d else sp.csr_matrix((X.data, X.indices, X.indptr), (X.shape[0], d))
 
 
 def _load_libsvm(
     path: Path, test_path: Path | None, n_features: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+) -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix | None, np.ndarray | None]:
     nf = n_features or None
-    X, y = read_libsvm(path, nf)
+    X, y = read_libsvm_csr(path, nf)
     if test_path is None:
         return X, y, None, None
-    Xt, yt = read_libsvm(test_path, nf)
+    Xt, yt = read_libsvm_csr(test_path, nf)
     d = max(X.shape[1], Xt.shape[1])  # the highest index of either file sets the dimension
-    return _pad(X, d), y, _pad(Xt, d), yt
+    return _widen(X, d), y, _widen(Xt, d), yt
 
 
 class Libsvm(_FileDataset):
     """A LIBSVM/svmlight file (``label index:value ...``), with an optional test file, or a
     data set of the LIBSVM collection by name.
 
-    The format of the LIBSVM data-set page; gzipped files are read as they are. Without
-    ``n_features`` the dimension is the highest feature index of the two files.
+    The format of the LIBSVM data-set page; gzip, bz2 and xz files are read as they are.
+    Without ``n_features`` the dimension is the highest feature index of the two files.
+    The features are read sparse (CSR) and stay sparse through the stream; the stream
+    option ``dense=true`` densifies them for learners that take only dense rows.
     ``libsvm[name=ijcnn1]`` reads the collection's entry (``kbench list datasets`` shows
     them all): its files are downloaded once into ``$KBENCH_DATA/libsvm/``, verified, and
     decompressed; a file placed there by hand is used without the network (see
@@ -120,6 +134,8 @@ class Libsvm(_FileDataset):
     path_params = ("path", "test_path")
     added_params = ("name",)
     task = "binary"
+    #: ``load`` returns CSR features (see ``docs/sparse.md``).
+    sparse = True
 
     def __init__(
         self,
@@ -155,16 +171,13 @@ class Libsvm(_FileDataset):
 
     def unavailable(self) -> str | None:
         if self.entry is not None:
-            return self.entry.too_dense()
+            return None
         return _missing_files(
             "libsvm", [("path", self.path, True), ("test_path", self.test_path, False)]
         )
 
     def load(self, seed: int) -> Data:
         if self.entry is not None:
-            too_dense = self.entry.too_dense()
-            if too_dense:
-                raise DataError(too_dense)
             train, test = fetch(self.entry)
             X, y, Xt, yt = _load_libsvm(train, test, self.n_features or self.entry.d)
             return self._data(X, y, Xt, yt, f"libsvm[name={self.entry.name}]")
@@ -191,9 +204,6 @@ class Libsvm(_FileDataset):
             row["source"] = "download"
             row.update(_entry_info(e))
             row["size"], row["cached"] = e.size, is_cached(e, where)
-            too_dense = e.too_dense()
-            if too_dense:
-                row["unavailable"] = too_dense.split(": ", 1)[1]
             rows.append(row)
         return rows
 
@@ -506,7 +516,10 @@ class Url(_FileDataset):
         path = fetch_url(self.url, self.sha256, folder)
         test = fetch_url(self.test_url, self.test_sha256, folder) if self.test_url else None
         if self.format == "libsvm":
+            # dense: the planner reads sparseness from the class, and url's other formats are dense
             X, y, Xt, yt = _load_libsvm(path, test, self.n_features)
+            _check_size(self.url, X.shape[0] + (0 if Xt is None else Xt.shape[0]), X.shape[1])
+            X, Xt = X.toarray(), None if Xt is None else Xt.toarray()
         elif self.format == "csv":
             X, y, Xt, yt = _load_csv(path, test, self.label, "auto", "auto")
         else:

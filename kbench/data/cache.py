@@ -1,0 +1,416 @@
+"""The data cache: a data set's arrays stored once, memory-mapped, and the streams derived from them.
+
+A stream is built once per (dataset spec, stream options, seed) and cached on disk, so
+worker processes load it rather than rebuild it: :func:`get_stream`. The data set's
+arrays (dense, or the three arrays of a CSR matrix) are written once per data set (per
+seed for generators) and mapped read-only by every process that reads them; each stream
+(seed, options) is a small record, its rows re-derived from the seed on every load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import mmap
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import scipy.sparse as sp
+
+from kbench import __version__
+from kbench.core.components import Data
+from kbench.core.fileio import atomic_write, atomic_write_bytes
+from kbench.core.specs import parse_spec
+from kbench.data.readers import sha256_of
+from kbench.data.streams import Stream, StreamSpec, _Base, _derive, _load_base
+
+
+def cache_dir() -> Path:
+    """Where streams are cached: ``$KBENCH_CACHE``, else the user's cache folder."""
+    env = os.environ.get("KBENCH_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kbench"
+
+
+# ---------------------------------------------------------------------------------------------
+# The data cache
+#
+# <cache>/data/<data set>/<key>.data          the data set's arrays, once (per seed for
+#                                             generators, whose data depend on it)
+# <cache>/data/<data set>/<key>.json          its record: content id, file size, and the
+#                                             local files it was read from
+# <cache>/data/<data set>/<key>.stream.json   one per stream (spec and seed): its id and
+#                                             the content id it was derived from
+#
+# A stream is re-derived from the data set's arrays on every load (the seeded orders are
+# recomputed: a few milliseconds), so 200 seeds cost 200 small records, not 200 copies.
+# ---------------------------------------------------------------------------------------------
+
+#: Version of the cache layout; part of every cache key.
+CACHE_FORMAT = 2
+_MAGIC = b"KBENCH-DATA\x00"
+_ALIGN = 64
+_ARRAY_NAMES = ("X", "y", "X_test", "y_test")
+#: The arrays of a CSR matrix in a data file, in the order scipy's constructor takes them.
+_CSR_PARTS = ("data", "indices", "indptr")
+#: A source file whose mtime is this close to when it was last checked may have changed
+#: again within the file system's timestamp resolution: it is re-hashed, not trusted.
+_RACY_NS = 2_000_000_000
+
+
+def _padded(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _folder_name(spec: StreamSpec) -> str:
+    """The cache folder of a stream's data set: its name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", parse_spec(spec.dataset)[0]) or "_"
+
+
+def _data_key(spec: StreamSpec, seeded: bool) -> str:
+    """Names a data set's cached arrays: its spec, and the seed when its data depend on it."""
+    text = json.dumps(
+        {
+            "dataset": spec.dataset,
+            "seed": spec.seed if seeded else None,
+            "kbench": __version__,
+            "format": CACHE_FORMAT,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _stream_key(spec: StreamSpec) -> str:
+    """Names a stream's record. NumPy's version is part of it: the seeded orders are
+    recomputed with NumPy's generator on every load, and the record's id vouches for them."""
+    text = json.dumps(
+        {
+            "spec": spec.to_dict(),
+            "kbench": __version__,
+            "numpy": np.__version__,
+            "format": CACHE_FORMAT,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _source_records(sources: dict[str, os.stat_result]) -> list[dict[str, Any]] | None:
+    """Size, mtime and SHA-256 of the files a data set was read from; None if one changed
+    while it was read (its data are then not cached)."""
+    out = []
+    for path, before in sorted(sources.items()):
+        try:
+            digest = sha256_of(path)
+            after = os.stat(path)
+        except OSError:
+            return None
+        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            return None
+        out.append(
+            {
+                "path": path,
+                "abspath": os.path.abspath(path),
+                "size": after.st_size,
+                "mtime_ns": after.st_mtime_ns,
+                "sha256": digest,
+                "checked_ns": time.time_ns(),
+            }
+        )
+    return out
+
+
+def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
+    """True when every file the cached data were read from still has the same content.
+
+    Same size and mtime (and path) is trusted; otherwise the file is re-hashed, and the
+    record is updated when the content is the same (a ``touch`` costs one hash).
+    """
+    refreshed = False
+    for src in record["sources"]:
+        path = src["path"]
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if st.st_size != src["size"]:
+            return False
+        abspath = os.path.abspath(path)
+        if (
+            abspath == src["abspath"]
+            and st.st_mtime_ns == src["mtime_ns"]
+            and st.st_mtime_ns < src["checked_ns"] - _RACY_NS
+        ):
+            continue
+        try:
+            if sha256_of(path) != src["sha256"]:
+                return False
+        except OSError:
+            return False
+        src.update(abspath=abspath, mtime_ns=st.st_mtime_ns, checked_ns=time.time_ns())
+        refreshed = True
+    if refreshed:
+        with contextlib.suppress(OSError):  # only saves a hash next time
+            atomic_write_bytes(record_path, json.dumps(record).encode())
+    return True
+
+
+def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any]]) -> str:
+    """Cache a data set's arrays and their record; return their content id.
+
+    The record is written last and removed first: a data file without its record is
+    never used. On failure neither is left, and the error (OSError) is raised.
+    """
+    arrays: dict[str, np.ndarray] = {}
+    sparse: dict[str, list[int]] = {}
+    for k in _ARRAY_NAMES:
+        a = getattr(base.data, k)
+        if a is None:
+            continue
+        if sp.issparse(a):
+            # a CSR matrix is its three arrays, each mapped as it is stored
+            sparse[k] = list(a.shape)
+            for part in _CSR_PARTS:
+                arrays[f"{k}.{part}"] = np.ascontiguousarray(getattr(a, part))
+        else:
+            arrays[k] = np.ascontiguousarray(a, dtype=np.float64)
+    meta = {
+        "name": base.name,
+        "label": base.label,
+        "task": base.data.task,
+        "n_classes": base.data.n_classes,
+        "class_names": None if base.data.class_names is None else list(base.data.class_names),
+        "time_ordered": base.time_ordered,
+    }
+    h = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
+    layout: dict[str, list[Any]] = {}
+    offset = 0
+    for k, a in arrays.items():
+        # dense entries are hashed and laid out as before sparse entries existed
+        h.update(
+            f"{k}{a.shape}".encode() if a.dtype == np.float64 else f"{k}{a.shape}{a.dtype}".encode()
+        )
+        h.update(a.data)
+        layout[k] = [list(a.shape), offset] + ([] if a.dtype == np.float64 else [a.dtype.str])
+        offset += _padded(a.nbytes)
+    data_id = h.hexdigest()[:32]
+    extra = {"sparse": sparse} if sparse else {}
+    head = json.dumps({**meta, "data_id": data_id, "arrays": layout, **extra}).encode()
+    prefix = _MAGIC + len(head).to_bytes(8, "little") + head
+
+    def write(fh: BinaryIO) -> None:
+        fh.write(prefix + bytes(_padded(len(prefix)) - len(prefix)))
+        for a in arrays.values():
+            fh.write(a.data.cast("B"))
+            fh.write(bytes(_padded(a.nbytes) - a.nbytes))
+
+    record_path, data_path = folder / f"{key}.json", folder / f"{key}.data"
+    folder.mkdir(parents=True, exist_ok=True)
+    record_path.unlink(missing_ok=True)
+    try:
+        atomic_write(data_path, write)
+        record = {"data_id": data_id, "size": data_path.stat().st_size, "sources": sources}
+        atomic_write_bytes(record_path, json.dumps(record).encode())
+    except BaseException:
+        for path in (record_path, data_path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+    return data_id
+
+
+def _read_base(path: Path) -> tuple[_Base, str]:
+    """Map a cached data file read-only; return its arrays and content id."""
+    with open(path, "rb") as fh:
+        if fh.read(len(_MAGIC)) != _MAGIC:
+            raise ValueError(f"{path} is not a kbench data file")
+        n = int.from_bytes(fh.read(8), "little")
+        head = json.loads(fh.read(n))
+        buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    start = _padded(len(_MAGIC) + 8 + n)
+    arrays: dict[str, Any] = {
+        k: np.ndarray(
+            tuple(spec[0]),
+            dtype=np.dtype(spec[2]) if len(spec) > 2 else np.float64,
+            buffer=buffer,
+            offset=start + spec[1],
+        )
+        for k, spec in head["arrays"].items()
+    }
+    for k, shape in head.get("sparse", {}).items():
+        parts = tuple(arrays.pop(f"{k}.{part}") for part in _CSR_PARTS)
+        arrays[k] = sp.csr_matrix(parts, shape=tuple(shape), copy=False)
+    names = head["class_names"]
+    data = Data(
+        X=arrays["X"],
+        y=arrays["y"],
+        X_test=arrays.get("X_test"),
+        y_test=arrays.get("y_test"),
+        task=head["task"],
+        n_classes=head["n_classes"],
+        class_names=None if names is None else tuple(names),
+    )
+    base = _Base(data, head["name"], head["label"], bool(head["time_ordered"]), frozen=True)
+    return base, head["data_id"]
+
+
+def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[_Base, str] | None:
+    """A data set's cached arrays, if their entry is whole (size and record agree), their
+    source files are unchanged, and (given ``data_id``) they are that content."""
+    record_path = folder / f"{key}.json"
+    record = _read_json(record_path)
+    if record is None or (data_id is not None and record.get("data_id") != data_id):
+        return None
+    data_path = folder / f"{key}.data"
+    try:
+        if data_path.stat().st_size != record["size"]:
+            return None
+        if not _sources_unchanged(record, record_path):
+            return None
+        base, found = _read_base(data_path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged entry is rebuilt, never trusted
+    return (base, found) if found == record["data_id"] else None
+
+
+def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) -> Stream:
+    """Load a stream from the cache, building and caching it on first use.
+
+    A cached stream is used only while the local files its data set was read from keep
+    their content (checked by size and mtime, then by SHA-256 when those changed); an
+    edited file gives a rebuilt stream, with a new ``stream_id``. A cache that cannot be
+    written (read-only, full) only costs a rebuild next time.
+    """
+    folder = (cache or cache_dir()) / "data" / _folder_name(spec)
+    entry = folder / f"{_stream_key(spec)}.stream.json"
+    meta = _read_json(entry)
+    if meta is not None:
+        try:
+            found = _cached_base(folder, meta["data_key"], meta["data_id"])
+            if found is not None:
+                X, y, Xt, yt, task, n_classes = _derive(spec, found[0])
+                return Stream(
+                    spec=spec,
+                    X=X,
+                    y=y,
+                    X_test=Xt,
+                    y_test=yt,
+                    task=task,
+                    n_classes=n_classes,
+                    stream_id=str(meta["stream_id"]),
+                )
+        except (KeyError, TypeError):
+            pass  # a damaged record is rebuilt
+    cls, _ = registry.resolve("dataset", spec.dataset)
+    key = _data_key(spec, seeded=getattr(cls, "source", "generator") == "generator")
+    found = _cached_base(folder, key, None)
+    if found is not None:
+        base, data_id = found
+    else:
+        base, sources = _load_base(spec, registry)
+        records = _source_records(sources)
+        data_id = None
+        if records is not None:
+            with contextlib.suppress(OSError):
+                data_id = _write_base(folder, key, base, records)
+    X, y, Xt, yt, task, n_classes = _derive(spec, base)
+    stream = Stream.of(spec, (X, y, Xt, yt, task, n_classes))
+    if data_id is not None:
+        record = {
+            "data_key": key,
+            "data_id": data_id,
+            "stream_id": stream.stream_id,
+            "spec": spec.to_dict(),
+        }
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(entry, json.dumps(record).encode())
+    return stream
+
+
+@dataclass(frozen=True)
+class CacheUsage:
+    """What the cache holds for one data set (or one other kind of cached file)."""
+
+    name: str
+    data_files: int
+    streams: int
+    nbytes: int
+
+
+def cache_usage(cache: Path | None = None) -> list[CacheUsage]:
+    """The cache's size per data set, then its other folders (downloads, older layouts)."""
+    root = cache or cache_dir()
+    out = []
+    data = root / "data"
+    for folder in sorted(p for p in _children(data) if p.is_dir()):
+        files = [f for f in folder.iterdir() if f.is_file()]
+        out.append(
+            CacheUsage(
+                name=folder.name,
+                data_files=sum(f.name.endswith(".data") for f in files),
+                streams=sum(f.name.endswith(".stream.json") for f in files),
+                nbytes=sum(f.stat().st_size for f in files),
+            )
+        )
+    for other in sorted(p for p in _children(root) if p.name != "data"):
+        size = (
+            sum(f.stat().st_size for f in other.rglob("*") if f.is_file())
+            if other.is_dir()
+            else other.stat().st_size
+        )
+        label = "streams (old format)" if other.name == "streams" else other.name
+        out.append(CacheUsage(name=label, data_files=0, streams=0, nbytes=size))
+    return out
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
+
+
+def clear_cache(dataset: str | None = None, cache: Path | None = None) -> int:
+    """Delete the cache (or one data set's cached streams); return the bytes freed.
+
+    Raises
+    ------
+    KeyError
+        If nothing is cached for ``dataset``.
+    """
+    import shutil
+
+    root = cache or cache_dir()
+    if dataset is None:
+        targets = _children(root)
+    else:
+        folder = root / "data" / dataset
+        if dataset in ("", ".", "..") or "/" in dataset or not folder.is_dir():
+            raise KeyError(dataset)
+        targets = [folder]
+    freed = 0
+    for target in targets:
+        if target.is_dir():
+            freed += sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+            shutil.rmtree(target)
+        else:
+            freed += target.stat().st_size
+            target.unlink()
+    return freed

@@ -1,0 +1,140 @@
+"""Sparse input for the kernel-expansion learners (not a plugin: the name starts with _).
+
+A learner's compiled update reads its kernel row from ``krow`` when given one (the path
+of a kernel the compiled loop cannot evaluate) and copies the example into a slot of its
+dense support-vector array. For a CSR example, kbench computes the row against a
+:class:`~kbench.core.support_buffer`-like sparse store (:class:`SparseSupportBuffer`,
+O(nnz) per stored row), runs the same compiled update on a one-value stand-in row
+holding the example's *mark* (its serial number), and then reads from the marks where
+the update put, overwrote or moved examples, mirroring that in the sparse store. So the
+update arithmetic is the dense learner's, and the support vectors stay CSR.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from kbench.core.components import Kernel
+from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
+from kbench.core.support_buffer import SupportBuffer
+
+#: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
+K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
+
+
+def is_sparse(X: Any) -> bool:
+    """Whether X is a scipy.sparse matrix or array."""
+    return sp.issparse(X)
+
+
+def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """indptr, int32 indices and float64 values of a CSR block (copied only if needed)."""
+    X = X.tocsr() if X.format != "csr" else X
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    return (
+        np.asarray(X.indptr),
+        np.ascontiguousarray(X.indices, dtype=np.int32),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+    )
+
+
+def self_kernel(kernel: Kernel, xsq: float) -> float:
+    """k(x, x) of a built-in kernel from ‖x‖²."""
+    compiled = kernel.compiled()
+    if compiled is None:
+        raise ValueError(f"sparse input needs a built-in kernel, not {type(kernel).__name__}")
+    kind, _gamma, scale, offset, degree = compiled
+    if kind == K_LINEAR:
+        return xsq
+    if kind == K_POLY:
+        return float((scale * xsq + offset) ** degree)
+    return 1.0  # RBF and Laplacian
+
+
+class MarkedRows:
+    """The sparse rows of a dense learner's support vectors, kept in step by marks.
+
+    Parameters
+    ----------
+    d
+        Dimension of the sparse examples.
+    capacity
+        Rows allocated at first (the dense buffer's capacity).
+    n_outputs
+        Coefficient columns (the dense buffer's).
+    """
+
+    def __init__(self, d: int, capacity: int, n_outputs: int = 1) -> None:
+        self.store = SparseSupportBuffer(d, capacity, n_outputs=n_outputs, growable=True)
+        self.marks = np.zeros(capacity)
+        self.count = 0.0
+
+    def next_mark(self) -> np.ndarray:
+        """The stand-in row of the next example: its mark (1, 2, ...; exact in float64)."""
+        self.count += 1.0
+        return np.array([self.count])
+
+    def row(self, kernel: Kernel, x: SparseRow, buf: SupportBuffer) -> np.ndarray:
+        """The kernel row of x against the stored rows, written into ``buf.krow`` too."""
+        k = self.store.row(kernel, x)
+        m = len(k)
+        buf.krow[:m] = k
+        buf.kernel_evals += m
+        return k
+
+    def sync(self, buf: SupportBuffer, x: SparseRow, mark: float) -> None:
+        """Mirror in the sparse store what the update did to the dense stand-in rows."""
+        store = self.store
+        m_old, m_new = store.size, buf.size
+        if len(self.marks) < buf.capacity:
+            marks = np.zeros(buf.capacity)
+            marks[: len(self.marks)] = self.marks
+            self.marks = marks
+        new = buf.X[:m_new, 0]
+        old = self.marks[:m_old]
+        common = min(m_old, m_new)
+        changed = np.flatnonzero(new[:common] != old[:common]).tolist()
+        changed += range(m_old, m_new)
+        if not changed and m_new == m_old:
+            return
+        rows: dict[int, SparseRow] = {}
+        for slot in changed:
+            got = new[slot]
+            if got == mark:
+                rows[slot] = x
+            else:  # moved from another slot
+                rows[slot] = store.get(int(np.flatnonzero(old == got)[0]))
+        while store.size > m_new:
+            store.remove(store.size - 1)
+        for slot in changed:
+            if slot < store.size:
+                store.replace(slot, rows[slot], 0.0)
+            else:
+                store.add(rows[slot], 0.0)
+        self.marks[:m_new] = new
+        # The dense learner's squared norms are those of the real rows (a linear or
+        # polynomial k(x_j, x_j) may be read from them).
+        buf.sq[:m_new] = store.sq[:m_new]
+
+    def decision_many(self, kernel: Kernel, X: Any, alpha: np.ndarray, scale: float) -> np.ndarray:
+        """Outputs for the rows of the CSR matrix X with the dense learner's coefficients."""
+        store = self.store
+        m = store.size
+        store.alpha[:m] = alpha[:m]
+        return store.decision_many(kernel, X, scale=scale)
+
+    def gram(self, kernel: Kernel) -> np.ndarray:
+        """The kernel matrix of the stored rows (one row per stored row, O(m²·nnz))."""
+        m = self.store.size
+        K = np.empty((m, m))
+        for i in range(m):
+            K[i] = self.store.row(kernel, self.store.get(i))
+        return K
+
+    def nbytes(self) -> int:
+        """Memory held by the sparse rows."""
+        return self.store.nbytes() + self.marks.nbytes
