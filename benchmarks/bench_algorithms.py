@@ -24,19 +24,25 @@ from __future__ import annotations
 
 from . import common
 
-_PARAMS = (common.algorithm_names(), list(common.STREAMS))
-_NAMES = ["algorithm", "stream"]
+
+class _EveryAlgorithmOnEveryStream:
+    """The grid of every suite here (asv reads these attributes through the subclasses)."""
+
+    params = (common.algorithm_names(), list(common.STREAMS))
+    param_names = ["algorithm", "stream"]
+    timeout = 300
 
 
-class LearnOne:
-    """Time per example of ``learn_one`` on a warm model."""
+class _PerExample(_EveryAlgorithmOnEveryStream):
+    """A suite that times one call per example of the window after the warm prefix."""
 
-    params = _PARAMS
-    param_names = _NAMES
     # Each sample is the WINDOW examples after the warm prefix; asv re-runs setup before
     # every timed call, and setup restores the warm model once the window is used up.
     number = common.WINDOW
-    timeout = 300
+
+
+class LearnOne(_PerExample):
+    """Time per example of ``learn_one`` on a warm model."""
 
     def setup(self, algorithm: str, stream: str) -> None:
         warm = common.warm_model(algorithm, stream, learns=True)
@@ -52,13 +58,8 @@ class LearnOne:
         self._i += 1
 
 
-class PredictOne:
+class PredictOne(_PerExample):
     """Time per example of ``predict_one`` on a warm model (which it does not change)."""
-
-    params = _PARAMS
-    param_names = _NAMES
-    number = common.WINDOW
-    timeout = 300
 
     def setup(self, algorithm: str, stream: str) -> None:
         warm = common.warm_model(algorithm, stream)
@@ -73,13 +74,10 @@ class PredictOne:
         self._i += 1
 
 
-class LearnPredictMany:
+class LearnPredictMany(_EveryAlgorithmOnEveryStream):
     """Time of the block fast path ``learn_predict_many`` over one window of examples."""
 
-    params = _PARAMS
-    param_names = _NAMES
     number = 1
-    timeout = 300
 
     def setup(self, algorithm: str, stream: str) -> None:
         warm = common.warm_model(algorithm, stream, learns=True)
@@ -91,12 +89,8 @@ class LearnPredictMany:
         self._model.learn_predict_many(self._X, self._y)
 
 
-class StreamMemory:
+class StreamMemory(_EveryAlgorithmOnEveryStream):
     """Peak memory of learning a whole stream from an empty model."""
-
-    params = _PARAMS
-    param_names = _NAMES
-    timeout = 300
 
     def setup(self, algorithm: str, stream: str) -> None:
         self._case = common.case(algorithm, stream)
@@ -108,11 +102,9 @@ class StreamMemory:
         self._case.train(model, self._stream.X, self._stream.y)
 
 
-class Fit:
+class Fit(_EveryAlgorithmOnEveryStream):
     """Time to fit a batch reference on the whole stream (online algorithms are skipped)."""
 
-    params = _PARAMS
-    param_names = _NAMES
     number = 1
     repeat = (1, 5, 60.0)
     timeout = 600
@@ -130,11 +122,9 @@ class Fit:
         self._case.train(self._case.build(), self._stream.X, self._stream.y)
 
 
-class StreamQuality:
+class StreamQuality(_EveryAlgorithmOnEveryStream):
     """Accuracy and model size at the end of a stream, from kbench's prequential runner."""
 
-    params = _PARAMS
-    param_names = _NAMES
     timeout = 600
 
     def setup(self, algorithm: str, stream: str) -> None:
