@@ -324,43 +324,16 @@ def test_bad_stores_and_arguments_are_refused() -> None:
     x = (np.array([1], dtype=np.int32), np.array([1.0]))
     indices, data = np.array([1, 2], dtype=np.int32), np.array([1.0, 2.0])
     out = np.empty(1)
+    linear = (0, 0.0, 1.0, 0.0, 1.0)  # the compiled kernel's (kind, gamma, scale, offset, degree)
     with pytest.raises(ValueError, match="outside the pool"):
         _sparse.kernel_row(
-            0,
-            0.0,
-            1.0,
-            0.0,
-            1.0,
-            *x,
-            1.0,
-            one,
-            np.array([5], dtype=np.int64),
-            indices,
-            data,
-            None,
-            out,
+            *linear, *x, 1.0, one, np.array([5], dtype=np.int64), indices, data, None, out
         )
     with pytest.raises(ValueError, match="unknown strategy"):
-        _sparse.kernel_row(
-            0, 0.0, 1.0, 0.0, 1.0, *x, 1.0, one, one + 1, indices, data, None, out, -1, 7
-        )
+        _sparse.kernel_row(*linear, *x, 1.0, one, one + 1, indices, data, None, out, -1, 7)
     with pytest.raises(ValueError, match="needs a work vector"):
         _sparse.kernel_row(
-            0,
-            0.0,
-            1.0,
-            0.0,
-            1.0,
-            *x,
-            1.0,
-            one,
-            one + 1,
-            indices,
-            data,
-            None,
-            out,
-            -1,
-            _sparse.STRATEGY_SCATTER,
+            *linear, *x, 1.0, one, one + 1, indices, data, None, out, -1, _sparse.STRATEGY_SCATTER
         )
     with pytest.raises(ValueError, match="sq"):
         _sparse.kernel_row(1, 1.0, 1.0, 0.0, 1.0, *x, 1.0, one, one + 1, indices, data, None, out)
