@@ -2,12 +2,65 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from kbench.testing import check_component, component_cases
+from kbench.testing import check_component, component_cases, make_test_algorithm, toy_stream
 
 
 @pytest.mark.parametrize(("kind", "name"), component_cases())
 def test_component_conforms(kind: str, name: str) -> None:
     """Registered components follow the contracts of their kind."""
     check_component(kind, name)
+
+
+# --------------------------------------------------------------------------------------------
+# Sparse input: dense and CSR rows of the same data give the same predictions
+# --------------------------------------------------------------------------------------------
+
+
+def _algorithm_names() -> list[str]:
+    from kbench.core.registry import get_registry
+
+    return get_registry().names("algorithm")
+
+
+def _sparse_toy(task: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A toy stream's features with about 70 % of the values set to zero (dense arrays)."""
+    stream = toy_stream(task, n=160, d=12)
+    rng = np.random.default_rng(7)
+    X = stream.X * (rng.random(stream.X.shape) < 0.3)
+    Xt = stream.X_test * (rng.random(stream.X_test.shape) < 0.3)
+    return X, np.asarray(stream.y), Xt
+
+
+@pytest.mark.parametrize("name", _algorithm_names())
+def test_dense_and_csr_rows_give_the_same_predictions(name: str) -> None:
+    """An algorithm that declares ``sparse_input`` makes the same online and held-out
+    predictions on CSR rows as on the dense rows of the same data (to 1e-10: the sparse
+    kernel row sums the same products in another order); any other algorithm is refused
+    by the planner on a sparse data set, with a reason that names it and dense=true."""
+    from kbench.core.registry import get_registry
+    from kbench.execution.study import _sparse_refusal
+
+    reg = get_registry()
+    cls = reg.entry("algorithm", name).cls
+    if not getattr(cls, "sparse_input", False):
+        reason = _sparse_refusal(cls, "libsvm[path=x.svm]", {}, reg)
+        assert reason is not None and cls.name in reason and "dense=true" in reason
+        assert _sparse_refusal(cls, "libsvm[path=x.svm]", {"dense": True}, reg) is None
+        return
+    for task in sorted(set(cls.tasks) & {"binary", "multiclass", "regression"}):
+        X, y, Xt = _sparse_toy(task)
+        got = []
+        for A, At in ((X, Xt), (sp.csr_matrix(X), sp.csr_matrix(Xt))):
+            algo = make_test_algorithm(cls, task, reg, seed=3)
+            online = np.concatenate(
+                [algo.learn_predict_many(A[:70], y[:70]), algo.learn_predict_many(A[70:], y[70:])]
+            )
+            got.append((online, np.asarray(algo.predict_many(At)), algo.stats()["n_support"]))
+        (dense, dense_test, m_dense), (csr, csr_test, m_csr) = got
+        assert m_dense == m_csr > 0, (task, m_dense, m_csr)
+        np.testing.assert_allclose(csr, dense, rtol=0, atol=1e-10, err_msg=f"{name} {task}")
+        np.testing.assert_allclose(csr_test, dense_test, rtol=0, atol=1e-10)
