@@ -1,10 +1,14 @@
-"""Shared fixtures: isolated caches, and real plugin distributions made on the fly."""
+"""Shared fixtures: isolated caches, a local HTTP server, and real plugin distributions made
+on the fly."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -33,6 +37,38 @@ def _isolated(
     reset_registry()
     yield
     reset_registry()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # keep the test output clean
+        pass
+
+
+@pytest.fixture
+def http_root(tmp_path):
+    """An HTTP server on 127.0.0.1 serving a temporary folder: yields (folder, base URL, stop).
+
+    ``stop()`` shuts the server down before the test ends (a download that must not need
+    it); otherwise it stops when the test does.
+    """
+    root = tmp_path / "www"
+    root.mkdir()
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    stopped = []
+
+    def stop():
+        if not stopped:
+            server.shutdown()
+            server.server_close()
+            thread.join()
+            stopped.append(True)
+
+    yield root, f"http://127.0.0.1:{server.server_address[1]}", stop
+    stop()
 
 
 PluginFactory = Callable[..., Path]
@@ -70,52 +106,60 @@ def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginFactor
     return make
 
 
-#: Source of a plugin with learners that misbehave on purpose, used by runner and CLI tests.
-MISBEHAVING = '''
+#: Start of a test plugin's source: its imports and ``Stub``, a learner that needs no kernel,
+#: predicts +1 and learns nothing; a test learner derives from it and changes one thing.
+STUB_PLUGIN = '''
 import os, time
 import numpy as np
 from kbench import hookimpl, Algorithm, Dataset
-from kbench.core.components import Data
+from kbench.core.components import Data, param
 
 
-class Sleeper(Algorithm):
-    """Sleeps on every example: a learner that hangs."""
-    name = "sleeper"
+class Stub(Algorithm):
+    """Needs no kernel, predicts +1, learns nothing."""
     uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, seconds: float = 60.0):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.seconds = seconds
     def decision_one(self, x):
         return 1.0
     def learn_one(self, x, y):
-        time.sleep(self.seconds)
+        pass
     def stats(self):
         return {"n_support": 0, "kernel_evals": 0}
+'''
 
 
-class Exploder(Algorithm):
+def stub_plugin(source: str) -> str:
+    """The source of a test plugin: ``source`` after the imports and ``Stub``."""
+    return STUB_PLUGIN + source
+
+
+#: Source of a plugin with learners that misbehave on purpose, used by runner and CLI tests.
+MISBEHAVING = stub_plugin('''
+
+class Sleeper(Stub):
+    """Sleeps on every example: a learner that hangs."""
+    name = "sleeper"
+    seconds: float = param(60.0)
+    def learn_one(self, x, y):
+        time.sleep(self.seconds)
+
+
+class Exploder(Stub):
     """Raises after a number of examples."""
     name = "exploder"
-    uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, after: int = 5):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.after = after
+    after: int = param(5)
+    def __post_init__(self):
+        super().__post_init__()
         self.seen = 0
-    def decision_one(self, x):
-        return 1.0
     def learn_one(self, x, y):
         self.seen += 1
         if self.seen > self.after:
             raise RuntimeError("exploded on purpose")
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
 
 
-class Diverger(Algorithm):
+class Diverger(Stub):
     """Its decision value becomes NaN after some examples."""
     name = "diverger"
     tasks = frozenset({"regression"})
-    uses_kernel = False
     def __init__(self, *, kernel=None, loss=None, task="regression", n_classes=2, seed=0, after: int = 10):
         super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
         self.after = after
@@ -124,51 +168,28 @@ class Diverger(Algorithm):
         return float("nan") if self.seen > self.after else 0.0
     def learn_one(self, x, y):
         self.seen += 1
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
 
 
-class Crasher(Algorithm):
+class Crasher(Stub):
     """Kills its own process (as a segfault in compiled code would)."""
     name = "crasher"
-    uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-    def decision_one(self, x):
-        return 1.0
     def learn_one(self, x, y):
         os._exit(3)
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
 
 
-class Segfaulter(Algorithm):
+class Segfaulter(Stub):
     """Dereferences a null pointer in compiled code."""
     name = "segfaulter"
-    uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-    def decision_one(self, x):
-        return 1.0
     def learn_one(self, x, y):
         import ctypes
         ctypes.string_at(0)
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
 
 
-class Hog(Algorithm):
+class Hog(Stub):
     """Allocates 4 GiB on its first example."""
     name = "hog"
-    uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-    def decision_one(self, x):
-        return 1.0
     def learn_one(self, x, y):
         self.block = np.ones(2**29)
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
 
 
 class NaNData(Dataset):
@@ -200,4 +221,4 @@ def kbench_register_algorithms(register):
 def kbench_register_datasets(register):
     register(NaNData)
     register(EmptyData)
-'''
+''')

@@ -9,12 +9,9 @@ on 127.0.0.1 that the test starts.
 
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
-import http.server
 import struct
-import threading
 import time
 from pathlib import Path
 
@@ -62,18 +59,25 @@ def _cases():
 # --------------------------------------------------------------------------------------------
 
 
+#: The synthetic data sets (tested under Generators below).
+GENERATORS = [
+    "checkerboard",
+    "twonorm",
+    "ringnorm",
+    "moons",
+    "haykin",
+    "multidist",
+    "periodic_beta",
+    "periodic_beta_regression",
+    "drift",
+    "waveform",
+]
+
+
 def test_builtin_plugins_load():
     assert not REG.failures(), [f"{p.name}: {p.error}" for p in REG.failures()]
     expected = {
-        "checkerboard",
-        "twonorm",
-        "ringnorm",
-        "moons",
-        "haykin",
-        "multidist",
-        "periodic_beta",
-        "periodic_beta_regression",
-        "drift",
+        *GENERATORS,
         "digits",
         "iris",
         "wine",
@@ -100,7 +104,6 @@ def test_builtin_plugins_load():
         "idx",
         "url",
         "heart_scale",
-        "waveform",
     }
     assert expected <= set(REG.names("dataset"))
 
@@ -168,19 +171,6 @@ def test_registry_rejects_a_dataset_parameter_named_like_a_stream_option():
 # --------------------------------------------------------------------------------------------
 # Generators
 # --------------------------------------------------------------------------------------------
-
-GENERATORS = [
-    "checkerboard",
-    "twonorm",
-    "ringnorm",
-    "moons",
-    "haykin",
-    "multidist",
-    "periodic_beta",
-    "periodic_beta_regression",
-    "drift",
-    "waveform",
-]
 
 
 @pytest.mark.parametrize("name", GENERATORS)
@@ -562,29 +552,8 @@ def test_idx_dataset_and_header_mismatch(tmp_path):
     )
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # keep the test output clean
-        pass
-
-
-@pytest.fixture
-def http_root(tmp_path):
-    """An HTTP server on 127.0.0.1 serving a temporary folder: yields (folder, base URL)."""
-    root = tmp_path / "www"
-    root.mkdir()
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
-
-
 def test_url_dataset_downloads_into_the_kbench_cache(http_root, tmp_path, monkeypatch):
-    root, base = http_root
+    root, base, _ = http_root
     cache = tmp_path / "kbench-cache"
     monkeypatch.setenv("KBENCH_CACHE", str(cache))
     train = b"+1 1:1 3:1\n-1 2:1\n+1 1:2\n-1 2:2\n"
@@ -605,7 +574,7 @@ def test_url_dataset_downloads_into_the_kbench_cache(http_root, tmp_path, monkey
 
 
 def test_url_dataset_checksum_failure(http_root, tmp_path, monkeypatch):
-    root, base = http_root
+    root, base, _ = http_root
     monkeypatch.setenv("KBENCH_CACHE", str(tmp_path / "c"))
     (root / "d.csv").write_text("a,b\n1,0\n2,1\n")
     wrong = hashlib.sha256(b"something else").hexdigest()

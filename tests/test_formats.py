@@ -7,15 +7,12 @@ tested against an HTTP server on 127.0.0.1 started by the test, never the intern
 
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
-import http.server
 import os
 import shutil
 import struct
 import tempfile
-import threading
 import zipfile
 from pathlib import Path
 
@@ -425,34 +422,6 @@ def test_encode_errors(y, task, message):
 # --------------------------------------------------------------------------------------------
 # Downloads against a local HTTP server
 # --------------------------------------------------------------------------------------------
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # keep the test output clean
-        pass
-
-
-@pytest.fixture
-def http_root(tmp_path):
-    """An HTTP server on 127.0.0.1 serving a temporary folder: yields (folder, base URL, stop)."""
-    root = tmp_path / "www"
-    root.mkdir()
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    stopped = []
-
-    def stop():
-        if not stopped:
-            server.shutdown()
-            server.server_close()
-            thread.join()
-            stopped.append(True)
-
-    yield root, f"http://127.0.0.1:{server.server_address[1]}", stop
-    stop()
 
 
 def test_fetch_downloads_verifies_and_then_uses_the_cache(http_root, tmp_path):

@@ -281,14 +281,11 @@ COMPILED_LEARNERS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("algorithm", COMPILED_LEARNERS)
-@pytest.mark.parametrize("heldout", [False, True])
-def test_built_in_learners_diverge_on_an_overflowing_kernel(algorithm: str, heldout: bool) -> None:
-    """The built-in learners' own block loops and held-out predictions turn a non-finite
-    decision value into divergence too (they used to read it as the label -1 and end ok)."""
+def _diverged_on_overflowing_kernel(algorithm: str, opts: dict):
+    """The result of ``algorithm`` (with its default loss) on the digits stream ``opts``
+    with a polynomial kernel of degree 300, asserted to have diverged."""
     reg = get_registry()
-    cls = reg.entry("algorithm", algorithm).cls
-    opts = {"positive": "5-9", "n": 200} | ({"test_size": 0.2} if heldout else {})
+    cls = reg.entry("algorithm", algorithm.split("[")[0]).cls
     task = _task(
         algorithm,
         stream=opts,
@@ -299,6 +296,16 @@ def test_built_in_learners_diverge_on_an_overflowing_kernel(algorithm: str, held
     with np.errstate(all="ignore"):  # the overflow is the point
         result = run_task(task, build_stream(task.stream, reg), reg)
     assert result.status == "diverged", result.run
+    return result
+
+
+@pytest.mark.parametrize("algorithm", COMPILED_LEARNERS)
+@pytest.mark.parametrize("heldout", [False, True])
+def test_built_in_learners_diverge_on_an_overflowing_kernel(algorithm: str, heldout: bool) -> None:
+    """The built-in learners' own block loops and held-out predictions turn a non-finite
+    decision value into divergence too (they used to read it as the label -1 and end ok)."""
+    opts = {"positive": "5-9", "n": 200} | ({"test_size": 0.2} if heldout else {})
+    result = _diverged_on_overflowing_kernel(algorithm, opts)
     if heldout and algorithm != "lasvm":  # LASVM's first examples never give it a kernel row
         assert result.run["reason"].startswith("non-finite prediction on held-out example")
     elif not heldout:
@@ -315,19 +322,8 @@ def test_built_in_multiclass_learners_diverge_on_an_overflowing_kernel(
 ) -> None:
     """Multiclass too: a non-finite class score is divergence, not the class an argmax over
     NaN would pick."""
-    reg = get_registry()
-    cls = reg.entry("algorithm", algorithm.split("[")[0]).cls
     opts = {"n": 200} | ({"test_size": 0.2} if heldout else {})
-    task = _task(
-        algorithm,
-        stream=opts,
-        kernel=reg.canonical("kernel", "poly[degree=300]"),
-        loss=reg.canonical("loss", cls.default_loss) if cls.uses_loss else None,
-        checkpoints=5,
-    )
-    with np.errstate(all="ignore"):  # the overflow is the point
-        result = run_task(task, build_stream(task.stream, reg), reg)
-    assert result.status == "diverged", result.run
+    result = _diverged_on_overflowing_kernel(algorithm, opts)
     where = "on held-out example" if heldout else "at example"
     assert result.run["reason"].startswith(f"non-finite prediction {where}")
 
