@@ -20,6 +20,7 @@ from kbench.plugins.algorithms._online_kernel import (
     make_cfg,
     python_gradient,
 )
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse
 
 from kbench import hookimpl
 from kbench.core.components import check_range
@@ -79,6 +80,8 @@ class NORMA(OnlineKernelLearner):
 
     name = "norma"
     test_params = {"budget": 16}
+    #: CSR rows are learned with the per-example update, support vectors kept sparse.
+    sparse_input = True
     #: Tuned: the learning rate and the regulariser (the budget is a memory choice).
     search_space = {"eta": LogUniform(1e-3, 10.0), "c": LogUniform(1e-6, 1.0)}
 
@@ -140,6 +143,7 @@ class NORMA(OnlineKernelLearner):
         self._state[_S["eps"]] = self._setup.margin0
         self._b = np.zeros(C)
         self._work = np.zeros(3 * C)
+        self._sparse: MarkedRows | None = None  # the support vectors as CSR rows
 
     # -- the schedule, for stats() ---------------------------------------------------------
 
@@ -178,7 +182,41 @@ class NORMA(OnlineKernelLearner):
         _norma.norma_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, x, xsq, xi, s)
         self._sync(self._state[_S["m"]], self._state[_S["head"]])
 
+    def _learn_predict_sparse(self, X, y):
+        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
+        from the sparse store, the gradient from the loss plugin, then the compiled update
+        on the example's mark (see ``_sparse_rows``)."""
+        if self.kernel.compiled() is None:
+            raise TypeError("norma: sparse input needs a built-in kernel")
+        if self._sparse is None:
+            if self._buf is not None:
+                raise TypeError("norma has learned dense rows; it cannot continue on sparse ones")
+            buf = self._buffer(1)  # stand-in rows of one value: the examples' marks
+            self._sparse = MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
+        rows, buf = self._sparse, self._buf
+        indptr, indices, data = csr_parts(X)
+        pred = np.empty(X.shape[0])
+        for i in range(X.shape[0]):
+            x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
+            k = rows.row(self.kernel, x, buf)
+            Fb = self._state[_S["scale"]] * buf.scores(k) + self._b
+            pred[i] = self.label_of(self._output(Fb))
+            with np.errstate(all="ignore"):  # a diverged model shows in its NaN predictions
+                xi, _, s = python_gradient(
+                    self._setup, self.loss, float(self._state[_S["eps"]]), Fb, Fb, float(y[i])
+                )
+            mark = rows.next_mark()
+            xsq = float(x[1] @ x[1])
+            _norma.norma_apply(
+                self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, mark, xsq, xi, s
+            )
+            self._sync(self._state[_S["m"]], self._state[_S["head"]])
+            rows.sync(buf, x, float(mark[0]))
+        return pred
+
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -203,7 +241,9 @@ class NORMA(OnlineKernelLearner):
 
     def predict_many(self, X):
         if self._buf is None:
-            F = np.zeros((len(X), self.n_outputs))
+            F = np.zeros((X.shape[0], self.n_outputs))
+        elif self._sparse is not None:
+            F = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)
         else:
             F = self._buf.decision_many(self.kernel, X)
         return self._labels(self._state[_S["scale"]] * F + self._b)
