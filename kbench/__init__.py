@@ -119,8 +119,8 @@ def run(
     from pathlib import Path
 
     from kbench.core.registry import get_registry
-    from kbench.execution.driver import run_experiments
     from kbench.execution.study import Experiment, load_study
+    from kbench.execution.tuned_study import run_study
     from kbench.results.store import ResultsStore
 
     if isinstance(study, Experiment):
@@ -132,7 +132,7 @@ def run(
     else:
         experiments = list(study)
     store = ResultsStore(Path(out if out is not None else DEFAULT_OUT))
-    outcome = run_experiments(
+    outcome = run_study(  # a tuned experiment runs its tuning phase first
         experiments,
         get_registry(),
         store,
