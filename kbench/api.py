@@ -12,7 +12,7 @@ name                                   defined in
 ``Algorithm``, ``Kernel``, ``Loss``,   :mod:`kbench.core.components`
 ``Dataset``, ``Data``, ``Component``,
 ``Parameter``, ``TASKS``,
-``check_range``
+``check_range``, ``param``
 ``SupportBuffer``                      :mod:`kbench.core.support_buffer`
 ``kernel_row``, ``as_matrix``,         :mod:`kbench.core.kernel_rows`
 ``as_vector``, ``sq_norms``
@@ -53,6 +53,7 @@ from kbench.core.components import (
     Loss,
     Parameter,
     check_range,
+    param,
 )
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
@@ -86,6 +87,7 @@ __all__ = [
     "hookimpl",
     "kernel_expansion",
     "kernel_row",
+    "param",
     "sq_norms",
 ]
 

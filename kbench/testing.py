@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from kbench.core.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss
+from kbench.core.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss, Parameter
 from kbench.core.errors import RegistryError
 from kbench.core.registry import PluginInfo, Registry, get_registry
 from kbench.data.streams import Stream, StreamSpec, _readonly
@@ -246,6 +246,42 @@ def _check_common(cls: type[Component], registry: Registry, kind: str) -> None:
         assert registry.create(kind, spec).spec() == spec, (
             f"{who}: spec {spec!r} does not round-trip"
         )
+    _check_declared_ranges(cls, registry, who)
+
+
+def _outside(param: Parameter) -> Any:
+    """A value just outside a declared range (the open bound itself, else one beyond)."""
+    if param.low is not None:
+        return param.low if param.low_open else param.low - 1
+    return param.high if param.high_open else param.high + 1
+
+
+def _check_declared_ranges(cls: type[Component], registry: Registry, who: str) -> None:
+    """A value just outside each declared range is refused with check_range's message."""
+    for pname, param in cls.parameters().items():
+        if not param.bounded:
+            continue  # a written __init__ checks in its own code; only declared ranges are known
+        bad = _outside(param)
+        message = f"{cls.name}: {pname} must be in {param.range_text}, got {bad!r}"
+        try:
+            if issubclass(cls, Algorithm):
+                task = sorted(cls.tasks)[0]
+                make = _params(cls) | {pname: bad}
+                token = _CONFIGURED.set(
+                    {cls: {**((_CONFIGURED.get() or {}).get(cls, {})), "params": make}}
+                )
+                try:
+                    make_test_algorithm(cls, task, registry)
+                finally:
+                    _CONFIGURED.reset(token)
+            else:
+                cls(**(_params(cls) | {pname: bad}))
+        except ValueError as exc:
+            assert str(exc) == message, f"{who}: {pname}={bad!r} gave {str(exc)!r}, not {message!r}"
+        else:
+            raise AssertionError(
+                f"{who}: {pname}={bad!r} is outside {param.range_text} but was accepted"
+            )
 
 
 # --------------------------------------------------------------------------------------------

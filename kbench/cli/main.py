@@ -408,7 +408,12 @@ def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
             "plugin": entry.plugin,
             "version": entry.version,
             "parameters": {
-                p.name: {"type": p.type_name, "default": p.default}
+                p.name: {
+                    "type": p.type_name,
+                    "default": p.default,
+                    "range": p.range_text,
+                    "doc": p.doc,
+                }
                 for p in cls.parameters().values()
             },
             "summary": (cls.__doc__ or "").strip().splitlines()[0],
@@ -463,10 +468,19 @@ def _bytes(n: int) -> str:
 
 @cli.command(name="list")
 @click.argument("kind", required=False, type=click.Choice(list(KIND_NAMES)))
+@click.argument("name", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_(kind: str | None, as_json: bool) -> None:
-    """List registered components with their parameters and the plugin they came from."""
+def list_(kind: str | None, name: str | None, as_json: bool) -> None:
+    """List registered components with their parameters and the plugin they came from.
+
+    With a KIND and a NAME (``kbench list algorithms norma``), document that component's
+    parameters: type, default, the range its constructor checks, and what each means.
+    """
     registry = _registry()
+    if name is not None:
+        assert kind is not None  # click fills KIND before NAME
+        _print_parameters(registry, KIND_NAMES[kind], name, as_json)
+        return
     kinds = [KIND_NAMES[kind]] if kind else list(KIND_NAMES.values())
     rows = [r for k in kinds for r in _component_rows(registry, k)]
     if as_json:
@@ -501,6 +515,37 @@ def list_(kind: str | None, as_json: bool) -> None:
             cells.append(r["plugin"])
             table.add_row(*(c if "[red]" in c else escape(c) for c in cells))
         console.print(table)
+
+
+def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> None:
+    """The parameter table of one component (``kbench list KIND NAME``)."""
+    entry = registry.entry(kind, name)  # an unknown name: a SpecError listing the valid ones
+    params = entry.cls.parameters()
+    summary = (entry.cls.__doc__ or "").strip().splitlines()[0]
+    if as_json:
+        rows = [
+            {"name": p.name, "type": p.type_name, "default": p.default, "range": p.range_text,
+             "doc": p.doc}
+            for p in params.values()
+        ]  # fmt: skip
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    table = Table(
+        title=f"[bold]{kind} {escape(name)}[/bold]: {escape(summary)}", title_justify="left"
+    )
+    for col in ("parameter", "type", "default", "range", "description"):
+        table.add_column(col, overflow="fold")
+    for p in params.values():
+        table.add_row(
+            escape(p.name),
+            escape(p.type_name),
+            escape(repr(p.default)),
+            p.range_text,
+            escape(p.doc),
+        )
+    if not params:
+        table.add_row("–", "", "", "", "no parameters")
+    Console().print(table)
 
 
 @cli.command()

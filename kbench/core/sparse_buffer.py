@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kbench.core.arrays import grown
 from kbench.core.components import Kernel
 from kbench.cython_core import _kernels, _sparse
 
@@ -172,9 +173,7 @@ class GrowableArray:
     def reserve(self, n: int) -> np.ndarray:
         """Make room for at least n entries (keeping the contents); return the array."""
         if n > len(self.array):
-            new = np.zeros(max(n, 2 * len(self.array)), dtype=self.array.dtype)
-            new[: len(self.array)] = self.array
-            self.array = new
+            self.array = grown(self.array, max(n, 2 * len(self.array)))
         return self.array
 
 
@@ -281,10 +280,7 @@ class SparseSupportBuffer:
         """Enlarge the row arrays (to twice the capacity by default), keeping the rows."""
         new = capacity or 2 * self.capacity
         for attr in ("starts", "ends", "room", "sq", "alpha", "krow"):
-            old = getattr(self, attr)
-            arr = np.zeros((new, *old.shape[1:]), dtype=old.dtype)
-            arr[: len(old)] = old
-            setattr(self, attr, arr)
+            setattr(self, attr, grown(getattr(self, attr), new))
         self._version += 1
 
     def touch(self) -> None:

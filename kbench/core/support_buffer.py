@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kbench.core.arrays import grown
 from kbench.core.components import Kernel
 from kbench.core.kernel_rows import KIND_RBF, as_matrix
 from kbench.cython_core import _kernels
@@ -58,10 +59,7 @@ class SupportBuffer:
         """Enlarge the arrays (to twice the capacity by default), keeping the rows in order."""
         new = capacity or 2 * self.capacity
         for attr in ("X", "sq", "alpha", "krow"):
-            old = getattr(self, attr)
-            arr = np.zeros((new, *old.shape[1:]))
-            arr[: len(old)] = old
-            setattr(self, attr, arr)
+            setattr(self, attr, grown(getattr(self, attr), new))
         self._version += 1
 
     def touch(self) -> None:

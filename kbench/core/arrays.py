@@ -1,0 +1,50 @@
+"""Growing preallocated arrays: the one helper every learner with growable storage uses.
+
+Learners keep their model in arrays allocated for a capacity (support vectors, kernel
+rows, Gram blocks) and, when the capacity is reached, move the contents into larger
+arrays. :func:`grown` is that move, for any number of axes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def grown(
+    old: np.ndarray,
+    shape: int | tuple[int, ...],
+    *,
+    keep: int | tuple[int, ...] | None = None,
+    fill: Any = 0,
+) -> np.ndarray:
+    """A new C-contiguous array of ``shape`` (same dtype) holding the leading block of ``old``.
+
+    Parameters
+    ----------
+    old
+        The array to enlarge.
+    shape
+        The new shape, or the new length of the first axis (the other axes are kept).
+    keep
+        How many leading entries to copy along each axis (an int applies to the first axis;
+        the other axes then copy everything that fits). By default, all of ``old`` that fits.
+    fill
+        The value of the entries not copied from ``old``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The new array; ``old`` is left as it was.
+    """
+    if isinstance(shape, int):
+        shape = (shape, *old.shape[1:])
+    if len(shape) != old.ndim:
+        raise ValueError(f"cannot grow a {old.ndim}-d array to shape {shape}")
+    counts = list(old.shape) if keep is None else ([keep] if isinstance(keep, int) else list(keep))
+    counts += list(old.shape[len(counts) :])
+    block = tuple(slice(0, min(c, n, o)) for c, n, o in zip(counts, shape, old.shape, strict=True))
+    new = np.full(shape, fill, dtype=old.dtype)
+    new[block] = old[block]
+    return new
