@@ -24,7 +24,7 @@ from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 from kbench.plugins.losses.novelty import NoveltyHinge
 from kbench.plugins.losses.regression import EpsilonInsensitive
 
-from kbench.core.components import Algorithm, Kernel, Loss, check_range
+from kbench.core.components import Algorithm, Kernel, Loss, param
 from kbench.core.support_buffer import SupportBuffer
 
 #: Task codes of the compiled loops, by task name (the cpdef enum Task of _online_ops).
@@ -208,27 +208,20 @@ class OnlineKernelLearner(Algorithm):
 
     _buf: SupportBuffer | None
     _setup: LossSetup
-    budget: int
 
-    def _check_common(
-        self,
-        owner: str,
-        *,
-        eta: float,
-        c: float,
-        budget: int,
-        nu: float,
-        margin0: float,
-        eta_eps: float,
-    ) -> None:
-        check_range(owner, "eta", eta, low=0.0, low_open=True)
-        check_range(owner, "c", c, low=0.0)
-        check_range(owner, "budget", budget, low=1)
-        check_range(owner, "nu", nu, low=0.0, high=1.0, high_open=True)
-        check_range(owner, "margin0", margin0, low=0.0, low_open=True)
-        check_range(owner, "eta_eps", eta_eps, low=0.0, low_open=True)
+    eta: float = param(0.5, low=0.0, low_open=True)
+    c: float = param(0.01, low=0.0)
+    budget: int = param(1000, low=1)
+    offset: bool = param(False)
+    nu: float = param(0.0, low=0.0, high=1.0, high_open=True)
+    margin0: float = param(1.0, low=0.0, low_open=True)
+    eta_eps: float = param(1.0, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
         assert self.loss is not None  # Algorithm.__init__ checked it (uses_loss)
-        self._setup = setup_loss(owner, self.loss, self.task, self.n_classes, nu, margin0)
+        self._setup = setup_loss(
+            self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
+        )
         self._buf = None
         self._one = np.zeros(1)
 

@@ -19,6 +19,7 @@ from kbench.cython_core import _kernels
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 
+from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
 
 #: Slots allocated at first; the arrays double when full.
@@ -69,13 +70,13 @@ class RevisitingLearner(Algorithm):
         self._core.bind_ids(self._id_slot)
 
     def _allocate(self, cap: int, keep: int) -> None:
-        arrays = {"_SV": np.zeros((cap, self._d)), "_sv_ids": np.full(cap, -1, dtype=np.int64)}
-        arrays.update({name: np.zeros(cap) for name in self._array_names()})
-        if hasattr(self, "_SV"):
-            for name, arr in arrays.items():
-                arr[:keep] = getattr(self, name)[:keep]
-        for name, arr in arrays.items():
-            setattr(self, name, arr)
+        if not hasattr(self, "_SV"):  # the first allocation grows empty arrays
+            self._SV, self._sv_ids = np.zeros((0, self._d)), np.zeros(0, dtype=np.int64)
+            for name in self._array_names():
+                setattr(self, name, np.zeros(0))
+        for name in ("_SV", "_sv_ids", *self._array_names()):
+            fill = -1 if name == "_sv_ids" else 0
+            setattr(self, name, grown(getattr(self, name), cap, keep=keep, fill=fill))
         self._bind_arrays()
         assert self._cache is not None
         if self._cache.capacity != cap:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.components import Algorithm, param
 from kbench.core.registry import get_registry
 from kbench.core.specs import parse_spec
 
@@ -36,11 +36,11 @@ class _ActiveWrapper(Algorithm):
     tasks = frozenset({"binary"})
     spec_params = {"base": "algorithm"}
 
-    base: str
-    max_queries: int
+    base: str = param("online_svm_r")
+    max_queries: int = param(0, low=0)
 
-    def _build(self, owner: str) -> None:
-        check_range(owner, "max_queries", self.max_queries, low=0)
+    def __post_init__(self) -> None:
+        owner = self.name
         registry = get_registry()
         cls = registry.entry("algorithm", parse_spec(self.base)[0]).cls
         if cls.offline:
@@ -103,21 +103,6 @@ class QueryAll(_ActiveWrapper):
     name = "active_all"
     test_params = {"base": "pa"}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        base: str = "online_svm_r",
-        max_queries: int = 0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.base, self.max_queries = base, max_queries
-        self._build(self.name)
-
     def wants_label(self, x) -> bool:
         """True while the query budget lasts."""
         return self._budget_left()
@@ -152,22 +137,10 @@ class MarginBand(_ActiveWrapper):
     name = "active_margin"
     test_params = {"base": "pa"}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        base: str = "online_svm_r",
-        width: float = 1.0,
-        max_queries: int = 0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range(self.name, "width", width, low=0.0)
-        self.base, self.width, self.max_queries = base, width, max_queries
-        self._build(self.name)
+    width: float = param(1.0, low=0.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self._memo: tuple[object, float] | None = None
 
     def _decision(self, x) -> float:
@@ -222,22 +195,10 @@ class Greedy(_ActiveWrapper):
     name = "active_greedy"
     test_params = {"base": "pa"}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        base: str = "online_svm_r",
-        h: int = 5,
-        max_queries: int = 0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range(self.name, "h", h, low=1)
-        self.base, self.h, self.max_queries = base, h, max_queries
-        self._build(self.name)
+    h: int = param(5, low=1)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self._block: list[tuple[float, np.ndarray, float]] = []
 
     def learn_one(self, x, y):

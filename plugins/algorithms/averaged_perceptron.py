@@ -14,6 +14,7 @@ from kbench.cython_core import _averaged_perceptron as _ap
 from kbench.plugins.algorithms._example_ids import ExampleIds
 
 from kbench import hookimpl
+from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 
@@ -33,9 +34,8 @@ class AveragedPerceptron(Algorithm):
     name = "averaged_perceptron"
     tasks = frozenset({"binary", "multiclass"})
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self._C = n_classes if task == "multiclass" else 1
+    def __post_init__(self) -> None:
+        self._C = self.n_classes if self.task == "multiclass" else 1
         self._buf: SupportBuffer | None = None
         self._sv_ids = np.full(64, -1, dtype=np.int64)
         self._ids = ExampleIds()
@@ -53,9 +53,7 @@ class AveragedPerceptron(Algorithm):
         buf = self._buf
         assert buf is not None
         buf.grow()
-        ids = np.full(buf.capacity, -1, dtype=np.int64)
-        ids[: len(self._sv_ids)] = self._sv_ids
-        self._sv_ids = ids
+        self._sv_ids = grown(self._sv_ids, buf.capacity, fill=-1)
 
     def _bind_ids(self) -> None:
         if len(self._id_slot) != self._ids.n:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, KIND_RBF
 
 
@@ -32,23 +32,11 @@ class LibSVMReference(Algorithm):
     offline = True
     test_params = {"C": 1.0}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float = 1.0,
-        tol: float = 1e-3,
-        cache_mb: float = 500.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("libsvm", "C", C, low=0.0, low_open=True)
-        check_range("libsvm", "tol", tol, low=0.0, low_open=True)
-        check_range("libsvm", "cache_mb", cache_mb, low=1.0)
-        self.C, self.tol, self.cache_mb = C, tol, cache_mb
+    C: float = param(1.0, low=0.0, low_open=True)
+    tol: float = param(1e-3, low=0.0, low_open=True)
+    cache_mb: float = param(500.0, low=1.0)
+
+    def __post_init__(self) -> None:
         self._svc = None
         self._X: np.ndarray | None = None
 

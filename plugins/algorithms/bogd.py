@@ -9,7 +9,7 @@ from kbench.cython_core import _bogd, _budget_perceptrons
 from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 
 class BOGD(BudgetLearner):
@@ -56,24 +56,14 @@ class BOGD(BudgetLearner):
     default_loss = "hinge"
     test_params = {"budget": 12}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        budget: int = 100,
-        eta: float = 0.5,
-        lam: float | None = None,
-        sampling: Literal["uniform", "weighted"] = "uniform",
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("bogd", "budget", budget, low=2)
-        check_range("bogd", "eta", eta, low=0.0, low_open=True)
-        if lam is not None:
-            check_range("bogd", "lam", lam, low=0.0)
+    budget: int = param(100, low=2)
+    eta: float = param(0.5, low=0.0, low_open=True)
+    lam: float | None = param(None, low=0.0)
+    sampling: Literal["uniform", "weighted"] = param("uniform")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        eta, budget, lam, sampling = self.eta, self.budget, self.lam, self.sampling
         # None: the shrinking that offsets the B/(B − 1) rescaling (ηλ = 1/B < 1).
         lam_used = 1.0 / (eta * budget) if lam is None else lam
         if eta * lam_used >= 1.0:
@@ -84,9 +74,8 @@ class BOGD(BudgetLearner):
         self._lam = lam_used
         if sampling not in ("uniform", "weighted"):
             raise ValueError(f"bogd: sampling must be uniform or weighted, got {sampling!r}")
-        self.budget, self.eta, self.lam, self.sampling = budget, eta, lam, sampling
-        self._rng = seed_state(seed)
-        self._loss_c = loss.compiled() if loss is not None else None
+        self._rng = seed_state(self.seed)
+        self._loss_c = self.loss.compiled() if self.loss is not None else None
         self._state = np.array([0.0, 1.0, 0.0, 0.0])  # m, scale, kernel evaluations, removals
 
     def _scale(self):

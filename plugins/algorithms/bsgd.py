@@ -7,7 +7,7 @@ from typing import Literal
 from kbench.plugins.algorithms._budget import PegasosFamily
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 from kbench.core.kernel_rows import KIND_RBF
 from kbench.core.search_space import LogUniform
 
@@ -60,21 +60,13 @@ class BSGD(PegasosFamily):
     #: Tuned: the regulariser (the budget is a memory choice, the maintenance a method).
     search_space = {"lam": LogUniform(1e-7, 1e-1)}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        budget: int = 100,
-        lam: float = 1e-4,
-        maintenance: Literal["removal", "projection", "merge"] = "merge",
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("bsgd", "budget", budget, low=1)
-        check_range("bsgd", "lam", lam, low=0.0, low_open=True)
+    budget: int = param(100, low=1)
+    lam: float = param(1e-4, low=0.0, low_open=True)
+    maintenance: Literal["removal", "projection", "merge"] = param("merge")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        maintenance = self.maintenance
         if maintenance not in MAINTENANCE:
             raise ValueError(
                 f"bsgd: maintenance must be one of {', '.join(MAINTENANCE)}, got {maintenance!r}"
@@ -82,10 +74,9 @@ class BSGD(PegasosFamily):
         if maintenance == "merge" and (self._compiled is None or self._compiled[0] != KIND_RBF):
             raise ValueError(
                 f"bsgd: maintenance=merge needs a kernel whose merged point has a closed form; "
-                f"kernels that support merging: rbf (got {kernel.spec()}). "
+                f"kernels that support merging: rbf (got {self.kernel.spec()}). "
                 "Use maintenance=removal or maintenance=projection with this kernel."
             )
-        self.budget, self.lam, self.maintenance = budget, lam, maintenance
         self._mode = MAINTENANCE[maintenance]
         self._init_state()
 

@@ -7,7 +7,7 @@ from kbench.cython_core import _bpa
 from kbench.plugins.algorithms._budget import BudgetLearner
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 
 class BudgetPA(BudgetLearner):
@@ -37,21 +37,11 @@ class BudgetPA(BudgetLearner):
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        budget: int = 100,
-        C: float = 1.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("bpa_s", "budget", budget, low=1)
-        check_range("bpa_s", "C", C, low=0.0, low_open=True)
-        self.budget, self.C = budget, C
+    budget: int = param(100, low=1)
+    C: float = param(1.0, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self._state = np.zeros(3)  # m, kernel evaluations in the loop, removals
 
     def _allocate(self, d):

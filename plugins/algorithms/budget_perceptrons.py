@@ -13,7 +13,7 @@ from kbench.cython_core import _budget_perceptrons as _bp
 from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 
 class RandomBudgetPerceptron(BudgetLearner):
@@ -40,13 +40,11 @@ class RandomBudgetPerceptron(BudgetLearner):
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
 
-    def __init__(
-        self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, budget: int = 100
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("rbp", "budget", budget, low=1)
-        self.budget = budget
-        self._rng = seed_state(seed)
+    budget: int = param(100, low=1)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._rng = seed_state(self.seed)
 
     def _allocate(self, d):
         self._scores = np.empty(self._outputs)
@@ -101,12 +99,10 @@ class Forgetron(BudgetLearner):
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
 
-    def __init__(
-        self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0, budget: int = 100
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("forgetron", "budget", budget, low=1)
-        self.budget = budget
+    budget: int = param(100, low=1)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         # m, head (oldest slot), coefficient scale, Q, M, kernel evaluations in the loop.
         self._state = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
@@ -195,21 +191,11 @@ class Projectron(BudgetLearner):
     test_params = {"budget": 12}
     _plus = False
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        budget: int = 100,
-        eta: float = 0.1,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range(self.name, "budget", budget, low=1)
-        check_range(self.name, "eta", eta, low=0.0)
-        self.budget, self.eta = budget, eta
+    budget: int = param(100, low=1)
+    eta: float = param(0.1, low=0.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         # m, kernel evaluations in the loop, projected mistakes, margin-error updates.
         self._state = np.zeros(4)
 
@@ -316,32 +302,13 @@ class ProjectronPP(Projectron):
     name = "projectronpp"
     _plus = True
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        budget: int = 100,
-        eta: float = 0.1,
-        margin: Literal["bound", "eta"] = "bound",
-        U: float = 1.0,
-    ) -> None:
-        super().__init__(
-            kernel=kernel,
-            loss=loss,
-            task=task,
-            n_classes=n_classes,
-            seed=seed,
-            budget=budget,
-            eta=eta,
-        )
-        if margin not in ("bound", "eta"):
-            raise ValueError(f"projectronpp: margin must be bound or eta, got {margin!r}")
-        check_range(self.name, "U", U, low=0.0)
-        self.margin, self.U = margin, U
+    margin: Literal["bound", "eta"] = param("bound")
+    U: float = param(1.0, low=0.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.margin not in ("bound", "eta"):
+            raise ValueError(f"projectronpp: margin must be bound or eta, got {self.margin!r}")
 
     def _margin_U(self):
         return float(self.U) if self.margin == "bound" else -1.0

@@ -12,7 +12,7 @@ from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_spa
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.components import Algorithm, check_range, param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
 from kbench.core.support_buffer import SupportBuffer
 
@@ -39,11 +39,10 @@ class _LinearOGD(Algorithm):
     uses_loss = True
     default_loss = "hinge"
 
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self._outputs = n_classes if task == "multiclass" else 1
-        self._task_kind = TASK_KIND[task]
-        self._loss_c = _compiled_loss(loss, task)
+    def __post_init__(self) -> None:
+        self._outputs = self.n_classes if self.task == "multiclass" else 1
+        self._task_kind = TASK_KIND[self.task]
+        self._loss_c = _compiled_loss(self.loss, self.task)
 
     def _gradient(self, scores: np.ndarray, y: float) -> np.ndarray:
         """∂ loss/∂ scores from the Python loss (per-example path of a non-compiled loss)."""
@@ -84,27 +83,18 @@ class FOGD(_LinearOGD):
     name = "fogd"
     test_params = {"D": 32}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        D: int = 400,
-        eta: float = 0.1,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("fogd", "D", D, low=1)
-        check_range("fogd", "eta", eta, low=0.0, low_open=True)
+    D: int = param(400, low=1)
+    eta: float = param(0.1, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        kernel = self.kernel
         compiled = kernel.compiled()
         if compiled is None or compiled[0] not in (KIND_RBF, KIND_LAPLACIAN):
             raise ValueError(
                 f"fogd: random Fourier features need a kernel with a known spectral density; "
                 f"supported kernels: rbf, laplacian (got {kernel.spec()})"
             )
-        self.D, self.eta = D, eta
         self._kind, self._gamma = compiled[0], compiled[1]
         self._Omega: np.ndarray | None = None
 
@@ -228,23 +218,14 @@ class NOGD(_LinearOGD):
     sparse_input = True
     test_params = {"budget": 12}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        budget: int = 100,
-        eta: float = 0.1,
-        rank: int | None = None,
-        rank_fraction: float = 0.2,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("nogd", "budget", budget, low=1)
-        check_range("nogd", "eta", eta, low=0.0, low_open=True)
-        check_range("nogd", "rank_fraction", rank_fraction, low=0.0, high=1.0, low_open=True)
+    budget: int = param(100, low=1)
+    eta: float = param(0.1, low=0.0, low_open=True)
+    rank: int | None = param(None)
+    rank_fraction: float = param(0.2, low=0.0, high=1.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        budget, rank, rank_fraction = self.budget, self.rank, self.rank_fraction
         if rank is not None:
             if rank > budget:
                 raise ValueError(
@@ -252,10 +233,9 @@ class NOGD(_LinearOGD):
                     f"give a Nyström map of rank at most B, got rank={rank}"
                 )
             check_range("nogd", "rank", rank, low=1, high=budget)
-        self.budget, self.eta, self.rank, self.rank_fraction = budget, eta, rank, rank_fraction
         # The rank k of the map; the small slack keeps ⌈0.2·100⌉ at 20 despite rounding.
         self._k = rank if rank is not None else max(1, math.ceil(rank_fraction * budget - 1e-9))
-        self._compiled = kernel.compiled()
+        self._compiled = self.kernel.compiled()
         self._buf: SupportBuffer | None = None
         self._sparse: MarkedRows | None = None  # the landmarks as CSR rows (sparse input)
         self._nystrom = False

@@ -21,7 +21,7 @@ from kbench.cython_core import _huller
 from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 #: Relative size below which ‖X_P − X_N‖² counts as zero when scaling decisions.
 _TINY = 1e-300
@@ -73,32 +73,16 @@ class Huller(RevisitingLearner):
     test_params = {"cache_mb": 1.0}
     _module = _huller
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float | None = None,
-        n_init_per_class: int = 5,
-        removals: int = 1,
-        allow_negative_lambda: bool = True,
-        cache_mb: float = 256.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        if C is not None:
-            check_range(self.name, "C", C, low=0.0, low_open=True)
-        check_range(self.name, "n_init_per_class", n_init_per_class, low=1)
-        check_range(self.name, "removals", removals, low=0)
-        check_range(self.name, "cache_mb", cache_mb, low=0.0)
-        self.C = C
-        self.n_init_per_class = n_init_per_class
-        self.removals = removals
-        self.allow_negative_lambda = allow_negative_lambda
-        self.cache_mb = cache_mb
-        self._setup(cache_mb)
+    C: float | None = param(None, low=0.0, low_open=True)
+    n_init_per_class: int = param(5, low=1)
+    removals: int = param(1, low=0)
+    allow_negative_lambda: bool = param(True)
+    cache_mb: float = param(256.0, low=0.0)
+
+    def __post_init__(self) -> None:
+        C, allow_negative_lambda, removals = self.C, self.allow_negative_lambda, self.removals
+        n_init_per_class, seed = self.n_init_per_class, self.seed
+        self._setup(self.cache_mb)
         self._core = _huller.HullerCore(
             *self._kernel_args,
             0.0 if C is None else 1.0 / C,

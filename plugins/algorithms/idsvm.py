@@ -35,7 +35,8 @@ import numpy as np
 from kbench.cython_core import _idsvm, _kernels
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.arrays import grown
+from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import as_matrix
 
 RESERVE, MARGIN, ERROR, MOVING = 0, 1, 2, 3
@@ -73,10 +74,7 @@ class _Store:
         if self.m == len(self.X):
             new = 2 * len(self.X)
             for name in ("X", "sq", "coef", "own", "krow"):
-                old = getattr(self, name)
-                arr = np.zeros((new, *old.shape[1:]), dtype=old.dtype)
-                arr[: self.m] = old[: self.m]
-                setattr(self, name, arr)
+                setattr(self, name, grown(getattr(self, name), new, keep=self.m))
         p = self.m
         self.X[p] = x
         self.sq[p] = xsq
@@ -139,32 +137,15 @@ class IDSVM(Algorithm):
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float = 1.0,
-        bias: bool = False,
-        max_steps: int = 0,
-        refresh: int = 1000,
-        max_kernel_evals: int = 0,
-        max_seconds: float = 0.0,
-        cache_mb: float = 100.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range(self.name, "C", C, low=0.0, low_open=True)
-        check_range(self.name, "max_steps", max_steps, low=0)
-        check_range(self.name, "refresh", refresh, low=0)
-        check_range(self.name, "max_kernel_evals", max_kernel_evals, low=0)
-        check_range(self.name, "max_seconds", max_seconds, low=0.0)
-        self.C, self.bias, self.max_steps, self.refresh = C, bias, max_steps, refresh
-        check_range(self.name, "cache_mb", cache_mb, low=0.0)
-        self.max_kernel_evals, self.max_seconds = max_kernel_evals, max_seconds
-        self.cache_mb = cache_mb
+    C: float = param(1.0, low=0.0, low_open=True)
+    bias: bool = param(False)
+    max_steps: int = param(0, low=0)
+    refresh: int = param(1000, low=0)
+    max_kernel_evals: int = param(0, low=0)
+    max_seconds: float = param(0.0, low=0.0)
+    cache_mb: float = param(100.0, low=0.0)
+
+    def __post_init__(self) -> None:
         # Rows K(x_k, x_T[:L]) of examples that left S, by example id (LRU order), with the
         # number of examples L they cover; the bytes they hold.
         self._rows: OrderedDict[int, np.ndarray] = OrderedDict()
@@ -173,7 +154,7 @@ class IDSVM(Algorithm):
         self.cached_values = 0
         assert self.kernel is not None
         self._compiled = self.kernel.compiled()
-        self._o = 1 if bias else 0
+        self._o = 1 if self.bias else 0
         self._d: int | None = None
         self.b = 0.0
         self.n = 0
@@ -232,24 +213,15 @@ class IDSVM(Algorithm):
             "sidx",
             "_excluded",
         ):
-            old = getattr(self, name)
             fill = -1 if name in ("spos", "svpos") else 0
-            arr = np.full((cap, *old.shape[1:]), fill, dtype=old.dtype)
-            arr[:n] = old[:n]
-            setattr(self, name, arr)
-        KsT = np.zeros((len(self.KsT), cap))
-        KsT[: self.ns, :n] = self.KsT[: self.ns, :n]
-        self.KsT = KsT
+            setattr(self, name, grown(getattr(self, name), cap, keep=n, fill=fill))
+        self.KsT = grown(self.KsT, (len(self.KsT), cap), keep=(self.ns, n))
 
     def _grow_S(self) -> None:
         cs = 2 * len(self.KsT)
-        KsT = np.zeros((cs, self.KsT.shape[1]))
-        KsT[: self.ns, : self.n] = self.KsT[: self.ns, : self.n]
-        self.KsT = KsT
+        self.KsT = grown(self.KsT, (cs, self.KsT.shape[1]), keep=(self.ns, self.n))
         m = self.ns + self._o
-        R = np.zeros((cs + self._o + 1, cs + self._o + 1))
-        R[:m, :m] = self.R[:m, :m]
-        self.R = R
+        self.R = grown(self.R, (cs + self._o + 1, cs + self._o + 1), keep=(m, m))
         self._wv, self._wbeta, self._ww = np.empty(cs + 2), np.empty(cs + 2), np.empty(cs + 2)
 
     # -- kernel values ----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from kbench.cython_core import _lasvm
 from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 
 class LASVM(RevisitingLearner):
@@ -72,34 +72,16 @@ class LASVM(RevisitingLearner):
     test_params = {"cache_mb": 1.0}
     _module = _lasvm
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float = 1.0,
-        tau: float = 1e-3,
-        n_init_per_class: int = 5,
-        finishing: bool = True,
-        max_finish_iter: int = 10_000_000,
-        cache_mb: float = 256.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range(self.name, "C", C, low=0.0, low_open=True)
-        check_range(self.name, "tau", tau, low=0.0, low_open=True)
-        check_range(self.name, "n_init_per_class", n_init_per_class, low=1)
-        check_range(self.name, "max_finish_iter", max_finish_iter, low=1)
-        check_range(self.name, "cache_mb", cache_mb, low=0.0)
-        self.C = C
-        self.tau = tau
-        self.n_init_per_class = n_init_per_class
-        self.finishing = finishing
-        self.max_finish_iter = max_finish_iter
-        self.cache_mb = cache_mb
-        self._setup(cache_mb)
+    C: float = param(1.0, low=0.0, low_open=True)
+    tau: float = param(1e-3, low=0.0, low_open=True)
+    n_init_per_class: int = param(5, low=1)
+    finishing: bool = param(True)
+    max_finish_iter: int = param(10_000_000, low=1)
+    cache_mb: float = param(256.0, low=0.0)
+
+    def __post_init__(self) -> None:
+        C, tau, n_init_per_class = self.C, self.tau, self.n_init_per_class
+        self._setup(self.cache_mb)
         self._core = _lasvm.LasvmCore(*self._kernel_args, C, tau, n_init_per_class)
         self._finish_capped = 0
         # Whether the model is finished since it last learned (finishing again is a no-op).

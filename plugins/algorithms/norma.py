@@ -23,7 +23,7 @@ from kbench.plugins.algorithms._online_kernel import (
 from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 from kbench.core.search_space import LogUniform
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
@@ -85,30 +85,14 @@ class NORMA(OnlineKernelLearner):
     #: Tuned: the learning rate and the regulariser (the budget is a memory choice).
     search_space = {"eta": LogUniform(1e-3, 10.0), "c": LogUniform(1e-6, 1.0)}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        eta: float = 0.5,
-        schedule: Literal["constant", "inv_sqrt", "decay_tau"] = "constant",
-        tau: float = 100.0,
-        c: float = 0.01,
-        budget: int = 1000,
-        offset: bool = False,
-        nu: float = 0.0,
-        margin0: float = 1.0,
-        eta_eps: float = 1.0,
-        nu_rule: Literal["log", "additive"] = "log",
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("norma", "tau", tau, low=0.0, low_open=True)
-        self._check_common(
-            "norma", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0, eta_eps=eta_eps
-        )
+    schedule: Literal["constant", "inv_sqrt", "decay_tau"] = param("constant")
+    tau: float = param(100.0, low=0.0, low_open=True)
+    nu_rule: Literal["log", "additive"] = param("log")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        eta, c, schedule, nu_rule = self.eta, self.c, self.schedule, self.nu_rule
+        offset, tau, eta_eps = self.offset, self.tau, self.eta_eps
         if eta * c > 1.0:
             raise ValueError(
                 "norma: eta·c must be ≤ 1 (the shrink factor 1 − ηc must not be "
@@ -122,9 +106,6 @@ class NORMA(OnlineKernelLearner):
             raise ValueError(
                 f"norma: unknown nu_rule {nu_rule!r} (choose from {', '.join(NU_RULES)})"
             )
-        self.eta, self.schedule, self.tau, self.c = eta, schedule, tau, c
-        self.budget, self.offset = budget, offset
-        self.nu, self.margin0, self.eta_eps, self.nu_rule = nu, margin0, eta_eps, nu_rule
         assert self.kernel is not None
         C = self._setup.n_out
         self._cfg = make_cfg(

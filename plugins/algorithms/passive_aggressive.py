@@ -8,7 +8,7 @@ import numpy as np
 from kbench.cython_core import _pa
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
@@ -44,22 +44,13 @@ class PassiveAggressive(Algorithm):
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        variant: Literal["PA", "PA-I", "PA-II"] = "PA-I",
-        C: float = 1.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    variant: Literal["PA", "PA-I", "PA-II"] = param("PA-I")
+    C: float = param(1.0, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        variant = self.variant
         if variant not in VARIANTS:
             raise ValueError(f"pa: unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
-        check_range("pa", "C", C, low=0.0, low_open=True)
-        self.variant, self.C = variant, C
         self._v = VARIANTS[variant]
         self._buf: SupportBuffer | None = None
         assert self.kernel is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kbench.plugins.algorithms._budget import PegasosFamily
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 
 class KernelPegasos(PegasosFamily):
@@ -36,20 +36,11 @@ class KernelPegasos(PegasosFamily):
     test_params = {"lam": 0.01}
     growable = True
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        lam: float = 1e-4,
-        project: bool = True,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("pegasos", "lam", lam, low=0.0, low_open=True)
-        self.lam, self.project = lam, project
+    lam: float = param(1e-4, low=0.0, low_open=True)
+    project: bool = param(True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self._mode = 0
         self._init_state()
 

@@ -15,7 +15,7 @@ from typing import Literal
 from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 #: a/L at which Theorem 1's constant φ(L/a) stays finite: 1 − x − x e^{x/2} > 0 for
 #: x = L/a needs a/L ≥ 2.24898; the paper rounds it to 2.25 (specs/002 §1.1, P1).
@@ -61,19 +61,12 @@ class PiSTOL(AveragedExpansion):
     #: Parameter-free: a and b follow from the loss (Orabona, 2014); nothing to tune.
     search_space: dict = {}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        a: float | None = None,
-        b: float = 1.0,
-        output: Literal["average", "last"] = "average",
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+    a: float | None = param(None, low=0.0, low_open=True)
+    b: float = param(1.0, low=0.0, low_open=True)
+    output: Literal["average", "last"] = param("average")
+
+    def __post_init__(self) -> None:
+        a, b, output = self.a, self.b, self.output
         assert self.loss is not None
         L = float(self.loss.lipschitz)
         if not math.isfinite(L) or L <= 0.0:
@@ -82,12 +75,8 @@ class PiSTOL(AveragedExpansion):
                 "PiSTOL's α and its guarantees need a finite constant: use logistic, "
                 "smooth_hinge, hinge, softmax, multiclass_hinge, huber or eps_insensitive"
             )
-        if a is not None:
-            check_range("pistol", "a", a, low=0.0, low_open=True)
-        check_range("pistol", "b", b, low=0.0, low_open=True)
         if output not in ("average", "last"):
             raise ValueError(f"pistol: output must be 'average' or 'last', got {output!r}")
-        self.a, self.b, self.output = a, b, output
         self.L = L
         self.a_value = A_OVER_L * L if a is None else float(a)
         self._mode, self._output = "pistol", output

@@ -19,7 +19,8 @@ from kbench.cython_core import _kernels, _polk
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.arrays import grown
+from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
 
 SCHEDULES = {"constant": 0, "diminishing": 1}
@@ -97,35 +98,27 @@ class POLK(Algorithm):
     default_loss = "hinge"
     test_params = {"K": 0.05, "eta": 0.5, "batch_size": 4, "refresh_every": 5}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        eta: float = 1.0,
-        lam: float = 1e-6,
-        K: float = 0.04,
-        schedule: Literal["constant", "diminishing"] = "constant",
-        t0: float = 100.0,
-        batch_size: int = 1,
-        batch_reduce: Literal["mean", "sum"] = "mean",
-        criterion: Literal["norm", "squared"] = "norm",
-        screen_tau: float = 1e-6,
-        refresh_every: int = 0,
-        refresh_tol: float = 1e-8,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("polk", "eta", eta, low=0.0, low_open=True)
-        check_range("polk", "lam", lam, low=0.0)
-        check_range("polk", "K", K, low=0.0)
-        check_range("polk", "t0", t0, low=0.0, low_open=True)
-        check_range("polk", "batch_size", batch_size, low=1)
-        check_range("polk", "screen_tau", screen_tau, low=0.0, high=1.0, high_open=True)
-        check_range("polk", "refresh_every", refresh_every, low=0)
-        check_range("polk", "refresh_tol", refresh_tol, low=0.0)
+    eta: float = param(1.0, low=0.0, low_open=True)
+    lam: float = param(1e-6, low=0.0)
+    K: float = param(0.04, low=0.0)
+    schedule: Literal["constant", "diminishing"] = param("constant")
+    t0: float = param(100.0, low=0.0, low_open=True)
+    batch_size: int = param(1, low=1)
+    batch_reduce: Literal["mean", "sum"] = param("mean")
+    criterion: Literal["norm", "squared"] = param("norm")
+    screen_tau: float = param(1e-6, low=0.0, high=1.0, high_open=True)
+    refresh_every: int = param(0, low=0)
+    refresh_tol: float = param(1e-8, low=0.0)
+
+    def __post_init__(self) -> None:
+        eta, lam, K, schedule, t0 = self.eta, self.lam, self.K, self.schedule, self.t0
+        batch_size, batch_reduce, criterion = self.batch_size, self.batch_reduce, self.criterion
+        screen_tau, refresh_every, refresh_tol = (
+            self.screen_tau,
+            self.refresh_every,
+            self.refresh_tol,
+        )
+        task, n_classes = self.task, self.n_classes
         if eta * lam >= 1.0:
             raise ValueError(
                 f"polk: eta must be below 1/lam (the shrink factor 1 − η λ must "
@@ -140,13 +133,6 @@ class POLK(Algorithm):
                 raise ValueError(
                     f"polk: {pname} must be one of {', '.join(choices)}, got {value!r}"
                 )
-        self.eta, self.lam, self.K, self.schedule, self.t0 = eta, lam, K, schedule, t0
-        self.batch_size, self.batch_reduce, self.criterion = batch_size, batch_reduce, criterion
-        self.screen_tau, self.refresh_every, self.refresh_tol = (
-            screen_tau,
-            refresh_every,
-            refresh_tol,
-        )
         assert self.loss is not None and self.kernel is not None
         self._setup = setup_loss("polk", self.loss, task, n_classes, 0.0, 1.0)
         self._C = self._setup.n_out
@@ -191,16 +177,11 @@ class POLK(Algorithm):
 
     def _alloc(self, cap: int) -> None:
         """(Re)allocate the arrays sized by the capacity, keeping their contents."""
-        old = getattr(self, "_G", None)
-        G = np.zeros((cap, cap))
-        ids = np.zeros(cap)
-        Kb = np.zeros((self.batch_size, cap))
-        if old is not None:
-            m = old.shape[0]
-            G[:m, :m] = old
-            ids[:m] = self._ids
-            Kb[:, :m] = self._Kb
-        self._G, self._ids, self._Kb = G, ids, Kb
+        if not hasattr(self, "_G"):
+            self._G, self._ids, self._Kb = np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0))
+        self._G = grown(self._G, (cap, cap))
+        self._ids = grown(self._ids, cap)
+        self._Kb = grown(self._Kb, (self.batch_size, cap))
         refresh = self.refresh_every > 0 or self.refresh_tol > 0.0
         self._R = np.zeros((cap, cap) if refresh else (0, 0))
         self._probe_row = np.zeros(cap)

@@ -17,7 +17,7 @@ import numpy as np
 from kbench.cython_core import _kernels, _ramp
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import as_matrix
 
 #: The kernel tuple the compiled core receives for a kernel it cannot compute itself.
@@ -46,22 +46,15 @@ class _RampSVM(Algorithm):
 
     tasks = frozenset({"binary"})
 
-    C: float
-    s: float
-    tau: float
-    eps_gain: float
-    max_outer: int
-    max_steps: int
-    cache_mb: float
+    C: float = param(1.0, low=0.0, low_open=True)
+    s: float = param(-1.0, high=1.0, high_open=True)
+    tau: float = param(1e-3, low=0.0)
+    eps_gain: float = param(1e-5, low=0.0)
+    max_outer: int = param(100, low=1)
+    max_steps: int = param(1_000_000, low=1)
+    cache_mb: float = param(200.0, low=0.0)
 
-    def _check_common(self, owner: str) -> None:
-        check_range(owner, "C", self.C, low=0.0, low_open=True)
-        check_range(owner, "s", self.s, high=1.0, high_open=True)
-        check_range(owner, "tau", self.tau, low=0.0)
-        check_range(owner, "eps_gain", self.eps_gain, low=0.0)
-        check_range(owner, "max_outer", self.max_outer, low=1)
-        check_range(owner, "max_steps", self.max_steps, low=1)
-        check_range(owner, "cache_mb", self.cache_mb, low=0.0)
+    def __post_init__(self) -> None:
         self.core: Any = None
 
     def _new_core(self, d: int, *, m_keep: int = -1, refresh: int = 0) -> Any:
@@ -212,32 +205,8 @@ class OnlineSVMR(_RampSVM):
     name = "online_svm_r"
     test_params = {"C": 1.0}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float = 1.0,
-        s: float = -1.0,
-        tau: float = 1e-3,
-        eps_gain: float = 1e-5,
-        m: int | None = None,
-        max_outer: int = 100,
-        max_steps: int = 1_000_000,
-        cache_mb: float = 200.0,
-        refresh: int = 0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.C, self.s, self.tau, self.eps_gain = C, s, tau, eps_gain
-        self.m, self.max_outer, self.max_steps = m, max_outer, max_steps
-        self.cache_mb, self.refresh = cache_mb, refresh
-        self._check_common(self.name)
-        if m is not None:
-            check_range(self.name, "m", m, low=0)
-        check_range(self.name, "refresh", refresh, low=0)
+    m: int | None = param(None, low=0)
+    refresh: int = param(0, low=0)
 
     def _make_core(self, d):
         return self._new_core(
@@ -291,45 +260,11 @@ class OnlineASVMR(OnlineSVMR):
     name = "online_asvm_r"
     test_params = {"C": 1.0}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float = 1.0,
-        s: float = -1.0,
-        tau: float = 1e-3,
-        eps_gain: float = 1e-5,
-        m: int | None = None,
-        max_outer: int = 100,
-        max_steps: int = 1_000_000,
-        cache_mb: float = 200.0,
-        refresh: int = 0,
-        width: float = 1.0,
-        max_queries: int = 0,
-    ) -> None:
-        super().__init__(
-            kernel=kernel,
-            loss=loss,
-            task=task,
-            n_classes=n_classes,
-            seed=seed,
-            C=C,
-            s=s,
-            tau=tau,
-            eps_gain=eps_gain,
-            m=m,
-            max_outer=max_outer,
-            max_steps=max_steps,
-            cache_mb=cache_mb,
-            refresh=refresh,
-        )
-        check_range(self.name, "width", width, low=0.0)
-        check_range(self.name, "max_queries", max_queries, low=0)
-        self.width, self.max_queries = width, max_queries
+    width: float = param(1.0, low=0.0)
+    max_queries: int = param(0, low=0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self.queries = 0
 
     def _budget_left(self) -> bool:
@@ -388,29 +323,8 @@ class RampCCCP(_RampSVM):
     offline = True
     test_params = {"C": 1.0}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        C: float = 1.0,
-        s: float = -1.0,
-        tau: float = 1e-3,
-        eps_gain: float = 1e-5,
-        init_fraction: float = 0.1,
-        max_outer: int = 100,
-        max_steps: int = 100_000_000,
-        cache_mb: float = 200.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        self.C, self.s, self.tau, self.eps_gain = C, s, tau, eps_gain
-        self.init_fraction, self.max_outer, self.max_steps = init_fraction, max_outer, max_steps
-        self.cache_mb = cache_mb
-        self._check_common(self.name)
-        check_range(self.name, "init_fraction", init_fraction, low=0.0, high=1.0)
+    init_fraction: float = param(0.1, low=0.0, high=1.0)
+    max_steps = 100_000_000
 
     def n_init(self, n: int) -> int:
         """Size of the initial subset for a stream of n examples (0: none)."""

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.components import Algorithm, check_range
+from kbench.core.components import Algorithm, param
 from kbench.core.specs import suggest
 
 INSTALL = "pip install 'kbench[river]' (or pip install river)"
@@ -118,45 +118,31 @@ class RiverModel(Algorithm):
     uses_kernel = False
     test_params = {"n_components": 20}
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        model: str = "linear_model.PAClassifier",
-        args: str = "",
-        features: Literal["none", "rbf_sampler"] = "none",
-        gamma: float = 1.0,
-        n_components: int = 100,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("river", "gamma", gamma, low=0.0, low_open=True)
-        check_range("river", "n_components", n_components, low=1)
-        self.model = model
-        self.args = args
-        self.features = features
-        self.gamma = gamma
-        self.n_components = n_components
+    model: str = param("linear_model.PAClassifier")
+    args: str = param("")
+    features: Literal["none", "rbf_sampler"] = param("none")
+    gamma: float = param(1.0, low=0.0, low_open=True)
+    n_components: int = param(100, low=1)
+
+    def __post_init__(self) -> None:
+        model, seed = self.model, self.seed
         cls = river_class(model)
-        kwargs = parse_args(args)
+        kwargs = parse_args(self.args)
         if "seed" in inspect.signature(cls).parameters and "seed" not in kwargs:
             kwargs["seed"] = seed
         try:
             estimator = cls(**kwargs)
         except TypeError as exc:
             raise ValueError(f"river: {model}: {exc}") from None
-        if task == "multiclass" and not estimator._multiclass:
+        if self.task == "multiclass" and not estimator._multiclass:
             from river import multiclass
 
             estimator = multiclass.OneVsRestClassifier(estimator)
-        if features == "rbf_sampler":
+        if self.features == "rbf_sampler":
             from river import feature_extraction
 
             sampler = feature_extraction.RBFSampler(
-                gamma=gamma, n_components=n_components, seed=seed
+                gamma=self.gamma, n_components=self.n_components, seed=seed
             )
             estimator = sampler | estimator
         self._river = estimator

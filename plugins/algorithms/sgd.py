@@ -14,7 +14,7 @@ from typing import Literal
 from kbench.plugins.algorithms._averaged import SCHEDULES, AveragedExpansion
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 
 
 class KernelSGD(AveragedExpansion):
@@ -36,26 +36,17 @@ class KernelSGD(AveragedExpansion):
     name = "sgd"
     _output = "last"
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        eta: float = 1.0,
-        schedule: Literal["constant", "inv_sqrt"] = "constant",
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range(self.name, "eta", eta, low=0.0, low_open=True)
+    eta: float = param(1.0, low=0.0, low_open=True)
+    schedule: Literal["constant", "inv_sqrt"] = param("constant")
+
+    def __post_init__(self) -> None:
+        schedule = self.schedule
         if schedule not in SCHEDULES:
             raise ValueError(
                 f"{self.name}: schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}"
             )
-        self.eta, self.schedule = eta, schedule
         self._mode = "sgd"
-        self._setup_expansion(self.name, eta=eta, schedule=schedule)
+        self._setup_expansion(self.name, eta=self.eta, schedule=schedule)
 
 
 class AveragedSGD(KernelSGD):

@@ -24,7 +24,7 @@ from kbench.plugins.algorithms._online_kernel import (
 )
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import check_range, param
 
 INCREMENTAL = ("paper", "exact")
 _S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}
@@ -102,32 +102,22 @@ class SVMD(OnlineKernelLearner):
     test_params = {"budget": 16}
     columns_per_output = 2
 
-    def __init__(
-        self,
-        *,
-        kernel=None,
-        loss=None,
-        task="binary",
-        n_classes=2,
-        seed=0,
-        eta: float = 0.1,
-        mu: float = 0.1,
-        lam: float = 0.99,
-        c: float = 0.01,
-        budget: int = 512,
-        offset: bool = False,
-        nu: float = 0.0,
-        margin0: float = 1.0,
-        eta_eps: float = 1.0,
-        lagged_eps: bool = False,
-        incremental: Literal["paper", "exact"] = "paper",
-        eta_max: float | None = None,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("svmd", "mu", mu, low=0.0)
-        check_range("svmd", "lam", lam, low=0.0, high=1.0)
-        self._check_common(
-            "svmd", eta=eta, c=c, budget=budget, nu=nu, margin0=margin0, eta_eps=eta_eps
+    eta = 0.1
+    budget = 512
+    mu: float = param(0.1, low=0.0)
+    lam: float = param(0.99, low=0.0, high=1.0)
+    lagged_eps: bool = param(False)
+    incremental: Literal["paper", "exact"] = param("paper")
+    eta_max: float | None = param(None)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        eta, mu, lam, c, offset = self.eta, self.mu, self.lam, self.c, self.offset
+        eta_eps, lagged_eps, incremental, eta_max = (
+            self.eta_eps,
+            self.lagged_eps,
+            self.incremental,
+            self.eta_max,
         )
         if incremental not in INCREMENTAL:
             raise ValueError(
@@ -136,9 +126,6 @@ class SVMD(OnlineKernelLearner):
             )
         if eta_max is not None:
             check_range("svmd", "eta_max", eta_max, low=eta)
-        self.eta, self.mu, self.lam, self.c, self.budget = eta, mu, lam, c, budget
-        self.offset, self.nu, self.margin0, self.eta_eps = offset, nu, margin0, eta_eps
-        self.lagged_eps, self.incremental, self.eta_max = lagged_eps, incremental, eta_max
         assert self.kernel is not None
         C = self._setup.n_out
         self._cfg = make_cfg(

@@ -23,9 +23,6 @@ class A9A(Dataset):
     task = "binary"
     source = "bundled"
 
-    def __init__(self) -> None:
-        pass
-
     def load(self, seed: int) -> Data:
         X, y = read_libsvm(DATA / "a9a_train.txt.gz", n_features=123)
         Xt, yt = read_libsvm(DATA / "a9a_test.txt.gz", n_features=123)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -16,7 +16,42 @@ def _sklearn(loader: str) -> Any:
     return getattr(datasets, loader)()
 
 
-class Digits(Dataset):
+class _Bundled(Dataset):
+    """One of scikit-learn's bundled tables, loaded by ``sklearn.datasets.<loader>()``.
+
+    Subclasses give the loader, the size (``n_examples``, ``d``) and the number of classes (None
+    for regression); class names are scikit-learn's ``target_names``.
+    """
+
+    source = "bundled"
+    loader: ClassVar[str]
+    n_examples: ClassVar[int]
+    d: ClassVar[int]
+    classes: ClassVar[int | None] = None
+
+    def _labels(self, b: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
+        if self.classes is None:
+            return b.target.astype(float), None
+        return b.target.astype(float), tuple(str(c) for c in b.target_names)
+
+    def load(self, seed: int) -> Data:
+        b = _sklearn(self.loader)
+        y, names = self._labels(b)
+        return Data(
+            X=b.data.astype(float),
+            y=y,
+            task=self.task,
+            n_classes=self.classes or 0,
+            class_names=names,
+        )
+
+    def info(self):
+        return {"n": self.n_examples, "d": self.d} | (
+            {"classes": self.classes} if self.classes else {}
+        )
+
+
+class Digits(_Bundled):
     """scikit-learn's handwritten digits: 1 797 images of 8×8 pixels (values 0–16), 10 classes.
 
     A copy of the test set of the UCI optical recognition of handwritten digits data.
@@ -26,26 +61,10 @@ class Digits(Dataset):
 
     name = "digits"
     task = "multiclass"
-    source = "bundled"
-
-    def __init__(self) -> None:
-        pass
-
-    def load(self, seed: int) -> Data:
-        b = _sklearn("load_digits")
-        return Data(
-            X=b.data.astype(float),
-            y=b.target.astype(float),
-            task="multiclass",
-            n_classes=10,
-            class_names=tuple(str(i) for i in range(10)),
-        )
-
-    def info(self):
-        return {"n": 1797, "d": 64, "classes": 10}
+    loader, n_examples, d, classes = "load_digits", 1797, 64, 10
 
 
-class Iris(Dataset):
+class Iris(_Bundled):
     """Fisher's iris (scikit-learn's copy): 150 flowers, 4 measurements in cm, 3 species.
 
     Classes 0, 1, 2 are setosa, versicolor and virginica (50 each); ``positive=virginica``
@@ -54,26 +73,10 @@ class Iris(Dataset):
 
     name = "iris"
     task = "multiclass"
-    source = "bundled"
-
-    def __init__(self) -> None:
-        pass
-
-    def load(self, seed: int) -> Data:
-        b = _sklearn("load_iris")
-        return Data(
-            X=b.data.astype(float),
-            y=b.target.astype(float),
-            task="multiclass",
-            n_classes=3,
-            class_names=tuple(str(c) for c in b.target_names),
-        )
-
-    def info(self):
-        return {"n": 150, "d": 4, "classes": 3}
+    loader, n_examples, d, classes = "load_iris", 150, 4, 3
 
 
-class Wine(Dataset):
+class Wine(_Bundled):
     """UCI wine recognition (scikit-learn's copy): 178 wines, 13 chemical measurements, 3 cultivars.
 
     The features have very different scales: use ``scale=standard``.
@@ -81,26 +84,10 @@ class Wine(Dataset):
 
     name = "wine"
     task = "multiclass"
-    source = "bundled"
-
-    def __init__(self) -> None:
-        pass
-
-    def load(self, seed: int) -> Data:
-        b = _sklearn("load_wine")
-        return Data(
-            X=b.data.astype(float),
-            y=b.target.astype(float),
-            task="multiclass",
-            n_classes=3,
-            class_names=tuple(str(c) for c in b.target_names),
-        )
-
-    def info(self):
-        return {"n": 178, "d": 13, "classes": 3}
+    loader, n_examples, d, classes = "load_wine", 178, 13, 3
 
 
-class BreastCancer(Dataset):
+class BreastCancer(_Bundled):
     """Wisconsin diagnostic breast cancer (WDBC, scikit-learn's copy): 569 tumours, 30 features.
 
     Binary: malignant (212) is +1, benign (357) is −1. The features have very different
@@ -110,28 +97,14 @@ class BreastCancer(Dataset):
 
     name = "breast_cancer"
     task = "binary"
-    source = "bundled"
+    loader, n_examples, d, classes = "load_breast_cancer", 569, 30, 2
 
-    def __init__(self) -> None:
-        pass
-
-    def load(self, seed: int) -> Data:
-        b = _sklearn("load_breast_cancer")
+    def _labels(self, b: Any) -> tuple[np.ndarray, tuple[str, ...]]:
         # scikit-learn codes malignant as 0 and benign as 1
-        y = np.where(b.target == 0, 1.0, -1.0)
-        return Data(
-            X=b.data.astype(float),
-            y=y,
-            task="binary",
-            n_classes=2,
-            class_names=("benign", "malignant"),
-        )
-
-    def info(self):
-        return {"n": 569, "d": 30, "classes": 2}
+        return np.where(b.target == 0, 1.0, -1.0), ("benign", "malignant")
 
 
-class Diabetes(Dataset):
+class Diabetes(_Bundled):
     """Efron et al.'s diabetes regression data (scikit-learn's copy): 442 patients, 10 features.
 
     The target is a measure of disease progression one year after baseline (25–346);
@@ -140,19 +113,7 @@ class Diabetes(Dataset):
 
     name = "diabetes"
     task = "regression"
-    source = "bundled"
-
-    def __init__(self) -> None:
-        pass
-
-    def load(self, seed: int) -> Data:
-        b = _sklearn("load_diabetes")
-        return Data(
-            X=b.data.astype(float), y=b.target.astype(float), task="regression", n_classes=0
-        )
-
-    def info(self):
-        return {"n": 442, "d": 10}
+    loader, n_examples, d = "load_diabetes", 442, 10
 
 
 @hookimpl

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kbench import hookimpl
-from kbench.core.components import Data, Dataset, check_range
+from kbench.core.components import Data, Dataset, check_range, param
 from kbench.core.errors import DataError
 from kbench.core.specs import suggest
 from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
@@ -48,14 +48,14 @@ def _path(text: str) -> Path:
 
 def _missing_files(owner: str, files: list[tuple[str, str, bool]]) -> str | None:
     """The first problem with a data set's files: (parameter, value, required) triples."""
-    for param, value, required in files:
+    for pname, value, required in files:
         if not value:
             if required:
-                return f"{owner} reads a file: give it as {owner}[{param}=FILE,...]"
+                return f"{owner} reads a file: give it as {owner}[{pname}=FILE,...]"
             continue
         p = _path(value)
         if not p.is_file():
-            return f"{p}: no such file ({owner} parameter {param})"
+            return f"{p}: no such file ({owner} parameter {pname})"
     return None
 
 
@@ -228,9 +228,6 @@ class HeartScale(_FileDataset):
     source = "debian"
     PATH = "/usr/share/doc/liblinear-tools/examples/heart_scale"
 
-    def __init__(self) -> None:
-        pass
-
     def unavailable(self) -> str | None:
         if Path(self.PATH).is_file():
             return None
@@ -286,21 +283,12 @@ class Csv(_FileDataset):
 
     name = "csv"
     path_params = ("path", "test_path")
-    task = "binary"
-
-    def __init__(
-        self,
-        *,
-        path: str = "",
-        label: str = "-1",
-        test_path: str = "",
-        header: Header = "auto",
-        delimiter: Delimiter = "auto",
-        task: Task = "binary",
-    ) -> None:
-        self.path, self.label, self.test_path = path, label, test_path
-        self.header, self.delimiter = header, delimiter
-        self.task = task  # type: ignore[misc]  # the file decides the task
+    path: str = param("")
+    label: str = param("-1")
+    test_path: str = param("")
+    header: Header = param("auto")
+    delimiter: Delimiter = param("auto")
+    task: Task = param("binary")  # type: ignore[misc]  # the file decides the task
 
     def unavailable(self) -> str | None:
         return _missing_files(
@@ -333,11 +321,8 @@ class Npz(_FileDataset):
 
     name = "npz"
     path_params = ("path",)
-    task = "binary"
-
-    def __init__(self, *, path: str = "", task: Task = "binary") -> None:
-        self.path = path
-        self.task = task  # type: ignore[misc]  # the file decides the task
+    path: str = param("")
+    task: Task = param("binary")  # type: ignore[misc]  # the file decides the task
 
     def unavailable(self) -> str | None:
         return _missing_files("npz", [("path", self.path, True)])
@@ -387,26 +372,15 @@ class Idx(_FileDataset):
 
     name = "idx"
     path_params = ("images", "labels", "test_images", "test_labels")
-    task = "multiclass"
+    images: str = param("")
+    labels: str = param("")
+    test_images: str = param("")
+    test_labels: str = param("")
+    task: Task = param("multiclass")  # type: ignore[misc]  # the files decide the task
 
-    def __init__(
-        self,
-        *,
-        images: str = "",
-        labels: str = "",
-        test_images: str = "",
-        test_labels: str = "",
-        task: Task = "multiclass",
-    ) -> None:
-        if bool(test_images) != bool(test_labels):
+    def __post_init__(self) -> None:
+        if bool(self.test_images) != bool(self.test_labels):
             raise ValueError("idx: give test_images and test_labels together")
-        self.images, self.labels, self.test_images, self.test_labels = (
-            images,
-            labels,
-            test_images,
-            test_labels,
-        )
-        self.task = task  # type: ignore[misc]  # the files decide the task
 
     def unavailable(self) -> str | None:
         return _missing_files(
@@ -474,32 +448,19 @@ class Url(_FileDataset):
     """
 
     name = "url"
-    task = "binary"
     source = "url"
+    url: str = param("")
+    sha256: str = param("")
+    format: Literal["libsvm", "csv", "npz"] = param("libsvm")
+    test_url: str = param("")
+    test_sha256: str = param("")
+    label: str = param("-1")
+    n_features: int = param(0, low=0)
+    task: Task = param("binary")  # type: ignore[misc]  # the file decides the task
 
-    def __init__(
-        self,
-        *,
-        url: str = "",
-        sha256: str = "",
-        format: Literal["libsvm", "csv", "npz"] = "libsvm",
-        test_url: str = "",
-        test_sha256: str = "",
-        label: str = "-1",
-        n_features: int = 0,
-        task: Task = "binary",
-    ) -> None:
-        check_range("url", "n_features", n_features, low=0)
-        if bool(test_url) != bool(test_sha256):
+    def __post_init__(self) -> None:
+        if bool(self.test_url) != bool(self.test_sha256):
             raise ValueError("url: give test_url and test_sha256 together")
-        self.url, self.sha256, self.format = url, sha256, format
-        self.test_url, self.test_sha256, self.label, self.n_features = (
-            test_url,
-            test_sha256,
-            label,
-            n_features,
-        )
-        self.task = task  # type: ignore[misc]  # the file decides the task
 
     def unavailable(self) -> str | None:
         if not self.url:

@@ -20,7 +20,7 @@ import numpy as np
 from kbench.plugins.datasets._common import missing_module, module_folder
 
 from kbench import hookimpl
-from kbench.core.components import Data, Dataset
+from kbench.core.components import Data, Dataset, param
 from kbench.core.errors import DataError
 from kbench.core.specs import suggest
 from kbench.data.readers import encode_labels, note_source
@@ -305,27 +305,20 @@ class Keel(_KeelTable):
     name = "keel"
     task = "binary"  # the default table, banana; other tables set their own task
 
-    def __init__(
-        self,
-        *,
-        table: str = "banana",
-        collection: Literal["auto", "balanced", "imbalanced"] = "auto",
-    ) -> None:
-        self.table, self.collection = table, collection
-        self._table, self._collection = table, _resolve(table, collection)
+    table: str = param("banana")
+    collection: Literal["auto", "balanced", "imbalanced"] = param("auto")
+
+    def __post_init__(self) -> None:
+        self._table, self._collection = self.table, _resolve(self.table, self.collection)
         self.task = self._task()  # type: ignore[misc]  # depends on the table
 
 
 def _alias(cls_name: str, name: str, table: str, doc: str) -> type[_KeelTable]:
-    def __init__(self: _KeelTable) -> None:
-        pass
-
     collection = "balanced"
     classes = BALANCED[table][2]
     attrs = {
         "name": name,
         "__doc__": doc,
-        "__init__": __init__,
         "_table": table,
         "_collection": collection,
         "task": "binary" if classes == 2 else "multiclass",
@@ -476,9 +469,6 @@ class Vowel(_KeelTable):
     task = "multiclass"
     _table = "vowel"
     _collection = "balanced"
-
-    def __init__(self) -> None:
-        pass
 
     def _read(self) -> tuple[np.ndarray, list[str], np.ndarray | None]:
         X, labels, _ = read_keel(table_path("vowel", "balanced"))

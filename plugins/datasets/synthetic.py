@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.components import Data, Dataset, check_range
+from kbench.core.components import Data, Dataset, param
 
 
 def expit(x: np.ndarray) -> np.ndarray:
@@ -24,35 +24,72 @@ def expit(x: np.ndarray) -> np.ndarray:
     return _expit(x)
 
 
-def _sizes(owner: str, n_train: int, n_test: int) -> None:
-    check_range(owner, "n_train", n_train, low=1)
-    check_range(owner, "n_test", n_test, low=0)
+class Generator(Dataset):
+    """Base of the generators: the sizes, the draws from one seed, the data and the listing.
 
+    The training stream and then the test sample are drawn from one
+    ``default_rng(seed)``, by :meth:`_train` (by default ``_draw(rng, n_train)``) and
+    ``_draw(rng, n_test)``. A subclass declares its own parameters, sets the defaults of
+    ``n_train`` and ``n_test`` by assigning them, and says its dimension ``d`` and its
+    number of classes ``classes`` (None for regression). Its docstring documents its own
+    parameters (and the sizes only when they mean more than below).
 
-class _Sampled(Dataset):
-    """A generator whose training stream and test sample are independent draws of
-    ``_draw(rng, n)`` from one ``default_rng(seed)``, the training stream first."""
+    Parameters
+    ----------
+    n_train
+        Number of training examples.
+    n_test
+        Number of test examples (0 for none).
+    """
 
     source = "generator"
+    task = "binary"
     test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
-    n_train: int
-    n_test: int
+    n_train: int = param(5000, low=1)
+    n_test: int = param(2000, low=0)
+    #: Dimension and number of classes (None: regression), for the data and the listing;
+    #: a generator may make either a parameter or a property.
+    d = 2
+    classes: int | None = 2
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
-    def _data(self, X, y, X_test, y_test) -> Data:
-        """The loaded data (binary ±1 labels unless a generator says otherwise)."""
-        return Data(X=X, y=y, X_test=X_test, y_test=y_test, task="binary", n_classes=2)
+    def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return self._draw(rng, self.n_train)
 
     def load(self, seed: int) -> Data:
         rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
+        X, y = self._train(rng)
         Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
         return self._data(X, y, Xt, yt)
 
+    def _data(self, X, y, X_test, y_test) -> Data:
+        C = self.classes
+        names = tuple(str(c) for c in range(C)) if C and self.task == "multiclass" else None
+        return Data(
+            X=X,
+            y=y,
+            X_test=X_test,
+            y_test=y_test,
+            task=self.task,
+            n_classes=C or 0,
+            class_names=names,
+        )
 
-class Checkerboard(Dataset):
+    def info(self):
+        out = {"n": self.n_train, "n_test": self.n_test, "d": self.d}
+        return out | ({"classes": self.classes} if self.classes else {})
+
+
+def _flip(rng: np.random.Generator, y: np.ndarray, rate: float) -> np.ndarray:
+    """Flip each ±1 label with probability ``rate`` (one uniform draw per label)."""
+    flip = rng.random(len(y)) < rate
+    y[flip] = -y[flip]
+    return y
+
+
+class Checkerboard(Generator):
     """Checkerboard: x ~ U[0, 1)², y = +1 on the white squares of a k×k board, else −1.
 
     A non-linear task that a linear learner cannot solve. ``noise`` flips each training
@@ -72,66 +109,39 @@ class Checkerboard(Dataset):
     """
 
     name = "checkerboard"
-    task = "binary"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
-
-    def __init__(
-        self, *, n_train: int = 10000, n_test: int = 2000, k: int = 4, noise: float = 0.0
-    ) -> None:
-        _sizes("checkerboard", n_train, n_test)
-        check_range("checkerboard", "k", k, low=1)
-        check_range("checkerboard", "noise", noise, low=0.0, high=0.5)
-        self.n_train, self.n_test, self.k, self.noise = n_train, n_test, k, noise
+    n_train = 10000
+    k: int = param(4, low=1)
+    noise: float = param(0.0, low=0.0, high=0.5)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         X = rng.random((n, 2))
         cells = np.floor(self.k * X).astype(int).sum(axis=1)
         return X, np.where(cells % 2 == 0, 1.0, -1.0)
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
+    def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         X, y = self._draw(rng, self.n_train)
-        flip = rng.random(self.n_train) < self.noise
-        y[flip] = -y[flip]
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
-
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
+        return X, _flip(rng, y, self.noise)
 
 
-class Twonorm(_Sampled):
+class Twonorm(Generator):
     """Breiman's twonorm: class ±1 drawn from N(±a·1, I) in d dimensions, a = 2/√d.
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     d
         Dimension.
     """
 
     name = "twonorm"
-    task = "binary"
-
-    def __init__(self, *, n_train: int = 5000, n_test: int = 2000, d: int = 20) -> None:
-        _sizes("twonorm", n_train, n_test)
-        check_range("twonorm", "d", d, low=1)
-        self.n_train, self.n_test, self.d = n_train, n_test, d
+    d: int = param(20, low=1)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
         X = rng.standard_normal((n, self.d)) + (2.0 / np.sqrt(self.d)) * y[:, None]
         return X, y
 
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
-
-class Ringnorm(_Sampled):
+class Ringnorm(Generator):
     """Breiman's ringnorm: class +1 ~ N(0, 4I), class −1 ~ N(a·1, I) in d dimensions, a = 1/√d.
 
     Equal priors. The optimal boundary is a quadric, so linear learners fail; an RBF
@@ -139,21 +149,12 @@ class Ringnorm(_Sampled):
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     d
         Dimension.
     """
 
     name = "ringnorm"
-    task = "binary"
-
-    def __init__(self, *, n_train: int = 5000, n_test: int = 2000, d: int = 20) -> None:
-        _sizes("ringnorm", n_train, n_test)
-        check_range("ringnorm", "d", d, low=1)
-        self.n_train, self.n_test, self.d = n_train, n_test, d
+    d: int = param(20, low=1)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -161,11 +162,8 @@ class Ringnorm(_Sampled):
         X = np.where(y[:, None] > 0, 2.0 * Z, Z + 1.0 / np.sqrt(self.d))
         return X, y
 
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
 
-
-class Moons(_Sampled):
+class Moons(Generator):
     """Two interleaved half-moons ("banana-shaped"), the usual synthetic analogue of Banana.
 
     Class −1 lies on the upper arc (cos t, sin t), class +1 on the lower arc
@@ -175,21 +173,12 @@ class Moons(_Sampled):
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     noise
         Standard deviation of the Gaussian noise added to both coordinates.
     """
 
     name = "moons"
-    task = "binary"
-
-    def __init__(self, *, n_train: int = 5000, n_test: int = 2000, noise: float = 0.2) -> None:
-        _sizes("moons", n_train, n_test)
-        check_range("moons", "noise", noise, low=0.0)
-        self.n_train, self.n_test, self.noise = n_train, n_test, noise
+    noise: float = param(0.2, low=0.0)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -199,11 +188,8 @@ class Moons(_Sampled):
         X = np.where(y[:, None] > 0, lower, upper) + self.noise * rng.standard_normal((n, 2))
         return X, y
 
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
-
-class Haykin(_Sampled):
+class Haykin(Generator):
     """Haykin's two overlapping Gaussians ("Gauss" of the ramp-SVM paper).
 
     Class +1 ~ N((0, 0), I), class −1 ~ N((separation, 0), var2·I), equal priors. With
@@ -213,10 +199,6 @@ class Haykin(_Sampled):
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     separation
         Distance between the class means.
     var2
@@ -224,29 +206,15 @@ class Haykin(_Sampled):
     """
 
     name = "haykin"
-    task = "binary"
-
-    def __init__(
-        self,
-        *,
-        n_train: int = 10000,
-        n_test: int = 10000,
-        separation: float = 2.0,
-        var2: float = 4.0,
-    ) -> None:
-        _sizes("haykin", n_train, n_test)
-        check_range("haykin", "separation", separation, low=0.0)
-        check_range("haykin", "var2", var2, low=0.0, low_open=True)
-        self.n_train, self.n_test, self.separation, self.var2 = n_train, n_test, separation, var2
+    n_train, n_test = 10000, 10000
+    separation: float = param(2.0, low=0.0)
+    var2: float = param(4.0, low=0.0, low_open=True)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
         Z = rng.standard_normal((n, 2))
         X = np.where(y[:, None] > 0, Z, np.sqrt(self.var2) * Z + np.array([self.separation, 0.0]))
         return X, y
-
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": 2}
 
     def bayes_error(self) -> float:
         """The error rate of the Bayes-optimal classifier (exact, no sampling)."""
@@ -276,7 +244,7 @@ class Haykin(_Sampled):
         return np.where(log1 >= log2, 1.0, -1.0)
 
 
-class Multidist(Dataset):
+class Multidist(Generator):
     """POLK's "multidist" Gaussian mixture: C classes of K modes each, in the plane.
 
     The recipe of Koppel et al. (POLK, §5.2), implemented as written: class centres
@@ -314,31 +282,19 @@ class Multidist(Dataset):
 
     name = "multidist"
     task = "multiclass"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
+    n_test = 2500
+    n_classes: int = param(5, low=2)
+    modes: int = param(3, low=1)
+    radius: float = param(1.0, low=0.0)
+    mean_var: float = param(1.0, low=0.0)
+    comp_var: float = param(0.2, low=0.0, low_open=True)
+    std: bool = param(False)
+    means_seed: int | None = param(None)
 
-    def __init__(
-        self,
-        *,
-        n_train: int = 5000,
-        n_test: int = 2500,
-        n_classes: int = 5,
-        modes: int = 3,
-        radius: float = 1.0,
-        mean_var: float = 1.0,
-        comp_var: float = 0.2,
-        std: bool = False,
-        means_seed: int | None = None,
-    ) -> None:
-        _sizes("multidist", n_train, n_test)
-        check_range("multidist", "n_classes", n_classes, low=2)
-        check_range("multidist", "modes", modes, low=1)
-        check_range("multidist", "radius", radius, low=0.0)
-        check_range("multidist", "mean_var", mean_var, low=0.0)
-        check_range("multidist", "comp_var", comp_var, low=0.0, low_open=True)
-        self.n_train, self.n_test, self.n_classes, self.modes = n_train, n_test, n_classes, modes
-        self.radius, self.mean_var, self.comp_var, self.std = radius, mean_var, comp_var, std
-        self.means_seed = means_seed
+    @property
+    def classes(self) -> int:  # type: ignore[override]
+        """Number of classes C."""
+        return self.n_classes
 
     @property
     def sigma(self) -> float:
@@ -356,7 +312,7 @@ class Multidist(Dataset):
         rng = np.random.default_rng(seed if self.means_seed is None else self.means_seed)
         return self._means(rng)
 
-    def _draw(
+    def _sample(
         self, rng: np.random.Generator, means: np.ndarray, n: int
     ) -> tuple[np.ndarray, np.ndarray]:
         y = rng.integers(0, self.n_classes, n)
@@ -365,22 +321,11 @@ class Multidist(Dataset):
         return X, y.astype(float)
 
     def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(seed)  # the means first, unless means_seed sets them
         means = self._means(rng) if self.means_seed is None else self.means(seed)
-        X, y = self._draw(rng, means, self.n_train)
-        Xt, yt = self._draw(rng, means, self.n_test) if self.n_test else (None, None)
-        return Data(
-            X=X,
-            y=y,
-            X_test=Xt,
-            y_test=yt,
-            task="multiclass",
-            n_classes=self.n_classes,
-            class_names=tuple(str(c) for c in range(self.n_classes)),
-        )
-
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": 2, "classes": self.n_classes}
+        X, y = self._sample(rng, means, self.n_train)
+        Xt, yt = self._sample(rng, means, self.n_test) if self.n_test else (None, None)
+        return self._data(X, y, Xt, yt)
 
     def _class_densities(self, X: np.ndarray, means: np.ndarray) -> np.ndarray:
         s2 = self.sigma**2
@@ -415,18 +360,23 @@ class Multidist(Dataset):
         return float(1.0 - total * h * h / self.n_classes)
 
 
-class _PeriodicTarget(Dataset):
-    """Shared part of the periodic-β sets: the target f* on [0, 1)."""
+class _PeriodicTarget(Generator):
+    """Shared part of the periodic-β sets: the target f* on [0, 1), x ~ U[0, 1).
 
-    beta: float
-    eps: float
-    terms: int
-    amplitude: float
+    Parameters
+    ----------
+    eps
+        The small ε that keeps the series in L_K^β.
+    terms
+        Number of cosine terms of the (truncated) series.
+    """
 
-    def _check(self, owner: str) -> None:
-        check_range(owner, "beta", self.beta, low=0.0, low_open=True)
-        check_range(owner, "eps", self.eps, low=0.0)
-        check_range(owner, "terms", self.terms, low=1)
+    n_train = 10000
+    beta: float = param(0.5, low=0.0, low_open=True)
+    eps: float = param(0.01, low=0.0)
+    terms: int = param(1000, low=1)
+    amplitude: float = param(1.0)
+    d = 1
 
     def target(self, x: np.ndarray) -> np.ndarray:
         """f*(x) = amplitude · Σ_{k=1}^{terms} k^(−2β−1/2−ε) cos(2πkx)."""
@@ -452,16 +402,8 @@ class PeriodicBeta(_PeriodicTarget):
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     beta
         Smoothness of the target, 0 < β (the theory covers β ≤ 1/2).
-    eps
-        The small ε that keeps the series in L_K^β.
-    terms
-        Number of cosine terms of the (truncated) series.
     amplitude
         Factor on f*; larger values make the logistic labels less noisy.
     labels
@@ -471,34 +413,12 @@ class PeriodicBeta(_PeriodicTarget):
     """
 
     name = "periodic_beta"
-    task = "binary"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
+    labels: Literal["logistic", "sign"] = param("logistic")
+    margin: float = param(0.0, low=0.0)
 
-    def __init__(
-        self,
-        *,
-        n_train: int = 10000,
-        n_test: int = 2000,
-        beta: float = 0.5,
-        eps: float = 0.01,
-        terms: int = 1000,
-        amplitude: float = 1.0,
-        labels: Literal["logistic", "sign"] = "logistic",
-        margin: float = 0.0,
-    ) -> None:
-        _sizes("periodic_beta", n_train, n_test)
-        self.n_train, self.n_test, self.beta, self.eps, self.terms = (
-            n_train,
-            n_test,
-            beta,
-            eps,
-            terms,
-        )
-        self.amplitude, self.labels, self.margin = amplitude, labels, margin
-        self._check("periodic_beta")
-        check_range("periodic_beta", "margin", margin, low=0.0)
-        if labels == "sign" and margin > 0:
+    def __post_init__(self) -> None:
+        margin = self.margin
+        if self.labels == "sign" and margin > 0:
             kept = float((np.abs(self.target(np.arange(4096) / 4096.0)) >= margin).mean())
             if kept < 0.01:
                 raise ValueError(
@@ -521,15 +441,6 @@ class PeriodicBeta(_PeriodicTarget):
             have += int(keep.sum())
         x, f = np.concatenate(xs)[:n], np.concatenate(fs)[:n]
         return x[:, None], np.where(f >= 0, 1.0, -1.0)
-
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
-
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": 1, "classes": 2}
 
     def bayes_error(self) -> float:
         """The Bayes error: ∫ min(σ(f*), 1 − σ(f*)) dx for logistic labels, 0 for sign labels."""
@@ -555,16 +466,8 @@ class PeriodicBetaRegression(_PeriodicTarget):
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     beta
         Smoothness of the target, 0 < β.
-    eps
-        The small ε that keeps the series in L_K^β.
-    terms
-        Number of cosine terms of the (truncated) series.
     amplitude
         Factor on f*.
     noise
@@ -573,47 +476,15 @@ class PeriodicBetaRegression(_PeriodicTarget):
 
     name = "periodic_beta_regression"
     task = "regression"
-    source = "generator"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
-
-    def __init__(
-        self,
-        *,
-        n_train: int = 10000,
-        n_test: int = 2000,
-        beta: float = 0.5,
-        eps: float = 0.01,
-        terms: int = 1000,
-        amplitude: float = 1.0,
-        noise: float = 0.1,
-    ) -> None:
-        _sizes("periodic_beta_regression", n_train, n_test)
-        self.n_train, self.n_test, self.beta, self.eps, self.terms = (
-            n_train,
-            n_test,
-            beta,
-            eps,
-            terms,
-        )
-        self.amplitude, self.noise = amplitude, noise
-        self._check("periodic_beta_regression")
-        check_range("periodic_beta_regression", "noise", noise, low=0.0)
+    classes = None
+    noise: float = param(0.1, low=0.0)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         x = rng.random(n)
         return x[:, None], self.target(x) + self.noise * rng.standard_normal(n)
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._draw(rng, self.n_train)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="regression", n_classes=0)
 
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": 1}
-
-
-class Drift(Dataset):
+class Drift(Generator):
     """A drifting stream: a linear concept that changes abruptly at given positions.
 
     x ~ N(0, I_d). Concept k (after the k-th change point) labels y = sign(w_k·x), with
@@ -645,27 +516,15 @@ class Drift(Dataset):
     """
 
     name = "drift"
-    task = "binary"
-    source = "generator"
     time_ordered: ClassVar[bool] = True
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
+    n_train, n_test = 10000, 1000
+    d: int = param(2, low=2)
+    drift_at: str = param("0.5")
+    kind: Literal["rotate", "swap"] = param("rotate")
+    angle: float = param(90.0)
+    noise: float = param(0.0, low=0.0, high=0.5)
 
-    def __init__(
-        self,
-        *,
-        n_train: int = 10000,
-        n_test: int = 1000,
-        d: int = 2,
-        drift_at: str = "0.5",
-        kind: Literal["rotate", "swap"] = "rotate",
-        angle: float = 90.0,
-        noise: float = 0.0,
-    ) -> None:
-        _sizes("drift", n_train, n_test)
-        check_range("drift", "d", d, low=2)
-        check_range("drift", "noise", noise, low=0.0, high=0.5)
-        self.n_train, self.n_test, self.d, self.drift_at = n_train, n_test, d, drift_at
-        self.kind, self.angle, self.noise = kind, angle, noise
+    def __post_init__(self) -> None:
         self.change_points()  # validate now, so a bad spec fails before anything runs
 
     def change_points(self) -> list[int]:
@@ -710,24 +569,17 @@ class Drift(Dataset):
             score = np.where(k % 2 == 0, 1.0, -1.0) * X[:, 0]
         return np.where(score >= 0, 1.0, -1.0)
 
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        k = self.concepts()
+    def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         X = rng.standard_normal((self.n_train, self.d))
-        y = self._labels(X, k)
-        flip = rng.random(self.n_train) < self.noise
-        y[flip] = -y[flip]
-        Xt = yt = None
-        if self.n_test:
-            Xt = rng.standard_normal((self.n_test, self.d))
-            yt = self._labels(Xt, np.full(self.n_test, k[-1]))
-        return Data(X=X, y=y, X_test=Xt, y_test=yt, task="binary", n_classes=2)
+        return X, _flip(rng, self._labels(X, self.concepts()), self.noise)
 
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 2}
+    def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """A sample of the final concept (the test sample)."""
+        X = rng.standard_normal((n, self.d))
+        return X, self._labels(X, np.full(n, len(self.change_points())))
 
 
-class Waveform(_Sampled):
+class Waveform(Generator):
     """Breiman's waveform generator (CART, 1984): three classes of noisy wave mixtures.
 
     Three triangular base waves over 21 attributes peak at attributes 7, 11 and 15 (height
@@ -743,30 +595,23 @@ class Waveform(_Sampled):
 
     Parameters
     ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
     has_noise
         Append 19 attributes of pure noise (40 in all).
     """
 
     name = "waveform"
     task = "multiclass"
+    n_train, n_test = 10000, 10000
+    has_noise: bool = param(False)
+    classes = 3
 
     #: The three base waves h_1, h_2, h_3 over the 21 attributes.
     WAVES = np.maximum(6.0 - np.abs(np.arange(1, 22)[None, :] - np.array([[7], [11], [15]])), 0.0)
     #: The pair of waves each class mixes.
     PAIRS = np.array([[0, 1], [0, 2], [1, 2]])
 
-    def __init__(
-        self, *, n_train: int = 10000, n_test: int = 10000, has_noise: bool = False
-    ) -> None:
-        _sizes("waveform", n_train, n_test)
-        self.n_train, self.n_test, self.has_noise = n_train, n_test, has_noise
-
     @property
-    def d(self) -> int:
+    def d(self) -> int:  # type: ignore[override]
         """Number of attributes."""
         return 40 if self.has_noise else 21
 
@@ -778,20 +623,6 @@ class Waveform(_Sampled):
         if self.has_noise:
             X = np.hstack([X, rng.standard_normal((n, 19))])
         return X, y.astype(float)
-
-    def _data(self, X, y, X_test, y_test) -> Data:
-        return Data(
-            X=X,
-            y=y,
-            X_test=X_test,
-            y_test=y_test,
-            task="multiclass",
-            n_classes=3,
-            class_names=("0", "1", "2"),
-        )
-
-    def info(self):
-        return {"n": self.n_train, "n_test": self.n_test, "d": self.d, "classes": 3}
 
 
 @hookimpl

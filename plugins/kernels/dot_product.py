@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, CompiledKernel
 
 
@@ -12,9 +12,6 @@ class Linear(CompiledKernel):
 
     name = "linear"
     constant_diagonal = False
-
-    def __init__(self) -> None:
-        pass
 
     def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_LINEAR, 0.0, 1.0, 0.0, 1.0)
@@ -37,16 +34,14 @@ class Polynomial(CompiledKernel):
     constant_diagonal = False
     test_params = {"degree": 2}
 
-    def __init__(self, *, degree: int = 3, scale: float = 1.0, offset: float = 1.0) -> None:
-        check_range("poly", "degree", degree, low=1)
+    degree: int = param(3, low=1)
+    scale: float = param(1.0, low=0.0, low_open=True)
+    offset: float = param(1.0, low=0.0)
+
+    def __post_init__(self) -> None:
         # A fractional power of a negative ⟨x, x'⟩ is undefined (and not a kernel).
-        if isinstance(degree, bool) or int(degree) != degree:
-            raise ValueError(f"poly: degree must be an integer, got {degree!r}")
-        check_range("poly", "scale", scale, low=0.0, low_open=True)
-        check_range("poly", "offset", offset, low=0.0)
-        self.degree = degree
-        self.scale = scale
-        self.offset = offset
+        if isinstance(self.degree, bool) or int(self.degree) != self.degree:
+            raise ValueError(f"poly: degree must be an integer, got {self.degree!r}")
 
     def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_POLY, 0.0, self.scale, self.offset, float(self.degree))

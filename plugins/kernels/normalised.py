@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.components import Kernel
+from kbench.core.components import Kernel, param
 from kbench.core.kernel_rows import as_matrix, as_vector
 
 
@@ -38,9 +38,12 @@ class Cosine(Kernel):
     test_params = {"base": "poly[degree=3]"}
     spec_params = {"base": "kernel"}
 
-    def __init__(self, *, base: str = "linear") -> None:
+    base: str = param("linear")
+
+    def __post_init__(self) -> None:
+        base: str | Kernel = self.base
         if isinstance(base, Kernel):
-            kernel, base = base, base.spec()
+            kernel, self.base = base, base.spec()
         else:
             # Imported here: the registry imports this module while it loads plugins.
             from kbench.core.registry import get_registry
@@ -49,7 +52,6 @@ class Cosine(Kernel):
                 kernel = get_registry().create("kernel", base)
             except ValueError as exc:
                 raise ValueError(f"cosine: base {base!r} is not a usable kernel: {exc}") from None
-        self.base = base
         self.base_kernel: Kernel = kernel
 
     def row(self, S, x, *, out=None, sq=None, xsq=None):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbench import hookimpl
-from kbench.core.components import check_range
+from kbench.core.components import param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF, CompiledKernel
 from kbench.core.search_space import LogUniform
 
@@ -31,15 +31,12 @@ class RBF(CompiledKernel):
     #: Tuned: the width, as gamma (a spec that sets sigma fixes the kernel).
     search_space = {"gamma": LogUniform(1e-3, 10.0)}
 
-    def __init__(self, *, gamma: float | None = None, sigma: float | None = None) -> None:
-        if gamma is not None and sigma is not None:
+    gamma: float | None = param(None, low=0.0, low_open=True)
+    sigma: float | None = param(None, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        if self.gamma is not None and self.sigma is not None:
             raise ValueError("rbf: give gamma or sigma, not both")
-        if gamma is not None:
-            check_range("rbf", "gamma", gamma, low=0.0, low_open=True)
-        if sigma is not None:
-            check_range("rbf", "sigma", sigma, low=0.0, low_open=True)
-        self.gamma = gamma
-        self.sigma = sigma
 
     @property
     def effective_gamma(self) -> float:
@@ -66,9 +63,7 @@ class Laplacian(CompiledKernel):
     name = "laplacian"
     constant_diagonal = True
 
-    def __init__(self, *, gamma: float = 1.0) -> None:
-        check_range("laplacian", "gamma", gamma, low=0.0, low_open=True)
-        self.gamma = gamma
+    gamma: float = param(1.0, low=0.0, low_open=True)
 
     def compiled(self) -> tuple[int, float, float, float, float]:
         return (KIND_LAPLACIAN, self.gamma, 1.0, 0.0, 1.0)

@@ -23,7 +23,7 @@ from kbench.plugins.losses._common import (
 )
 
 from kbench import hookimpl
-from kbench.core.components import Loss, check_range
+from kbench.core.components import Loss, param
 
 
 class Hinge(Loss):
@@ -34,9 +34,6 @@ class Hinge(Loss):
     smooth = False
     has_second_derivative = False
     lipschitz = 1.0
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -62,9 +59,6 @@ class Logistic(Loss):
     smooth = True
     has_second_derivative = True
     lipschitz = 1.0
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -97,9 +91,6 @@ class SquaredHinge(Loss):
     smooth = True
     has_second_derivative = True
     lipschitz = math.inf
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -139,9 +130,6 @@ class SmoothHinge(Loss):
     smooth = True
     has_second_derivative = True
     lipschitz = 1.0
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -184,9 +172,7 @@ class Ramp(Loss):
     has_second_derivative = False
     lipschitz = 1.0
 
-    def __init__(self, *, s: float = -1.0) -> None:
-        check_range("ramp", "s", s, high=1.0, high_open=True)
-        self.s = s
+    s: float = param(-1.0, high=1.0, high_open=True)
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -214,9 +200,6 @@ class ZeroOne(Loss):
     smooth = False
     has_second_derivative = False
     lipschitz = math.inf
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         f, y = floats(f, y)

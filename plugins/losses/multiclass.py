@@ -67,9 +67,6 @@ class MulticlassHinge(Loss):
     has_second_derivative = False
     lipschitz = math.sqrt(2.0)
 
-    def __init__(self) -> None:
-        pass
-
     def value(self, f, y):
         F, labels, single = _scores_labels(f, y)
         rows = np.arange(len(F))
@@ -101,9 +98,6 @@ class Softmax(Loss):
     smooth = True
     has_second_derivative = True
     lipschitz = math.sqrt(2.0)
-
-    def __init__(self) -> None:
-        pass
 
     @staticmethod
     def _probabilities(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -146,9 +140,6 @@ class MulticlassZeroOne(Loss):
     smooth = False
     has_second_derivative = False
     lipschitz = math.inf
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         F, labels, single = _scores_labels(f, y)

@@ -6,7 +6,7 @@ import numpy as np
 from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 from kbench import hookimpl
-from kbench.core.components import Loss, check_range
+from kbench.core.components import Loss, param
 
 
 class NoveltyHinge(Loss):
@@ -34,11 +34,8 @@ class NoveltyHinge(Loss):
     has_second_derivative = False
     lipschitz = 1.0
 
-    def __init__(self, *, rho: float = 1.0, nu: float = 0.0) -> None:
-        check_range("novelty_hinge", "rho", rho, low=0.0)
-        check_range("novelty_hinge", "nu", nu, low=0.0, high=1.0)
-        self.rho = rho
-        self.nu = nu
+    rho: float = param(1.0, low=0.0)
+    nu: float = param(0.0, low=0.0, high=1.0)
 
     def value(self, f, y=0.0):
         f, _ = floats(f, 0.0 if y is None else y)

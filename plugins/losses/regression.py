@@ -17,7 +17,7 @@ from kbench.plugins.losses._common import (
 )
 
 from kbench import hookimpl
-from kbench.core.components import Loss, check_range
+from kbench.core.components import Loss, param
 
 
 class Squared(Loss):
@@ -33,9 +33,6 @@ class Squared(Loss):
     smooth = True
     has_second_derivative = True
     lipschitz = math.inf
-
-    def __init__(self) -> None:
-        pass
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -71,9 +68,7 @@ class EpsilonInsensitive(Loss):
     has_second_derivative = False
     lipschitz = 1.0
 
-    def __init__(self, *, epsilon: float = 0.1) -> None:
-        check_range("eps_insensitive", "epsilon", epsilon, low=0.0)
-        self.epsilon = epsilon
+    epsilon: float = param(0.1, low=0.0)
 
     def value(self, f, y):
         f, y = floats(f, y)
@@ -110,9 +105,7 @@ class Huber(Loss):
     smooth = True
     has_second_derivative = True
 
-    def __init__(self, *, delta: float = 1.0) -> None:
-        check_range("huber", "delta", delta, low=0.0, low_open=True)
-        self.delta = delta
+    delta: float = param(1.0, low=0.0, low_open=True)
 
     @property
     def lipschitz(self) -> float:
