@@ -13,6 +13,16 @@
 2. Time per row as the non-zeros per row double (rcv1 dimension, M = 1600): the goal is
    within 1.2× of linear, i.e. time / nnz at the largest nnz within 1.2× of the smallest
    nnz's, once the fixed cost per row is paid.
+3. The learners (``--part 3``): µs per example of ``learn_predict_many`` (predict, then
+   learn) for rbp, bpa_s, nogd, norma (budget 500) and the perceptron, after a warm-up
+   that fills the budget, on
+   (a) a9a (the bundled data set, 11 % dense) as dense rows and as CSR rows: goal CSR ≤
+       1.0× dense;
+   (b) an rcv1-shaped synthetic stream (47 236 features, 75 non-zeros on average) as CSR
+       and densified (fewer timed examples: the dense rows and store take 0.4 GB): goal
+       sparse ≥ 20× faster;
+   (c) the rcv1 shape as the non-zeros per example double (CSR): goal within 1.2× of
+       linear (time / nnz).
 
 Every figure is the best of several repeats (the least disturbed by other processes);
 ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
@@ -24,9 +34,11 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import time
 import timeit
 
 import numpy as np
+import scipy.sparse as sp
 from kbench.cython_core import _kernels, _sparse
 from threadpoolctl import threadpool_limits
 
@@ -131,10 +143,86 @@ def row_timings(
     return res
 
 
+LEARNERS = (
+    "rbp[budget=500]",
+    "bpa_s[budget=500]",
+    "nogd[budget=500]",
+    "norma[budget=500]",
+    "perceptron",
+)
+
+
+def learner_us(spec: str, X, y: np.ndarray, warm: int) -> float:
+    """µs per example of learn_predict_many on X[warm:] after learning X[:warm]."""
+    reg = get_registry()
+    cls = reg.entry("algorithm", spec.split("[")[0]).cls
+    loss = reg.create("loss", "hinge") if cls.uses_loss else None
+    algo = reg.create(
+        "algorithm", spec, kernel=reg.create("kernel", "rbf[gamma=0.5]"), loss=loss, seed=0
+    )
+    algo.learn_predict_many(X[:warm], y[:warm])
+    t0 = time.perf_counter()
+    algo.learn_predict_many(X[warm:], y[warm:])
+    return (time.perf_counter() - t0) / (X.shape[0] - warm) * 1e6
+
+
+def rcv1_like(rng: np.random.Generator, n: int, nnz: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """n rows of the rcv1 shape with about nnz non-zeros, labels from a sparse hyperplane."""
+    d = SHAPES["rcv1"][0]
+    rows = random_rows(rng, n, d, nnz, "tfidf")
+    indptr = np.cumsum([0] + [len(r[0]) for r in rows])
+    X = sp.csr_matrix(
+        (np.concatenate([r[1] for r in rows]), np.concatenate([r[0] for r in rows]), indptr),
+        shape=(n, d),
+    )
+    w = rng.standard_normal(d)
+    score = X @ w
+    return X, np.where(score > np.median(score), 1.0, -1.0)
+
+
+def learners(quick: bool, rng: np.random.Generator) -> None:
+    from kbench.data.streams import StreamSpec, build_stream
+
+    n_a9a, warm = (1500, 700) if quick else (4000, 1000)
+    a9a = build_stream(StreamSpec("a9a", n=n_a9a), get_registry())
+    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
+    Xs = sp.csr_matrix(Xd)
+    print(f"\n3a. a9a, {n_a9a - warm} timed examples after {warm}: µs per example (RBF)\n")
+    print(f"{'learner':20} {'dense':>9} {'CSR':>9} {'CSR/dense':>10}")
+    for spec in LEARNERS:
+        td, ts = learner_us(spec, Xd, y, warm), learner_us(spec, Xs, y, warm)
+        print(f"{spec:20} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x", flush=True)
+
+    n_s, n_d, warm = (1200, 600, 550) if quick else (3000, 650, 550)
+    X, y = rcv1_like(rng, n_s, 75)
+    print(
+        f"\n3b. rcv1 shape (47 236 features, 75 nnz): µs per example after {warm}; CSR timed on "
+        f"{n_s - warm}, dense on {n_d - warm} examples\n"
+    )
+    print(f"{'learner':20} {'dense':>10} {'CSR':>9} {'dense/CSR':>10}")
+    for spec in LEARNERS:
+        ts = learner_us(spec, X, y, warm)
+        td = learner_us(spec, X[:n_d].toarray(), y[:n_d], warm)
+        print(f"{spec:20} {td:10.1f} {ts:9.1f} {td / ts:9.1f}x", flush=True)
+
+    print("\n3c. rcv1 shape as nnz doubles (CSR): µs per example; scaled = (t/nnz)/(t₀/nnz₀)\n")
+    sizes = (25, 50, 100) if quick else (25, 50, 100, 200, 400)
+    print(f"{'learner':20} " + " ".join(f"{f'nnz={k}':>16}" for k in sizes))
+    data = {k: rcv1_like(rng, 1500 if quick else 2000, k) for k in sizes}
+    for spec in LEARNERS:
+        cells, base = [], None
+        for k in sizes:
+            X, y = data[k]
+            t = learner_us(spec, X, y, 550)
+            base = base or t / k
+            cells.append(f"{t:8.1f} ({t / k / base:4.2f})")
+        print(f"{spec:20} " + " ".join(f"{c:>16}" for c in cells), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
-    parser.add_argument("--part", choices=("1", "2", "all"), default="all", help="which table")
+    parser.add_argument("--part", choices=("1", "2", "3", "all"), default="all", help="which table")
     args = parser.parse_args()
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"load before: {uptime}  (cores: {os.cpu_count()})")
@@ -180,6 +268,8 @@ def main() -> None:
                     base.setdefault(s, t[s] / nnz)
                     cells.append(f"{t[s]:9.2f} {t[s] / nnz / base[s]:7.2f}")
                 print(f"{nnz:5d} {' '.join(cells)}", flush=True)
+        if args.part in ("3", "all"):
+            learners(args.quick, rng)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nload after: {uptime}")
 
