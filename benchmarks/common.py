@@ -194,49 +194,17 @@ class StreamDef:
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task=self.task, n_classes=self.n_classes)
 
 
+# One stream a line: task, d, n_train, n_test, n_classes, gamma, generator, description.
+# fmt: off
 STREAMS: dict[str, StreamDef] = {
-    "binary-d2": StreamDef(
-        "binary", 2, 2000, 500, 2, 30.0, "checkerboard", "4×4 checkerboard on the unit square"
-    ),
-    "binary-d784": StreamDef(
-        "binary",
-        784,
-        1000,
-        300,
-        2,
-        0.005,
-        "pixels",
-        "784 'pixels': two classes of noisy prototypes",
-        amplitude=0.3,
-    ),
-    "multiclass-d2": StreamDef(
-        "multiclass", 2, 2000, 500, 5, 4.0, "blobs", "five overlapping Gaussian blobs on a circle"
-    ),
-    "multiclass-d784": StreamDef(
-        "multiclass",
-        784,
-        1000,
-        300,
-        10,
-        0.005,
-        "pixels",
-        "784 'pixels': ten classes of noisy prototypes",
-        amplitude=0.6,
-    ),
-    "regression-d2": StreamDef(
-        "regression", 2, 2000, 500, 0, 10.0, "wave", "sin(3 x₀) cos(2 x₁) plus noise on [−1, 1]²"
-    ),
-    "novelty-d2": StreamDef(
-        "novelty",
-        2,
-        2000,
-        500,
-        2,
-        10.0,
-        "novelty",
-        "three tight blobs with 5 % uniform outliers (labelled −1)",
-    ),
+    "binary-d2": StreamDef("binary", 2, 2000, 500, 2, 30.0, "checkerboard", "4×4 checkerboard on the unit square"),
+    "binary-d784": StreamDef("binary", 784, 1000, 300, 2, 0.005, "pixels", "784 'pixels': two classes of noisy prototypes", amplitude=0.3),
+    "multiclass-d2": StreamDef("multiclass", 2, 2000, 500, 5, 4.0, "blobs", "five overlapping Gaussian blobs on a circle"),
+    "multiclass-d784": StreamDef("multiclass", 784, 1000, 300, 10, 0.005, "pixels", "784 'pixels': ten classes of noisy prototypes", amplitude=0.6),
+    "regression-d2": StreamDef("regression", 2, 2000, 500, 0, 10.0, "wave", "sin(3 x₀) cos(2 x₁) plus noise on [−1, 1]²"),
+    "novelty-d2": StreamDef("novelty", 2, 2000, 500, 2, 10.0, "novelty", "three tight blobs with 5 % uniform outliers (labelled −1)"),
 }
+# fmt: on
 
 #: Loss per task when the algorithm's default loss does not fit the task.
 LOSSES = {
