@@ -454,3 +454,33 @@ def test_compare_at_equal_tuning_budget(tmp_path: Path) -> None:
     assert none.stderr.strip() == (
         "kbench: error: no run was tuned with a budget of 3 configurations; budgets there: 2, 4"
     )
+
+
+@pytest.mark.parametrize(
+    ("on", "streams"),
+    [
+        ("seeds:10-11", {("checkerboard", 10), ("checkerboard", 11)}),
+        ("dataset:twonorm[n=150]", {("twonorm", 0), ("twonorm", 1)}),
+    ],
+)
+def test_tuning_on_other_seeds_or_another_data_set(tmp_path: Path, on: str, streams: set) -> None:
+    """Tuning streams of other seeds of a generator, or of another data set; the
+    evaluation runs the whole evaluation streams (no prefix is held out)."""
+    study = tmp_path / "s.toml"
+    study.write_text(
+        f'[study]\nseeds = [0, 1]\ntune = {{method = "grid", budget = 2, on = "{on}"}}\n'
+        '[[experiment]]\nalgorithms = ["norma[budget=30,c=0.01]"]\n'
+        'kernels = ["rbf[gamma=1.0]"]\ndatasets = ["checkerboard[n=150]"]\n'
+    )
+    out = tmp_path / "r"
+    proc = kbench("run", str(study), "--workers", "0", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    res = load_results(out)
+    assert {(r.dataset, r.seed) for r in res.tuning.itertuples()} == streams
+    assert res.tuning["window"].isna().all() and res.runs["window"].isna().all()
+    assert set(res.runs["seed"]) == {0, 1} and (res.runs["n"] == 150).all()
+    assert set(res.runs["dataset"]) == {"checkerboard"}
+    # eta alone is tuned (c is fixed): two grid points, each on both tuning streams
+    assert (res.runs["tune_configs"] == 2).all() and (res.runs["tune_runs"] == 4).all()
+    etas = {get_registry().resolve("algorithm", a)[1]["eta"] for a in res.tuning["algorithm_spec"]}
+    assert etas == {0.001, 10.0}
