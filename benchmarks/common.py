@@ -45,7 +45,7 @@ from kbench import hookimpl
 from kbench.core.components import Algorithm, Data, Dataset
 from kbench.core.registry import Registry
 from kbench.data.streams import Stream, StreamSpec, build_stream
-from kbench.execution.prequential import TaskResult, run_task
+from kbench.execution.prequential import TaskResult, make_algorithm, run_task
 from kbench.execution.tasks import Task
 
 # One BLAS thread, as kbench's executors run every task: timings must not depend on how
@@ -307,20 +307,9 @@ class Case:
     offline: bool = False
 
     def build(self) -> Algorithm:
-        """A new algorithm with its default parameters, kernel and loss."""
-        reg = registry()
-        s = stream(self.stream)
-        kernel = reg.create("kernel", self.kernel) if self.kernel else None
-        loss = reg.create("loss", self.loss) if self.loss else None
-        return reg.create(
-            "algorithm",
-            self.algorithm,
-            kernel=kernel,
-            loss=loss,
-            task=s.task,
-            n_classes=s.n_classes,
-            seed=ALGORITHM_SEED,
-        )
+        """A new algorithm with its default parameters, kernel and loss, built as kbench's
+        runner builds the learner of the case's task."""
+        return make_algorithm(self.task(), stream(self.stream), registry())
 
     def train(self, algo: Algorithm, X: np.ndarray, y: np.ndarray) -> None:
         """Learn a block the way kbench's runner does: ``fit`` once for a batch reference,
