@@ -67,6 +67,17 @@ def project_error2(KAA, w, keep):
     return h2 - float(np.sum(b * v)), v
 
 
+def best_deletion(KAA, w, keep):
+    """The atom of ``keep`` whose deletion leaves the smallest ‖h − P_S h‖² (the first of
+    equals), and that error², each candidate by its own least-squares projection."""
+    best, best_e2 = None, np.inf
+    for j in keep:
+        e2, _ = project_error2(KAA, w, [i for i in keep if i != j])
+        if e2 < best_e2:
+            best, best_e2 = j, e2
+    return best, best_e2
+
+
 def polk_reference(
     X,
     y,
@@ -132,11 +143,7 @@ def polk_reference(
         keep = list(range(len(hid)))
         err2 = 0.0
         while keep:
-            best, best_e2 = None, np.inf
-            for j in keep:
-                e2, _ = project_error2(KAA, Wh, [i for i in keep if i != j])
-                if e2 < best_e2:
-                    best, best_e2 = j, e2
+            best, best_e2 = best_deletion(KAA, Wh, keep)
             bound = fold_err + math.sqrt(max(best_e2, 0.0))
             if (bound * bound if criterion == "squared" else bound) > eps:
                 break
@@ -239,11 +246,7 @@ def literal_komp(KAA, w, eps):
     keep = list(range(len(w)))
     order, err2 = [], 0.0
     while keep:
-        best, best_e2 = None, np.inf
-        for j in keep:
-            e2, _ = project_error2(KAA, w, [i for i in keep if i != j])
-            if e2 < best_e2:
-                best, best_e2 = j, e2
+        best, best_e2 = best_deletion(KAA, w, keep)
         if math.sqrt(max(best_e2, 0.0)) > eps:
             break
         keep.remove(best)
