@@ -337,6 +337,14 @@ def test_tuned_study_records_selection_tuning_runs_and_cost(tmp_path: Path) -> N
             for line in compared.stdout.splitlines()
             if line.strip().startswith("digits")
         ), compared.stdout
+    # kbench show --tuning: every configuration tried, the selected one marked
+    searched = kbench("show", str(out), "--tuning", "--format", "csv")
+    assert searched.returncode == 0, searched.stderr
+    search = pd.read_csv(__import__("io").StringIO(searched.stdout))
+    assert len(search) == 9 and search.groupby("group")["selected"].sum().tolist() == [1, 1, 1]
+    for _, g in search.groupby("group"):
+        assert g.loc[g["selected"], "error"].iloc[0] == g["error"].min()
+        assert g.loc[g["config"] == 0, "values"].iloc[0] == "defaults"
     report = kbench("report", str(out))
     assert report.returncode == 0, report.stderr
     html = (out / "report.html").read_text()

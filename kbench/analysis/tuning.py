@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kbench.results.tuning import COST_COLUMNS
+from kbench.execution.tuning import select
+from kbench.results.tuning import COST_COLUMNS, selected_text
 
 #: Columns of :func:`tuning_table`, after ``stream`` and ``configuration``.
 TABLE_COLUMNS = ("seeds", "error", "error_sd", "selected", *COST_COLUMNS)
@@ -49,4 +50,76 @@ def tuning_table(runs: pd.DataFrame, metric: str = "online_error") -> pd.DataFra
     return table.sort_values(["stream", "error"], na_position="last").reset_index(drop=True)
 
 
-__all__ = ["TABLE_COLUMNS", "tuning_table"]
+def search_table(tuning: pd.DataFrame) -> pd.DataFrame:
+    """The tuning runs, one row per tuning group and configuration in search order: the
+    values tried (against the group's first configuration, the defaults), how many tuning
+    streams it finished on, its mean online error there, and whether it was selected.
+    """
+    columns = ["group", "algorithm", "stream", "config", "values", "ok", "streams", "error"]
+    if not len(tuning):
+        return pd.DataFrame(columns=[*columns, "selected"])
+    rows = []
+    for gid, group in tuning.groupby("tune_group", sort=False):
+        n_streams = len(group[["stream", "seed"]].drop_duplicates())
+        chosen = select(group, str(gid), n_streams)
+        first = group[group["tune_config"] == group["tune_config"].min()].iloc[0]
+        for index, runs in group.groupby("tune_config", sort=True):
+            r = runs.iloc[0]
+            ok = runs[runs["status"] == "ok"]
+            rows.append(
+                {
+                    "group": str(gid),
+                    "algorithm": r["algorithm"],
+                    "stream": r["stream"],
+                    "config": int(index),
+                    "values": selected_text(
+                        r["algorithm_spec"], r["kernel"], first["algorithm_spec"], first["kernel"]
+                    ),
+                    "ok": len(ok),
+                    "streams": n_streams,
+                    "error": float(ok["online_error"].mean()) if len(ok) else np.nan,
+                    "selected": chosen == int(index),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def print_search(tuning: pd.DataFrame, fmt: str = "table") -> None:
+    """Print :func:`search_table` of a folder's tuning runs (``kbench show --tuning``):
+    rich tables, one per tuning group, or the text of another format."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from kbench.analysis.tables import output_console, to_csv, to_json, to_markdown
+
+    table = search_table(tuning)
+    console = output_console()
+    if fmt in ("csv", "json", "markdown", "latex"):
+        text = {"csv": to_csv, "json": to_json}.get(fmt, lambda t: to_markdown(t, "tuning runs"))
+        console.file.write(text(table))
+        console.file.flush()
+        return
+    if table.empty:
+        console.print("no tuning runs (a study tunes with tune = {...}: docs/tuning.md)")
+        return
+    for _, group in table.groupby("group", sort=False):
+        first = group.iloc[0]
+        t = Table(
+            title=f"[bold]{escape(str(first.algorithm))}[/bold] on {escape(str(first.stream))}: "
+            f"{len(group)} configurations on {first.streams} tuning streams",
+            title_justify="left",
+        )
+        for col in ("#", "values", "finished", "mean online error", ""):
+            t.add_column(col, justify="left" if col in ("values", "") else "right")
+        for r in group.itertuples():
+            t.add_row(
+                str(r.config),
+                escape(r.values),
+                f"{r.ok}/{r.streams}",
+                "–" if np.isnan(r.error) else f"{r.error:.4f}",
+                "[green]selected[/green]" if r.selected else "",
+            )
+        console.print(t)
+
+
+__all__ = ["TABLE_COLUMNS", "print_search", "search_table", "tuning_table"]

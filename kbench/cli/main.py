@@ -388,11 +388,22 @@ def run(
     help="table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "
     "bold); csv or json (every column, one row per stream and configuration).",
 )
-def show(results: Path, fmt: str) -> None:
+@click.option(
+    "--tuning",
+    is_flag=True,
+    help="Print a tuned study's tuning runs instead: every configuration tried, its mean "
+    "online error on the tuning streams, and the one selected.",
+)
+def show(results: Path, fmt: str, tuning: bool) -> None:
     """Print the leaderboards of an existing RESULTS folder."""
     from kbench.analysis.leaderboard import print_leaderboard
     from kbench.results.store import load_results
 
+    if tuning:
+        from kbench.analysis.tuning import print_search
+
+        print_search(load_results(results).tuning, fmt=fmt)
+        return
     registry = _registry()
     print_leaderboard(load_results(results).runs, registry, fmt=fmt)
 
