@@ -5,7 +5,7 @@ learner (random Fourier features, ``fogd``, which draws its features from the al
 seed) under two seeds of its own randomness, the second registered under another name.
 Each replicate is a small study: ``--seeds`` streams of ``--n`` examples drawn from a9a's
 training set (and ``--n-test`` held-out examples from a9a's test set), both configurations
-run on each stream. kbench's verdict (``kbench.analysis.compare.compare``: exact signed-rank test
+run on each stream. kbench's verdict (``kbench.analysis.comparison.compare``: exact signed-rank test
 over the seeds, Holm) says "better" in a replicate or not; over ``--replicates`` replicates
 the share that says "better" is the false-positive rate, which should be at most α (plus
 Monte Carlo error).
@@ -38,13 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from kbench.analysis.compare import (
-    compare,
-    holm,
-    mcnemar_exact,
-    paired_final_test,
-    seed_verdict,
-)
+from kbench.analysis.comparison import compare
+from kbench.analysis.statistics import holm, mcnemar_exact, paired_final_test, seed_verdict
 from kbench.core.registry import get_registry
 from kbench.data.streams import Stream, StreamSpec, build_stream
 from kbench.execution.prequential import run_task

@@ -23,14 +23,11 @@ from click.testing import CliRunner
 from scipy import stats
 
 from kbench import __version__
-from kbench.analysis.compare import (
-    Comparison,
-    NothingToCompareError,
-    StreamMismatchError,
+from kbench.analysis.comparison import Comparison, compare
+from kbench.analysis.configs import NothingToCompareError, version_notes
+from kbench.analysis.pairs import StreamMismatchError, compare_outcomes, compare_runs
+from kbench.analysis.statistics import (
     cd_groups,
-    compare,
-    compare_outcomes,
-    compare_runs,
     friedman,
     friedman_from_ranks,
     holm,
@@ -44,10 +41,9 @@ from kbench.analysis.compare import (
     seed_verdict,
     sign_test,
     signed_rank_exact,
-    version_notes,
     wilcoxon_test,
 )
-from kbench.analysis.compare import bayesian_signed_rank as bsr
+from kbench.analysis.statistics import bayesian_signed_rank as bsr
 from kbench.cli.main import cli
 from kbench.core.errors import KbenchError, ResultsError
 from kbench.results.degenerate import MARK

@@ -111,7 +111,7 @@ VERDICT_WORDS = {
     "cannot tell": "cannot tell",
     "n/a": "not available",
 }
-"""A pair's verdict over seeds in words (see :data:`kbench.analysis.compare.SEED_VERDICTS`)."""
+"""A pair's verdict over seeds in words (see :data:`kbench.analysis.statistics.SEED_VERDICTS`)."""
 
 
 def verdict_text(result: Any, reason: Any = "") -> str:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench.analysis.compare import cd_groups, friedman_from_ranks, nemenyi_cd, rank_table
+from kbench.analysis.statistics import cd_groups, friedman_from_ranks, nemenyi_cd, rank_table
 
 
 @dataclass
@@ -114,7 +114,7 @@ def experiment_groups(cmp: Any) -> tuple[list[RankGroup], str]:
     Parameters
     ----------
     cmp
-        A :class:`kbench.analysis.compare.Comparison`.
+        A :class:`kbench.analysis.comparison.Comparison`.
     """
     runs = cmp.runs
     finals = _finals(cmp)

@@ -60,7 +60,7 @@ def _short() -> Any:
 
 def _load(results: Path, metric: str, alpha: float, rope: float | None = None) -> tuple[Any, Any]:
     """The results tables of a folder and their comparison."""
-    from kbench.analysis.compare import compare
+    from kbench.analysis.comparison import compare
     from kbench.results.store import load_results
 
     if not results.exists():
@@ -508,7 +508,7 @@ def compare(
     --rope, the Bayesian signed-rank test; per stream (--streams): a description of each
     stream, and a win/tie/loss count.
     """
-    from kbench.analysis.compare import NothingToCompareError
+    from kbench.analysis.configs import NothingToCompareError
 
     started = time.perf_counter()
     _, cmp = _load(results, metric, alpha, rope)

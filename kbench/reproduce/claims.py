@@ -5,7 +5,7 @@ Each paper is a study file shipped with kbench (``kbench/studies/reproduce/<pape
 names the paper's value and the data set kbench actually uses, and evaluates itself over the
 results tables: it returns kbench's value with its spread over seeds and a verdict with the
 reason. Qualitative claims ("SVMD makes about half as many errors as NORMA") are decided by
-kbench's paired statistics (:mod:`kbench.analysis.compare`) with the paired streams (seeds, and problems
+kbench's paired statistics (:mod:`kbench.analysis.statistics`) with the paired streams (seeds, and problems
 × seeds) as the replicates: the exact Wilcoxon signed-rank test on a final quantity of the two
 arms, Holm over the tests one claim needs (docs/statistics.md). A claim is ``reproduced`` only
 when its tests reach α after Holm; a claim whose direction holds without significance is
@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench.analysis.compare import holm, min_p_value, min_wilcoxon_n, paired_final_test, paired_t
+from kbench.analysis.statistics import (
+    holm,
+    min_p_value,
+    min_wilcoxon_n,
+    paired_final_test,
+    paired_t,
+)
 from kbench.core.errors import KbenchError
 from kbench.core.fileio import atomic_write_text
 from kbench.reproduce.causes import cause
@@ -233,7 +239,7 @@ def paired(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any]:
     """Paired test of ``metric`` (a − b) over the streams both arms ran on.
 
     Runs are paired by stream id, so both saw the identical stream; the streams (seeds, and
-    problems × seeds) are the replicates. The test is :func:`kbench.analysis.compare.paired_final_test`
+    problems × seeds) are the replicates. The test is :func:`kbench.analysis.statistics.paired_final_test`
     (exact Wilcoxon signed-rank); ``problems`` counts the distinct data sets paired, so that
     a count of streams can be said in seeds.
     """

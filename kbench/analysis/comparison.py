@@ -1,0 +1,371 @@
+"""Every-pair comparison of algorithm configurations on identical streams.
+
+Reads only the results tables (``runs``, ``traces``, ``outcomes``) and returns pandas
+DataFrames. Three levels, each with a Holm correction over the pairs it tests:
+
+- **per stream** (one stream id and one algorithm seed): the per-example outcomes of two
+  configurations are paired and described (error counts, discordant counts, the error
+  difference); examples of one stream are not replicates, so nothing is tested there
+  (:mod:`kbench.analysis.pairs`).
+- **per data set, across seeds**: an exact Wilcoxon signed-rank test on the final errors
+  of the seeds both configurations finished, Holm-adjusted over the pairs of the data set:
+  the verdict.
+- **across data sets**: mean ranks, the Friedman test (with the Iman–Davenport F),
+  Nemenyi's critical difference and the groups it does not separate (Demšar 2006), and
+  pairwise tests on the per-data-set mean errors (:mod:`kbench.analysis.ranking`).
+
+A win/tie/loss matrix counts, for every ordered pair, the streams on which the first
+configuration made fewer, as many or more errors. The single tests are in
+:mod:`kbench.analysis.statistics`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kbench import __version__
+from kbench.analysis.configs import prepare_runs, version_notes
+from kbench.analysis.pairs import (
+    described,
+    final_errors,
+    seed_pairs,
+    stream_mismatches,
+    stream_pairs,
+)
+from kbench.analysis.ranking import Ranking, dataset_table, rank_configs, win_tie_loss
+from kbench.analysis.statistics import ALPHA
+from kbench.core.errors import KbenchError
+from kbench.results.degenerate import reason_kinds
+from kbench.results.store import Results
+
+
+@dataclass
+class Comparison:
+    """Everything ``kbench compare`` computes from a results folder."""
+
+    runs: pd.DataFrame
+    """The runs table with ``config``, ``label``, ``flags`` and ``offline`` columns."""
+    configs: pd.DataFrame
+    """One row per configuration (index: key) in display order: label, specs, run counts,
+    mean final error, flags."""
+    pairs: pd.DataFrame
+    """Per-stream paired tests (see :func:`kbench.analysis.pairs.stream_pairs`)."""
+    seeds: pd.DataFrame
+    """Per-data-set tests across seeds (see :func:`kbench.analysis.pairs.seed_pairs`)."""
+    ranking: Ranking
+    """Across data sets."""
+    wtl: pd.DataFrame
+    """Win/tie/loss counts over streams (see :func:`kbench.analysis.ranking.win_tie_loss`)."""
+    metric: str
+    alpha: float
+    notes: list[str] = field(default_factory=list)
+    rope: float | None = None
+    """Region of practical equivalence of the Bayesian test across data sets (None: not run)."""
+
+    @property
+    def labels(self) -> list[str]:
+        """Configuration labels in display order."""
+        return list(self.configs["label"])
+
+    def leaderboard(self) -> pd.DataFrame:
+        """Per data set and configuration: seeds, mean and sd of the errors, resources, flags."""
+        r = self.runs
+        ok = r[r["status"] == "ok"]
+        agg = ok.groupby(["stream", "label"], sort=False).agg(
+            dataset=("dataset", "first"),
+            task=("task", "first"),
+            seeds=("seed", "nunique"),
+            online_error=("online_error", "mean"),
+            online_error_sd=("online_error", "std"),
+            test_error=("test_error", "mean"),
+            test_error_sd=("test_error", "std"),
+            n_support=("n_support", "mean"),
+            kernel_evals=("kernel_evals", "mean"),
+            time_s=("time_s", "mean"),
+            us_per_example=("us_per_example", "mean"),
+            flags=(
+                "flags",
+                reason_kinds,
+            ),
+            offline=("offline", "any"),
+        )
+        failed = (
+            r[r["status"] != "ok"]
+            .groupby(["stream", "label"], sort=False)["status"]
+            .agg(lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
+            .rename("failed")
+        )
+        agg = agg.join(failed, how="outer")
+        agg["failed"] = agg["failed"].fillna("")
+        agg["flags"] = agg["flags"].fillna("")
+        agg["seeds"] = agg["seeds"].fillna(0).astype(int)
+        agg = agg.reset_index()
+        key = "test_error" if self.metric == "test_error" else "online_error"
+        agg["_key"] = agg.groupby("stream")[key].transform(
+            lambda s: s if s.notna().any() else np.nan
+        )
+        agg["_key"] = agg["_key"].fillna(agg["online_error"])
+        agg["rank"] = agg.groupby("stream")["_key"].rank(method="min")
+        return (
+            agg.sort_values(["stream", "_key"], na_position="last")
+            .drop(columns="_key")
+            .reset_index(drop=True)
+        )
+
+    def long_table(self) -> pd.DataFrame:
+        """Every pairwise test of every level in one table (the ``--csv`` output).
+
+        ``level`` is ``stream`` (a description of one stream: discordant counts and the
+        error difference, no test), ``seeds`` (the test over the seeds of one data set,
+        the verdict) or ``datasets`` (the test over the per-data-set mean errors). The
+        verdict ``n/a`` is written ``not available``.
+        """
+        s = described(self.pairs).assign(level="stream")
+        d = self.seeds.assign(
+            level="seeds",
+            err_a=self.seeds["mean_a"],
+            err_b=self.seeds["mean_b"],
+            diff=self.seeds["mean_diff"],
+            # the seed-level interval is over seeds; the stream rows have none
+            ci_low=self.seeds["ci_low"],
+            ci_high=self.seeds["ci_high"],
+        )
+        o = self.ranking.pairs.assign(
+            level="datasets",
+            stream="",
+            err_a=self.ranking.pairs["mean_a"],
+            err_b=self.ranking.pairs["mean_b"],
+            diff=self.ranking.pairs["mean_diff"],
+        )
+        cols = [
+            "level",
+            "stream",
+            "stream_id",
+            "stream_seed",
+            "seed",
+            "task",
+            "a",
+            "b",
+            "n",
+            "n_pairs",
+            "err_a",
+            "err_b",
+            "errors_a",
+            "errors_b",
+            "a_worse",
+            "b_worse",
+            "a_better",
+            "equal",
+            "b_better",
+            "diff",
+            "ci_low",
+            "ci_high",
+            "test",
+            "statistic",
+            "wilcoxon_p",
+            "sign_p",
+            "p",
+            "min_p",
+            "seeds_needed",
+            "family",
+            "p_holm",
+            "result",
+            "reason",
+            "p_a_better",
+            "p_rope",
+            "p_b_better",
+            "config_a",
+            "config_b",
+        ]
+        parts = [x.reindex(columns=cols) for x in (s, d, o) if len(x)]
+        out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+        # In words: CSV readers (pandas, R) read the code "n/a" as a missing value.
+        out["result"] = out["result"].replace({"n/a": "not available"})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every table (the ``--json`` output)."""
+
+        def records(df: pd.DataFrame) -> list[dict[str, Any]]:
+            return [{k: _plain(v) for k, v in row.items()} for row in df.to_dict("records")]
+
+        fr = {k: _plain(v) for k, v in self.ranking.friedman.items()}
+        return {
+            "kbench_version": __version__,
+            "statistics": STATISTICS,
+            "metric": self.metric,
+            "alpha": self.alpha,
+            "rope": self.rope,
+            "notes": list(self.notes),
+            "configurations": records(self.configs.reset_index()),
+            "leaderboard": records(self.leaderboard()),
+            "stream_pairs": records(described(self.pairs)),
+            "seed_pairs": records(self.seeds),
+            "datasets": {
+                "values": {
+                    str(k): {str(c): _plain(v) for c, v in row.items()}
+                    for k, row in self.ranking.values.to_dict("index").items()
+                },
+                "mean_ranks": {str(k): _plain(v) for k, v in self.ranking.mean_ranks.items()},
+                "friedman": fr,
+                "cd_groups": self.ranking.groups,
+                "pairs": records(self.ranking.pairs),
+                "excluded": self.ranking.excluded,
+            },
+            "win_tie_loss": records(self.wtl),
+            "failed": records(
+                self.runs[self.runs["status"] != "ok"][
+                    ["task_id", "label", "stream", "seed", "status", "reason"]
+                ]
+            ),
+        }
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if not np.isfinite(v) else float(v)
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    if isinstance(v, pd.Series):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if v is pd.NA or v is pd.NaT:
+        return None
+    return v
+
+
+STATISTICS = (
+    "verdicts over seeds: exact Wilcoxon signed-rank on final errors, Holm over the pairs of "
+    "a data set; per-stream rows describe, they do not test (docs/statistics.md)"
+)
+"""How this kbench decides a verdict (written into the JSON output)."""
+
+
+def compare(
+    results: Results,
+    metric: str = "online_error",
+    alpha: float = ALPHA,
+    short: Callable[[str, str], str] | None = None,
+    rope: float | None = None,
+) -> Comparison:
+    """Compare every pair of configurations at every level.
+
+    Parameters
+    ----------
+    results
+        The tables of a results folder.
+    metric
+        Final error compared across seeds and data sets: ``online_error`` (the
+        prequential error, the default), ``test_error`` or ``final_epoch_error``.
+        Per-stream tests always use the per-example online outcomes.
+    alpha
+        Significance level; intervals are at 1 − alpha.
+    short
+        ``short(kind, spec)`` shortening specs for labels (e.g. ``Registry.short``).
+    rope
+        Half-width of the region of practical equivalence for the Bayesian signed-rank test
+        across data sets (in error units: 0.01 is one point); None leaves it out.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    NothingToCompareError
+        No run, or no finished run.
+    ResultsError
+        Results written by a newer kbench, or a table kbench did not write.
+    """
+    if not 0 < alpha < 1:
+        raise KbenchError(f"alpha must be in (0, 1), got {alpha:g}")
+    runs, configs = prepare_runs(results, short)
+    finals = final_errors(runs, metric)
+    table = dataset_table(finals)
+    labels = configs["label"]
+    if rope is not None and not (rope >= 0 and math.isfinite(rope)):
+        raise KbenchError(f"--rope must be a finite number >= 0, got {rope:g}")
+    ranking = rank_configs(table, labels, alpha, rope=rope)
+    # Display order: mean rank across data sets, then mean error for the unranked.
+    mean_err = finals.groupby("config")["value"].mean()
+    ranked = list(ranking.mean_ranks.index.map({v: k for k, v in labels.items()}))
+    rest = sorted(
+        (c for c in configs.index if c not in ranked),
+        key=lambda c: (mean_err.get(c, math.inf), labels[c]),
+    )
+    order = ranked + rest
+    configs = configs.loc[order].copy()
+    configs["mean_rank"] = configs["label"].map(ranking.mean_ranks)
+    configs["mean_error"] = configs.index.map(mean_err)
+    grp = runs.groupby("config")
+    configs["runs"] = grp.size().reindex(configs.index).fillna(0).astype(int)
+    configs["ok"] = (
+        grp["status"]
+        .apply(lambda s: int((s == "ok").sum()))
+        .reindex(configs.index)
+        .fillna(0)
+        .astype(int)
+    )
+    configs["failed"] = configs["runs"] - configs["ok"]
+    configs["flags"] = grp["flags"].apply(reason_kinds).reindex(configs.index).fillna("")
+    configs["offline"] = grp["offline"].any().reindex(configs.index).fillna(False)
+
+    pairs = stream_pairs(runs, results.outcomes, order, alpha)
+    seeds = seed_pairs(finals, order, alpha, pairs)
+    wtl = win_tie_loss(pairs, list(configs["label"]))
+
+    notes = stream_mismatches(runs) + version_notes(runs)
+    n_fail = int((runs["status"] != "ok").sum())
+    if n_fail:
+        notes.append(
+            f"{n_fail} of {len(runs)} tasks did not finish; they are left out of every test"
+        )
+    if len(configs) < 2:
+        notes.append(
+            f"only one algorithm configuration ({configs['label'].iloc[0]}): nothing to pair"
+        )
+    elif pairs.empty:
+        notes.append("no two configurations finished on the same stream: nothing to pair")
+    undecided = seeds[seeds["result"].isin(["cannot tell", "n/a"])] if len(seeds) else seeds
+    for reason, g in undecided.groupby("reason", sort=False):
+        where = ", ".join(sorted(g["stream"].astype(str).unique()))
+        notes.append(f"no verdict over seeds on {where}: {reason}")
+    if ranking.excluded:
+        notes.append("left out of the ranking across data sets: " + "; ".join(ranking.excluded))
+    if len(ranking.values) < 2 and len(configs) >= 2:
+        notes.append(
+            "ranks across data sets need at least two data sets; the Friedman test is not computed"
+        )
+    used = finals.drop_duplicates("stream").set_index("stream")["metric_used"]
+    fallback = sorted(used[used != metric].index)
+    if fallback:
+        notes.append(f"{', '.join(fallback)}: no {metric}; online_error used there")
+    flagged = runs[runs["flags"] != ""]
+    for label, g in flagged.groupby("label", sort=False):
+        where = ", ".join(sorted(g["stream"].astype(str).unique()))
+        notes.append(
+            f"degenerate learner: {label}: {reason_kinds(g['flags'])} ({len(g)} runs: {where})"
+        )
+    return Comparison(
+        runs=runs,
+        configs=configs,
+        pairs=pairs,
+        seeds=seeds,
+        ranking=ranking,
+        wtl=wtl,
+        metric=metric,
+        alpha=alpha,
+        notes=notes,
+        rope=rope,
+    )
