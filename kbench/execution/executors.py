@@ -18,6 +18,7 @@ import os
 import select
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,33 +166,47 @@ def _execute_in_child(task: Task, cache: Path | None, trace_memory: bool) -> Tas
     return execute(task, cache=cache, trace_memory=trace_memory, limit_threads=False)
 
 
-class LocalExecutor:
+@dataclass
+class TaskLimits:
+    """What every executor enforces on each task (its keyword-only settings).
+
+    Parameters
+    ----------
+    timeout
+        Seconds after which a task is killed and recorded as ``timeout``.
+    max_memory
+        Bytes a task may allocate beyond what its process holds at the start.
+    trace_memory
+        Trace the learner's peak memory (``peak_memory`` in the results).
+    """
+
+    _: KW_ONLY
+    timeout: float | None = None
+    max_memory: int | None = None
+    trace_memory: bool = True
+
+
+@dataclass
+class LocalExecutor(TaskLimits):
     """Run tasks in child processes on this machine.
 
     Parameters
     ----------
     workers
         Tasks run at once (default: the number of cores); 0 runs them in this process.
-    timeout
-        Seconds after which a task is killed and recorded as ``timeout``.
-    max_memory
-        Bytes a task may allocate beyond what its process holds at the start.
+    cache
+        Data cache folder the tasks read streams from (default: kbench's).
+    timeout, max_memory, trace_memory
+        As for :class:`TaskLimits`.
     """
 
-    def __init__(
-        self,
-        workers: int | None = None,
-        *,
-        timeout: float | None = None,
-        max_memory: int | None = None,
-        cache: Path | None = None,
-        trace_memory: bool = True,
-    ) -> None:
-        self.workers = (os.cpu_count() or 1) if workers is None else workers
-        self.timeout = timeout
-        self.max_memory = max_memory
-        self.cache = cache
-        self.trace_memory = trace_memory
+    workers: int | None = None
+    _: KW_ONLY
+    cache: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.workers is None:
+            self.workers = os.cpu_count() or 1
 
     def describe(self) -> str:
         """One line for the progress display."""
@@ -273,7 +288,8 @@ class LocalExecutor:
             kill_children()
 
 
-class DaskExecutor:
+@dataclass
+class DaskExecutor(TaskLimits):
     """Run tasks on a Dask cluster.
 
     Parameters
@@ -283,24 +299,16 @@ class DaskExecutor:
         ``LocalCluster`` of ``workers`` single-threaded worker processes is started.
     workers
         Workers of the local cluster (default: the number of cores).
-    timeout, max_memory
-        As for :class:`LocalExecutor`, enforced on the workers.
+    timeout, max_memory, trace_memory
+        As for :class:`TaskLimits`, enforced on the workers.
     """
 
-    def __init__(
-        self,
-        *,
-        scheduler: str | None = None,
-        workers: int | None = None,
-        timeout: float | None = None,
-        max_memory: int | None = None,
-        trace_memory: bool = True,
-    ) -> None:
-        self.scheduler = scheduler
-        self.workers = workers or os.cpu_count() or 1
-        self.timeout = timeout
-        self.max_memory = max_memory
-        self.trace_memory = trace_memory
+    _: KW_ONLY
+    scheduler: str | None = None
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        self.workers = self.workers or os.cpu_count() or 1
 
     def describe(self) -> str:
         return (
