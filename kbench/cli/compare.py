@@ -58,16 +58,26 @@ def _short() -> Any:
     return short
 
 
-def _load(results: Path, metric: str, alpha: float, rope: float | None = None) -> tuple[Any, Any]:
-    """The results tables of a folder and their comparison."""
+def _load(
+    results: Path,
+    metric: str,
+    alpha: float,
+    rope: float | None = None,
+    tune_budget: int | None = None,
+) -> tuple[Any, Any]:
+    """The results tables of a folder and their comparison (of the runs tuned with
+    ``tune_budget`` configurations only, when given)."""
     from kbench.analysis.comparison import compare
     from kbench.results.store import load_results
+    from kbench.results.tuning import at_tuning_budget
 
     if not results.exists():
         raise ResultsError(
             f"results folder {results} does not exist; run kbench run --out {results} first"
         )
     tables = load_results(results)
+    if tune_budget is not None:
+        tables = at_tuning_budget(tables, tune_budget)
     return tables, compare(tables, metric=metric, alpha=alpha, short=_short(), rope=rope)
 
 
@@ -318,6 +328,40 @@ def _seed(seed: Any) -> str:
     return f"{int(f)}" if f.is_integer() else str(seed)
 
 
+def print_tuning(cmp: Any, console: Console) -> None:
+    """Accuracy beside tuning cost, per data set, when the folder holds tuned runs."""
+    from kbench.analysis.tuning import tuning_table
+
+    table = tuning_table(cmp.runs, cmp.metric)
+    if table.empty:
+        return
+    t = Table(
+        title="[bold]accuracy and tuning cost[/bold] (the cost of the tuning runs each "
+        "configuration was selected by: configurations tried, runs, examples, kernel "
+        "evaluations, learner seconds)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for col in ("data set", "configuration", "error", "selected", "configs", "runs"):
+        t.add_column(col, overflow="fold", justify="left" if col != "error" else "right")
+    for col in ("examples", "kernel evals", "seconds"):
+        t.add_column(col, justify="right")
+    for r in table.itertuples():
+        sd = "" if math.isnan(r.error_sd) else f" ± {_pct(r.error_sd)}"
+        t.add_row(
+            escape(str(r.stream)),
+            escape(str(r.configuration)),
+            _pct(r.error) + sd,
+            escape(r.selected) or "–",
+            _f(r.tune_configs, ".0f"),
+            _f(r.tune_runs, ".0f"),
+            _f(r.tune_examples, ",.0f"),
+            _f(r.tune_kernel_evals, ".3g"),
+            _f(r.tune_seconds, ".2f"),
+        )
+    console.print(t)
+
+
 def print_groups(
     cmp: Any,
     console: Console,
@@ -490,6 +534,13 @@ def short_stream_names(streams: list[str]) -> dict[str, str]:
     "one booktabs table (mean ± sd over seeds, best in bold, marks and legend); csv: every "
     "pairwise test; json: every table.",
 )
+@click.option(
+    "--tune-budget",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Compare only the runs tuned with this many configurations (tune = {budget = N}), "
+    "so every learner had the same tuning budget.",
+)
 def compare(
     results: Path,
     metric: str,
@@ -499,6 +550,7 @@ def compare(
     csv_path: Path | None,
     json_path: Path | None,
     fmt: str,
+    tune_budget: int | None,
 ) -> None:
     """Compare every pair of algorithm configurations in a RESULTS folder.
 
@@ -511,7 +563,7 @@ def compare(
     from kbench.analysis.configs import NothingToCompareError
 
     started = time.perf_counter()
-    _, cmp = _load(results, metric, alpha, rope)
+    _, cmp = _load(results, metric, alpha, rope, tune_budget)
     if len(cmp.configs) < 2:
         raise NothingToCompareError(
             f"{results} holds one algorithm configuration ({cmp.labels[0]}): nothing to pair; "
@@ -524,6 +576,7 @@ def compare(
     console = output_console()
     if fmt == "table":
         print_comparison(cmp, console, show_streams)
+        print_tuning(cmp, console)
         if any(cmp.configs["flags"].fillna("") != ""):
             console.print(f"[yellow]{escape(DEGENERATE_LEGEND)}[/yellow]", highlight=False)
     else:
