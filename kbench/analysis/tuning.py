@@ -84,42 +84,15 @@ def search_table(tuning: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def print_search(tuning: pd.DataFrame, fmt: str = "table") -> None:
-    """Print :func:`search_table` of a folder's tuning runs (``kbench show --tuning``):
-    rich tables, one per tuning group, or the text of another format."""
-    from rich.markup import escape
-    from rich.table import Table
+def format_search(table: pd.DataFrame, fmt: str) -> str:
+    """:func:`search_table` as CSV, JSON or Markdown text (``kbench show --tuning --format``)."""
+    from kbench.analysis.tables import to_csv, to_json, to_markdown
 
-    from kbench.analysis.tables import output_console, to_csv, to_json, to_markdown
-
-    table = search_table(tuning)
-    console = output_console()
-    if fmt in ("csv", "json", "markdown", "latex"):
-        text = {"csv": to_csv, "json": to_json}.get(fmt, lambda t: to_markdown(t, "tuning runs"))
-        console.file.write(text(table))
-        console.file.flush()
-        return
-    if table.empty:
-        console.print("no tuning runs (a study tunes with tune = {...}: docs/tuning.md)")
-        return
-    for _, group in table.groupby("group", sort=False):
-        first = group.iloc[0]
-        t = Table(
-            title=f"[bold]{escape(str(first.algorithm))}[/bold] on {escape(str(first.stream))}: "
-            f"{len(group)} configurations on {first.streams} tuning streams",
-            title_justify="left",
-        )
-        for col in ("#", "values", "finished", "mean online error", ""):
-            t.add_column(col, justify="left" if col in ("values", "") else "right")
-        for r in group.itertuples():
-            t.add_row(
-                str(r.config),
-                escape(r.values),
-                f"{r.ok}/{r.streams}",
-                "–" if np.isnan(r.error) else f"{r.error:.4f}",
-                "[green]selected[/green]" if r.selected else "",
-            )
-        console.print(t)
+    if fmt == "csv":
+        return to_csv(table)
+    if fmt == "json":
+        return to_json(table)
+    return to_markdown(table, "tuning runs")
 
 
-__all__ = ["TABLE_COLUMNS", "print_search", "search_table", "tuning_table"]
+__all__ = ["TABLE_COLUMNS", "format_search", "search_table", "tuning_table"]

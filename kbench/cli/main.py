@@ -400,7 +400,7 @@ def show(results: Path, fmt: str, tuning: bool) -> None:
     from kbench.results.store import load_results
 
     if tuning:
-        from kbench.analysis.tuning import print_search
+        from kbench.cli.tuning import print_search
 
         print_search(load_results(results).tuning, fmt=fmt)
         return
