@@ -26,6 +26,7 @@ from kbench import __version__
 from kbench.analysis.comparison import Comparison, compare
 from kbench.analysis.configs import NothingToCompareError, version_notes
 from kbench.analysis.pairs import StreamMismatchError, compare_outcomes, compare_runs
+from kbench.analysis.statistics import bayesian_signed_rank as bsr
 from kbench.analysis.statistics import (
     cd_groups,
     friedman,
@@ -43,7 +44,6 @@ from kbench.analysis.statistics import (
     signed_rank_exact,
     wilcoxon_test,
 )
-from kbench.analysis.statistics import bayesian_signed_rank as bsr
 from kbench.cli.main import cli
 from kbench.core.errors import KbenchError, ResultsError
 from kbench.results.degenerate import MARK
@@ -692,7 +692,7 @@ def _flip(correct: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
 def _render(res: Comparison) -> str:
     from rich.console import Console
 
-    from kbench.cli.compare import print_comparison
+    from kbench.cli.render import print_comparison
 
     console = Console(record=True, width=250)
     print_comparison(res, console)

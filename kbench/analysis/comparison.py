@@ -21,16 +21,24 @@ configuration made fewer, as many or more errors. The single tests are in
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kbench import __version__
-from kbench.analysis.configs import prepare_runs, version_notes
+from kbench.analysis import formats
+from kbench.analysis.configs import (
+    NothingToCompareError,
+    prepare_runs,
+    spec_shortener,
+    version_notes,
+)
 from kbench.analysis.pairs import (
     described,
     final_errors,
@@ -40,7 +48,9 @@ from kbench.analysis.pairs import (
 )
 from kbench.analysis.ranking import Ranking, dataset_table, rank_configs, win_tie_loss
 from kbench.analysis.statistics import ALPHA
-from kbench.core.errors import KbenchError
+from kbench.analysis.tables import plain, seed_label
+from kbench.core.errors import KbenchError, ResultsError
+from kbench.core.fileio import atomic_write_text
 from kbench.results.degenerate import reason_kinds
 from kbench.results.store import Results
 
@@ -193,9 +203,9 @@ class Comparison:
         """A JSON-ready dict of every table (the ``--json`` output)."""
 
         def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-            return [{k: _plain(v) for k, v in row.items()} for row in df.to_dict("records")]
+            return [{k: plain(v) for k, v in row.items()} for row in df.to_dict("records")]
 
-        fr = {k: _plain(v) for k, v in self.ranking.friedman.items()}
+        fr = {k: plain(v) for k, v in self.ranking.friedman.items()}
         return {
             "kbench_version": __version__,
             "statistics": STATISTICS,
@@ -209,10 +219,10 @@ class Comparison:
             "seed_pairs": records(self.seeds),
             "datasets": {
                 "values": {
-                    str(k): {str(c): _plain(v) for c, v in row.items()}
+                    str(k): {str(c): plain(v) for c, v in row.items()}
                     for k, row in self.ranking.values.to_dict("index").items()
                 },
-                "mean_ranks": {str(k): _plain(v) for k, v in self.ranking.mean_ranks.items()},
+                "mean_ranks": {str(k): plain(v) for k, v in self.ranking.mean_ranks.items()},
                 "friedman": fr,
                 "cd_groups": self.ranking.groups,
                 "pairs": records(self.ranking.pairs),
@@ -220,29 +230,100 @@ class Comparison:
             },
             "win_tie_loss": records(self.wtl),
             "failed": records(
-                self.runs[self.runs["status"] != "ok"][
-                    ["task_id", "label", "stream", "seed", "status", "reason"]
-                ]
+                self.failed[["task_id", "label", "stream", "seed", "status", "reason"]]
             ),
         }
 
+    @property
+    def failed(self) -> pd.DataFrame:
+        """The runs that did not finish (status other than ``ok``)."""
+        return self.runs[self.runs["status"] != "ok"]
 
-def _plain(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating, float)):
-        return None if not np.isfinite(v) else float(v)
-    if isinstance(v, (np.bool_,)):
-        return bool(v)
-    if isinstance(v, pd.Series):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if v is pd.NA or v is pd.NaT:
-        return None
-    return v
+    def degenerate_cells(self) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
+        """Where a finished run is a degenerate learner (:mod:`kbench.results.degenerate`):
+        the (stream, label) pairs, and the (stream, seed, label) triples with the seed named
+        as the experiment groups name their seed blocks. A configuration degenerate on one
+        data set is not marked on the others."""
+        bad = self.runs[(self.runs["status"] == "ok") & (self.runs["flags"] != "")]
+        return (
+            {(str(r.stream), str(r.label)) for r in bad.itertuples()},
+            {(str(r.stream), seed_label(r.seed), str(r.label)) for r in bad.itertuples()},
+        )
+
+    def wtl_blocks(self, groups: Sequence[Any]) -> list[tuple[str, list[str]]]:
+        """The labels of each win/tie/loss matrix: one per experiment group (configurations
+        of different groups never ran on the same stream, so a matrix across groups would be
+        mostly empty), or one of every label when there is at most one group. Blocks of
+        fewer than two labels are left out."""
+        labels = self.labels
+        blocks = [
+            (g.name, [x for x in labels if x in set(g.values.columns) | set(g.mean_ranks.index)])
+            for g in groups
+        ]
+        if len(blocks) <= 1:
+            blocks = [("", list(labels))]
+        return [(name, members) for name, members in blocks if len(members) >= 2]
+
+    def notes_beside_groups(self) -> list[str]:
+        """The notes, less those about the one ranking across every data set, which the
+        experiment groups (:func:`kbench.analysis.groups.experiment_groups`) replace."""
+        return [n for n in self.notes if not n.startswith(RANKING_NOTES)]
+
+    def check_pairable(self, source: Any) -> None:
+        """Refuse a comparison with nothing to pair (NothingToCompareError naming
+        ``source``, the results folder): one configuration, or no two configurations that
+        finished on the same stream."""
+        if len(self.configs) < 2:
+            raise NothingToCompareError(
+                f"{source} holds one algorithm configuration ({self.labels[0]}): nothing to "
+                "pair; run at least two"
+            )
+        if self.pairs.empty:
+            raise NothingToCompareError(
+                f"no two configurations in {source} finished on the same stream: nothing to pair"
+            )
+
+    def to_markdown(self) -> str:
+        """Per data set the configurations (mean ± sd over seeds, best in bold, marks) and
+        every pair's verdict, then the rankings (``kbench compare --format markdown``)."""
+        return formats.to_markdown_text(self)
+
+    def to_latex(self) -> str:
+        """One booktabs table, configurations × data sets (``--format latex``)."""
+        return formats.to_latex(self)
+
+    def to_csv(self) -> str:
+        """Every pairwise test of every level with each side's degenerate reasons
+        (``--format csv``)."""
+        return formats.to_csv_text(self)
+
+    def to_json(self) -> str:
+        """Every table, the rankings per experiment group and the legend of the degenerate
+        mark (``--format json``)."""
+        return formats.to_json_text(self)
+
+    def format(self, fmt: str) -> str:
+        """The comparison as ``markdown``, ``latex``, ``csv`` or ``json`` text."""
+        return formats.format_comparison(self, fmt)
+
+    def write_csv(self, path: str | Path) -> None:
+        """Write :meth:`long_table` to a CSV file (``kbench compare --csv``)."""
+        _write(path, lambda: self.long_table().to_csv(index=False))
+
+    def write_json(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` to a JSON file (``kbench compare --json``)."""
+        _write(path, lambda: json.dumps(self.to_dict(), indent=2, allow_nan=False))
+
+
+RANKING_NOTES = ("left out of the ranking across data sets", "ranks across data sets need")
+"""Starts of the notes about the one ranking across every data set."""
+
+
+def _write(path: str | Path, content: Callable[[], str]) -> None:
+    try:
+        atomic_write_text(Path(path), content())
+    except OSError as exc:
+        raise ResultsError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 STATISTICS = (
@@ -369,3 +450,41 @@ def compare(
         notes=notes,
         rope=rope,
     )
+
+
+def load_comparison(
+    folder: str | Path,
+    metric: str = "online_error",
+    alpha: float = ALPHA,
+    rope: float | None = None,
+    tune_budget: int | None = None,
+) -> tuple[Results, Comparison]:
+    """The tables of a results folder and their comparison, labelled as ``kbench compare``
+    labels them (:func:`kbench.analysis.configs.spec_shortener`).
+
+    Parameters
+    ----------
+    folder
+        A results folder written by ``kbench run``.
+    metric, alpha, rope
+        As for :func:`compare`.
+    tune_budget
+        Compare only the runs tuned with this many configurations (and the untuned ones);
+        None keeps every run.
+
+    Raises
+    ------
+    ResultsError
+        The folder does not exist or is not a results folder.
+    """
+    from kbench.results.store import load_results
+    from kbench.results.tuning import at_tuning_budget
+
+    if not Path(folder).exists():
+        raise ResultsError(
+            f"results folder {folder} does not exist; run kbench run --out {folder} first"
+        )
+    tables = load_results(folder)
+    if tune_budget is not None:
+        tables = at_tuning_budget(tables, tune_budget)
+    return tables, compare(tables, metric=metric, alpha=alpha, short=spec_shortener(), rope=rope)

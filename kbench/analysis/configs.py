@@ -278,3 +278,37 @@ def version_notes(runs: pd.DataFrame) -> list[str]:
         f"are those of kbench {__version__}"
     )
     return [f"runs written by {len(counts)} kbench versions: {listed}{tail}"]
+
+
+def spec_shortener() -> Callable[[str, str], str] | None:
+    """A spec shortener for labels, or None when the registry cannot load (labels stay full).
+
+    It is the registry's ``short``; for a spec the registry no longer resolves (a parameter
+    renamed since the run, say) it still drops the parameters left at a declared default.
+    """
+    try:
+        from kbench.core.components import format_value
+        from kbench.core.registry import get_registry
+        from kbench.core.specs import format_spec, parse_spec, quote_value
+
+        registry = get_registry()
+    except Exception:  # a broken plugin must not stop reading results
+        return None
+
+    def short(kind: str, spec: str) -> str:
+        out = registry.short(kind, spec)
+        if out != spec:
+            return out
+        try:
+            name, params = parse_spec(spec)
+            declared = registry.entry(kind, name).cls.parameters()
+        except Exception:  # unknown component: show the spec as it was run
+            return spec
+        keep = [
+            (k, v)
+            for k, v in params.items()
+            if k not in declared or quote_value(v) != format_value(declared[k].default)
+        ]
+        return format_spec(name, keep)
+
+    return short

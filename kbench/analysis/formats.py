@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench.analysis.tables import latex_results, to_csv, to_markdown
+from kbench.analysis.tables import (
+    fmt_value,
+    latex_results,
+    plain,
+    short_stream_names,
+    to_csv,
+    to_markdown,
+)
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
 
 
@@ -87,9 +94,8 @@ def to_latex(cmp: Any) -> str:
     worse = significantly_worse(cmp, mean)
     # Data-set names as column heads when they tell the streams apart (a paper's table
     # names its data sets; the full stream labels are in the results).
-    base = {c: str(c).split("[")[0] for c in mean.columns}
-    if len(set(base.values())) == len(base):
-        mean, sd, flagged, worse = (x.rename(columns=base) for x in (mean, sd, flagged, worse))
+    names = short_stream_names(list(mean.columns))
+    mean, sd, flagged, worse = (x.rename(columns=names) for x in (mean, sd, flagged, worse))
     return latex_results(
         mean,
         sd,
@@ -134,12 +140,6 @@ def undecided_note(cmp: Any) -> str:
     return " ".join(parts)
 
 
-def _fmt(v: Any, spec: str) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    return format(v, spec)
-
-
 def to_markdown_text(cmp: Any) -> str:
     """Per data set: the configurations and every pair's verdict; then the ranking."""
     board = _board(cmp)
@@ -155,9 +155,9 @@ def to_markdown_text(cmp: Any) -> str:
         rows = []
         for r in g.itertuples():
             m, s = getattr(r, key), getattr(r, sd_key)
-            text = _fmt(scale * m if pd.notna(m) else m, spec)
+            text = fmt_value(scale * m if pd.notna(m) else m, spec)
             if pd.notna(s):
-                text += " ± " + _fmt(scale * s, spec)
+                text += " ± " + fmt_value(scale * s, spec)
             if pd.notna(m) and m == best:
                 text = f"**{text}**"
             if worse_all.get(stream, pd.Series(dtype=bool)).get(r.label, False):
@@ -180,8 +180,8 @@ def to_markdown_text(cmp: Any) -> str:
                 {
                     "A": r.a + (f" {MARK}" if here.get(r.a) else ""),
                     "B": r.b + (f" {MARK}" if here.get(r.b) else ""),
-                    "A − B": _fmt(scale * r.mean_diff, "+" + spec),
-                    "p (Holm)": _fmt(r.p_holm, ".3g"),
+                    "A − B": fmt_value(scale * r.mean_diff, "+" + spec),
+                    "p (Holm)": fmt_value(r.p_holm, ".3g"),
                     "better": verdict_text(r.result, getattr(r, "reason", "")),
                 }
                 for r in sp.itertuples()
@@ -211,8 +211,7 @@ def _markdown_groups(cmp: Any) -> list[str]:
     groups, sentence = experiment_groups(cmp)
     if not groups:
         return []
-    runs = cmp.runs[(cmp.runs["status"] == "ok") & (cmp.runs["flags"] != "")]
-    bad = {(str(r.stream), str(r.label)) for r in runs.itertuples()}
+    bad, _ = cmp.degenerate_cells()
     out = [f"### across data sets\n\n{sentence}\n"]
     for g in groups:
         ranked = list(g.mean_ranks.index) or list(g.values.columns)
@@ -223,7 +222,9 @@ def _markdown_groups(cmp: Any) -> list[str]:
                     + (f" {MARK}" if any((st, str(label)) in bad for st in g.streams) else "")
                     for label in ranked
                 ],
-                "mean rank": [_fmt(float(g.mean_ranks.get(x, math.nan)), ".2f") for x in ranked],
+                "mean rank": [
+                    fmt_value(float(g.mean_ranks.get(x, math.nan)), ".2f") for x in ranked
+                ],
             }
         )
         n = len(g.values)
@@ -231,7 +232,7 @@ def _markdown_groups(cmp: Any) -> list[str]:
         fr = g.friedman
         tail = (
             f"Friedman over {fr['N']} {what} and {fr['k']} configurations: p = "
-            f"{_fmt(fr['p_chi2'], '.3g')}; Nemenyi critical difference {_fmt(fr['cd'], '.3f')}."
+            f"{fmt_value(fr['p_chi2'], '.3g')}; Nemenyi critical difference {fmt_value(fr['cd'], '.3f')}."
             if g.rankable
             else f"Not ranked: {len(ranked)} configuration(s) over {n} complete {what}; a "
             "ranking needs at least two of each."
@@ -274,26 +275,13 @@ def to_json_text(cmp: Any) -> str:
             "streams": list(g.streams),
             "blocks": g.blocks,
             "mean_ranks": {str(k): float(v) for k, v in g.mean_ranks.items()},
-            "friedman": {k: _number(v) for k, v in g.friedman.items()},
+            "friedman": {k: plain(v) for k, v in g.friedman.items()},
             "cd_groups": g.cd_groups,
             "left_out": list(g.left_out),
         }
         for g in groups
     ]
     return json.dumps(data, indent=2, allow_nan=False, default=_default)
-
-
-def _number(v: Any) -> Any:
-    """A number for JSON: int or float, None where it is not finite."""
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return str(v)
-    return f if math.isfinite(f) else None
 
 
 def _default(v: Any) -> Any:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from kbench.analysis.statistics import cd_groups, friedman_from_ranks, nemenyi_cd, rank_table
+from kbench.analysis.tables import seed_label, short_stream_names
 
 
 @dataclass
@@ -119,9 +120,7 @@ def experiment_groups(cmp: Any) -> tuple[list[RankGroup], str]:
     runs = cmp.runs
     finals = _finals(cmp)
     order = [str(x) for x in cmp.labels]
-    names = {s: s.split("[")[0] for s in runs["stream"].astype(str).unique()}
-    if len(set(names.values())) < len(names):
-        names = {s: s for s in names}
+    names = short_stream_names(list(runs["stream"].astype(str).unique()))
     # The configurations each data set ran (any status: a failure does not change the plan).
     planned = runs.assign(stream=runs["stream"].astype(str), label=runs["label"].astype(str))
     by_stream = planned.groupby("stream")["label"].agg(frozenset)
@@ -147,7 +146,7 @@ def experiment_groups(cmp: Any) -> tuple[list[RankGroup], str]:
         else:
             values = sub.pivot_table(index="seed", columns="label", values="value", aggfunc="mean")
             values = values.reindex(columns=finished)
-            values.index = [f"{int(s)}" if float(s).is_integer() else str(s) for s in values.index]
+            values.index = [seed_label(s) for s in values.index]
             blocks = "seeds"
         name = ", ".join(names[s] for s in streams)
         groups.append(_rank(name, streams, values, blocks, cmp.alpha, left_out))

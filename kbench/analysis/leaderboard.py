@@ -1,14 +1,12 @@
-"""Per-stream leaderboards of a results table, printed by ``kbench run`` and ``kbench show``."""
+"""Per-stream leaderboards of a results table (``kbench run`` and ``kbench show`` print them
+through :mod:`kbench.cli.render`), and their text in the other ``--format`` values."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from kbench.analysis.tables import latex_results, output_console, to_csv, to_json, to_markdown
+from kbench.analysis.tables import fmt_value, latex_results, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
 from kbench.results.tuning import COST_COLUMNS, evaluation_runs, tune_budget
@@ -66,7 +64,7 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
             # A tuned configuration is charged its tuning (the same for each seed).
             **{c: (c, "mean") for c in COST_COLUMNS if c in ok},
             **(
-                {"selected": ("selected", lambda s: "; ".join(dict.fromkeys(filter(_set, s))))}
+                {"selected": ("selected", lambda s: "; ".join(dict.fromkeys(filter(is_set, s))))}
                 if "selected" in ok
                 else {}
             ),
@@ -101,14 +99,6 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
     return boards
 
 
-def _fmt(value: float, spec: str) -> str:
-    return (
-        "–"
-        if value is None or (isinstance(value, float) and np.isnan(value))
-        else format(value, spec)
-    )
-
-
 def tuning_cost_text(r: object) -> str:
     """A tuned configuration's cost in one cell: configurations, runs, kernel evaluations
     and seconds of its tuning ("" for an untuned one)."""
@@ -117,27 +107,14 @@ def tuning_cost_text(r: object) -> str:
         return ""
     evals = getattr(r, "tune_kernel_evals", np.nan)
     return (
-        f"{_fmt(getattr(r, 'tune_configs', np.nan), '.0f')} cfg, {runs:.0f} runs, "
-        f"{_fmt(evals, '.3g')} K, {_fmt(getattr(r, 'tune_seconds', np.nan), '.2f')} s"
+        f"{fmt_value(getattr(r, 'tune_configs', np.nan), '.0f')} cfg, {runs:.0f} runs, "
+        f"{fmt_value(evals, '.3g')} K, {fmt_value(getattr(r, 'tune_seconds', np.nan), '.2f')} s"
     )
 
 
-def _set(value: object) -> bool:
+def is_set(value: object) -> bool:
+    """A non-empty string (a cell that says something)."""
     return isinstance(value, str) and value != ""
-
-
-def _notes(r: object) -> str:
-    notes = []
-    if _set(getattr(r, "selected", None)):
-        notes.append(f"selected {escape(str(r.selected))}")
-    if getattr(r, "degenerate", 0):
-        notes.append(
-            f"[yellow]{MARK} degenerate ({int(r.degenerate)} of {int(r.runs)} runs): "
-            f"{escape(str(r.degenerate_reason))}[/yellow]"
-        )
-    if isinstance(getattr(r, "failed", None), str):
-        notes.append(f"[red]{escape(r.failed)}[/red]")
-    return "; ".join(notes)
 
 
 def leaderboard_long(runs: pd.DataFrame, registry: Registry) -> pd.DataFrame:
@@ -173,16 +150,16 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
             shown = pd.DataFrame(
                 {
                     "algorithm": [_label(str(r.configuration), r) for r in board.itertuples()],
-                    "seeds": board["seeds"].map(lambda v: _fmt(v, ".0f")),
+                    "seeds": board["seeds"].map(lambda v: fmt_value(v, ".0f")),
                     "online error": [
-                        _fmt(m, ".4f") + ("" if np.isnan(sd) else f" ± {sd:.4f}")
+                        fmt_value(m, ".4f") + ("" if np.isnan(sd) else f" ± {sd:.4f}")
                         for m, sd in zip(
                             board["online_error"], board["online_error_sd"], strict=True
                         )
                     ],
-                    "held-out error": board["test_error"].map(lambda v: _fmt(v, ".4f")),
-                    "SVs": board["n_support"].map(lambda v: _fmt(v, ".0f")),
-                    "µs/example": board["us_per_example"].map(lambda v: _fmt(v, ".2f")),
+                    "held-out error": board["test_error"].map(lambda v: fmt_value(v, ".4f")),
+                    "SVs": board["n_support"].map(lambda v: fmt_value(v, ".0f")),
+                    "µs/example": board["us_per_example"].map(lambda v: fmt_value(v, ".2f")),
                     **(
                         {"tuning cost": [tuning_cost_text(r) for r in board.itertuples()]}
                         if "tune_runs" in board and board["tune_runs"].notna().any()
@@ -193,7 +170,7 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                             x
                             for x in (
                                 f"selected {r.selected}"
-                                if _set(getattr(r, "selected", None))
+                                if is_set(getattr(r, "selected", None))
                                 else "",
                                 f"degenerate ({r.degenerate} of {r.runs} runs): {r.degenerate_reason}"
                                 if r.degenerate
@@ -236,49 +213,3 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
             metric="held-out error" if key == "test_error" else "online error",
         )
     raise ValueError(f"unknown format {fmt!r}")
-
-
-def print_leaderboard(
-    runs: pd.DataFrame, registry: Registry, console: Console | None = None, fmt: str = "table"
-) -> None:
-    """Print the leaderboards: rich tables, or the text of another format (``--format``)."""
-    console = console or output_console()
-    if fmt != "table":
-        console.file.write(format_leaderboard(runs, registry, fmt))
-        console.file.flush()
-        return
-    any_degenerate = False
-    for stream, board in leaderboard(runs, registry).items():
-        table = Table(title=f"[bold]{escape(stream)}[/bold]", title_justify="left")
-        tuned = "tune_runs" in board and bool(board["tune_runs"].notna().any())
-        for col, justify in (
-            ("algorithm", "left"),
-            ("seeds", "right"),
-            ("online error", "right"),
-            ("held-out error", "right"),
-            ("SVs", "right"),
-            ("kernel evals", "right"),
-            ("time (s)", "right"),
-            ("µs/example", "right"),
-            *((("tuning cost", "right"),) if tuned else ()),
-            ("notes", "left"),
-        ):
-            table.add_column(col, justify=justify)
-        for label, r in board.iterrows():
-            sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
-            any_degenerate |= bool(r.degenerate)
-            table.add_row(
-                escape(str(label)) + (f" [yellow]{MARK}[/yellow]" if r.degenerate else ""),
-                _fmt(r.seeds, ".0f"),
-                _fmt(r.online_error, ".4f") + sd,
-                _fmt(r.test_error, ".4f"),
-                _fmt(r.n_support, ".0f"),
-                _fmt(r.kernel_evals, ".3g"),
-                _fmt(r.time_s, ".3f"),
-                _fmt(r.us_per_example, ".2f"),
-                *((tuning_cost_text(r),) if tuned else ()),
-                _notes(r),
-            )
-        console.print(table)
-    if any_degenerate:
-        console.print(f"[yellow]{escape(LEGEND)}[/yellow]", highlight=False)

@@ -1,8 +1,6 @@
-"""Tables in the formats ``kbench show`` and ``kbench compare`` print: rich terminal tables,
-Markdown, booktabs LaTeX, CSV and JSON.
-
-The terminal console is as wide as the terminal, and unbounded when standard output is a
-file or a pipe, so a table sent to a pager or a file is never cut at 80 columns.
+"""Tables as text in the formats ``kbench show`` and ``kbench compare`` write: Markdown,
+booktabs LaTeX, CSV and JSON, and the small helpers their cells share. The rich terminal
+tables are drawn by :mod:`kbench.cli.render`.
 """
 
 from __future__ import annotations
@@ -10,46 +8,59 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
 
 from kbench.results.degenerate import LEGEND, MARK
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 """Values of ``--format``."""
 
-WIDE = 10_000
-"""Console width when standard output is not a terminal: wide enough for any table."""
 
-
-def output_console() -> Console:
-    """A console for standard output: the terminal's width, unbounded when not a terminal."""
-    if sys.stdout.isatty():
-        return Console()
-    return Console(width=WIDE, soft_wrap=False)
-
-
-def terminal_width() -> int:
-    """Columns of the terminal (80 when there is none), for callers that wrap text themselves."""
-    return shutil.get_terminal_size((80, 24)).columns
-
-
-def _plain(v: Any) -> Any:
+def plain(v: Any) -> Any:
+    """A value as JSON can hold it: NumPy scalars as Python numbers, NaN and infinities as
+    None, Series and dicts as dicts, lists and tuples as lists."""
     if isinstance(v, np.integer):
         return int(v)
     if isinstance(v, (np.floating, float)):
         return None if not math.isfinite(float(v)) else float(v)
     if isinstance(v, np.bool_):
         return bool(v)
+    if isinstance(v, pd.Series):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
     if v is pd.NA or v is pd.NaT:
         return None
     return v
+
+
+def fmt_value(value: Any, spec: str) -> str:
+    """A number formatted with ``spec``; a dash where it is missing (None or NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return format(value, spec)
+
+
+def seed_label(seed: Any) -> str:
+    """A seed as a block name: ``3`` for 3 or 3.0, the value as written otherwise."""
+    try:
+        f = float(seed)
+    except (TypeError, ValueError):
+        return str(seed)
+    return f"{int(f)}" if f.is_integer() else str(seed)
+
+
+def short_stream_names(streams: Sequence[Any]) -> dict[Any, str]:
+    """Data-set names (a stream label up to its parameters) where they tell the streams
+    apart, the full labels otherwise."""
+    base = {s: str(s).split("[")[0] for s in streams}
+    return base if len(set(base.values())) == len(base) else {s: str(s) for s in streams}
 
 
 def to_csv(frame: pd.DataFrame) -> str:
@@ -61,7 +72,7 @@ def to_csv(frame: pd.DataFrame) -> str:
 
 def to_json(frame: pd.DataFrame, **extra: Any) -> str:
     """A table as JSON: ``{"rows": [...], **extra}``; NaN becomes null."""
-    rows = [{str(k): _plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+    rows = [{str(k): plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
     return json.dumps({**extra, "rows": rows}, indent=2, allow_nan=False, default=str)
 
 

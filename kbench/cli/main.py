@@ -284,8 +284,8 @@ def run(
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
     the same command again resumes: tasks with results are skipped.
     """
-    from kbench.analysis.leaderboard import print_leaderboard
     from kbench.cli.progress import RichProgress
+    from kbench.cli.render import print_leaderboard
     from kbench.execution.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
     from kbench.execution.tuned_study import run_study
     from kbench.results.store import ResultsStore
@@ -396,7 +396,7 @@ def run(
 )
 def show(results: Path, fmt: str, tuning: bool) -> None:
     """Print the leaderboards of an existing RESULTS folder."""
-    from kbench.analysis.leaderboard import print_leaderboard
+    from kbench.cli.render import print_leaderboard
     from kbench.results.store import load_results
 
     if tuning:

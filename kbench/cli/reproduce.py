@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kbench.analysis.tables import output_console
+from kbench.cli.render import output_console
 from kbench.core.errors import KbenchError
 from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
 
