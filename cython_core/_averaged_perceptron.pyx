@@ -10,32 +10,9 @@ scores (the mistake test) and the averaged ones (the prediction).
 """
 from libc.math cimport NAN, isfinite
 from libc.string cimport memcpy
-from scipy.linalg.cython_blas cimport dgemv
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
-from kbench.cython_core._labels cimport _sign_label
-
-
-cdef inline Py_ssize_t _argmax(const double* s, Py_ssize_t C) noexcept nogil:
-    cdef Py_ssize_t c, best = 0
-    for c in range(1, C):
-        if s[c] > s[best]:
-            best = c
-    return best
-
-
-cdef inline void _scores(const double* coef, Py_ssize_t m, Py_ssize_t C2, const double* krow,
-                         double* out) noexcept nogil:
-    """out[c] = Σ_{i<m} krow[i]·coef[i, c] for the 2C columns."""
-    cdef int one = 1, mm = <int>m, nc = <int>C2
-    cdef double a1 = 1.0, b0 = 0.0
-    cdef char nt = b'N'
-    cdef Py_ssize_t c
-    if m == 0:
-        for c in range(C2):
-            out[c] = 0.0
-        return
-    dgemv(&nt, &nc, &mm, &a1, <double*>coef, &nc, <double*>krow, &one, &b0, out, &one)
+from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row, _sq_row
+from kbench.cython_core._labels cimport _argmax, _sign_label
 
 
 cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept nogil:
@@ -95,11 +72,9 @@ def avg_perceptron_block(int kind, double gamma, double scale, double offset, do
         while i < n:
             if m == cap:
                 break
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
-                        &X[i, 0], xsq, &krow[0])
-            evals += m
-            _scores(&coef[0, 0], m, C2, &krow[0], &scores[0])
+            evals += _sq_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], False, &xsq, &krow[0])
+            _expansion(&krow[0], &coef[0, 0], m, C2, 1.0, &scores[0])
             pred[i] = _predict(&scores[0], C, T)
             T += 1
             w = <double>(T - 1)
@@ -147,5 +122,5 @@ def raw_scores(int kind, double gamma, double scale, double offset, double degre
         xsq = _dot(&x[0], &x[0], <int>d) if d > 0 else 0.0
         _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0], &x[0], xsq,
                     &krow[0])
-        _scores(&coef[0, 0], m, coef.shape[1], &krow[0], &scores[0])
+        _expansion(&krow[0], &coef[0, 0], m, coef.shape[1], 1.0, &scores[0])
     return scores

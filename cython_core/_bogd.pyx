@@ -3,9 +3,9 @@ from libc.math cimport fabs
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._kernels cimport _expansion, _sq_row
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._budget_ops cimport _rng_below, _rng_uniform, _scores
+from kbench.cython_core._budget_ops cimport _rng_below, _rng_uniform
 from kbench.cython_core._losses cimport _loss_deriv
 
 
@@ -34,12 +34,9 @@ def bogd_block(int kind, double gamma, double kscale, double koffset, double deg
     cdef double f, xsq, g, total, u, acc, pj
     with nogil:
         for i in range(n):
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == 0):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
-            _scores(&krow[0], &a[0], m, 1, cs, &f)
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            _expansion(&krow[0], &a[0], m, 1, cs, &f)
             pred[i] = _sign_label(f)
             if loss_kind == NOT_COMPILED:
                 g = g_given

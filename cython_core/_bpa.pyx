@@ -1,9 +1,8 @@
 """Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport _expansion, _kernel_one, _sq_row
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._budget_ops cimport _scores
 
 
 cdef enum:
@@ -28,12 +27,9 @@ def bpa_s_block(int kind, double gamma, double kscale, double koffset, double de
     cdef double f, xsq, kxx, loss, tau, cost, best, beta
     with nogil:
         for i in range(n):
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == 0):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
-            _scores(&krow[0], &a[0], m, 1, 1.0, &f)
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            _expansion(&krow[0], &a[0], m, 1, 1.0, &f)
             pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f
             if loss <= 0.0:

@@ -9,9 +9,9 @@ has no budget (the arrays grow) and an optional projection onto the ball of radi
 from libc.math cimport exp, log, sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_one, _kernel_row, _sq_row
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve, _scores
+from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
 
 
 cdef enum:
@@ -157,12 +157,9 @@ def bsgd_block(int kind, double gamma, double kscale, double koffset, double deg
         while i < n:
             if mode == M_NONE and m == cap:
                 break  # Python grows the arrays and calls again from row i
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == start):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
-            _scores(&krow[0], &alpha[0, 0], m, C, cs, &scores[0])
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == start, &xsq, &krow[0])
+            _expansion(&krow[0], &alpha[0, 0], m, C, cs, &scores[0])
             yi = <Py_ssize_t>y[i]
             if C == 1:
                 f = scores[0]

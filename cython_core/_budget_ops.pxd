@@ -1,11 +1,10 @@
-# Shared inline pieces of the budgeted learners: a seeded random generator, class scores,
-# and the incremental inverse of a kernel matrix. Cimported by _budget_perceptrons.pyx,
+# Shared inline pieces of the budgeted learners: a seeded random generator and the
+# incremental inverse of a kernel matrix. Cimported by _budget_perceptrons.pyx,
 # _bpa.pyx, _bsgd.pyx, _bogd.pyx and _feature_maps.pyx (inline, so no import at run time).
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dgemv, dger
 
-from kbench.cython_core._kernels cimport _dot
 
 
 # -- random numbers ---------------------------------------------------------------------------
@@ -32,29 +31,6 @@ cdef inline Py_ssize_t _rng_below(uint64_t* s, Py_ssize_t n) noexcept nogil:
     """A uniform index in 0..n−1 (the bias of flooring u·n is below 2⁻⁴⁰ for n < 2¹³)."""
     cdef Py_ssize_t r = <Py_ssize_t>(_rng_uniform(s) * <double>n)
     return r if r < n else n - 1
-
-
-# -- scores -----------------------------------------------------------------------------------
-
-cdef inline void _scores(const double* krow, const double* alpha, Py_ssize_t m, Py_ssize_t C,
-                         double cs, double* out) noexcept nogil:
-    """out[c] = cs · Σ_{i<m} krow[i] alpha[i, c] for the row-major m×C block alpha.
-
-    One column uses ddot, several one dgemv; the per-example Python path calls the same
-    function (through each module's ``scores``) so both paths agree to the last bit.
-    """
-    cdef int one = 1, mm = <int>m, nc = <int>C
-    cdef double a1 = 1.0, b0 = 0.0
-    cdef char nt = b'N'
-    cdef Py_ssize_t c
-    if m <= 0:
-        for c in range(C):
-            out[c] = 0.0
-        return
-    if C == 1:
-        out[0] = cs * _dot(krow, alpha, mm)
-        return
-    dgemv(&nt, &nc, &mm, &cs, <double*>alpha, &nc, <double*>krow, &one, &b0, out, &one)
 
 
 # -- the incremental inverse of a kernel matrix -----------------------------------------------

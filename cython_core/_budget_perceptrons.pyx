@@ -11,11 +11,9 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_one, _kernel_row, _sq_row
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._budget_ops cimport (
-    _kinv_append, _kinv_solve, _rng_below, _rng_uniform, _scores,
-)
+from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_solve, _rng_below, _rng_uniform
 
 
 cdef enum:
@@ -32,7 +30,7 @@ def scores(const double[::1] krow, const double[:, ::1] alpha, Py_ssize_t m, dou
            double[::1] out):
     """out = cs · alpha[:m]ᵀ krow[:m], with the arithmetic of the block loops."""
     with nogil:
-        _scores(&krow[0], &alpha[0, 0], m, alpha.shape[1], cs, &out[0])
+        _expansion(&krow[0], &alpha[0, 0], m, alpha.shape[1], cs, &out[0])
 
 
 def sqnorm(const double[::1] x):
@@ -68,12 +66,9 @@ def rbp_block(int kind, double gamma, double kscale, double koffset, double degr
     cdef bint mistake
     with nogil:
         for i in range(n):
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == 0):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
-            _scores(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            _expansion(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
             if C == 1:
                 f = scores[0]
                 pred[i] = _sign_label(f)
@@ -157,12 +152,9 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
     cdef double f, xsq, fr, yr, mu, sigma, phi, out
     with nogil:
         for i in range(n):
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == 0):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
-            _scores(&krow[0], &a[0], m, 1, cs, &out)
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            _expansion(&krow[0], &a[0], m, 1, cs, &out)
             f = out
             pred[i] = _sign_label(f)
             if y[i] * f > 0.0:
@@ -180,7 +172,7 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
                 _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
                             &SV[r, 0], sq[r], &krow2[0])
                 evals += m
-            _scores(&krow2[0], &a[0], m, 1, cs, &out)
+            _expansion(&krow2[0], &a[0], m, 1, cs, &out)
             fr = out + y[i] * krow[r]  # f'(x_r) with f' = f + y_t k(x_t, ·)
             yr = 1.0 if a[r] > 0.0 else -1.0  # shrinking keeps the sign of the label
             mu = yr * fr
@@ -236,12 +228,9 @@ def projectron_block(int kind, double gamma, double kscale, double koffset, doub
     cdef int one = 1, mm, nc = <int>C
     with nogil:
         for i in range(n):
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == 0):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
-            _scores(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            _expansion(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
             yi = <Py_ssize_t>y[i]
             if C == 1:
                 f = scores[0]

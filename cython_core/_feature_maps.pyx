@@ -10,9 +10,8 @@ from libc.math cimport exp, sqrt
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy, dgemv
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._kernels cimport _dot, _expansion, _sq_row
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._budget_ops cimport _scores
 from kbench.cython_core._losses cimport _loss_deriv
 
 
@@ -233,18 +232,15 @@ def nogd_block(int kind, double gamma, double kscale, double koffset, double deg
     i = start
     with nogil:
         while i < n:
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == start):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
+            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == start, &xsq, &krow[0])
             if nystrom:
                 # z = Mmap k: Mmap row-major r×B is column-major B×r, so z = Mmap_cmᵀ k.
                 dgemv(&tr, &BB, &rr, &a1, <double*>&Mmap[0, 0], &BB, <double*>&krow[0], &one, &b0, &z[0],
               &one)
                 _linear_scores(&W[0, 0], r, C, &z[0], &scores[0])
             else:
-                _scores(&krow[0], &A[0, 0], m, C, 1.0, &scores[0])
+                _expansion(&krow[0], &A[0, 0], m, C, 1.0, &scores[0])
             pred[i] = _predict(task, &scores[0], C)
             if loss_kind == NOT_COMPILED:
                 nonzero = False

@@ -208,3 +208,22 @@ cdef inline void _kc_clear(KCache* c) noexcept nogil:
             c.key_slot[c.key[s]] = -1
         c.key[s] = -1
         c.length[s] = 0
+
+
+cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
+                                 long long* ids, long long* id_slot, Py_ssize_t n_ids,
+                                 Py_ssize_t d, Py_ssize_t i, Py_ssize_t last) noexcept nogil:
+    """Delete support vector i of a learner's store of ``last + 1``: its training id (ids,
+    mapped back by id_slot for ids below n_ids) is forgotten, and the last vector, its norm,
+    label and id move into slot i, here and in the cache. The learner moves its own
+    coefficients and shrinks its count."""
+    if ids[i] >= 0 and ids[i] < n_ids:
+        id_slot[ids[i]] = -1
+    if i != last:
+        memcpy(SV + i * d, SV + last * d, d * sizeof(double))
+        sq[i] = sq[last]
+        lab[i] = lab[last]
+        ids[i] = ids[last]
+        if ids[i] >= 0 and ids[i] < n_ids:
+            id_slot[ids[i]] = i
+    _kc_move(c, i, last)

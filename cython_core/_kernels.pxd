@@ -116,3 +116,40 @@ cdef inline double _kernel_one(int kind, double gamma, double scale, double offs
         kb_laplacian_d(a, 1, d, b, gamma, &out)
         return out
     return _transform(kind, _dot(a, b, <int>d), asq, bsq, gamma, scale, offset, degree)
+
+
+cdef inline Py_ssize_t _sq_row(int kind, double gamma, double scale, double offset,
+                               double degree, const double* S, Py_ssize_t m, Py_ssize_t d,
+                               const double* sq, const double* x, bint have_row, double* xsq,
+                               double* out) noexcept nogil:
+    """The first steps of every compiled block loop: ‖x‖² into xsq, then the kernel row of x
+    against the first m rows of S into out, unless ``have_row`` (the caller put it there).
+    Returns the number of kernel values computed (m, or 0)."""
+    xsq[0] = _dot(x, x, <int>d) if d > 0 else 0.0
+    if have_row:
+        return 0
+    _kernel_row(kind, gamma, scale, offset, degree, S, m, d, sq, x, xsq[0], out)
+    return m
+
+
+cdef inline void _expansion(const double* k, const double* A, Py_ssize_t m, Py_ssize_t nc,
+                            double cs, double* out) noexcept nogil:
+    """out[c] = cs · Σ_{i<m} k[i] A[i, c] for the row-major m×nc block A: the scores of a
+    kernel expansion from its kernel row.
+
+    One column uses ddot, several one dgemv (a one-row gemv reads with a stride and is
+    slower). Every compiled learner and kbench.cython_core._kernels.expansion make these
+    same calls, so block loops and per-example paths sum in the same order.
+    """
+    cdef int one = 1, mm = <int>m, ncc = <int>nc
+    cdef double b0 = 0.0
+    cdef char nt = b'N'
+    cdef Py_ssize_t c
+    if m <= 0:
+        for c in range(nc):
+            out[c] = 0.0
+        return
+    if nc == 1:
+        out[0] = cs * _dot(k, A, mm)
+        return
+    dgemv(&nt, &ncc, &mm, &cs, <double*>A, &ncc, <double*>k, &one, &b0, out, &one)

@@ -247,10 +247,10 @@ def sq_norms(A, out):
                 o32[i] = sdot(&d, a32 + i * d, &one, a32 + i * d, &one) if d > 0 else 0.0
 
 
-cdef inline void _expansion_impl(const floating* k, const floating* alpha, Py_ssize_t m,
-                                 Py_ssize_t nc, floating* out) noexcept nogil:
+cdef inline void _expansion_f(const float* k, const float* alpha, Py_ssize_t m,
+                              Py_ssize_t nc, float* out) noexcept nogil:
+    """_expansion (in _kernels.pxd) in float32: the same calls, sdot and sgemv."""
     cdef int n = <int>m, ncc = <int>nc, one = 1
-    cdef double a = 1.0, b = 0.0
     cdef float af = 1.0, bf = 0.0
     cdef char nt = b'N'
     cdef Py_ssize_t c
@@ -258,16 +258,8 @@ cdef inline void _expansion_impl(const floating* k, const floating* alpha, Py_ss
         for c in range(nc):
             out[c] = 0
         return
-    # alpha (row-major m×C) is column-major C×m: out = alphaᵀ k. For C = 1 a dot product
-    # (a one-row gemv reads with a stride and is slower); the compiled learners' loops make
-    # these same calls, so both paths sum in the same order.
     if nc == 1:
-        if floating is double:
-            out[0] = ddot(&n, <double*>k, &one, <double*>alpha, &one)
-        else:
-            out[0] = sdot(&n, <float*>k, &one, <float*>alpha, &one)
-    elif floating is double:
-        dgemv(&nt, &ncc, &n, &a, <double*>alpha, &ncc, <double*>k, &one, &b, out, &one)
+        out[0] = sdot(&n, <float*>k, &one, <float*>alpha, &one)
     else:
         sgemv(&nt, &ncc, &n, &af, <float*>alpha, &ncc, <float*>k, &one, &bf, out, &one)
 
@@ -290,9 +282,9 @@ def expansion(k, alpha, Py_ssize_t m, out):
     cdef void* po = _data(out)
     with nogil:
         if t == cnp.NPY_FLOAT:
-            _expansion_impl(<const float*>pk, <const float*>pa, m, nc, <float*>po)
+            _expansion_f(<const float*>pk, <const float*>pa, m, nc, <float*>po)
         else:
-            _expansion_impl(<const double*>pk, <const double*>pa, m, nc, <double*>po)
+            _expansion(<const double*>pk, <const double*>pa, m, nc, 1.0, <double*>po)
 
 
 def decision_block(int kind, double gamma, double scale, double offset, double degree,

@@ -30,7 +30,7 @@ from scipy.linalg.cython_blas cimport daxpy, ddot
 from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport (
-    KCache, KParams, _kc_fetch, _kc_move, _kc_store, _kc_view,
+    KCache, KParams, _kc_fetch, _kc_remove_slot, _kc_store, _kc_view,
 )
 
 
@@ -188,21 +188,15 @@ cdef class LasvmCore:
             self.n_pos -= 1
         else:
             self.n_neg -= 1
-        if self.ids[i] >= 0 and self.ids[i] < self.n_ids:
-            self.id_slot[self.ids[i]] = -1
         if i != last:
-            memcpy(&self.SV[i, 0], &self.SV[last, 0], self.d * sizeof(double))
-            self.sq[i] = self.sq[last]
             self.alpha[i] = self.alpha[last]
             self.g[i] = self.g[last]
-            self.lab[i] = self.lab[last]
-            self.ids[i] = self.ids[last]
-            if self.ids[i] >= 0 and self.ids[i] < self.n_ids:
-                self.id_slot[self.ids[i]] = i
         self.alpha[last] = 0.0
+        _kc_remove_slot(&self.cache, &self.SV[0, 0], &self.sq[0], &self.lab[0], &self.ids[0],
+                        &self.id_slot[0] if self.n_ids > 0 else NULL, self.n_ids, self.d, i,
+                        last)
         self.m = last
         self.removed += 1
-        _kc_move(&self.cache, i, last)
 
     cdef void _step(self, Py_ssize_t i, Py_ssize_t j, const double* Ki,
                     const double* Kj) noexcept nogil:

@@ -14,9 +14,9 @@ paths share one implementation of the update.
 from libc.math cimport exp, sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._kernels cimport _expansion, _sq_row
 from kbench.cython_core._online_ops cimport (
-    Cfg, OnlineConfig, NU_MARGIN, NU_OFF, _expansion, _gradient, _predict,
+    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _gradient, _predict,
 )
 
 
@@ -135,11 +135,10 @@ def norma_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, do
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>state[N_M]
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, &SV[0, 0], m, d, &sq[0],
-                        &X[i, 0], xsq, &krow[0])
-            state[N_EVALS] += m
-            _expansion(&krow[0], &A[0, 0], m, C, F)
+            state[N_EVALS] += _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree,
+                                      &SV[0, 0], m, d, &sq[0], &X[i, 0], False, &xsq,
+                                      &krow[0])
+            _expansion(&krow[0], &A[0, 0], m, C, 1.0, F)
             cs = state[N_SCALE]
             for c in range(C):
                 F[c] = cs * F[c] + b[c]

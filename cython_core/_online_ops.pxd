@@ -8,7 +8,6 @@
 # functions are mirrored formula for formula in plugins/algorithms/_online_kernel.py: the
 # per-example Python path and the compiled block loop must agree.
 from libc.math cimport NAN, exp, fabs, isfinite
-from scipy.linalg.cython_blas cimport ddot, dgemv
 
 from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _transform
 from kbench.cython_core._labels cimport _rival
@@ -153,24 +152,6 @@ cdef inline double _predict(const Cfg* g, const double* Fb, double margin) noexc
     if g.task == T_NOVELTY:
         return 1.0 if Fb[0] - margin >= 0.0 else -1.0
     return 1.0 if Fb[0] >= 0.0 else -1.0
-
-
-cdef inline void _expansion(const double* k, const double* A, Py_ssize_t m, Py_ssize_t nc,
-                            double* out) noexcept nogil:
-    """out = A[:m]ᵀ k for the row-major m×nc block A: the same BLAS call as
-    kbench.cython_core._kernels.expansion, so both paths sum in the same order."""
-    cdef int n = <int>m, ncc = <int>nc, one = 1
-    cdef double a = 1.0, b = 0.0
-    cdef char nt = b'N'
-    cdef Py_ssize_t c
-    if m <= 0:
-        for c in range(nc):
-            out[c] = 0.0
-        return
-    if nc == 1:
-        out[0] = ddot(&n, <double*>k, &one, <double*>A, &one)
-    else:
-        dgemv(&nt, &ncc, &n, &a, <double*>A, &ncc, <double*>k, &one, &b, out, &one)
 
 
 cdef inline double _self_kernel(const Cfg* g, const double* x, Py_ssize_t d,

@@ -7,7 +7,7 @@ with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 """
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _dot, _kernel_one, _sq_row
 from kbench.cython_core._labels cimport _sign_label
 
 
@@ -44,11 +44,8 @@ def pa_block(int kind, double gamma, double scale, double offset, double degree,
     i = start
     with nogil:
         while i < n:
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            if not (have_row and i == 0):
-                _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
-                            &X[i, 0], xsq, &krow[0])
-                evals += m
+            evals += _sq_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
             f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
             pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f

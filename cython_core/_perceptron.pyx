@@ -2,7 +2,7 @@
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dgemv
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._kernels cimport _dot, _sq_row
 from kbench.cython_core._labels cimport _class_label, _sign_label
 
 
@@ -30,10 +30,8 @@ def perceptron_block(int kind, double gamma, double scale, double offset, double
     i = start
     with nogil:
         while i < n:
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
-                        &X[i, 0], xsq, &krow[0])
-            evals += m
+            evals += _sq_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
+                             &X[i, 0], False, &xsq, &krow[0])
             if C == 1:
                 f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
                 pred[i] = _sign_label(f)

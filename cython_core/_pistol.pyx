@@ -20,10 +20,8 @@ losses), so that both paths do the same arithmetic.
 from libc.math cimport exp, log, sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
-from kbench.cython_core._online_ops cimport (
-    Cfg, OnlineConfig, _expansion, _gradient, _predict, _self_kernel,
-)
+from kbench.cython_core._kernels cimport _expansion, _sq_row
+from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _self_kernel
 
 
 # Modes and outputs. Keep in sync with plugins/algorithms/_averaged.py.
@@ -200,11 +198,10 @@ def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1
                 expo = state[S_NORM2] / (2.0 * state[S_ALPHA])
                 if expo > state[S_MAX_EXP]:
                     state[S_MAX_EXP] = expo
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, &SV[0, 0], m, d, &sq[0],
-                        &X[i, 0], xsq, &krow[0])
-            state[S_EVALS] += m
-            _expansion(&krow[0], &A[0, 0], m, 2 * C, GU)
+            state[S_EVALS] += _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree,
+                                      &SV[0, 0], m, d, &sq[0], &X[i, 0], False, &xsq,
+                                      &krow[0])
+            _expansion(&krow[0], &A[0, 0], m, 2 * C, 1.0, GU)
             _outputs(&q, &state[0], GU, C, w, Fon, Fout)
             pred[i] = _predict(&g, Fout, g.margin)
             _gradient(&g, 0.0, Fon, Fon, y[i], xi, chi)

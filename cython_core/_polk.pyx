@@ -32,10 +32,8 @@ from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dger, dsymv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
-from kbench.cython_core._online_ops cimport (
-    Cfg, OnlineConfig, _expansion, _gradient, _predict, _self_kernel,
-)
+from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row
+from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _self_kernel
 
 import numpy as np
 
@@ -590,7 +588,7 @@ def polk_block(OnlineConfig cfg not None, const double[::1] params, double[::1] 
             _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, mo.D, M, d, mo.sq,
                         &X[i, 0], xsq, mo.Kb + ns * cap)
             state[S_EVALS] += M
-            _expansion(mo.Kb + ns * cap, mo.W, M, C, F)
+            _expansion(mo.Kb + ns * cap, mo.W, M, C, 1.0, F)
             pred[i] = _predict(&g, F, g.margin)
             _gradient(&g, 0.0, F, F, y[i], xi, chi)
             nonzero = False

@@ -251,15 +251,25 @@ def check_rows(starts, ends, indices, Py_ssize_t d=-1):
         raise ValueError(f"kbench: sparse row {row}: {_index_reason(pi + ps[row], bad, d)}")
 
 
-cdef int _choose(int strategy, object work) except -1:
+cdef int _choose(int kind, int strategy, object work, str what, Py_ssize_t* d) except -1:
+    """Check the kernel kind and the strategy; the strategy to use, with d the length of the
+    work vector when it scatters (its indices' bound), else -1."""
+    if kind < K_LINEAR or kind > K_LAPLACIAN:
+        raise ValueError(f"kbench: sparse {what}: unknown kernel kind {kind}")
     if strategy == S_AUTO:
         # The scatter wins whenever it may be used (scripts/bench_sparse.py): its inner loop
         # is a branch-free gather, the merge's an unpredictable walk over two lists.
-        return S_SCATTER if work is not None else S_MERGE
-    if strategy == S_MERGE or strategy == S_SCATTER:
-        return strategy
-    raise ValueError(f"kbench: sparse kernel row: unknown strategy {strategy} "
-                     f"(0 auto, 1 merge, 2 scatter)")
+        strategy = S_SCATTER if work is not None else S_MERGE
+    elif strategy != S_MERGE and strategy != S_SCATTER:
+        raise ValueError(f"kbench: sparse kernel row: unknown strategy {strategy} "
+                         f"(0 auto, 1 merge, 2 scatter)")
+    d[0] = -1
+    if strategy == S_SCATTER:
+        if work is None:
+            raise ValueError("kbench: the scatter strategy needs a work vector")
+        _need(work, cnp.NPY_DOUBLE, True, "work", "float64")
+        d[0] = _len(work)
+    return strategy
 
 
 cdef Py_ssize_t _check_store(object starts, object ends, object indices, object data,
@@ -325,15 +335,8 @@ def kernel_row(int kind, double gamma, double scale, double offset, double degre
     scattering) in O(nnz(x)); the stored rows' spans in O(m).
     """
     cdef bint rbf = kind == K_RBF
-    if kind < K_LINEAR or kind > K_LAPLACIAN:
-        raise ValueError(f"kbench: sparse kernel row: unknown kernel kind {kind}")
-    strategy = _choose(strategy, work)
-    cdef Py_ssize_t d = -1
-    if strategy == S_SCATTER:
-        if work is None:
-            raise ValueError("kbench: the scatter strategy needs a work vector")
-        _need(work, cnp.NPY_DOUBLE, True, "work", "float64")
-        d = _len(work)
+    cdef Py_ssize_t d
+    strategy = _choose(kind, strategy, work, "kernel row", &d)
     _check_x(x_indices, x_data, d)
     m = _check_store(starts, ends, indices, data, sq, m, rbf)
     _need(out, cnp.NPY_DOUBLE, True, "out", "float64")
@@ -371,15 +374,8 @@ def kernel_block(int kind, double gamma, double scale, double offset, double deg
     The examples' rows are checked in full (sorted, below len(work) when scattering).
     """
     cdef bint rbf = kind == K_RBF
-    if kind < K_LINEAR or kind > K_LAPLACIAN:
-        raise ValueError(f"kbench: sparse kernel block: unknown kernel kind {kind}")
-    strategy = _choose(strategy, work)
-    cdef Py_ssize_t d = -1
-    if strategy == S_SCATTER:
-        if work is None:
-            raise ValueError("kbench: the scatter strategy needs a work vector")
-        _need(work, cnp.NPY_DOUBLE, True, "work", "float64")
-        d = _len(work)
+    cdef Py_ssize_t d
+    strategy = _choose(kind, strategy, work, "kernel block", &d)
     _need(x_data, cnp.NPY_DOUBLE, False, "x_data", "float64")
     if _len(x_indices) != _len(x_data):
         raise ValueError(f"kbench: sparse examples: {_len(x_indices)} indices but "

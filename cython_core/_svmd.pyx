@@ -16,9 +16,9 @@ evaluating the loss plugin. ``py_gradient`` exposes the compiled loss gradients 
 from libc.math cimport exp
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _kernel_row
+from kbench.cython_core._kernels cimport _expansion, _kernel_row, _sq_row
 from kbench.cython_core._online_ops cimport (
-    Cfg, OnlineConfig, L_PYTHON, NU_MARGIN, NU_OFF, _expansion, _gradient, _predict, _self_kernel,
+    Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _gradient, _predict, _self_kernel,
 )
 
 
@@ -137,7 +137,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
                 kjt = k[slot]
                 kjj = kj[slot]
                 row = AB + slot * C2
-                _expansion(kj, AB, m, C2, fv + C2)             # [f | v](x_j), old terms
+                _expansion(kj, AB, m, C2, 1.0, fv + C2)        # [f | v](x_j), old terms
                 for c in range(C2):
                     fv[C2 + c] += fv[c] * kjt                  # plus the new term
                 for c in range(C):
@@ -215,11 +215,10 @@ def svmd_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, dou
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>state[V_M]
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, &SV[0, 0], m, d, &sq[0],
-                        &X[i, 0], xsq, &krow[0])
-            state[V_EVALS] += m
-            _expansion(&krow[0], &AB[0, 0], m, 2 * C, FV)
+            state[V_EVALS] += _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree,
+                                      &SV[0, 0], m, d, &sq[0], &X[i, 0], False, &xsq,
+                                      &krow[0])
+            _expansion(&krow[0], &AB[0, 0], m, 2 * C, 1.0, FV)
             for c in range(C):
                 Fb[c] = FV[c] + off[c]
             eps = state[V_EPS]
