@@ -30,7 +30,6 @@ from typing import Any
 
 from kbench.core.errors import DataError
 from kbench.data.downloads import data_dir, decompress, download, plain_name
-from kbench.data.readers import MAX_ELEMENTS
 
 BASE = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/"
 
@@ -98,17 +97,6 @@ class Entry:
         """Bytes to download (None when a file's size is not recorded)."""
         sizes = [f.size for f in self.files]
         return None if None in sizes else sum(s for s in sizes if s is not None)
-
-    def too_dense(self, max_elements: int = MAX_ELEMENTS) -> str | None:
-        """Why the entry cannot be held as dense arrays, or None when it can."""
-        values = (self.n + self.n_test) * self.d
-        if values <= max_elements:
-            return None
-        return (
-            f"libsvm[name={self.name}]: {self.n + self.n_test} examples × {self.d} features "
-            f"would need {values * 8 / 1e9:.0f} GB as dense float64 arrays, over kbench's "
-            f"dense limit of {max_elements} values; this data set needs sparse stream support"
-        )
 
 
 def _e(name: str, task: str, d: int, n: int, train: File, test: File | None = None,

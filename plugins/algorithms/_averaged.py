@@ -18,11 +18,11 @@ import math
 from typing import Any
 
 import numpy as np
-from kbench.cython_core import _kernels, _pistol
-from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _kernels, _pistol
+from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
 MODES = {"pistol": 0, "sgd": 1}
 OUTPUTS = {"average": 0, "last": 1}
@@ -36,13 +36,7 @@ class MultiplierOverflow(FloatingPointError):
 
 
 class AveragedExpansion(Algorithm):
-    """Common machinery of PiSTOL and kernel SGD (not registered itself).
-
-    Parameters
-    ----------
-    kernel, loss, task, n_classes, seed
-        As for every kbench algorithm.
-    """
+    """Common machinery of PiSTOL and kernel SGD (not registered itself)."""
 
     tasks = frozenset({"binary", "multiclass", "regression"})
     uses_loss = True

@@ -13,12 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kbench.cython_core import _bsgd, _budget_perceptrons
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse, self_kernel
 
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _bsgd, _budget_perceptrons
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_parts,
+    is_sparse,
+    self_kernel,
+)
 
 #: The kernel tuple the compiled loops receive for a kernel they cannot compute.
 NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
@@ -126,18 +132,20 @@ class BudgetLearner(Algorithm):
         n = X.shape[0]
         pred = np.empty(n)
         one, label = np.empty(1), np.empty(1)
+        kern = compiled_kernel(self.kernel)
         compiled, self._compiled = self._compiled, None  # the update reads krow and kxx
         try:
             for i in range(n):
                 a, b = indptr[i], indptr[i + 1]
                 x = (indices[a:b], data[a:b])
-                rows.row(self.kernel, x, buf)
+                xsq = float(x[1] @ x[1])
+                rows.row(kern, x, xsq, buf)
                 mark = rows.next_mark()
-                self._given_kxx = self_kernel(self.kernel, float(x[1] @ x[1]))
+                self._given_kxx = self_kernel(kern, xsq)
                 label[0] = y[i]
-                self._run(mark[None, :], label, one, True)
+                self._run(mark, label, one, True)
                 pred[i] = one[0]
-                rows.sync(buf, x, float(mark[0]))
+                rows.sync(buf, x, rows.count)
         finally:
             self._compiled, self._given_kxx = compiled, None
             buf.touch()

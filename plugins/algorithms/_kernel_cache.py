@@ -12,9 +12,9 @@ The module name starts with an underscore, so the registry does not load it as a
 from __future__ import annotations
 
 import numpy as np
-from kbench.cython_core import _kernel_cache as kc
 
 from kbench.core.components import Kernel
+from kbench.cython_core import _kernel_cache as kc
 
 #: Bytes per MB of the ``cache_mb`` parameters.
 MB = 1 << 20

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+
+from kbench.core.components import Algorithm, Kernel, Loss, param
+from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels
 from kbench.cython_core._online_ops import MulticlassLoss, NuMode, OnlineConfig, Task
 from kbench.plugins.losses.margin import Hinge
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 from kbench.plugins.losses.novelty import NoveltyHinge
 from kbench.plugins.losses.regression import EpsilonInsensitive
-
-from kbench.core.components import Algorithm, Kernel, Loss, param
-from kbench.core.support_buffer import SupportBuffer
 
 #: Task codes of the compiled loops, by task name (the cpdef enum Task of _online_ops).
 TASK_CODES = {member.name[2:].lower(): int(member) for member in Task}
@@ -194,11 +194,6 @@ class OnlineKernelLearner(Algorithm):
 
     Not registered itself. Subclasses set ``columns_per_output`` (coefficient columns per
     score: 1 for f alone, 2 for f and SVMD's trace v) and implement the update.
-
-    Parameters
-    ----------
-    kernel, loss, task, n_classes, seed
-        As for every kbench algorithm.
     """
 
     tasks = frozenset(TASK_CODES)

@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kbench.cython_core import _kernels
-from kbench.plugins.algorithms._example_ids import ExampleIds
-from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
+from kbench.cython_core import _kernels
+from kbench.plugins.algorithms._example_ids import ExampleIds
+from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 
 #: Slots allocated at first; the arrays double when full.
 INITIAL_CAPACITY = 64

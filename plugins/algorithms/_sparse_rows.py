@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from kbench.core.components import Kernel
 from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _sparse
 
 #: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
 K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
@@ -42,11 +43,16 @@ def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-def self_kernel(kernel: Kernel, xsq: float) -> float:
-    """k(x, x) of a built-in kernel from ‖x‖²."""
+def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:
+    """The kernel's compiled tuple; sparse rows are computed only for built-in kernels."""
     compiled = kernel.compiled()
     if compiled is None:
-        raise ValueError(f"sparse input needs a built-in kernel, not {type(kernel).__name__}")
+        raise TypeError(f"sparse input needs a built-in kernel, not {type(kernel).__name__}")
+    return compiled
+
+
+def self_kernel(compiled: tuple[int, float, float, float, float], xsq: float) -> float:
+    """k(x, x) of a built-in kernel (its compiled tuple) from ‖x‖²."""
     kind, _gamma, scale, offset, degree = compiled
     if kind == K_LINEAR:
         return xsq
@@ -72,19 +78,33 @@ class MarkedRows:
         self.store = SparseSupportBuffer(d, capacity, n_outputs=n_outputs, growable=True)
         self.marks = np.zeros(capacity)
         self.count = 0.0
+        self._mark = np.zeros((1, 1))
 
     def next_mark(self) -> np.ndarray:
-        """The stand-in row of the next example: its mark (1, 2, ...; exact in float64)."""
+        """The stand-in row of the next example, ``(1, 1)``: its mark (1, 2, ...; exact in
+        float64). The same array each time: the update copies the value it stores."""
         self.count += 1.0
-        return np.array([self.count])
+        self._mark[0, 0] = self.count
+        return self._mark
 
-    def row(self, kernel: Kernel, x: SparseRow, buf: SupportBuffer) -> np.ndarray:
-        """The kernel row of x against the stored rows, written into ``buf.krow`` too."""
-        k = self.store.row(kernel, x)
-        m = len(k)
-        buf.krow[:m] = k
+    def row(
+        self,
+        compiled: tuple[int, float, float, float, float],
+        x: SparseRow,
+        xsq: float,
+        buf: SupportBuffer,
+    ) -> np.ndarray:
+        """The kernel row of x (‖x‖² = xsq) against the stored rows, written into
+        ``buf.krow`` (one compiled call, which checks x's indices in O(nnz))."""
+        store = self.store
+        m = store.size
+        _sparse.kernel_row(
+            *compiled, x[0], x[1], xsq, store.starts, store.ends, store.indices, store.data,
+            store.sq, buf.krow, m, store._strategy, store.work,
+        )  # fmt: skip
+        store.kernel_evals += m
         buf.kernel_evals += m
-        return k
+        return buf.krow[:m]
 
     def sync(self, buf: SupportBuffer, x: SparseRow, mark: float) -> None:
         """Mirror in the sparse store what the update did to the dense stand-in rows."""
@@ -96,11 +116,11 @@ class MarkedRows:
             self.marks = marks
         new = buf.X[:m_new, 0]
         old = self.marks[:m_old]
+        if m_new == m_old and not (new != old).any():
+            return  # the update stored nothing (the common case)
         common = min(m_old, m_new)
         changed = np.flatnonzero(new[:common] != old[:common]).tolist()
         changed += range(m_old, m_new)
-        if not changed and m_new == m_old:
-            return
         rows: dict[int, SparseRow] = {}
         for slot in changed:
             got = new[slot]

@@ -29,8 +29,10 @@ class _ActiveWrapper(Algorithm):
 
     Parameters
     ----------
-    kernel, loss, task, n_classes, seed
-        As for every kbench algorithm.
+    base
+        Spec of the wrapped online learner.
+    max_queries
+        Stop asking for labels after this many (0: no limit).
     """
 
     tasks = frozenset({"binary"})
@@ -92,12 +94,7 @@ class QueryAll(_ActiveWrapper):
     """Active learning that asks for every label (until ``max_queries``): the passive learner
     in the active protocol, the baseline of the ramp-SVM paper's Fig. 6.
 
-    Parameters
-    ----------
-    base
-        Spec of the wrapped online learner.
-    max_queries
-        Stop asking for labels after this many (0: no limit).
+    Its parameters are every wrapper's, ``base`` and ``max_queries``.
     """
 
     name = "active_all"
@@ -124,14 +121,12 @@ class MarginBand(_ActiveWrapper):
     rule of OnlineASVM^R (Wang and Vucetic 2009), around any online learner.
     ``active_margin[base=online_svm_r]`` learns exactly what ``online_asvm_r`` learns.
 
+    ``base`` and ``max_queries`` are every wrapper's.
+
     Parameters
     ----------
-    base
-        Spec of the wrapped online learner.
     width
         Half-width of the query band, ≥ 0.
-    max_queries
-        Stop asking for labels after this many (0: no limit).
     """
 
     name = "active_margin"
@@ -182,14 +177,12 @@ class Greedy(_ActiveWrapper):
     learner is shown every label, reads only the labels it chooses, and reports their
     number as ``labels_queried`` in its statistics (the run's own count is n).
 
+    ``base`` and ``max_queries`` are every wrapper's.
+
     Parameters
     ----------
-    base
-        Spec of the wrapped online learner.
     h
         Block length, ≥ 1.
-    max_queries
-        Stop querying after this many (0: no limit).
     """
 
     name = "active_greedy"

@@ -10,13 +10,13 @@ after T rounds is Σᵢ (αᵢ − βᵢ/T) k(xᵢ, ·).
 from __future__ import annotations
 
 import numpy as np
-from kbench.cython_core import _averaged_perceptron as _ap
-from kbench.plugins.algorithms._example_ids import ExampleIds
 
 from kbench import hookimpl
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _averaged_perceptron as _ap
+from kbench.plugins.algorithms._example_ids import ExampleIds
 
 
 class AveragedPerceptron(Algorithm):

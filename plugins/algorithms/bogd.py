@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from kbench.cython_core import _bogd, _budget_perceptrons
-from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.cython_core import _bogd, _budget_perceptrons
+from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 
 class BOGD(BudgetLearner):

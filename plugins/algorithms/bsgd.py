@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kbench.plugins.algorithms._budget import PegasosFamily
-
 from kbench import hookimpl
 from kbench.core.components import param
 from kbench.core.kernel_rows import KIND_RBF
 from kbench.core.search_space import LogUniform
+from kbench.plugins.algorithms._budget import PegasosFamily
 
 MAINTENANCE = {"removal": 1, "projection": 2, "merge": 3}
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from kbench.cython_core import _bpa
-from kbench.plugins.algorithms._budget import BudgetLearner
 
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.cython_core import _bpa
+from kbench.plugins.algorithms._budget import BudgetLearner
 
 
 class BudgetPA(BudgetLearner):

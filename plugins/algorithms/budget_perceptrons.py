@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from kbench.cython_core import _budget_perceptrons as _bp
-from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.cython_core import _budget_perceptrons as _bp
+from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
 
 
 class RandomBudgetPerceptron(BudgetLearner):

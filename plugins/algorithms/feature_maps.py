@@ -6,15 +6,20 @@ import math
 import warnings
 
 import numpy as np
-from kbench.cython_core import _budget_perceptrons, _feature_maps
-from kbench.plugins.algorithms._budget import NOT_COMPILED, sqnorm
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse
-from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm, check_range, param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _budget_perceptrons, _feature_maps
+from kbench.plugins.algorithms._budget import NOT_COMPILED, sqnorm
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_parts,
+    is_sparse,
+)
+from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 
 TASK_KIND = {"binary": 0, "multiclass": 1, "regression": 2}
 #: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.
@@ -346,8 +351,7 @@ class NOGD(_LinearOGD):
     def _learn_predict_sparse(self, X, y):
         """Predict then learn each CSR row: its kernel row over the sparse landmarks, then
         the compiled step on the example's mark (see ``_sparse_rows``)."""
-        if self._compiled is None:
-            raise TypeError("nogd: sparse input needs a built-in kernel")
+        kern = compiled_kernel(self.kernel)
         if self._sparse is None:
             if self._buf is not None:
                 raise TypeError("nogd has learned dense rows; it cannot continue on sparse ones")
@@ -358,18 +362,18 @@ class NOGD(_LinearOGD):
         pred, one, label = np.empty(X.shape[0]), np.empty(1), np.empty(1)
         for i in range(X.shape[0]):
             x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
-            rows.row(self.kernel, x, buf)
+            rows.row(kern, x, float(x[1] @ x[1]), buf)
             if self._loss_c is None:
                 self._g[:] = self._gradient(self._scores_from_row(), y[i])
             mark, label[0] = rows.next_mark(), y[i]
             _, buf.size, _ = _feature_maps.nogd_block(
                 *NOT_COMPILED, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W,
-                self._nystrom, self.eta, self._task_kind, loss_kind, p1, mark[None, :],
+                self._nystrom, self.eta, self._task_kind, loss_kind, p1, mark,
                 label, one, buf.krow, self._z, self._scores, self._g, True, 0,
             )  # fmt: skip
             pred[i] = one[0]
             if not self._nystrom:
-                rows.sync(buf, x, float(mark[0]))
+                rows.sync(buf, x, rows.count)
                 if buf.size == self.budget:
                     self._build_map()
         buf.touch()

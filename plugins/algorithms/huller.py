@@ -17,11 +17,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from kbench.cython_core import _huller
-from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.cython_core import _huller
+from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 #: Relative size below which ‖X_P − X_N‖² counts as zero when scaling decisions.
 _TINY = 1e-300

@@ -32,12 +32,12 @@ import time
 from collections import OrderedDict
 
 import numpy as np
-from kbench.cython_core import _idsvm, _kernels
 
 from kbench import hookimpl
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import as_matrix
+from kbench.cython_core import _idsvm, _kernels
 
 RESERVE, MARGIN, ERROR, MOVING = 0, 1, 2, 3
 #: Events of the compiled step (cython_core/_idsvm.pyx).

@@ -14,11 +14,11 @@ same core with rows computed by ``kernel.row`` (the Python path).
 from __future__ import annotations
 
 import numpy as np
-from kbench.cython_core import _lasvm
-from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.cython_core import _lasvm
+from kbench.plugins.algorithms._revisit import RevisitingLearner
 
 
 class LASVM(RevisitingLearner):

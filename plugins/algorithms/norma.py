@@ -13,6 +13,10 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+
+from kbench import hookimpl
+from kbench.core.components import param
+from kbench.core.search_space import LogUniform
 from kbench.cython_core import _norma
 from kbench.plugins.algorithms._online_kernel import (
     NU_OFF,
@@ -20,11 +24,12 @@ from kbench.plugins.algorithms._online_kernel import (
     make_cfg,
     python_gradient,
 )
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, csr_parts, is_sparse
-
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.core.search_space import LogUniform
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_parts,
+    is_sparse,
+)
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
 NU_RULES = ("log", "additive")
@@ -167,8 +172,7 @@ class NORMA(OnlineKernelLearner):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
         from the sparse store, the gradient from the loss plugin, then the compiled update
         on the example's mark (see ``_sparse_rows``)."""
-        if self.kernel.compiled() is None:
-            raise TypeError("norma: sparse input needs a built-in kernel")
+        kern = compiled_kernel(self.kernel)
         if self._sparse is None:
             if self._buf is not None:
                 raise TypeError("norma has learned dense rows; it cannot continue on sparse ones")
@@ -179,20 +183,20 @@ class NORMA(OnlineKernelLearner):
         pred = np.empty(X.shape[0])
         for i in range(X.shape[0]):
             x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
-            k = rows.row(self.kernel, x, buf)
+            xsq = float(x[1] @ x[1])
+            k = rows.row(kern, x, xsq, buf)
             Fb = self._state[_S["scale"]] * buf.scores(k) + self._b
             pred[i] = self.label_of(self._output(Fb))
             with np.errstate(all="ignore"):  # a diverged model shows in its NaN predictions
                 xi, _, s = python_gradient(
                     self._setup, self.loss, float(self._state[_S["eps"]]), Fb, Fb, float(y[i])
                 )
-            mark = rows.next_mark()
-            xsq = float(x[1] @ x[1])
+            mark = rows.next_mark()[0]
             _norma.norma_apply(
                 self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, mark, xsq, xi, s
             )
             self._sync(self._state[_S["m"]], self._state[_S["head"]])
-            rows.sync(buf, x, float(mark[0]))
+            rows.sync(buf, x, rows.count)
         return pred
 
     def learn_predict_many(self, X, y):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from kbench.cython_core import _pa
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _pa
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
 #: The kernel tuple the compiled loop receives for a kernel it cannot compute.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from kbench.plugins.algorithms._budget import PegasosFamily
-
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.plugins.algorithms._budget import PegasosFamily
 
 
 class KernelPegasos(PegasosFamily):

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
-
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
 
 #: a/L at which Theorem 1's constant φ(L/a) stays finite: 1 − x − x e^{x/2} > 0 for
 #: x = L/a needs a/L ≥ 2.24898; the paper rounds it to 2.25 (specs/002 §1.1, P1).

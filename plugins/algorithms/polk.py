@@ -15,13 +15,13 @@ import warnings
 from typing import Literal
 
 import numpy as np
-from kbench.cython_core import _kernels, _polk
-from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
 from kbench import hookimpl
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _kernels, _polk
+from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 
 SCHEDULES = {"constant": 0, "diminishing": 1}
 REDUCES = {"mean": 0, "sum": 1}

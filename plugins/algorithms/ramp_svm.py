@@ -14,11 +14,11 @@ import math
 from typing import Any
 
 import numpy as np
-from kbench.cython_core import _kernels, _ramp
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import as_matrix
+from kbench.cython_core import _kernels, _ramp
 
 #: The kernel tuple the compiled core receives for a kernel it cannot compute itself.
 NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
@@ -38,10 +38,27 @@ def _check_labels(owner: str, y: Any) -> None:
 class _RampSVM(Algorithm):
     """Common part of the ramp-loss SVMs: the compiled core, predictions and statistics.
 
+    Its parameters are every ramp SVM's (subclasses document only their own).
+
     Parameters
     ----------
-    kernel, loss, task, n_classes, seed
-        As for every kbench algorithm.
+    C
+        Weight of the ramp losses, > 0.
+    s
+        Ramp parameter s < 1: examples with ``y f(x) < s`` have a flat loss 1 − s and no
+        influence (the paper fixes s = −1).
+    tau
+        KKT violation tolerance τ (paper 1e-3).
+    eps_gain
+        Smallest dual gain of a coordinate step (paper 1e-5); with k(x, x) = 1 the loop
+        stops once every violation is below √(2·eps_gain).
+    max_outer
+        Bound on CCCP iterations per example (hits are counted in ``outer_caps``).
+    max_steps
+        Bound on coordinate steps per example (hits are counted in ``step_caps``).
+    cache_mb
+        Byte budget of the kernel-row cache in MiB; 0 computes every row (the paper's
+        count of kernel computations).
     """
 
     tasks = frozenset({"binary"})
@@ -172,29 +189,14 @@ class OnlineSVMR(_RampSVM):
     examples with ``y f ≥ s`` enter), until V stops changing. Every stored example keeps its
     gradient, so without removal memory grows with the stream. With ``m`` set, only the
     ``m`` non-support vectors closest to the boundary are kept (Algorithm 2): memory is
-    bounded but the solution is exact only for the retained examples.
+    bounded but the solution is exact only for the retained examples. ``C``, ``s``,
+    ``tau``, ``eps_gain``, ``max_outer``, ``max_steps`` and ``cache_mb`` are every ramp
+    SVM's (``kbench list algorithms online_svm_r`` describes them).
 
     Parameters
     ----------
-    C
-        Weight of the ramp losses, > 0.
-    s
-        Ramp parameter s < 1: examples with ``y f(x) < s`` have a flat loss 1 − s and no
-        influence (the paper fixes s = −1).
-    tau
-        KKT violation tolerance τ (paper 1e-3).
-    eps_gain
-        Smallest dual gain of a coordinate step (paper 1e-5); with k(x, x) = 1 the loop
-        stops once every violation is below √(2·eps_gain).
     m
         Number of non-support vectors kept (Algorithm 2); None keeps every example.
-    max_outer
-        Bound on CCCP iterations per example (hits are counted in ``outer_caps``).
-    max_steps
-        Bound on coordinate steps per example (hits are counted in ``step_caps``).
-    cache_mb
-        Byte budget of the kernel-row cache in MiB; 0 computes every row (the paper's
-        count of kernel computations).
     refresh
         Every this many examples, recompute every gradient from α (|I|·|SV| kernel values,
         counted) and record the drift of the incremental updates in ``drift``; 0 never.
@@ -249,8 +251,6 @@ class OnlineASVMR(OnlineSVMR):
 
     Parameters
     ----------
-    C, s, tau, eps_gain, m, max_outer, max_steps, cache_mb, refresh
-        As for ``online_svm_r``.
     width
         Half-width of the query band |f(x)| ≤ width, ≥ 0.
     max_queries
@@ -308,8 +308,6 @@ class RampCCCP(_RampSVM):
 
     Parameters
     ----------
-    C, s, tau, eps_gain, cache_mb
-        As for ``online_svm_r``.
     init_fraction
         Fraction of the stream for the initial hinge SVM, in [0, 1]; 0 starts from α = 0 on
         every example (the first CCCP step is then the hinge SVM on all of them).

@@ -38,12 +38,12 @@ import itertools
 from typing import Any
 
 import numpy as np
-from kbench.cython_core import _shared_rows
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm, Kernel
 from kbench.core.registry import get_registry
 from kbench.core.specs import parse_spec
+from kbench.cython_core import _shared_rows
 
 #: Base learners whose support vectors are verbatim copies of examples seen and whose
 #: kernel values all come from ``kernel.row``/``matrix``/``diag``: they can share rows.
@@ -161,7 +161,15 @@ class SharedRowKernel(Kernel):
 
 
 class _Reduction(Algorithm):
-    """Common part of the reductions: the binary learners, tagging and statistics."""
+    """Common part of the reductions: the binary learners, tagging and statistics.
+
+    Parameters
+    ----------
+    base
+        Spec of the binary online learner, e.g. ``forgetron[budget=100]``.
+    share
+        Share kernel rows among the learners (for bases that store examples verbatim).
+    """
 
     tasks = frozenset({"multiclass"})
     spec_params = {"base": "algorithm"}
@@ -318,12 +326,7 @@ class OneVsRest(_Reduction):
     their argmax (the lowest class on a tie). Each learner sees every example, labelled
     +1 if it is of its class and −1 otherwise; learner k is built with seed ``seed + k``.
 
-    Parameters
-    ----------
-    base
-        Spec of the binary online learner, e.g. ``forgetron[budget=100]``.
-    share
-        Share kernel rows among the learners (for bases that store examples verbatim).
+    Its parameters are every reduction's, ``base`` and ``share``.
     """
 
     name = "ovr"
@@ -350,12 +353,7 @@ class OneVsOne(_Reduction):
     the p-th pair (in the order (0, 1), (0, 2), …, (C−2, C−1)) is built with seed
     ``seed + p``.
 
-    Parameters
-    ----------
-    base
-        Spec of the binary online learner, e.g. ``forgetron[budget=100]``.
-    share
-        Share kernel rows among the learners (for bases that store examples verbatim).
+    Its parameters are every reduction's, ``base`` and ``share``.
     """
 
     name = "ovo"

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kbench.plugins.algorithms._averaged import SCHEDULES, AveragedExpansion
-
 from kbench import hookimpl
 from kbench.core.components import param
+from kbench.plugins.algorithms._averaged import SCHEDULES, AveragedExpansion
 
 
 class KernelSGD(AveragedExpansion):
@@ -54,14 +53,8 @@ class AveragedSGD(KernelSGD):
     predicting with their average ``f̄_T = (1/T) Σ_{t=1}^T f_t`` (f_1 = 0 included).
 
     The average is kept in closed form, coefficient ``c_i (T − i)/T`` for the term added
-    at round i, so each prediction costs one kernel row, as for the last iterate.
-
-    Parameters
-    ----------
-    eta
-        Step size η > 0 (η_t = η, or η/√t with ``schedule=inv_sqrt``, t = 1, 2, …).
-    schedule
-        ``constant`` or ``inv_sqrt``.
+    at round i, so each prediction costs one kernel row, as for the last iterate. Its
+    parameters are those of ``sgd``.
     """
 
     name = "asgd"

@@ -15,6 +15,9 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+
+from kbench import hookimpl
+from kbench.core.components import check_range, param
 from kbench.cython_core import _svmd
 from kbench.plugins.algorithms._online_kernel import (
     NU_OFF,
@@ -22,9 +25,6 @@ from kbench.plugins.algorithms._online_kernel import (
     make_cfg,
     python_gradient,
 )
-
-from kbench import hookimpl
-from kbench.core.components import check_range, param
 
 INCREMENTAL = ("paper", "exact")
 _S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from kbench.plugins.datasets._common import digit_names, missing_module, scale_pixels
 
 from kbench import hookimpl
 from kbench.core.components import Data, Dataset, param
 from kbench.data.readers import idx_header, read_idx_pair
 from kbench.data.streams import cache_dir
+from kbench.plugins.datasets._common import digit_names, missing_module, scale_pixels
 
 Pixels = Literal["unit", "raw", "signed"]
 
@@ -144,6 +144,14 @@ class _IdxFolder(Dataset):
         missing = [stem for stem, p in zip(FILES, paths, strict=True) if p is None]
         return f"{self._dir()} lacks {missing[0]}(.gz)"
 
+    def unavailable(self) -> str | None:
+        why = self._missing()
+        return None if why is None else self._how_to_get(why)
+
+    def _how_to_get(self, why: str) -> str:
+        """The one-line message of :meth:`unavailable`, given what is missing."""
+        raise NotImplementedError
+
     def load(self, seed: int) -> Data:
         tr_i, tr_l, te_i, te_l = self._paths()
         X, y = read_idx_pair(tr_i, tr_l)
@@ -202,10 +210,7 @@ class FashionMnist(_IdxFolder):
 
     folder = "/usr/share/datasets/fashion-mnist"
 
-    def unavailable(self) -> str | None:
-        why = self._missing()
-        if why is None:
-            return None
+    def _how_to_get(self, why: str) -> str:
         return (
             f"Fashion-MNIST is not installed ({why}); install it with: "
             f"sudo apt-get install -y --no-install-recommends dataset-fashion-mnist"
@@ -234,10 +239,7 @@ class Mnist(_IdxFolder):
     def _dir(self) -> Path:
         return Path(self.folder).expanduser() if self.folder else cache_dir() / "mnist"
 
-    def unavailable(self) -> str | None:
-        why = self._missing()
-        if why is None:
-            return None
+    def _how_to_get(self, why: str) -> str:
         return (
             f"the MNIST IDX files are not there ({why}); copy train-images-idx3-ubyte.gz, "
             f"train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz "

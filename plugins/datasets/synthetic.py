@@ -82,6 +82,11 @@ class Generator(Dataset):
         return out | ({"classes": self.classes} if self.classes else {})
 
 
+def _coin(rng: np.random.Generator, n: int) -> np.ndarray:
+    """n labels ±1 with equal probability (one uniform draw each)."""
+    return np.where(rng.random(n) < 0.5, 1.0, -1.0)
+
+
 def _flip(rng: np.random.Generator, y: np.ndarray, rate: float) -> np.ndarray:
     """Flip each ±1 label with probability ``rate`` (one uniform draw per label)."""
     flip = rng.random(len(y)) < rate
@@ -123,8 +128,8 @@ class Checkerboard(Generator):
         return X, _flip(rng, y, self.noise)
 
 
-class Twonorm(Generator):
-    """Breiman's twonorm: class ±1 drawn from N(±a·1, I) in d dimensions, a = 2/√d.
+class _Breiman(Generator):
+    """Breiman's Gaussian benchmarks in d dimensions, equal priors.
 
     Parameters
     ----------
@@ -132,32 +137,31 @@ class Twonorm(Generator):
         Dimension.
     """
 
-    name = "twonorm"
     d: int = param(20, low=1)
 
+
+class Twonorm(_Breiman):
+    """Breiman's twonorm: class ±1 drawn from N(±a·1, I) in d dimensions, a = 2/√d."""
+
+    name = "twonorm"
+
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y = _coin(rng, n)
         X = rng.standard_normal((n, self.d)) + (2.0 / np.sqrt(self.d)) * y[:, None]
         return X, y
 
 
-class Ringnorm(Generator):
+class Ringnorm(_Breiman):
     """Breiman's ringnorm: class +1 ~ N(0, 4I), class −1 ~ N(a·1, I) in d dimensions, a = 1/√d.
 
     Equal priors. The optimal boundary is a quadric, so linear learners fail; an RBF
     SVM with 2000 examples reaches about 98 % accuracy at d = 20.
-
-    Parameters
-    ----------
-    d
-        Dimension.
     """
 
     name = "ringnorm"
-    d: int = param(20, low=1)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y = _coin(rng, n)
         Z = rng.standard_normal((n, self.d))
         X = np.where(y[:, None] > 0, 2.0 * Z, Z + 1.0 / np.sqrt(self.d))
         return X, y
@@ -181,7 +185,7 @@ class Moons(Generator):
     noise: float = param(0.2, low=0.0)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y = _coin(rng, n)
         t = np.pi * rng.random(n)
         upper = np.column_stack([np.cos(t), np.sin(t)])
         lower = np.column_stack([1.0 - np.cos(t), 0.5 - np.sin(t)])
@@ -211,7 +215,7 @@ class Haykin(Generator):
     var2: float = param(4.0, low=0.0, low_open=True)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y = _coin(rng, n)
         Z = rng.standard_normal((n, 2))
         X = np.where(y[:, None] > 0, Z, np.sqrt(self.var2) * Z + np.array([self.separation, 0.0]))
         return X, y

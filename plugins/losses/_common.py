@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from kbench.cython_core._losses import LossKind
 
 # Compiled loss kinds, the ids ``Loss.compiled()`` returns: read from the enum the compiled

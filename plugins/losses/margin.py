@@ -4,7 +4,9 @@ Each is a function ℓ(z) of the margin z = y f; derivatives are taken with resp
 the score, so ``derivative = y ℓ'(z)`` and ``second_derivative = y² ℓ''(z)``. At a
 kink the derivative is the one-sided value of the flatter side (the hinge's is 0 at
 z = 1), the convention of the compiled learners in ``cython_core/_losses.pxd``.
-The zero-one loss is here too: it is what the runner counts as a mistake.
+The zero-one loss is here too: it is what the runner counts as a mistake. Each class
+states only what differs from ``kbench.Loss``'s defaults (binary tasks, not smooth, no
+second derivative).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from kbench import hookimpl
+from kbench.core.components import Loss, param
 from kbench.plugins.losses._common import (
     L_HINGE,
     L_LOGISTIC,
@@ -22,17 +27,11 @@ from kbench.plugins.losses._common import (
     result,
 )
 
-from kbench import hookimpl
-from kbench.core.components import Loss, param
-
 
 class Hinge(Loss):
     """Hinge loss ``max(0, 1 − y f)``; derivative ``−y`` where ``y f < 1``, else 0."""
 
     name = "hinge"
-    tasks = frozenset({"binary"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = 1.0
 
     def value(self, f, y):
@@ -55,7 +54,6 @@ class Logistic(Loss):
     """
 
     name = "logistic"
-    tasks = frozenset({"binary"})
     smooth = True
     has_second_derivative = True
     lipschitz = 1.0
@@ -87,7 +85,6 @@ class SquaredHinge(Loss):
     """
 
     name = "squared_hinge"
-    tasks = frozenset({"binary"})
     smooth = True
     has_second_derivative = True
     lipschitz = math.inf
@@ -126,7 +123,6 @@ class SmoothHinge(Loss):
     """
 
     name = "smooth_hinge"
-    tasks = frozenset({"binary"})
     smooth = True
     has_second_derivative = True
     lipschitz = 1.0
@@ -167,9 +163,6 @@ class Ramp(Loss):
     """
 
     name = "ramp"
-    tasks = frozenset({"binary"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = 1.0
 
     s: float = param(-1.0, high=1.0, high_open=True)
@@ -196,9 +189,6 @@ class ZeroOne(Loss):
     """
 
     name = "zero_one"
-    tasks = frozenset({"binary"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = math.inf
 
     def value(self, f, y):

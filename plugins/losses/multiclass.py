@@ -14,10 +14,10 @@ import math
 from typing import Any
 
 import numpy as np
-from kbench.plugins.losses._common import result
 
 from kbench import hookimpl
 from kbench.core.components import Loss
+from kbench.plugins.losses._common import result
 
 
 def _scores_labels(f: Any, y: Any) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -63,8 +63,6 @@ class MulticlassHinge(Loss):
 
     name = "multiclass_hinge"
     tasks = frozenset({"multiclass"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = math.sqrt(2.0)
 
     def value(self, f, y):
@@ -137,8 +135,6 @@ class MulticlassZeroOne(Loss):
 
     name = "multiclass_zero_one"
     tasks = frozenset({"multiclass"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = math.inf
 
     def value(self, f, y):

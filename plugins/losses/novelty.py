@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 from kbench import hookimpl
 from kbench.core.components import Loss, param
+from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 
 class NoveltyHinge(Loss):
@@ -30,8 +30,6 @@ class NoveltyHinge(Loss):
 
     name = "novelty_hinge"
     tasks = frozenset({"novelty"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = 1.0
 
     rho: float = param(1.0, low=0.0)

@@ -8,6 +8,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from kbench import hookimpl
+from kbench.core.components import Loss, param
 from kbench.plugins.losses._common import (
     L_EPS_INSENSITIVE,
     L_HUBER,
@@ -15,9 +18,6 @@ from kbench.plugins.losses._common import (
     floats,
     result,
 )
-
-from kbench import hookimpl
-from kbench.core.components import Loss, param
 
 
 class Squared(Loss):
@@ -64,8 +64,6 @@ class EpsilonInsensitive(Loss):
 
     name = "eps_insensitive"
     tasks = frozenset({"regression"})
-    smooth = False
-    has_second_derivative = False
     lipschitz = 1.0
 
     epsilon: float = param(0.1, low=0.0)
