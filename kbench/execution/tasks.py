@@ -48,6 +48,7 @@ class Task:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the stream spec nested)."""
         d = asdict(self)
+        d["stream"] = self.stream.to_dict()  # leaves out options at their old defaults
         d["options"] = dict(self.options)
         return d
 
