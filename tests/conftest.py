@@ -106,6 +106,29 @@ def plugin_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PluginFactor
     return make
 
 
+#: A valid third-party kernel plugin: Cubic, (x·x')³ in plain NumPy.
+CUBIC_PLUGIN = '''
+from kbench import hookimpl, Kernel
+import numpy as np
+
+class Cubic(Kernel):
+    """(x·x')³ in plain NumPy."""
+    name = "cubic"
+    def __init__(self, *, scale: float = 1.0):
+        self.scale = scale
+    def row(self, S, x, *, out=None, sq=None, xsq=None):
+        return (self.scale * (np.asarray(S) @ x)) ** 3
+    def matrix(self, A, B):
+        return (self.scale * (np.asarray(A) @ np.asarray(B).T)) ** 3
+    def diag(self, A):
+        return (self.scale * np.einsum("ij,ij->i", A, A)) ** 3
+
+@hookimpl
+def kbench_register_kernels(register):
+    register(Cubic)
+'''
+
+
 #: Start of a test plugin's source: its imports and ``Stub``, a learner that needs no kernel,
 #: predicts +1 and learns nothing; a test learner derives from it and changes one thing.
 STUB_PLUGIN = '''

@@ -1,6 +1,6 @@
 """What the tests share: NumPy kernels with no compiled form, the learner factory, read-only
 arrays and a binary stream built from arrays, small pieces of the algorithm references,
-and the scripts of ``scripts/`` as modules.
+the command line in a subprocess, and the scripts of ``scripts/`` as modules.
 
 The NumPy kernels take a learner off its compiled kernel rows onto the per-example Python
 path (``kernel.row``), which the tests compare with the compiled path; the sigmoid kernel is
@@ -10,6 +10,11 @@ indefinite, for the learners' error paths.
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +28,32 @@ from kbench.execution.prequential import run_task
 from kbench.execution.tasks import Task
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+#: The command line, run by this Python.
+KBENCH = [sys.executable, "-m", "kbench.cli.main"]
+
+
+def kbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``kbench ARGS`` in a subprocess, its output as text; the terminal is 250 columns wide,
+    so that no message or table line the tests read is wrapped."""
+    return subprocess.run(
+        [*KBENCH, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, COLUMNS="250"),
+    )
+
+
+def kill_9_after(args: list[str], out: Path, tasks: int) -> set[str]:
+    """Start ``kbench ARGS`` writing to ``out``, SIGKILL it once ``out`` holds ``tasks`` task
+    files (or after 120 s), and return the names of the task files it left."""
+    proc = subprocess.Popen([*KBENCH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list((out / "tasks").glob("*.parquet"))) < tasks and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return {p.name for p in (out / "tasks").glob("*.parquet")}
 
 
 def script(name: str) -> ModuleType:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import binary_stream, checkerboard, run_stream
 
+from helpers import binary_stream, checkerboard, run_stream
 from kbench.core.errors import SpecError
 from kbench.core.registry import get_registry
 from kbench.data.streams import Stream

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF, rbf, readonly
-from kbench.plugins.algorithms.averaged_perceptron import AveragedPerceptron
 
+from helpers import NumpyRBF, rbf, readonly
 from kbench.core.registry import get_registry
+from kbench.plugins.algorithms.averaged_perceptron import AveragedPerceptron
 
 
 def make(

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF
-from kbench.cython_core import _bsgd, _budget_perceptrons
 
+from helpers import NumpyRBF
 from kbench.core.components import Kernel, Loss
 from kbench.core.registry import get_registry
+from kbench.cython_core import _bsgd, _budget_perceptrons
 
 GAMMA = 0.5
 MASK = (1 << 64) - 1

@@ -48,6 +48,15 @@ def write_libsvm(path: Path, seed: int, n: int = 80) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def write_old_libsvm(path: Path, seed: int) -> int:
+    """:func:`write_libsvm`, then its modification time set an hour back (so that a later
+    touch is seen as one); returns that mtime in ns."""
+    write_libsvm(path, seed=seed)
+    old = os.stat(path).st_mtime_ns - HOUR_NS
+    os.utime(path, ns=(old, old))
+    return old
+
+
 def flip_first_label(path: Path) -> None:
     """Change the content but not the size."""
     text = path.read_text()
@@ -97,9 +106,7 @@ def test_touched_file_keeps_its_stream_and_an_edit_replaces_it(
     """A new mtime with the same content costs one hash and keeps the stream id; new content
     with the same size gives a new id, and its data replace the old copy."""
     path = tmp_path / "d.svm"
-    write_libsvm(path, seed=2)
-    old = os.stat(path).st_mtime_ns - HOUR_NS
-    os.utime(path, ns=(old, old))
+    old = write_old_libsvm(path, seed=2)
     spec = StreamSpec(f"libsvm[path={path}]", seed=4)
     first = get_stream(spec, reg)
 
@@ -212,9 +219,7 @@ def test_cached_load_does_not_rehash(
 ) -> None:
     """A verified entry (size, record, unchanged source files) is served without hashing."""
     path = tmp_path / "d.svm"
-    write_libsvm(path, seed=5)
-    old = os.stat(path).st_mtime_ns - HOUR_NS
-    os.utime(path, ns=(old, old))
+    write_old_libsvm(path, seed=5)
     spec = StreamSpec(f"libsvm[path={path}]", seed=1)
     first = get_stream(spec, reg)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from conftest import MISBEHAVING
 
 KBENCH = [sys.executable, "-m", "kbench.cli.main"]

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 import kbench.api
 import kbench.testing
+from conftest import REPO
 from kbench.core import hookspecs
 from kbench.core.registry import ENV_DISABLE, ENV_LOAD, ENV_TRACE
 

@@ -12,35 +12,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import MISBEHAVING
 
+from conftest import MISBEHAVING, stub_plugin
+from helpers import KBENCH, kbench, kill_9_after, script
 from kbench.results.store import load_results
 
-KBENCH = [sys.executable, "-m", "kbench.cli.main"]
+# The processes below a process, and whether one still runs: scripts/bench_interrupt.py's.
+_processes = script("_bench_common")
+descendants, running = _processes.descendants, _processes.running
+#: The learners of the studies below: the perceptron with two kernels.
+PERCEPTRON_TWO_KERNELS = ["-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "poly[degree=2]"]
 STUDY = [
-    "-a",
-    "perceptron",
-    "-k",
-    "rbf[gamma=0.05]",
-    "-k",
-    "poly[degree=2]",
-    "-d",
-    "digits[positive=5-9,scale=minmax,test_size=0.3,n=300]",
-    "-d",
-    "a9a[n=400]",
-    "--seeds",
-    "0-1",
-]
-
-
-def kbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*KBENCH, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ, COLUMNS="200"),
-    )
+    *PERCEPTRON_TWO_KERNELS,
+    "-d", "digits[positive=5-9,scale=minmax,test_size=0.3,n=300]", "-d", "a9a[n=400]",
+    "--seeds", "0-1",
+]  # fmt: skip
 
 
 def _outcomes(folder: Path) -> dict[str, tuple[np.ndarray, float, float]]:
@@ -134,32 +120,14 @@ def test_unreachable_scheduler(tmp_path: Path) -> None:
     )
 
 
-KILL_STUDY = [
-    "-a",
-    "perceptron",
-    "-k",
-    "rbf[gamma=0.05]",
-    "-k",
-    "poly[degree=2]",
-    "-d",
-    "a9a[n=2500]",
-    "--seeds",
-    "0-3",
-    "--no-report",
-]
+KILL_STUDY = [*PERCEPTRON_TWO_KERNELS, "-d", "a9a[n=2500]", "--seeds", "0-3", "--no-report"]
 
 
 def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
     """After kill -9 mid-study, rerunning keeps every finished task and ends as an uninterrupted run."""
     out = tmp_path / "killed"
     args = ["run", *KILL_STUDY, "--workers", "1", "--out", str(out)]
-    proc = subprocess.Popen([*KBENCH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while len(list((out / "tasks").glob("*.parquet"))) < 3 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    finished = {p.name for p in (out / "tasks").glob("*.parquet")}
+    finished = kill_9_after(args, out, 3)
     assert 3 <= len(finished) < 8
     load_results(out)  # every file left behind is whole
     time.sleep(1.0)
@@ -175,20 +143,14 @@ def test_kill_9_of_the_driver_then_resume(tmp_path: Path) -> None:
     _same(_outcomes(out), _outcomes(tmp_path / "clean"))
 
 
-MALLOC_CRASHER = '''
+MALLOC_CRASHER = stub_plugin('''
 import ctypes
-from kbench import hookimpl, Algorithm
 
 
-class MallocCrasher(Algorithm):
+class MallocCrasher(Stub):
     """Compiled code that does not check malloc: it takes and touches 8 MiB blocks until
     malloc returns NULL, then writes through it (a segfault at the memory limit)."""
     name = "malloc_crasher"
-    uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-    def decision_one(self, x):
-        return 1.0
     def learn_one(self, x, y):
         libc = ctypes.CDLL(None)
         libc.malloc.restype = ctypes.c_void_p
@@ -199,14 +161,12 @@ class MallocCrasher(Algorithm):
                 ctypes.memset(0, 1, 1)
             ctypes.memset(block, 1, 8 << 20)
         raise RuntimeError("no memory limit was set")
-    def stats(self):
-        return {"n_support": 0, "kernel_evals": 0}
 
 
 @hookimpl
 def kbench_register_algorithms(register):
     register(MallocCrasher)
-'''
+''')
 
 
 def test_segfault_and_memory_limit_affect_only_their_tasks(tmp_path: Path, plugin_dist) -> None:
@@ -386,20 +346,13 @@ def test_file_size_limit_at_the_end_of_a_study(tmp_path: Path, victim: str, repo
     assert (out / victim).read_bytes() != before and not _temp_files(out)
 
 
-BLAS_PROBE = '''
-import numpy as np
+BLAS_PROBE = stub_plugin('''
 from threadpoolctl import threadpool_info
-from kbench import hookimpl, Algorithm
 
 
-class BlasProbe(Algorithm):
+class BlasProbe(Stub):
     """Reports how many BLAS threads the task runs with."""
     name = "blas_probe"
-    uses_kernel = False
-    def __init__(self, *, kernel=None, loss=None, task="binary", n_classes=2, seed=0):
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-    def decision_one(self, x):
-        return 1.0
     def learn_one(self, x, y):
         np.ones((64, 64)) @ np.ones(64)
     def stats(self):
@@ -410,7 +363,7 @@ class BlasProbe(Algorithm):
 @hookimpl
 def kbench_register_algorithms(register):
     register(BlasProbe)
-'''
+''')
 
 
 def test_tasks_run_on_one_blas_thread_in_process_and_isolated(tmp_path: Path, plugin_dist) -> None:
@@ -540,35 +493,9 @@ def test_the_driver_forks_single_threaded(tmp_path: Path) -> None:
     assert eval(counts) == [int(baseline)] * 4, (baseline, counts)
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` (children, their children...), read from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def _left_running(pids: set[int], grace: float = 5.0) -> set[int]:
     deadline = time.monotonic() + grace
-    while (alive := {p for p in pids if _running(p)}) and time.monotonic() < deadline:
+    while (alive := {p for p in pids if running(p)}) and time.monotonic() < deadline:
         time.sleep(0.05)
     return alive
 
@@ -594,7 +521,7 @@ def test_ctrl_c_during_fork_is_not_swallowed() -> None:
     started = set(_LIVE) - before
     assert len(started) == 1
     kill_children()
-    assert not set(_LIVE) & started and not _running(started.pop())
+    assert not set(_LIVE) & started and not running(started.pop())
 
 
 SIGINT_STUDY = [
@@ -620,7 +547,12 @@ def _interrupt(args: list[str], out: Path, delay: float, *, when_tasks: int = 0)
             break
         time.sleep(0.01)
     time.sleep(delay)
-    below = _descendants(proc.pid)
+    below = descendants(proc.pid)
+    # Between two tasks a worker may have no process below it: wait (briefly) for the next.
+    settle = time.monotonic() + 2.0
+    while not below and proc.poll() is None and time.monotonic() < settle:
+        time.sleep(0.005)
+        below = descendants(proc.pid)
     alive = proc.poll() is None
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
@@ -631,7 +563,9 @@ def test_ctrl_c_stops_the_study_kills_its_tasks_and_resumes(tmp_path: Path) -> N
     """Ctrl-C while tasks run: exit 130 with one line saying what was kept, every task
     process gone, every file whole, and the same command resumes."""
     out = tmp_path / "r"
-    args = [*KILL_STUDY, "--workers", "2", "--out", str(out)]
+    # 24 tasks, so that a loaded machine cannot finish the study before the signal.
+    args = [*PERCEPTRON_TWO_KERNELS, "-d", "a9a[n=2500]", "--seeds", "0-11", "--no-report"]
+    args += ["--workers", "2", "--out", str(out)]
     code, stderr, below, alive = _interrupt(["run", *args], out, 0.0, when_tasks=1)
     assert alive and below, "the study ended before it could be interrupted"
     assert code == 130, stderr
@@ -639,12 +573,12 @@ def test_ctrl_c_stops_the_study_kills_its_tasks_and_resumes(tmp_path: Path) -> N
     assert "kbench: interrupted; " in stderr and "run the same command to resume" in stderr
     assert not _left_running(below)
     kept = {p.name for p in (out / "tasks").glob("*.parquet")}
-    assert 1 <= len(kept) < 8 and not _temp_files(out)
+    assert 1 <= len(kept) < 24 and not _temp_files(out)
     assert len(load_results(out).runs) == len(kept)
     again = kbench("run", *args)
     assert again.returncode == 0, again.stderr
-    assert f"{len(kept)} of 8 tasks already have results" in again.stderr
-    assert len(pd.read_parquet(out / "runs.parquet")) == 8
+    assert f"{len(kept)} of 24 tasks already have results" in again.stderr
+    assert len(pd.read_parquet(out / "runs.parquet")) == 24
 
 
 @pytest.mark.slow

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from kbench.cython_core import _feature_maps
 
 from kbench.core.registry import get_registry
+from kbench.cython_core import _feature_maps
 
 #: The error bound stated in _sincos_simd.h (absolute, on cos and sin of the phase).
 SINCOS_BOUND = 4e-16

@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import SCRIPTS, script
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import SCRIPTS, script
 from kbench.core.errors import KbenchError, SpecError
 from kbench.core.registry import get_registry
 from kbench.core.specs import parse_spec

@@ -11,13 +11,13 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.svm import SVC
+
 from helpers import NumpyRBF, binary_stream, rbf, readonly, run_stream
+from kbench.core.registry import get_registry
 from kbench.cython_core import _huller
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms.huller import Huller
-from sklearn.svm import SVC
-
-from kbench.core.registry import get_registry
 
 MASK = (1 << 64) - 1
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import Sigmoid, zero_bias_svm
 from sklearn.svm import SVC
 
+from helpers import Sigmoid, zero_bias_svm
 from kbench.core.registry import get_registry
 
 GAMMA = 0.5

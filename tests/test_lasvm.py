@@ -12,11 +12,11 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF, binary_stream, rbf, readonly, run_stream
-from kbench.plugins.algorithms.lasvm import LASVM
 from sklearn.svm import SVC
 
+from helpers import NumpyRBF, binary_stream, rbf, readonly, run_stream
 from kbench.core.registry import get_registry
+from kbench.plugins.algorithms.lasvm import LASVM
 
 #: Gradients closer than this are equal; the first slot wins (as in _lasvm.pyx).
 TIE = 1e-12

@@ -16,6 +16,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO
 
 #: Layers in the order data flows through them; "api" is the package's top-level modules.

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from kbench.cython_core import _losses
-from kbench.plugins.losses import _common
 
 from kbench.core.components import TASKS, Loss
 from kbench.core.registry import get_registry
+from kbench.cython_core import _losses
+from kbench.plugins.losses import _common
 
 SCALAR = [
     "hinge",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF, create, margin_violation, task_data
 
+from helpers import NumpyRBF, create, margin_violation, task_data
 from kbench.core.registry import get_registry
 
 GAMMA = 0.5

@@ -15,11 +15,11 @@ import math
 
 import numpy as np
 import pytest
+
 from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss
+from kbench.core.registry import get_registry
 from kbench.plugins.algorithms._averaged import MultiplierOverflow
 from kbench.plugins.losses.margin import Logistic
-
-from kbench.core.registry import get_registry
 
 GAMMA = 0.7
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import KBENCH, REPO
 
 import kbench.api
+from conftest import CUBIC_PLUGIN, KBENCH, REPO
 from kbench.core.components import Kernel
 from kbench.core.errors import RegistryError
 from kbench.core.registry import Registry
@@ -38,31 +38,10 @@ EXAMPLE_COMPONENTS = {
     ("dataset", "spirals"),
 }
 
-KERNEL_PLUGIN = '''
-from kbench import hookimpl, Kernel
-import numpy as np
-
-class Cubic(Kernel):
-    """(x·x')³ in plain NumPy."""
-    name = "cubic"
-    def __init__(self, *, scale: float = 1.0):
-        self.scale = scale
-    def row(self, S, x, *, out=None, sq=None, xsq=None):
-        return (self.scale * (np.asarray(S) @ x)) ** 3
-    def matrix(self, A, B):
-        return (self.scale * (np.asarray(A) @ np.asarray(B).T)) ** 3
-    def diag(self, A):
-        return (self.scale * np.einsum("ij,ij->i", A, A)) ** 3
-
-@hookimpl
-def kbench_register_kernels(register):
-    register(Cubic)
-'''
-
 
 def _other_kernel(name: str) -> str:
     """A second valid kernel plugin, registering Cubic under another name."""
-    return KERNEL_PLUGIN.replace('name = "cubic"', f"name = {name!r}")
+    return CUBIC_PLUGIN.replace('name = "cubic"', f"name = {name!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,7 +185,7 @@ def test_suite_loads_no_installed_plugin_unless_asked(tmp_path: Path, monkeypatc
     site = tmp_path / "site"
     info = site / "kb_installed-1.0.dist-info"
     info.mkdir(parents=True)
-    (site / "kb_installed.py").write_text(textwrap.dedent(KERNEL_PLUGIN))
+    (site / "kb_installed.py").write_text(textwrap.dedent(CUBIC_PLUGIN))
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kb_installed\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[kbench]\nkb_installed = kb_installed\n")
     monkeypatch.syspath_prepend(str(site))
@@ -220,7 +199,7 @@ def test_suite_loads_no_installed_plugin_unless_asked(tmp_path: Path, monkeypatc
 
 def test_load_plugins_selects_by_plugin_or_distribution_name(plugin_dist, monkeypatch) -> None:
     """KBENCH_LOAD_PLUGINS loads only the named third-party plugins; built-ins always load."""
-    plugin_dist("kb_one", KERNEL_PLUGIN)
+    plugin_dist("kb_one", CUBIC_PLUGIN)
     plugin_dist("kb_two_dist", _other_kernel("cubic2"), entry_name="two")
     monkeypatch.setenv("KBENCH_LOAD_PLUGINS", "kb_one")
     reg = Registry()
@@ -237,7 +216,7 @@ def test_load_plugins_selects_by_plugin_or_distribution_name(plugin_dist, monkey
 
 def test_load_plugins_reports_a_name_nothing_answers_to(plugin_dist, monkeypatch) -> None:
     """A name in KBENCH_LOAD_PLUGINS that no installed plugin has is reported, with a hint."""
-    plugin_dist("kb_cubic", KERNEL_PLUGIN)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     monkeypatch.setenv("KBENCH_LOAD_PLUGINS", "kb_cubik,kb_cubic")
     reg = Registry()
     failed = {p.name: p.error for p in reg.failures()}
@@ -251,7 +230,7 @@ def test_load_plugins_reports_a_name_nothing_answers_to(plugin_dist, monkeypatch
 
 def test_disable_plugins_by_distribution_name(plugin_dist, monkeypatch) -> None:
     """KBENCH_DISABLE_PLUGINS also accepts the distribution's name."""
-    plugin_dist("kb_dist", KERNEL_PLUGIN, entry_name="cubes")
+    plugin_dist("kb_dist", CUBIC_PLUGIN, entry_name="cubes")
     monkeypatch.setenv("KBENCH_DISABLE_PLUGINS", "kb-dist")
     reg = Registry()
     assert reg.plugins["cubes"].disabled and "cubic" not in reg.names("kernel")
@@ -259,7 +238,7 @@ def test_disable_plugins_by_distribution_name(plugin_dist, monkeypatch) -> None:
 
 def test_trace_plugins_logs_each_hook_call(plugin_dist, monkeypatch, capfd) -> None:
     """KBENCH_TRACE_PLUGINS=1 logs every hook call to stderr: plugin, module, what it did."""
-    plugin_dist("kb_cubic", KERNEL_PLUGIN)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     plugin_dist(
         "kb_raises",
         """
@@ -310,7 +289,7 @@ def test_misspelled_hook_is_reported_and_the_plugin_skipped(plugin_dist) -> None
             pass
     """,
     )
-    plugin_dist("kb_fine", KERNEL_PLUGIN)
+    plugin_dist("kb_fine", CUBIC_PLUGIN)
     reg = Registry()
     failed = {p.name: p.error for p in reg.failures()}
     assert set(failed) == {"kb_typo"}
@@ -373,7 +352,7 @@ def test_bad_component_names_plugin_and_distribution(plugin_dist, body: str, mes
         "@hookimpl\ndef kbench_register_kernels(register):\n    register(Bad)\n"
     )
     plugin_dist("kb_bad_dist", source, entry_name="bad", version="0.3")
-    plugin_dist("kb_cubic", KERNEL_PLUGIN)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     reg = Registry()
     failed = {p.name: p.error for p in reg.failures()}
     assert set(failed) == {"bad"}
@@ -399,7 +378,7 @@ def test_import_failure_names_the_distribution(plugin_dist) -> None:
 
 def _cubic_class() -> type[Kernel]:
     namespace: dict[str, object] = {}
-    exec(textwrap.dedent(KERNEL_PLUGIN), namespace)
+    exec(textwrap.dedent(CUBIC_PLUGIN), namespace)
     return namespace["Cubic"]  # type: ignore[return-value]
 
 
@@ -437,7 +416,7 @@ def test_check_component_reports_broken_classes() -> None:
 
 def test_component_cases_for_one_plugin(plugin_dist, monkeypatch) -> None:
     """Cases cover exactly one plugin's components; a missing plugin is an error, not zero tests."""
-    plugin_dist("kb_cubic", KERNEL_PLUGIN)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     plugin_dist("kb_broken", "raise RuntimeError('boom')\n")
     cases = component_cases(plugin="kb_cubic")
     assert [(c.values, c.id) for c in cases] == [(("kernel", "cubic"), "kernel-cubic")]

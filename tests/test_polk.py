@@ -18,12 +18,12 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss, task_data
-from kbench.cython_core import _polk
-from kbench.plugins.losses.margin import Hinge
 from threadpoolctl import threadpool_limits
 
+from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss, task_data
 from kbench.core.registry import get_registry
+from kbench.cython_core import _polk
+from kbench.plugins.losses.margin import Hinge
 
 GAMMA = 0.5
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF, Sigmoid, binary_stream, checkerboard, run_stream, zero_bias_svm
-from kbench.cython_core import _ramp
 
+from helpers import NumpyRBF, Sigmoid, binary_stream, checkerboard, run_stream, zero_bias_svm
 from kbench.core.registry import get_registry
+from kbench.cython_core import _ramp
 
 GAMMA = 2.0  # δ² = 0.25 on the 4×4 board, as in the spec's prototype
 

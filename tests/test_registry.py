@@ -4,29 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import CUBIC_PLUGIN
 from kbench.core.errors import SpecError
 from kbench.core.registry import Registry
-
-GOOD = '''
-from kbench import hookimpl, Kernel
-import numpy as np
-
-class Cubic(Kernel):
-    """(x·x')³ in plain NumPy."""
-    name = "cubic"
-    def __init__(self, *, scale: float = 1.0):
-        self.scale = scale
-    def row(self, S, x, *, out=None, sq=None, xsq=None):
-        return (self.scale * (np.asarray(S) @ x)) ** 3
-    def matrix(self, A, B):
-        return (self.scale * (np.asarray(A) @ np.asarray(B).T)) ** 3
-    def diag(self, A):
-        return (self.scale * np.einsum("ij,ij->i", A, A)) ** 3
-
-@hookimpl
-def kbench_register_kernels(register):
-    register(Cubic)
-'''
 
 
 def test_builtins_are_plugins() -> None:
@@ -42,7 +22,7 @@ def test_builtins_are_plugins() -> None:
 
 def test_entry_point_plugin_loads(plugin_dist) -> None:
     """A distribution declaring the kbench entry-point group contributes its components."""
-    plugin_dist("kb_cubic", GOOD, version="2.5")
+    plugin_dist("kb_cubic", CUBIC_PLUGIN, version="2.5")
     reg = Registry()
     entry = reg.entry("kernel", "cubic")
     assert entry.plugin == "kb_cubic" and entry.version == "2.5"
@@ -54,7 +34,7 @@ def test_entry_point_plugin_loads(plugin_dist) -> None:
 def test_plugin_raising_on_import_is_skipped(plugin_dist) -> None:
     """A plugin that fails to import is reported and the others still load."""
     plugin_dist("kb_broken", "raise RuntimeError('boom at import')\n")
-    plugin_dist("kb_cubic", GOOD)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     reg = Registry()
     assert "cubic" in reg.names("kernel")
     failed = {p.name: p.error for p in reg.failures()}
@@ -64,7 +44,7 @@ def test_plugin_raising_on_import_is_skipped(plugin_dist) -> None:
 
 def test_disable_plugins_env(plugin_dist, monkeypatch) -> None:
     """KBENCH_DISABLE_PLUGINS blocks plugins by name, built-in or not."""
-    plugin_dist("kb_cubic", GOOD)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     monkeypatch.setenv("KBENCH_DISABLE_PLUGINS", "kb_cubic, kbench.algorithms.norma")
     reg = Registry()
     assert "cubic" not in reg.names("kernel")
@@ -224,7 +204,7 @@ def test_plugin_raising_in_one_hook_contributes_nothing(plugin_dist) -> None:
     """A plugin whose one hook raises keeps none of its other hooks' components: it is
     listed as broken with the hook and the reason, and the other plugins still load."""
     plugin_dist("kb_half", HALF_BROKEN)
-    plugin_dist("kb_cubic", GOOD)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     reg = Registry()
     assert "quartic" not in reg.names("kernel")
     with pytest.raises(SpecError, match="unknown kernel 'quartic'"):
@@ -257,7 +237,7 @@ def test_plugin_registering_one_name_twice_is_broken(plugin_dist) -> None:
     """Two classes under one name from one plugin would silently shadow each other."""
     plugin_dist(
         "kb_twice",
-        GOOD + "\n@hookimpl(specname='kbench_register_kernels')\n"
+        CUBIC_PLUGIN + "\n@hookimpl(specname='kbench_register_kernels')\n"
         "def again(register):\n    register(Cubic)\n",
     )
     reg = Registry()
@@ -306,7 +286,7 @@ def test_a_component_imports_only_its_own_plugin(plugin_dist) -> None:
     import subprocess
     import sys
 
-    plugin_dist("kb_cubic", GOOD)
+    plugin_dist("kb_cubic", CUBIC_PLUGIN)
     code = """
 import sys
 from kbench.core.registry import Registry

@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import SCRIPTS, script
 
+from helpers import SCRIPTS, script
 from kbench.api import get_registry
 from kbench.data.streams import StreamSpec, build_stream
 

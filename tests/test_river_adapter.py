@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
-from helpers import create
 
 # river is the optional extra kbench[river]; install.sh installs it, so it is here.
 from river import datasets, evaluate, linear_model, metrics, preprocessing
 from river.checks import check_estimator
 
+from conftest import REPO
+from helpers import create
 from kbench.core.registry import get_registry
 from kbench.river import RiverClassifier
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import MISBEHAVING
 
+from conftest import MISBEHAVING
 from kbench.core.registry import get_registry
 from kbench.data.streams import StreamSpec, build_stream
 from kbench.execution.prequential import log_checkpoints, run_task

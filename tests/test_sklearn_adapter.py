@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import create
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from helpers import create
 from kbench.sklearn import OnlineKernelClassifier, OnlineKernelRegressor
 
 # Small budgets and parameters: scikit-learn's suite fits each estimator a few hundred times.

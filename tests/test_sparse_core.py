@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from kbench.cython_core import _sparse
 
 from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
 from kbench.core.sparse_buffer import SparseSupportBuffer, as_sparse_row, sparse_kernel_row
+from kbench.cython_core import _sparse
 
 RTOL = 1e-12  # see the module docstring: a different summation order, not a different formula
 KERNELS = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import MISBEHAVING
 
+from conftest import MISBEHAVING
 from kbench.core.errors import DataError, SpecError
 from kbench.core.registry import Registry, get_registry
 from kbench.data.streams import (

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import NumpyRBF, create, margin_violation, python_loss
-from kbench.cython_core import _svmd
 
+from helpers import NumpyRBF, create, margin_violation, python_loss
 from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
+from kbench.cython_core import _svmd
 from kbench.data.streams import StreamSpec, build_stream
 from kbench.execution.prequential import run_task
 from kbench.execution.tasks import Task

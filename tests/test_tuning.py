@@ -3,18 +3,14 @@ resuming a tuned study killed while tuning."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import stub_plugin
 
+from conftest import stub_plugin
+from helpers import kbench, kill_9_after
 from kbench.core.errors import SpecError
 from kbench.core.registry import get_registry
 from kbench.core.search_space import (
@@ -33,19 +29,6 @@ from kbench.execution.tuning import (
     window_bounds,
 )
 from kbench.results.store import load_results
-
-KBENCH = [sys.executable, "-m", "kbench.cli.main"]
-
-
-def kbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*KBENCH, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ, COLUMNS="250"),
-    )
-
 
 # --------------------------------------------------------------------------------------------
 # Search spaces
@@ -374,13 +357,7 @@ def test_kill_9_while_tuning_then_resume(tmp_path: Path) -> None:
     study = _write_study(tmp_path, budget=4, n=1200)
     out = tmp_path / "killed"
     args = ["run", str(study), "--workers", "1", "--out", str(out)]
-    proc = subprocess.Popen([*KBENCH, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while len(list((out / "tasks").glob("*.parquet"))) < 4 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    kept = {p.name for p in (out / "tasks").glob("*.parquet")}
+    kept = kill_9_after(args, out, 4)
     n_tuning = 4 * 2 + 4 * 2 + 4 * 2  # budget 4 (γ tuned for PiSTOL too), 2 prefixes each
     assert 4 <= len(kept) < n_tuning, "the kill did not land in the tuning phase"
     partial = load_results(out)  # every file left behind is whole
