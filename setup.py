@@ -47,7 +47,6 @@ directives = {
 }
 
 
-
 def cython_include_dir() -> str:
     """A folder in which ``kbench/cython_core`` is ``cython_core/``, for cimports by package name."""
     root = Path("build", "cython_include")

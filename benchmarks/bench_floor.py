@@ -39,11 +39,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
 
 # Imported before threadpool_limits(1) is entered: threadpoolctl only limits the BLAS
 # libraries already loaded, and this loads SciPy's OpenBLAS, which the compiled core uses.
 from kbench.cython_core import _kernels
-from threadpoolctl import threadpool_info, threadpool_limits
 
 KERNELS = {
     "linear": "linear",

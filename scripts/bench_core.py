@@ -17,11 +17,11 @@ import timeit
 
 import numpy as np
 from _bench_common import idle_learners
-from kbench.cython_core import _kernels
 from threadpoolctl import threadpool_limits
 
 from kbench import hookimpl
 from kbench.core.registry import Registry
+from kbench.cython_core import _kernels
 from kbench.data.streams import StreamSpec, build_stream
 from kbench.execution.prequential import run_task
 from kbench.execution.tasks import Task

@@ -39,13 +39,13 @@ import timeit
 
 import numpy as np
 import scipy.sparse as sp
-from kbench.cython_core import _kernels, _sparse
 from threadpoolctl import threadpool_limits
 
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_RBF
 from kbench.core.registry import get_registry
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
+from kbench.cython_core import _kernels, _sparse
 
 SHAPES = {
     "a9a": (123, 14, "onehot"),
