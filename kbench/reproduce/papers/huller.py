@@ -1,0 +1,113 @@
+"""The Huller (specs/003): Bordes and Bottou, a simple and efficient online SVM.
+
+One Huller epoch against LIBSVM (test error, support vectors) and against one epoch of the
+averaged perceptron, on digit-vs-rest problems of the MNIST sample.
+"""
+
+from __future__ import annotations
+
+from kbench.reproduce.evidence import (
+    ALPHA,
+    adjust,
+    consistent,
+    equivalent,
+    fewer,
+    mean_sd,
+    need,
+    paired,
+    seedtest,
+    select,
+    significant,
+)
+from kbench.reproduce.verdicts import CONSISTENT, NOT, REPRODUCED, Claim, Finding, Paper
+from kbench.results.store import Results
+
+
+def _huller_vs_libsvm(results: Results) -> Finding:
+    """Claim 9: HULLER×1's test error is not significantly different from LIBSVM's.
+
+    An equivalence claim: reproduced when two one-sided tests at α put the mean difference
+    within ±0.5 point (:func:`equivalent`); no significant difference alone is consistent.
+    """
+    h1 = select(results, "huller", epochs=1)
+    lib = select(results, "libsvm")
+    need(h1, lib)
+    t = paired(h1, lib, "test_error")
+    adjust(t)
+    gap = 100 * t["mean_diff"]
+    value = f"HULLER×1 {mean_sd(100 * h1['test_error'].astype(float), '.2f')}%, LIBSVM {mean_sd(100 * lib['test_error'].astype(float), '.2f')}%"
+    why = f"gap {gap:+.2f} pt; {seedtest(t)}"
+    if equivalent(t, 0.005):
+        return Finding(value, REPRODUCED, f"equivalent within 0.5 pt (TOST); {why}")
+    if not (t["p_holm"] < ALPHA):
+        return Finding(
+            value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
+        )
+    return Finding(value, NOT, f"significantly different; {why}")
+
+
+def _huller_sparser(results: Results) -> Finding:
+    """Claim 10: HULLER×1 keeps fewer support vectors than LIBSVM."""
+    h1 = select(results, "huller", epochs=1)
+    lib = select(results, "libsvm")
+    h2 = select(results, "huller", epochs=2)
+    need(h1, lib)
+    t = paired(h1, lib, "n_support")
+    adjust(t)
+    value = f"#SV HULLER×1 {mean_sd(h1['n_support'], '.0f')}, ×2 {mean_sd(h2['n_support'], '.0f')}, LIBSVM {mean_sd(lib['n_support'], '.0f')}"
+    return fewer(t, value, "not fewer")
+
+
+def _huller_perceptron(results: Results) -> Finding:
+    """Claim 13: one epoch of the averaged perceptron is less accurate than HULLER×1.
+
+    Held-out and online errors are each paired over (problem, seed), Holm over the two.
+    """
+    h1 = select(results, "huller", epochs=1)
+    ap = select(results, "averaged_perceptron", epochs=1)
+    need(h1, ap)
+    t = paired(ap, h1, "test_error")
+    t_on = paired(ap, h1, "online_error")
+    adjust(t, t_on)
+    value = (
+        f"AP×1 {mean_sd(100 * ap['test_error'].astype(float), '.2f')}%, "
+        f"HULLER×1 {mean_sd(100 * h1['test_error'].astype(float), '.2f')}%"
+    )
+    why = f"held-out: {seedtest(t)} (AP first); online: {seedtest(t_on)}"
+    worse = t["mean_diff"] > 0 and t_on["mean_diff"] > 0
+    if worse and (significant(t, lower=False) or significant(t_on, lower=False)):
+        return Finding(value, REPRODUCED, why)
+    if t["mean_diff"] > 0:
+        return Finding(value, consistent(t, t_on), f"worse on average; {why}")
+    return Finding(value, NOT, f"the averaged perceptron is not worse; {why}")
+
+
+MNIST5K = "mnist5k digit-vs-rest (kbench's 5 000-digit MNIST sample for MNIST's 60 000)"
+HULLER = Paper(
+    key="huller",
+    title="Bordes and Bottou, The Huller: a simple and efficient online SVM (ECML 2005)",
+    algorithms=("huller", "libsvm", "averaged_perceptron"),
+    claims=(
+        Claim(
+            "9",
+            "One Huller epoch is statistically indistinguishable from LIBSVM in test error",
+            "not significant (paired tests, Fig. 5)",
+            MNIST5K,
+            _huller_vs_libsvm,
+        ),
+        Claim(
+            "10",
+            "HULLER×1 has fewer support vectors than LIBSVM",
+            "always slightly fewer (Fig. 5)",
+            MNIST5K,
+            _huller_sparser,
+        ),
+        Claim(
+            "13",
+            "One epoch of the averaged perceptron is not competitive with HULLER×1",
+            "AP×1 worse (Fig. 5)",
+            MNIST5K,
+            _huller_perceptron,
+        ),
+    ),
+)

@@ -1,0 +1,110 @@
+"""PiSTOL (specs/002): Orabona, parameter-free stochastic learning.
+
+PiSTOL against averaged SGD over a grid of step sizes and against the batch SVM on a9a.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kbench.reproduce.evidence import (
+    adjust,
+    consistent,
+    equivalent,
+    mean_sd,
+    need,
+    paired,
+    seedtest,
+    select,
+    significant,
+    spec_params,
+)
+from kbench.reproduce.verdicts import (
+    CONSISTENT,
+    NOT,
+    PARTLY,
+    REPRODUCED,
+    Claim,
+    Finding,
+    Paper,
+)
+from kbench.results.store import Results
+
+
+def _pistol_vs_asgd(results: Results) -> Finding:
+    """C4: PiSTOL ≤ best-η ASGD + 1 pp and better than the median-η ASGD."""
+    pis = select(results, "pistol")
+    asgd = select(results, "asgd")
+    need(pis, asgd)
+    by_eta = {
+        eta: g
+        for eta, g in asgd.groupby(asgd["algorithm_spec"].map(lambda s: spec_params(s).get("eta")))
+    }
+    means = {eta: g["test_error"].astype(float).mean() for eta, g in by_eta.items()}
+    best = min(means, key=means.get)
+    median_eta = sorted(means, key=means.get)[len(means) // 2]
+    e_p = pis["test_error"].astype(float)
+    t = paired(pis, by_eta[median_eta], "test_error")
+    adjust(t)
+    value = f"PiSTOL {mean_sd(e_p)}, best ASGD (η={best}) {mean_sd(by_eta[best]['test_error'])}"
+    ok_best = e_p.mean() <= means[best] + 0.01
+    why = f"vs median-η ASGD (η={median_eta}): {seedtest(t)}"
+    if ok_best and significant(t):
+        return Finding(value, REPRODUCED, f"within 1 pp of the best step size; {why}")
+    if significant(t):
+        return Finding(value, PARTLY, f"beats the median step size only; {why}")
+    if ok_best and t["mean_diff"] < 0:
+        return Finding(value, consistent(t), f"within 1 pp of the best step size; {why}")
+    if ok_best:
+        return Finding(
+            value, PARTLY, f"within 1 pp of the best but not below the median step size; {why}"
+        )
+    return Finding(value, NOT, f"worse than the tuned step sizes; {why}")
+
+
+def _pistol_vs_svm(results: Results) -> Finding:
+    """C5: PiSTOL's held-out error tracks the batch SVM's (within max(1 pp, 2 sd)).
+
+    An equivalence claim: reproduced when two one-sided tests at α put the mean difference
+    inside ± the tolerance (:func:`equivalent`).
+    """
+    pis = select(results, "pistol")
+    svm = select(results, "libsvm")
+    need(pis, svm)
+    e_p, e_s = pis["test_error"].astype(float), svm["test_error"].astype(float)
+    t = paired(pis, svm, "test_error")
+    adjust(t)
+    gap = e_p.mean() - e_s.mean()
+    sd = float(np.sqrt((e_p.var(ddof=1) + e_s.var(ddof=1)) / 2)) if len(e_p) > 1 else 0.0
+    tol = max(0.01, 2 * sd)
+    value = f"PiSTOL {mean_sd(e_p)}, LIBSVM {mean_sd(e_s)}"
+    why = f"gap {gap:+.3f}, tolerance {tol:.3f}; {seedtest(t)}"
+    if equivalent(t, tol):
+        return Finding(value, REPRODUCED, f"equivalent within the tolerance (TOST); {why}")
+    if abs(gap) <= tol:
+        return Finding(value, CONSISTENT, f"within the tolerance on average only; {why}")
+    return Finding(value, NOT, why)
+
+
+PISTOL = Paper(
+    key="pistol",
+    title="Orabona, Simultaneous model selection and optimization through parameter-free stochastic learning (NIPS 2014)",
+    algorithms=("pistol", "asgd", "libsvm"),
+    claims=(
+        Claim(
+            "C4",
+            "Parameter-free: PiSTOL's averaged solution is as good as ASGD with the best step size",
+            "no number; close to the tuned baseline",
+            "a9a (the real Adult), prefix of the training set, 2 000 test examples",
+            _pistol_vs_asgd,
+        ),
+        Claim(
+            "C5",
+            "PiSTOL tracks the tuned Gaussian SVM on a9a",
+            "both ≈ 0.15 test error (Fig. 3, full training set)",
+            "a9a (the real Adult), prefix of the training set, 2 000 test examples",
+            _pistol_vs_svm,
+        ),
+    ),
+    references=({"metric": "test_error", "value": 0.15, "label": "paper: ≈ 0.15 at n = 32 561"},),
+)
