@@ -17,8 +17,18 @@ import numpy as np
 import pandas as pd
 
 from kbench.analysis.configs import METRICS
-from kbench.analysis.statistics import ALPHA, holm, paired_final_test, seed_verdict
+from kbench.analysis.statistics import (
+    ALPHA,
+    PAIRED_TEST_COLUMNS,
+    holm,
+    paired_final_test,
+    seed_verdict,
+)
 from kbench.core.errors import KbenchError
+
+#: The columns that say which stream a row is about (data set, stream, its id and seed, the
+#: algorithm's seed, the task), first in the tables of single streams.
+STREAM_COLUMNS = ("dataset", "stream", "stream_id", "stream_seed", "seed", "task")
 
 
 class StreamMismatchError(KbenchError):
@@ -178,12 +188,7 @@ def stream_pairs(
         as many or more errors than ``b`` on that stream — a description, not a test.
     """
     cols = [
-        "dataset",
-        "stream",
-        "stream_id",
-        "stream_seed",
-        "seed",
-        "task",
+        *STREAM_COLUMNS,
         "a",
         "b",
         "config_a",
@@ -286,20 +291,7 @@ def final_errors(runs: pd.DataFrame, metric: str = "online_error") -> pd.DataFra
     ok["value"] = np.where(ok["metric_used"] == metric, ok[metric], ok["online_error"]).astype(
         float
     )
-    return ok[
-        [
-            "dataset",
-            "stream",
-            "stream_id",
-            "stream_seed",
-            "seed",
-            "task",
-            "config",
-            "label",
-            "value",
-            "metric_used",
-        ]
-    ]
+    return ok[[*STREAM_COLUMNS, "config", "label", "value", "metric_used"]]
 
 
 def seed_pairs(
@@ -343,20 +335,7 @@ def seed_pairs(
         "n_pairs",
         "mean_a",
         "mean_b",
-        "mean_diff",
-        "sd_diff",
-        "ci_low",
-        "ci_high",
-        "a_better",
-        "equal",
-        "b_better",
-        "wilcoxon_r_plus",
-        "wilcoxon_p",
-        "sign_p",
-        "test",
-        "p",
-        "min_p",
-        "seeds_needed",
+        *PAIRED_TEST_COLUMNS,
         "family",
         "p_holm",
         "result",

@@ -469,6 +469,26 @@ def cd_groups(mean_ranks: pd.Series, cd: float) -> list[list[str]]:
     return groups
 
 
+#: The columns of a :func:`paired_final_test` result after ``n_pairs``, in the order the
+#: tables of pairs show them.
+PAIRED_TEST_COLUMNS = (
+    "mean_diff",
+    "sd_diff",
+    "ci_low",
+    "ci_high",
+    "a_better",
+    "equal",
+    "b_better",
+    "wilcoxon_r_plus",
+    "wilcoxon_p",
+    "sign_p",
+    "test",
+    "p",
+    "min_p",
+    "seeds_needed",
+)
+
+
 def paired_final_test(d: Sequence[float], alpha: float = ALPHA, family: int = 1) -> dict[str, Any]:
     """Test paired differences of final errors (a − b) over seeds or data sets.
 

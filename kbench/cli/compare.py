@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from kbench.cli.options import NonEmptyPath
+from kbench.cli.options import TABLE_FORMATS, NonEmptyPath, alpha_option
 from kbench.core.errors import ResultsError
 from kbench.results.degenerate import LEGEND as DEGENERATE_LEGEND
 
@@ -41,7 +41,7 @@ def _load(
     help="Final error compared across seeds and data sets "
     "(per-stream tests always use the online outcomes).",
 )
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@alpha_option
 @click.option(
     "--rope",
     type=float,
@@ -69,7 +69,7 @@ def _load(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "markdown", "latex", "csv", "json"]),
+    type=TABLE_FORMATS,
     default="table",
     show_default=True,
     help="table: terminal tables; markdown: per data set, configurations and pairs; latex: "
@@ -144,7 +144,7 @@ def compare(
     show_default=True,
     help="Final error ranked across seeds and data sets.",
 )
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@alpha_option
 @click.option(
     "--title", default=None, help="Title of the report [default: the results folder's name]."
 )

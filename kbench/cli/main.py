@@ -18,10 +18,13 @@ from rich.table import Table
 from kbench.cli.options import (
     MAX_TIMEOUT,
     MAX_WORKERS,
+    TABLE_FORMATS,
     NonEmptyPath,
     check_address,
     check_number,
+    force_option,
     parse_size,
+    workers_option,
 )
 from kbench.core.errors import KbenchError
 
@@ -204,12 +207,7 @@ def _warn_broken_plugin(info: Any) -> None:
     default=None,
     help="Label budget: a task stops at the example that uses its last label.",
 )
-@click.option(
-    "--workers",
-    type=int,
-    default=None,
-    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
-)
+@workers_option
 @click.option(
     "--out",
     type=NonEmptyPath(file_okay=False, path_type=Path),
@@ -247,7 +245,7 @@ def _warn_broken_plugin(info: Any) -> None:
     help="Run binary-only learners on multiclass data through one-vs-rest or one-vs-one "
     "[default: skip them].",
 )
-@click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+@force_option
 @click.option("--retry-failed", is_flag=True, help="Rerun tasks whose recorded status is not ok.")
 @click.option("--no-memory", is_flag=True, help="Do not trace the learners' peak memory.")
 @click.option(
@@ -382,7 +380,7 @@ def run(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "markdown", "latex", "csv", "json"]),
+    type=TABLE_FORMATS,
     default="table",
     show_default=True,
     help="table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "

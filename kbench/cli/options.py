@@ -1,4 +1,5 @@
-"""Checks of command-line option values: finite numbers in range, sizes with units, paths.
+"""Command-line options: the ones several commands share, and checks of option values
+(finite numbers in range, sizes with units, paths, scheduler addresses).
 
 Each check raises :class:`~kbench.core.errors.KbenchError` (or, for a path, click's
 ``BadParameter``) with one line that names the option, the value and why it is refused;
@@ -104,6 +105,23 @@ def check_address(text: str | None) -> str | None:
     return text.strip()
 
 
+#: What the commands that print tables can print them as (``--format``).
+TABLE_FORMATS = click.Choice(["table", "markdown", "latex", "csv", "json"])
+
+#: Options that several commands take word for word (``kbench run`` and ``kbench reproduce``;
+#: ``kbench compare`` and ``kbench report``).
+workers_option = click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
+)
+force_option = click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+alpha_option = click.option(
+    "--alpha", type=float, default=0.05, show_default=True, help="Significance level."
+)
+
+
 class NonEmptyPath(click.Path):
     """A click path that refuses the empty string (which would otherwise mean ``.``)."""
 
@@ -120,8 +138,12 @@ __all__ = [
     "MAX_TIMEOUT",
     "MAX_WORKERS",
     "MIN_MEMORY",
+    "TABLE_FORMATS",
     "NonEmptyPath",
+    "alpha_option",
     "check_address",
     "check_number",
+    "force_option",
     "parse_size",
+    "workers_option",
 ]

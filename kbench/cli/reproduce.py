@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.cli.options import force_option, workers_option
 from kbench.cli.render import output_console
 from kbench.core.errors import KbenchError
 from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
@@ -27,13 +28,8 @@ from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
     show_default=True,
     help="Folder for the results (one subfolder per paper), the reports and the claims table.",
 )
-@click.option(
-    "--workers",
-    type=int,
-    default=None,
-    help="Tasks run at once [default: number of cores]; 0 runs in this process.",
-)
-@click.option("--force", is_flag=True, help="Rerun tasks that already have results.")
+@workers_option
+@force_option
 @click.option("--no-report", is_flag=True, help="Do not write a report per paper.")
 @click.option(
     "--markdown",

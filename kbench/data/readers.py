@@ -423,17 +423,25 @@ def _parse_idx_header(path: Path, head: bytes) -> tuple[np.dtype, tuple[int, ...
     return np.dtype(IDX_TYPES[head[2]]), dims, offset
 
 
+def _read_idx_header(path: Path, fh: io.BufferedIOBase) -> tuple[np.dtype, tuple[int, ...], int]:
+    """Read an IDX header from ``fh``, which it leaves at the first value; see
+    :func:`_parse_idx_header`."""
+    head = fh.read(4)
+    if len(head) == 4 and head[3]:
+        head += fh.read(4 * head[3])
+    return _parse_idx_header(path, head)
+
+
 def idx_header(path: str | Path) -> tuple[np.dtype, tuple[int, ...]]:
     """The element type and dimensions of an IDX file, reading only its header (cheap)."""
     path = _existing(path)
     try:
         with _idx_stream(path) as fh:
-            head = fh.read(4)
-            if len(head) == 4 and head[3]:
-                head += fh.read(4 * head[3])
+            dtype, dims, _ = _read_idx_header(path, fh)
+    except DataError:
+        raise
     except _READ_ERRORS as exc:
         raise _read_error(path, exc) from None
-    dtype, dims, _ = _parse_idx_header(path, head)
     return dtype, dims
 
 
@@ -446,10 +454,7 @@ def read_idx(path: str | Path, *, max_elements: int = MAX_ELEMENTS) -> np.ndarra
     path = _existing(path)
     try:
         with _idx_stream(path) as fh:
-            head = fh.read(4)
-            if len(head) == 4 and head[3]:
-                head += fh.read(4 * head[3])
-            dtype, dims, offset = _parse_idx_header(path, head)
+            dtype, dims, offset = _read_idx_header(path, fh)
             count = math.prod(dims)
             # a zero dimension makes count 0, but NumPy still refuses absurd other dimensions
             if math.prod(d for d in dims if d) > max_elements:
