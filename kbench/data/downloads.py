@@ -16,7 +16,6 @@ used, never deleted); a cut-off or failed write leaves no file under the final n
 from __future__ import annotations
 
 import bz2
-import contextlib
 import errno
 import gzip
 import hashlib
@@ -29,9 +28,10 @@ import time
 import urllib.parse
 import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from kbench.core.errors import DataError
+from kbench.core.fileio import TEMP_PREFIX, atomic_write
 
 #: Bytes read from the network or a decompressor at a time.
 BLOCK = 1 << 20
@@ -298,50 +298,41 @@ def _reader(path: Path, kind: str) -> IO[bytes] | gzip.GzipFile:
 def decompress(src: str | Path, dest: str | Path) -> Path:
     """Decompress ``src`` (bz2, xz or gzip, by its first bytes) to ``dest``, all or nothing.
 
-    The output is written to a temporary file beside ``dest``, synced, then renamed, so a
-    damaged input or a full disk leaves no ``dest`` (and no temporary file) behind.
+    The output is written through :func:`~kbench.core.fileio.atomic_write` (a temporary
+    file beside ``dest``, synced, then renamed), so a damaged input or a full disk leaves no
+    ``dest`` (and no temporary file) behind.
     """
     src, dest = Path(src), Path(dest)
     kind = compression_of(src)
     if kind is None:
         raise DataError(f"{src}: not a bz2, xz or gzip file")
+
+    def copy(out: BinaryIO) -> None:
+        with _reader(src, kind) as fh:
+            try:
+                for block in iter(lambda: fh.read(BLOCK), b""):
+                    out.write(block)
+            except (EOFError, lzma.LZMAError, zlib.error, OSError) as exc:
+                if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+                    raise  # the disk, not the input: reported as a write error below
+                raise DataError(
+                    f"{src}: truncated or damaged {kind} file ({_first_line(exc)}); "
+                    f"delete it to download it again"
+                ) from None
+
     try:
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise DataError(f"cannot write {dest.parent}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            with _reader(src, kind) as fh:
-                try:
-                    for block in iter(lambda: fh.read(BLOCK), b""):
-                        out.write(block)
-                except (EOFError, lzma.LZMAError, zlib.error, gzip.BadGzipFile) as exc:
-                    raise DataError(
-                        f"{src}: truncated or damaged {kind} file ({_first_line(exc)}); "
-                        f"delete it to download it again"
-                    ) from None
-                except OSError as exc:
-                    if exc.errno in _DISK_ERRNOS:
-                        raise
-                    raise DataError(
-                        f"{src}: truncated or damaged {kind} file ({_first_line(exc)}); "
-                        f"delete it to download it again"
-                    ) from None
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, dest)
+        return atomic_write(dest, copy)
     except DataError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        # Only the temporary file's creation fails naming one path, that file, in dest's
+        # folder (a write names none, the rename two): the folder cannot be written.
+        if exc.filename2 is None and Path(str(exc.filename)).name.startswith(TEMP_PREFIX):
+            raise DataError(f"cannot write {dest.parent}: {exc.strerror}") from None
         raise DataError(
             f"cannot write {dest}: {exc.strerror or _first_line(exc)} "
             f"(nothing was kept; free space and run again)"
         ) from None
-    return dest
 
 
 # --------------------------------------------------------------------------------------------
