@@ -19,7 +19,8 @@ import numpy.typing as npt
 
 from kbench.core.arrays import grown
 from kbench.core.components import Kernel
-from kbench.cython_core import _kernels, _sparse
+from kbench.core.support_buffer import RowStore
+from kbench.cython_core import _sparse
 
 STRATEGIES = {
     "auto": _sparse.STRATEGY_AUTO,
@@ -177,7 +178,7 @@ class GrowableArray:
         return self.array
 
 
-class SparseSupportBuffer:
+class SparseSupportBuffer(RowStore):
     """Sparse support vectors, their squared norms and coefficients.
 
     Rows live in a pool of indices and values that grows (doubling) as needed; the
@@ -207,6 +208,8 @@ class SparseSupportBuffer:
         (``scripts/bench_sparse.py``), unless its work vector would exceed
         ``SCATTER_MAX_D`` values, then the merge.
     """
+
+    _ROW_ARRAYS = ("starts", "ends", "room", "sq", "alpha", "krow")
 
     def __init__(
         self,
@@ -275,17 +278,6 @@ class SparseSupportBuffer:
     def data(self) -> np.ndarray:
         """The pool's values."""
         return self._data.array
-
-    def grow(self, capacity: int | None = None) -> None:
-        """Enlarge the row arrays (to twice the capacity by default), keeping the rows."""
-        new = capacity or 2 * self.capacity
-        for attr in ("starts", "ends", "room", "sq", "alpha", "krow"):
-            setattr(self, attr, grown(getattr(self, attr), new))
-        self._version += 1
-
-    def touch(self) -> None:
-        """Mark the contents as changed by code that writes the arrays directly."""
-        self._version += 1
 
     # -- the pool ---------------------------------------------------------------------------
 
@@ -446,12 +438,6 @@ class SparseSupportBuffer:
         self.kernel_evals += m
         self._last_x, self._last_version = key, self._version
         return self.krow[:m]
-
-    def scores(self, k: np.ndarray) -> np.ndarray:
-        """``alpha[:size]ᵀ k``: the expansion's outputs given a kernel row."""
-        out = np.empty(self.alpha.shape[1])
-        _kernels.expansion(k, self.alpha, self.size, out)
-        return out
 
     def decision_many(
         self, kernel: Kernel, X: Any, *, scale: float = 1.0, block: int = 2048

@@ -16,7 +16,41 @@ from kbench.core.kernel_rows import KIND_RBF, as_matrix
 from kbench.cython_core import _kernels
 
 
-class SupportBuffer:
+class RowStore:
+    """What the dense and the sparse support-vector stores share: per-row arrays that grow
+    together (``_ROW_ARRAYS``), a version that tells when the last kernel row computed is
+    out of date, and the expansion's outputs given a kernel row."""
+
+    #: The arrays with one entry per row, enlarged together by :meth:`grow`.
+    _ROW_ARRAYS: tuple[str, ...] = ()
+    alpha: np.ndarray
+    size: int
+    _version: int
+
+    @property
+    def capacity(self) -> int:
+        """Number of allocated rows."""
+        raise NotImplementedError
+
+    def grow(self, capacity: int | None = None) -> None:
+        """Enlarge the row arrays (to twice the capacity by default), keeping the rows in order."""
+        new = capacity or 2 * self.capacity
+        for attr in self._ROW_ARRAYS:
+            setattr(self, attr, grown(getattr(self, attr), new))
+        self._version += 1
+
+    def touch(self) -> None:
+        """Mark the contents as changed by code that writes the arrays directly."""
+        self._version += 1
+
+    def scores(self, k: np.ndarray) -> np.ndarray:
+        """``alpha[:size]ᵀ k``: the expansion's outputs given a kernel row."""
+        out = np.empty(self.alpha.shape[1])
+        _kernels.expansion(k, self.alpha, self.size, out)
+        return out
+
+
+class SupportBuffer(RowStore):
     """Support vectors, their squared norms and coefficients in fixed-size arrays.
 
     Parameters
@@ -30,6 +64,8 @@ class SupportBuffer:
     growable
         Double the arrays when full instead of overwriting the oldest row.
     """
+
+    _ROW_ARRAYS = ("X", "sq", "alpha", "krow")
 
     def __init__(
         self, d: int, capacity: int, *, n_outputs: int = 1, growable: bool = False
@@ -55,17 +91,6 @@ class SupportBuffer:
         """Number of allocated rows."""
         return self.X.shape[0]
 
-    def grow(self, capacity: int | None = None) -> None:
-        """Enlarge the arrays (to twice the capacity by default), keeping the rows in order."""
-        new = capacity or 2 * self.capacity
-        for attr in ("X", "sq", "alpha", "krow"):
-            setattr(self, attr, grown(getattr(self, attr), new))
-        self._version += 1
-
-    def touch(self) -> None:
-        """Mark the contents as changed by code that writes the arrays directly."""
-        self._version += 1
-
     def row(self, kernel: Kernel, x: np.ndarray, xsq: float | None = None) -> np.ndarray:
         """Kernel values between the stored rows and x (a view of length ``size``).
 
@@ -89,12 +114,6 @@ class SupportBuffer:
         self.kernel_evals += m
         self._last_x, self._last_version = x, self._version
         return self.krow[:m]
-
-    def scores(self, k: np.ndarray) -> np.ndarray:
-        """``alpha[:size]ᵀ k``: the expansion's outputs given a kernel row."""
-        out = np.empty(self.alpha.shape[1])
-        _kernels.expansion(k, self.alpha, self.size, out)
-        return out
 
     def add(self, x: np.ndarray, coef: float | np.ndarray, xsq: float | None = None) -> int:
         """Store x with coefficient(s) coef; return its slot (evicting the oldest when full)."""
