@@ -1,23 +1,15 @@
 """``kbench reproduce``: the seed papers' experiments as studies, with the papers' claims checked.
 
 Each paper is a study file shipped with kbench (``kbench/studies/reproduce/<paper>.toml``, and
-``<paper>-quick.toml`` for the reduced version CI runs) plus a list of :class:`Claim`. A claim
-names the paper's value and the data set kbench actually uses, and evaluates itself over the
-results tables: it returns kbench's value with its spread over seeds and a verdict with the
-reason. Qualitative claims ("SVMD makes about half as many errors as NORMA") are decided by
-kbench's paired statistics (:mod:`kbench.analysis.statistics`) with the paired streams (seeds, and problems
-× seeds) as the replicates: the exact Wilcoxon signed-rank test on a final quantity of the two
-arms, Holm over the tests one claim needs (docs/statistics.md). A claim is ``reproduced`` only
-when its tests reach α after Holm; a claim whose direction holds without significance is
-``consistent, not significant`` (with the seeds that would be needed when the seeds run cannot
-reach α at all); ``partly`` is a significant result with a quantitative part missed; and
-``not reproduced`` the rest.
+``<paper>-quick.toml`` for the reduced version CI runs) plus a list of :class:`Claim`, in
+:mod:`kbench.reproduce.papers` (one module a paper). A claim names the paper's value and the
+data set kbench actually uses, and evaluates itself over the results tables: it returns
+kbench's value with its spread over seeds and a verdict with the reason
+(:mod:`kbench.reproduce.verdicts`), decided by kbench's paired statistics with the paired
+streams as the replicates (:mod:`kbench.reproduce.evidence`).
 
-The papers live in :mod:`kbench.reproduce.papers` (one module each), the verdicts and the
-:class:`Paper`, :class:`Claim` and :class:`Finding` types in :mod:`kbench.reproduce.verdicts`,
-run selection and the paired tests in :mod:`kbench.reproduce.evidence`; this module runs
-the claims of a paper into the rows of a reproduction table, and gathers the names the
-command and the tests use.
+This module runs the claims of a paper into the rows of a reproduction table and writes
+them; it also gathers the names the command and the tests take from it.
 """
 
 from __future__ import annotations
