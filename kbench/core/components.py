@@ -5,13 +5,10 @@ keyword-only constructor parameters with defaults. It stores each parameter
 under an attribute of the same name, so ``get_params`` and ``repr`` can read them
 back, and ``repr`` is the canonical spec string ``name[p=v,...]``.
 
-Parameters are declared once, as annotated class attributes set to :func:`param`::
-
-    eta: float = param(0.5, low=0.0, low_open=True)
-
-from which the class gets its keyword-only ``__init__`` (range checks included, then
-``__post_init__``), its ``repr`` and its ``kbench list`` entry. A class may instead write
-its own ``__init__``; kbench then reads the parameters from that signature.
+Parameters are declared once, as annotated class attributes set to :func:`param`
+(:mod:`kbench.core.params`, whose names this module re-exports), from which the class gets
+its keyword-only ``__init__``, its ``repr`` and its ``kbench list`` entry. A class may
+instead write its own ``__init__``; kbench then reads the parameters from that signature.
 """
 
 from __future__ import annotations
