@@ -27,18 +27,11 @@ from kbench import __version__
 from kbench.core.components import Data
 from kbench.core.fileio import atomic_write, atomic_write_bytes
 from kbench.core.specs import parse_spec
+from kbench.data import gathered
+from kbench.data.downloads import cache_dir
+from kbench.data.paging import register_map
 from kbench.data.readers import sha256_of
 from kbench.data.streams import Stream, StreamSpec, _Base, _derive, _load_base
-
-
-def cache_dir() -> Path:
-    """Where streams are cached: ``$KBENCH_CACHE``, else the user's cache folder."""
-    env = os.environ.get("KBENCH_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kbench"
-
 
 # ---------------------------------------------------------------------------------------------
 # The data cache
@@ -244,6 +237,7 @@ def _read_base(path: Path) -> tuple[_Base, str]:
         n = int.from_bytes(fh.read(8), "little")
         head = json.loads(fh.read(n))
         buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    register_map(buffer)  # read-only and file-backed: a task may give back the pages it read
     start = _padded(len(_MAGIC) + 8 + n)
     arrays: dict[str, Any] = {
         k: np.ndarray(
@@ -290,6 +284,16 @@ def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[_Base, st
     return (base, found) if found == record["data_id"] else None
 
 
+def _nbytes(base: _Base) -> int:
+    """Bytes of a data set's arrays (a CSR matrix's three arrays)."""
+    total = 0
+    for k in _ARRAY_NAMES:
+        a = getattr(base.data, k)
+        parts = () if a is None else (a.data, a.indices, a.indptr) if sp.issparse(a) else (a,)
+        total += sum(int(p.nbytes) for p in parts)
+    return total
+
+
 def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) -> Stream:
     """Load a stream from the cache, building and caching it on first use.
 
@@ -330,6 +334,12 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
         if records is not None:
             with contextlib.suppress(OSError):
                 data_id = _write_base(folder, key, base, records)
+        if data_id is not None and _nbytes(base) > gathered.LAZY_BYTES:
+            # A large data set is served from the cache file just written, as every later
+            # load is: the stream's arrays are then its read-only map, not copies of the
+            # data set's arrays (a small one keeps the arrays it was built from).
+            written = _cached_base(folder, key, data_id)
+            base = written[0] if written is not None else base
     X, y, Xt, yt, task, n_classes = _derive(spec, base)
     stream = Stream.of(spec, (X, y, Xt, yt, task, n_classes))
     if data_id is not None:

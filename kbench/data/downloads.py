@@ -40,6 +40,15 @@ _MAGIC = {b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"\x1f\x8b": "gz"}
 _SUFFIX = {".bz2": "bz2", ".xz": "xz", ".gz": "gz"}
 
 
+def cache_dir() -> Path:
+    """Where streams are cached: ``$KBENCH_CACHE``, else the user's cache folder."""
+    env = os.environ.get("KBENCH_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kbench"
+
+
 def data_dir() -> Path:
     """The folder kbench keeps downloaded data sets in: ``$KBENCH_DATA``, else the user data
     folder (``platformdirs.user_data_dir("kbench")``, e.g. ``~/.local/share/kbench``)."""

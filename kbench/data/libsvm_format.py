@@ -20,10 +20,12 @@ import lzma
 import math
 import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # scipy.sparse is imported when a file is read, not when kbench loads
+    import scipy.sparse as sp
 
 from kbench.core.errors import DataError
 
@@ -108,6 +110,8 @@ def read_libsvm_csr(
 
 def _canonical(X: sp.spmatrix) -> sp.csr_matrix:
     """CSR with float64 values, int32 indices and index pointers, no stored zeros."""
+    import scipy.sparse as sp
+
     X = sp.csr_matrix(X, dtype=np.float64)
     X.eliminate_zeros()
     if X.nnz < np.iinfo(np.int32).max and X.shape[1] <= np.iinfo(np.int32).max:
@@ -137,6 +141,8 @@ def read_libsvm(
 def _parse_lines(path: Path, n_features: int | None) -> tuple[sp.csr_matrix, np.ndarray]:
     """Read the file line by line in Python: raise DataError at its first bad line, or
     return its arrays when every line is valid."""
+    import scipy.sparse as sp
+
     labels: list[float] = []
     cols: list[int] = []
     vals: list[float] = []

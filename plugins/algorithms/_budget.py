@@ -5,7 +5,8 @@ compiled block loop over examples. ``learn_one`` runs the same loop on one examp
 kernel row already computed (``have_row``), so the per-example path and the block path
 execute the same update code; with a third-party kernel, which the compiled loop cannot
 evaluate, the row (and any other kernel value the update needs) comes from Python and only
-the per-example path is used.
+the per-example path is used. The learners without a budget (perceptron, PA) share its
+kernel tuple for a kernel the compiled loops cannot compute and its statistics.
 """
 
 from __future__ import annotations
@@ -40,7 +41,75 @@ def seed_state(seed: int) -> np.ndarray:
     return np.array([seed % (1 << 64)], dtype=np.uint64)
 
 
-class BudgetLearner(Algorithm):
+def expansion_stats(buf: Any, nbytes: int | None = None) -> dict[str, Any]:
+    """What a kernel expansion in the buffer ``buf`` (None before the first example)
+    reports: its support vectors, the kernel evaluations and ``nbytes``, the model's
+    size (by default the buffer's)."""
+    if nbytes is None:
+        nbytes = buf.nbytes() if buf else 0
+    return {
+        "n_support": buf.size if buf else 0,
+        "kernel_evals": buf.kernel_evals if buf else 0,
+        "model_bytes": nbytes,
+    }
+
+
+class CompiledBlocks(Algorithm):
+    """The block path of a learner whose compiled loop ``_run`` predicts then learns the
+    rows of a block in its buffer (``_buffer``): CSR rows through ``_learn_predict_sparse``,
+    the per-example path when the loop cannot run on its own, else the loop."""
+
+    _compiled: Any
+    _buf: SupportBuffer | None
+
+    def _buffer(self, d: int) -> SupportBuffer:
+        raise NotImplementedError
+
+    def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _fast_ok(self) -> bool:
+        """Whether the compiled block loop can run on its own (compiled kernel and loss)."""
+        return self._compiled is not None
+
+    def _run(self, X: np.ndarray, y: np.ndarray, pred: np.ndarray, have_row: bool) -> None:
+        """Predict then learn every row of X in compiled code, writing the predictions."""
+        raise NotImplementedError
+
+    def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, np.asarray(y, dtype=np.float64))
+        if not self._fast_ok():
+            return super().learn_predict_many(X, y)
+        self._buffer(X.shape[1])
+        pred = np.empty(len(X))
+        if len(X):
+            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
+            self._buf.touch()
+        return pred
+
+
+class _Counted:
+    """The context of :meth:`BudgetLearner._counted`. A plain class, not a generator
+    context manager: it wraps every per-example update, where a generator costs 2-3 µs."""
+
+    __slots__ = ("before", "buf", "evals", "st")
+
+    def __init__(self, learner: Any, evals: int) -> None:
+        self.buf, self.st, self.evals = learner._buf, learner._state, evals
+
+    def __enter__(self) -> np.ndarray:
+        self.st[0] = self.buf.size
+        self.before = self.st[self.evals]
+        return self.st
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        if exc_type is None:  # as the generator did: an update that raised records nothing
+            self.buf.size = int(self.st[0])
+            self.buf.kernel_evals += int(self.st[self.evals] - self.before)
+
+
+class BudgetLearner(CompiledBlocks):
     """Base of the kernel-expansion learners with a budget of support vectors.
 
     Subclasses set ``capacity`` handling through :meth:`_capacity`, implement
@@ -94,6 +163,16 @@ class BudgetLearner(Algorithm):
             return float("nan")  # the compiled loop computes it itself
         return float(np.asarray(self.kernel.diag(x[None, :]))[0])
 
+    def _loop_kxx(self, X: np.ndarray, have_row: bool) -> float:
+        """The k(x, x) a compiled loop is handed: the example's on the per-example path,
+        NaN on a block (the loop computes it itself)."""
+        return self._self_kernel(X[0]) if have_row else float("nan")
+
+    def _counted(self, evals: int) -> _Counted:
+        """Around a compiled loop: hand it the buffer's size in ``state[0]``, then take back
+        the new size and the kernel evaluations it counted in ``state[evals]``."""
+        return _Counted(self, evals)
+
     def decision_one(self, x):
         self._row(x)
         buf = self._buf
@@ -106,10 +185,6 @@ class BudgetLearner(Algorithm):
         pred = np.empty(1)
         self._run(x[None, :], np.array([float(y)]), pred, True)
         self._buf.touch()
-
-    def _fast_ok(self) -> bool:
-        """Whether the compiled block loop can run on its own (compiled kernel and loss)."""
-        return self._compiled is not None
 
     def _sparse_rows(self, X: Any) -> MarkedRows:
         if not getattr(self, "sparse_input", False):
@@ -151,22 +226,6 @@ class BudgetLearner(Algorithm):
             buf.touch()
         return pred
 
-    def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, np.asarray(y, dtype=np.float64))
-        if not self._fast_ok():
-            return super().learn_predict_many(X, y)
-        self._buffer(X.shape[1])
-        pred = np.empty(len(X))
-        if len(X):
-            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
-            self._buf.touch()
-        return pred
-
-    def _run(self, X: np.ndarray, y: np.ndarray, pred: np.ndarray, have_row: bool) -> None:
-        """Predict then learn every row of X in compiled code, writing the predictions."""
-        raise NotImplementedError
-
     def predict_many(self, X):
         if self._buf is None or self._buf.size == 0:
             n = X.shape[0]
@@ -178,12 +237,7 @@ class BudgetLearner(Algorithm):
         return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 
     def stats(self) -> dict[str, Any]:
-        buf = self._buf
-        return {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "model_bytes": self._nbytes(),
-        }
+        return expansion_stats(self._buf, self._nbytes())
 
     def _nbytes(self) -> int:
         if self._buf is None:
@@ -228,40 +282,19 @@ class PegasosFamily(BudgetLearner):
         return float(self._state[2])
 
     def _run(self, X, y, pred, have_row):
-        buf, st = self._buf, self._state
-        kxx = self._self_kernel(X[0]) if have_row else float("nan")
+        buf = self._buf
+        kxx = self._loop_kxx(X, have_row)
         budget = int(getattr(self, "budget", 0) or 0)
         project = bool(getattr(self, "project", False))
         start = 0
         while True:
-            st[0] = buf.size
-            evals0 = st[3]
-            start = _bsgd.bsgd_block(
-                *self._kargs(),
-                buf.X,
-                buf.sq,
-                buf.alpha,
-                self._kdiag,
-                self._stamp,
-                self._Kinv,
-                st,
-                self.lam,
-                self._mode,
-                budget,
-                project,
-                X,
-                y,
-                pred,
-                buf.krow,
-                self._krow2,
-                self._dvec,
-                self._scores,
-                have_row,
-                kxx,
-                start,
-            )
-            buf.size = int(st[0])
-            buf.kernel_evals += int(st[3] - evals0)
+            with self._counted(evals=3) as st:
+                start = _bsgd.bsgd_block(
+                    *self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag, self._stamp,
+                    self._Kinv, st, self.lam, self._mode, budget, project,
+                    X, y, pred, buf.krow, self._krow2, self._dvec, self._scores,
+                    have_row, kxx, start,
+                )  # fmt: skip
             if start == len(X):
                 return
             self._grow()

@@ -12,15 +12,18 @@ one-line DataError naming the file and, for text formats, the line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 from kbench import hookimpl
 from kbench.core.components import Data, Dataset, check_range, param
 from kbench.core.errors import DataError
 from kbench.core.specs import suggest
+from kbench.data.downloads import cache_dir
 from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
 from kbench.data.readers import (
     MAX_ELEMENTS,
@@ -35,7 +38,6 @@ from kbench.data.readers import (
     read_libsvm_csr,
     read_npz,
 )
-from kbench.data.streams import cache_dir
 
 Task = Literal["binary", "multiclass", "regression"]
 Header = Literal["auto", "yes", "no"]
@@ -87,6 +89,8 @@ def _check_size(where: str, n: int, d: int) -> None:
 
 def _widen(X: sp.csr_matrix, d: int) -> sp.csr_matrix:
     """X with d columns (d at least its own): the same CSR arrays, a wider shape."""
+    import scipy.sparse as sp  # only when reading a LIBSVM file: plugin loading skips it
+
     return X if X.shape[1] == d else sp.csr_matrix((X.data, X.indices, X.indptr), (X.shape[0], d))
 
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from kbench import hookimpl
 from kbench.core.components import Data, Dataset, param
+from kbench.data.downloads import cache_dir
 from kbench.data.readers import idx_header, read_idx_pair
-from kbench.data.streams import cache_dir
 from kbench.plugins.datasets._common import digit_names, missing_module, scale_pixels
 
 Pixels = Literal["unit", "raw", "signed"]
