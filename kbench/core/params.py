@@ -15,10 +15,12 @@ with the descriptions of the class's numpydoc ``Parameters`` section.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import sys
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -178,7 +180,7 @@ def declare(cls: type[Component]) -> None:
         declared[pname] = marker
         setattr(cls, pname, marker.default)  # the class attribute reads as the default
     cls._declared = declared
-    _generate_init(cls)
+    cls.__init__ = _LazyInit(cls, *_init_base(cls))  # type: ignore[misc]
 
 
 def parameters_of(cls: type[Component]) -> dict[str, Parameter]:
@@ -187,10 +189,24 @@ def parameters_of(cls: type[Component]) -> dict[str, Parameter]:
     Read from the constructor's signature, the context parameters left out: a generated
     ``__init__`` gives the declared ranges, a hand-written one only types and defaults.
     """
+    docs = _docstring_params(cls)
+    if _declared_init(cls):  # the declarations are the parameters, in signature order
+        return {
+            pname: Parameter(
+                pname,
+                _evaluated(d),
+                d.default,
+                low=d.low,
+                high=d.high,
+                low_open=d.low_open,
+                high_open=d.high_open,
+                doc=d.doc or docs.get(pname, ""),
+            )
+            for pname, d in cls._declared.items()
+        }
+    # A hand-written __init__: types and defaults from its signature, its ranges in its code.
     sig = inspect.signature(cls.__init__)
     hints = typing.get_type_hints(cls.__init__) if cls.__init__ is not object.__init__ else {}
-    generated = getattr(cls.__init__, "__kbench_declared__", None) is not None
-    docs = _docstring_params(cls)
     params: dict[str, Parameter] = {}
     for p in list(sig.parameters.values())[1:]:
         # *args/**kwargs (object.__init__ of a class that defines none) declare nothing.
@@ -202,31 +218,14 @@ def parameters_of(cls: type[Component]) -> dict[str, Parameter]:
             )
         if p.name not in hints:
             raise TypeError(f"parameter {p.name!r} of {cls.__qualname__} has no type annotation")
-        d = cls._declared.get(p.name) if generated else None
-        if d is None:  # a hand-written __init__: its range is in its own code
-            params[p.name] = Parameter(p.name, hints[p.name], p.default, doc=docs.get(p.name, ""))
-            continue
-        params[p.name] = Parameter(
-            p.name,
-            hints[p.name],
-            d.default,
-            low=d.low,
-            high=d.high,
-            low_open=d.low_open,
-            high_open=d.high_open,
-            doc=d.doc or docs.get(p.name, ""),
-        )
+        params[p.name] = Parameter(p.name, hints[p.name], p.default, doc=docs.get(p.name, ""))
     return params
 
 
-def _generate_init(cls: type[Component]) -> None:
-    """Give ``cls`` a keyword-only ``__init__`` built from its declared parameters.
-
-    The function is compiled from source, as :mod:`dataclasses` does, so that
-    ``inspect.signature`` and ``typing.get_type_hints`` see an ordinary signature: the
-    context parameters of the nearest hand-written ``__init__`` (``kernel``, ``loss``,
-    ``task``, ``n_classes``, ``seed`` for an algorithm) then the declared ones, in order.
-    """
+def _init_base(cls: type[Component]) -> tuple[Any, list[inspect.Parameter]]:
+    """The nearest hand-written ``__init__`` above ``cls`` and the context parameters it
+    takes (``kernel``, ``loss``, ``task``, ``n_classes``, ``seed`` for an algorithm);
+    TypeError, when the class is defined, if it takes any other parameter."""
     base = object.__init__
     for klass in cls.__mro__[1:]:
         init = klass.__dict__.get("__init__")
@@ -243,6 +242,58 @@ def _generate_init(cls: type[Component]) -> None:
                     "declare the base class's parameters with param() too"
                 )
             context.append(p)
+    return base, context
+
+
+class _LazyInit:
+    """A declared class's ``__init__`` until it is first looked up on the class or an
+    instance: then the real one is compiled (:func:`_generate_init`) and replaces it.
+
+    Registering a plugin's components needs only their declarations
+    (:func:`parameters_of` reads them), so the commands that create few components do not
+    compile a constructor for every class they load.
+    """
+
+    def __init__(self, cls: type[Component], base: Any, context: list[inspect.Parameter]):
+        self.cls, self.base, self.context = cls, base, context
+        self.__kbench_declared__ = tuple(cls._declared)
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        init = self.cls.__dict__.get("__init__")
+        if init is self:
+            init = _generate_init(self.cls, self.base, self.context)
+        return init.__get__(obj, owner)
+
+
+def _declared_init(cls: type) -> bool:
+    """Whether the constructor ``cls`` uses is generated from declarations (compiled or
+    not yet), read without compiling it."""
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is not None:
+            return getattr(init, "__kbench_declared__", None) is not None
+    return False
+
+
+def _evaluated(d: Declared) -> Any:
+    """A declared parameter's type, its annotation evaluated where it was written (as
+    ``typing.get_type_hints`` evaluates the generated constructor's)."""
+    if not isinstance(d.annotation, str):
+        return d.annotation
+    return eval(d.annotation, vars(sys.modules[d.module]))  # a type, written by us
+
+
+def _generate_init(
+    cls: type[Component], base: Any, context: list[inspect.Parameter]
+) -> Callable[..., None]:
+    """Give ``cls`` a keyword-only ``__init__`` built from its declared parameters, and
+    return it.
+
+    The function is compiled from source, as :mod:`dataclasses` does, so that
+    ``inspect.signature`` and ``typing.get_type_hints`` see an ordinary signature: the
+    context parameters of the nearest hand-written ``__init__`` (``base``) then the
+    declared ones, in order.
+    """
     names: dict[str, Any] = {"_base": base, "_assign": _assign}
     args = [f"{p.name}=_c_{p.name}" for p in context]
     names |= {f"_c_{p.name}": p.default for p in context}
@@ -272,6 +323,7 @@ def _generate_init(cls: type[Component]) -> None:
     )
     init.__kbench_declared__ = tuple(cls._declared)
     cls.__init__ = init  # type: ignore[misc]
+    return init
 
 
 def _assign(obj: Component, values: dict[str, Any]) -> None:
@@ -287,31 +339,44 @@ _SECTION = re.compile(r"^Parameters\n-+\n", re.MULTILINE)
 
 
 def _docstring_params(cls: type) -> dict[str, str]:
-    """Parameter descriptions from the numpydoc ``Parameters`` sections of cls and its bases.
+    """Parameter descriptions from the numpydoc ``Parameters`` sections of cls and its bases
+    (a subclass's entry replaces its base's)."""
+    out: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        out |= _own_docstring_params(klass)
+    return out
+
+
+@functools.cache
+def _own_docstring_params(klass: type) -> dict[str, str]:
+    """The ``Parameters`` section of one class's own docstring, read once per class (every
+    subclass's registration reads its bases' again).
 
     An entry is a line naming one or more parameters (``a, b`` or ``a : type``) and the
     more indented lines below it; the description is their text joined on one line.
     """
     out: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        doc = inspect.cleandoc(klass.__dict__.get("__doc__") or "")
-        m = _SECTION.search(doc)
-        if m is None:
+    doc = klass.__dict__.get("__doc__")
+    if not isinstance(doc, str) or "Parameters" not in doc:
+        return out
+    doc = inspect.cleandoc(doc)
+    m = _SECTION.search(doc)
+    if m is None:
+        return out
+    names: list[str] = []
+    lines = doc[m.end() :].splitlines()
+    for i, line in enumerate(lines):
+        if not line.strip():
             continue
-        names: list[str] = []
-        lines = doc[m.end() :].splitlines()
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            if not line.startswith(" "):
-                if i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}:
-                    break  # the next section's title
-                names = [n.strip() for n in line.split(":")[0].split(",") if n.strip()]
-                for n in names:
-                    out[n] = ""
-                continue
+        if not line.startswith(" "):
+            if i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}:
+                break  # the next section's title
+            names = [n.strip() for n in line.split(":")[0].split(",") if n.strip()]
             for n in names:
-                out[n] = f"{out[n]} {line.strip()}".strip()
+                out[n] = ""
+            continue
+        for n in names:
+            out[n] = f"{out[n]} {line.strip()}".strip()
     return out
 
 
