@@ -6,19 +6,7 @@ averaged perceptron, on digit-vs-rest problems of the MNIST sample.
 
 from __future__ import annotations
 
-from kbench.reproduce.evidence import (
-    ALPHA,
-    adjust,
-    consistent,
-    equivalent,
-    fewer,
-    mean_sd,
-    need,
-    paired,
-    seedtest,
-    select,
-    significant,
-)
+from kbench.reproduce import evidence
 from kbench.reproduce.verdicts import CONSISTENT, NOT, REPRODUCED, Claim, Finding, Paper
 from kbench.results.store import Results
 
@@ -27,19 +15,19 @@ def _huller_vs_libsvm(results: Results) -> Finding:
     """Claim 9: HULLER×1's test error is not significantly different from LIBSVM's.
 
     An equivalence claim: reproduced when two one-sided tests at α put the mean difference
-    within ±0.5 point (:func:`equivalent`); no significant difference alone is consistent.
+    within ±0.5 point (:func:`~kbench.reproduce.evidence.equivalent`); no significant difference alone is consistent.
     """
-    h1 = select(results, "huller", epochs=1)
-    lib = select(results, "libsvm")
-    need(h1, lib)
-    t = paired(h1, lib, "test_error")
-    adjust(t)
+    h1 = evidence.select(results, "huller", epochs=1)
+    lib = evidence.select(results, "libsvm")
+    evidence.need(h1, lib)
+    t = evidence.paired(h1, lib, "test_error")
+    evidence.adjust(t)
     gap = 100 * t["mean_diff"]
-    value = f"HULLER×1 {mean_sd(100 * h1['test_error'].astype(float), '.2f')}%, LIBSVM {mean_sd(100 * lib['test_error'].astype(float), '.2f')}%"
-    why = f"gap {gap:+.2f} pt; {seedtest(t)}"
-    if equivalent(t, 0.005):
+    value = f"HULLER×1 {evidence.mean_sd(100 * h1['test_error'].astype(float), '.2f')}%, LIBSVM {evidence.mean_sd(100 * lib['test_error'].astype(float), '.2f')}%"
+    why = f"gap {gap:+.2f} pt; {evidence.seedtest(t)}"
+    if evidence.equivalent(t, 0.005):
         return Finding(value, REPRODUCED, f"equivalent within 0.5 pt (TOST); {why}")
-    if not (t["p_holm"] < ALPHA):
+    if not (t["p_holm"] < evidence.ALPHA):
         return Finding(
             value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
         )
@@ -48,14 +36,14 @@ def _huller_vs_libsvm(results: Results) -> Finding:
 
 def _huller_sparser(results: Results) -> Finding:
     """Claim 10: HULLER×1 keeps fewer support vectors than LIBSVM."""
-    h1 = select(results, "huller", epochs=1)
-    lib = select(results, "libsvm")
-    h2 = select(results, "huller", epochs=2)
-    need(h1, lib)
-    t = paired(h1, lib, "n_support")
-    adjust(t)
-    value = f"#SV HULLER×1 {mean_sd(h1['n_support'], '.0f')}, ×2 {mean_sd(h2['n_support'], '.0f')}, LIBSVM {mean_sd(lib['n_support'], '.0f')}"
-    return fewer(t, value, "not fewer")
+    h1 = evidence.select(results, "huller", epochs=1)
+    lib = evidence.select(results, "libsvm")
+    h2 = evidence.select(results, "huller", epochs=2)
+    evidence.need(h1, lib)
+    t = evidence.paired(h1, lib, "n_support")
+    evidence.adjust(t)
+    value = f"#SV HULLER×1 {evidence.mean_sd(h1['n_support'], '.0f')}, ×2 {evidence.mean_sd(h2['n_support'], '.0f')}, LIBSVM {evidence.mean_sd(lib['n_support'], '.0f')}"
+    return evidence.fewer(t, value, "not fewer")
 
 
 def _huller_perceptron(results: Results) -> Finding:
@@ -63,22 +51,22 @@ def _huller_perceptron(results: Results) -> Finding:
 
     Held-out and online errors are each paired over (problem, seed), Holm over the two.
     """
-    h1 = select(results, "huller", epochs=1)
-    ap = select(results, "averaged_perceptron", epochs=1)
-    need(h1, ap)
-    t = paired(ap, h1, "test_error")
-    t_on = paired(ap, h1, "online_error")
-    adjust(t, t_on)
+    h1 = evidence.select(results, "huller", epochs=1)
+    ap = evidence.select(results, "averaged_perceptron", epochs=1)
+    evidence.need(h1, ap)
+    t = evidence.paired(ap, h1, "test_error")
+    t_on = evidence.paired(ap, h1, "online_error")
+    evidence.adjust(t, t_on)
     value = (
-        f"AP×1 {mean_sd(100 * ap['test_error'].astype(float), '.2f')}%, "
-        f"HULLER×1 {mean_sd(100 * h1['test_error'].astype(float), '.2f')}%"
+        f"AP×1 {evidence.mean_sd(100 * ap['test_error'].astype(float), '.2f')}%, "
+        f"HULLER×1 {evidence.mean_sd(100 * h1['test_error'].astype(float), '.2f')}%"
     )
-    why = f"held-out: {seedtest(t)} (AP first); online: {seedtest(t_on)}"
+    why = f"held-out: {evidence.seedtest(t)} (AP first); online: {evidence.seedtest(t_on)}"
     worse = t["mean_diff"] > 0 and t_on["mean_diff"] > 0
-    if worse and (significant(t, lower=False) or significant(t_on, lower=False)):
+    if worse and (evidence.significant(t, lower=False) or evidence.significant(t_on, lower=False)):
         return Finding(value, REPRODUCED, why)
     if t["mean_diff"] > 0:
-        return Finding(value, consistent(t, t_on), f"worse on average; {why}")
+        return Finding(value, evidence.consistent(t, t_on), f"worse on average; {why}")
     return Finding(value, NOT, f"the averaged perceptron is not worse; {why}")
 
 

@@ -7,54 +7,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from kbench.reproduce.evidence import (
-    adjust,
-    consistent,
-    equivalent,
-    mean_sd,
-    need,
-    paired,
-    seedtest,
-    select,
-    significant,
-    spec_params,
-)
-from kbench.reproduce.verdicts import (
-    CONSISTENT,
-    NOT,
-    PARTLY,
-    REPRODUCED,
-    Claim,
-    Finding,
-    Paper,
-)
+from kbench.reproduce import evidence
+from kbench.reproduce.verdicts import CONSISTENT, NOT, PARTLY, REPRODUCED, Claim, Finding, Paper
 from kbench.results.store import Results
 
 
 def _pistol_vs_asgd(results: Results) -> Finding:
     """C4: PiSTOL ≤ best-η ASGD + 1 pp and better than the median-η ASGD."""
-    pis = select(results, "pistol")
-    asgd = select(results, "asgd")
-    need(pis, asgd)
+    pis = evidence.select(results, "pistol")
+    asgd = evidence.select(results, "asgd")
+    evidence.need(pis, asgd)
     by_eta = {
         eta: g
-        for eta, g in asgd.groupby(asgd["algorithm_spec"].map(lambda s: spec_params(s).get("eta")))
+        for eta, g in asgd.groupby(
+            asgd["algorithm_spec"].map(lambda s: evidence.spec_params(s).get("eta"))
+        )
     }
     means = {eta: g["test_error"].astype(float).mean() for eta, g in by_eta.items()}
     best = min(means, key=means.get)
     median_eta = sorted(means, key=means.get)[len(means) // 2]
     e_p = pis["test_error"].astype(float)
-    t = paired(pis, by_eta[median_eta], "test_error")
-    adjust(t)
-    value = f"PiSTOL {mean_sd(e_p)}, best ASGD (η={best}) {mean_sd(by_eta[best]['test_error'])}"
+    t = evidence.paired(pis, by_eta[median_eta], "test_error")
+    evidence.adjust(t)
+    value = f"PiSTOL {evidence.mean_sd(e_p)}, best ASGD (η={best}) {evidence.mean_sd(by_eta[best]['test_error'])}"
     ok_best = e_p.mean() <= means[best] + 0.01
-    why = f"vs median-η ASGD (η={median_eta}): {seedtest(t)}"
-    if ok_best and significant(t):
+    why = f"vs median-η ASGD (η={median_eta}): {evidence.seedtest(t)}"
+    if ok_best and evidence.significant(t):
         return Finding(value, REPRODUCED, f"within 1 pp of the best step size; {why}")
-    if significant(t):
+    if evidence.significant(t):
         return Finding(value, PARTLY, f"beats the median step size only; {why}")
     if ok_best and t["mean_diff"] < 0:
-        return Finding(value, consistent(t), f"within 1 pp of the best step size; {why}")
+        return Finding(value, evidence.consistent(t), f"within 1 pp of the best step size; {why}")
     if ok_best:
         return Finding(
             value, PARTLY, f"within 1 pp of the best but not below the median step size; {why}"
@@ -66,20 +49,20 @@ def _pistol_vs_svm(results: Results) -> Finding:
     """C5: PiSTOL's held-out error tracks the batch SVM's (within max(1 pp, 2 sd)).
 
     An equivalence claim: reproduced when two one-sided tests at α put the mean difference
-    inside ± the tolerance (:func:`equivalent`).
+    inside ± the tolerance (:func:`~kbench.reproduce.evidence.equivalent`).
     """
-    pis = select(results, "pistol")
-    svm = select(results, "libsvm")
-    need(pis, svm)
+    pis = evidence.select(results, "pistol")
+    svm = evidence.select(results, "libsvm")
+    evidence.need(pis, svm)
     e_p, e_s = pis["test_error"].astype(float), svm["test_error"].astype(float)
-    t = paired(pis, svm, "test_error")
-    adjust(t)
+    t = evidence.paired(pis, svm, "test_error")
+    evidence.adjust(t)
     gap = e_p.mean() - e_s.mean()
     sd = float(np.sqrt((e_p.var(ddof=1) + e_s.var(ddof=1)) / 2)) if len(e_p) > 1 else 0.0
     tol = max(0.01, 2 * sd)
-    value = f"PiSTOL {mean_sd(e_p)}, LIBSVM {mean_sd(e_s)}"
-    why = f"gap {gap:+.3f}, tolerance {tol:.3f}; {seedtest(t)}"
-    if equivalent(t, tol):
+    value = f"PiSTOL {evidence.mean_sd(e_p)}, LIBSVM {evidence.mean_sd(e_s)}"
+    why = f"gap {gap:+.3f}, tolerance {tol:.3f}; {evidence.seedtest(t)}"
+    if evidence.equivalent(t, tol):
         return Finding(value, REPRODUCED, f"equivalent within the tolerance (TOST); {why}")
     if abs(gap) <= tol:
         return Finding(value, CONSISTENT, f"within the tolerance on average only; {why}")

@@ -7,24 +7,15 @@ the paper's Gaussian mixture.
 from __future__ import annotations
 
 from kbench.core.errors import KbenchError
-from kbench.reproduce.evidence import (
-    adjust,
-    consistent,
-    mean_sd,
-    need,
-    paired,
-    seedtest,
-    select,
-    significant,
-)
+from kbench.reproduce import evidence
 from kbench.reproduce.verdicts import NOT, PARTLY, REPRODUCED, Claim, Finding, Paper
 from kbench.results.store import Results
 
 
 def _polk_bounded(results: Results) -> Finding:
     """C6: with constant η and ε = Kη^{3/2}, POLK's model order plateaus."""
-    polk = select(results, "polk")
-    need(polk)
+    polk = evidence.select(results, "polk")
+    evidence.need(polk)
     tr = results.traces
     tr = tr[tr["task_id"].isin(polk["task_id"])]
     spreads, finals = [], []
@@ -36,7 +27,7 @@ def _polk_bounded(results: Results) -> Finding:
             finals.append(float(g["n_support"].iloc[-1]))
     if not spreads:
         raise KbenchError("POLK's traces have no model order")
-    value = f"final M {mean_sd(finals, '.1f')}; spread over the last 20% {mean_sd(spreads, '.2f')}"
+    value = f"final M {evidence.mean_sd(finals, '.1f')}; spread over the last 20% {evidence.mean_sd(spreads, '.2f')}"
     bounded = sum(s <= 0.2 for s in spreads)
     if bounded == len(spreads):
         return Finding(
@@ -49,20 +40,20 @@ def _polk_bounded(results: Results) -> Finding:
 
 def _polk_vs_bsgd(results: Results) -> Finding:
     """C10: at equal model order POLK's test error is below BSGD's."""
-    polk = select(results, "polk")
-    bsgd = select(results, "bsgd")
-    need(polk, bsgd)
-    t = paired(polk, bsgd, "test_error")
-    t_on = paired(polk, bsgd, "online_error")
-    adjust(t, t_on)
-    value = f"POLK {mean_sd(100 * polk['test_error'].astype(float), '.2f')}% (M {mean_sd(polk['n_support'], '.0f')}), BSGD {mean_sd(100 * bsgd['test_error'].astype(float), '.2f')}%"
-    why = f"held-out: {seedtest(t)}; online: {seedtest(t_on)}"
-    if significant(t) and t_on["mean_diff"] < 0:
+    polk = evidence.select(results, "polk")
+    bsgd = evidence.select(results, "bsgd")
+    evidence.need(polk, bsgd)
+    t = evidence.paired(polk, bsgd, "test_error")
+    t_on = evidence.paired(polk, bsgd, "online_error")
+    evidence.adjust(t, t_on)
+    value = f"POLK {evidence.mean_sd(100 * polk['test_error'].astype(float), '.2f')}% (M {evidence.mean_sd(polk['n_support'], '.0f')}), BSGD {evidence.mean_sd(100 * bsgd['test_error'].astype(float), '.2f')}%"
+    why = f"held-out: {evidence.seedtest(t)}; online: {evidence.seedtest(t_on)}"
+    if evidence.significant(t) and t_on["mean_diff"] < 0:
         return Finding(value, REPRODUCED, why)
-    if significant(t_on):
+    if evidence.significant(t_on):
         return Finding(value, PARTLY, f"lower online, not significantly on held-out data; {why}")
     if t["mean_diff"] < 0:
-        return Finding(value, consistent(t, t_on), f"lower on average; {why}")
+        return Finding(value, evidence.consistent(t, t_on), f"lower on average; {why}")
     return Finding(value, NOT, why)
 
 

@@ -11,30 +11,19 @@ import itertools
 import pandas as pd
 
 from kbench.core.errors import KbenchError
-from kbench.reproduce.evidence import (
-    adjust,
-    consistent,
-    fewer,
-    mean_sd,
-    need,
-    paired,
-    seedtest,
-    select,
-    significant,
-    spec_params,
-)
+from kbench.reproduce import evidence
 from kbench.reproduce.verdicts import NOT, PARTLY, REPRODUCED, Claim, Finding, Paper
 from kbench.results.store import Results
 
 
 def _ramp_arms(results: Results) -> dict[str, pd.DataFrame]:
     arms = {
-        "OnlineSVM^R": select(results, "online_svm_r", m=None),
-        "IDSVM": select(results, "idsvm"),
-        "PA": select(results, "pa"),
-        "LIBSVM": select(results, "libsvm"),
+        "OnlineSVM^R": evidence.select(results, "online_svm_r", m=None),
+        "IDSVM": evidence.select(results, "idsvm"),
+        "PA": evidence.select(results, "pa"),
+        "LIBSVM": evidence.select(results, "libsvm"),
     }
-    need(*arms.values())
+    evidence.need(*arms.values())
     return arms
 
 
@@ -46,34 +35,32 @@ def _ramp_accuracy(results: Results) -> Finding:
     gain_i = acc["OnlineSVM^R"].mean() - acc["IDSVM"].mean()
     gain_l = acc["OnlineSVM^R"].mean() - acc["LIBSVM"].mean()
     sv_ratio = r["n_support"].mean() / max(i["n_support"].mean(), 1.0)
-    t_i, t_l = paired(r, i, "test_error"), paired(r, lib, "test_error")
-    adjust(t_i, t_l)
+    t_i, t_l = evidence.paired(r, i, "test_error"), evidence.paired(r, lib, "test_error")
+    evidence.adjust(t_i, t_l)
     value = (
-        f"accuracy R {mean_sd(acc['OnlineSVM^R'], '.1f')}, IDSVM {mean_sd(acc['IDSVM'], '.1f')}, "
-        f"LIBSVM {mean_sd(acc['LIBSVM'], '.1f')}; #SV R/IDSVM {sv_ratio:.2f}"
+        f"accuracy R {evidence.mean_sd(acc['OnlineSVM^R'], '.1f')}, IDSVM {evidence.mean_sd(acc['IDSVM'], '.1f')}, "
+        f"LIBSVM {evidence.mean_sd(acc['LIBSVM'], '.1f')}; #SV R/IDSVM {sv_ratio:.2f}"
     )
-    why = (
-        f"vs IDSVM {gain_i:+.1f} pt ({seedtest(t_i)}); vs LIBSVM {gain_l:+.1f} pt ({seedtest(t_l)})"
-    )
-    both = significant(t_i) and significant(t_l)
+    why = f"vs IDSVM {gain_i:+.1f} pt ({evidence.seedtest(t_i)}); vs LIBSVM {gain_l:+.1f} pt ({evidence.seedtest(t_l)})"
+    both = evidence.significant(t_i) and evidence.significant(t_l)
     if both and gain_i >= 1.0 and gain_l >= 1.0 and sv_ratio <= 0.3:
         return Finding(value, REPRODUCED, why)
-    if significant(t_i) or significant(t_l):
+    if evidence.significant(t_i) or evidence.significant(t_l):
         return Finding(
             value, PARTLY, f"not every gain significant and ≥ 1 point with #SV ratio ≤ 0.3; {why}"
         )
     if gain_i > 0 and gain_l > 0:
-        return Finding(value, consistent(t_i, t_l), f"more accurate on average; {why}")
+        return Finding(value, evidence.consistent(t_i, t_l), f"more accurate on average; {why}")
     return Finding(value, NOT, f"OnlineSVM^R is not more accurate; {why}")
 
 
 def _ramp_sparsity(results: Results) -> Finding:
     """Claim 12: OnlineSVM^R keeps fewer support vectors than IDSVM."""
     a = _ramp_arms(results)
-    t = paired(a["OnlineSVM^R"], a["IDSVM"], "n_support")
-    adjust(t)
-    value = f"#SV R {mean_sd(a['OnlineSVM^R']['n_support'], '.0f')}, IDSVM {mean_sd(a['IDSVM']['n_support'], '.0f')}"
-    return fewer(t, value, "not sparser")
+    t = evidence.paired(a["OnlineSVM^R"], a["IDSVM"], "n_support")
+    evidence.adjust(t)
+    value = f"#SV R {evidence.mean_sd(a['OnlineSVM^R']['n_support'], '.0f')}, IDSVM {evidence.mean_sd(a['IDSVM']['n_support'], '.0f')}"
+    return evidence.fewer(t, value, "not sparser")
 
 
 def _ramp_pa(results: Results) -> Finding:
@@ -83,18 +70,18 @@ def _ramp_pa(results: Results) -> Finding:
     sv = {k: v["n_support"].astype(float).mean() for k, v in a.items()}
     worst = max(err, key=err.get)
     densest = max(sv, key=sv.get)
-    t_e = paired(a["PA"], a["OnlineSVM^R"], "test_error")
-    t_s = paired(a["PA"], a["OnlineSVM^R"], "n_support")
-    adjust(t_e, t_s)
-    value = f"PA error {mean_sd(a['PA']['test_error'])}, #SV {sv['PA']:.0f}; least accurate: {worst}; densest: {densest}"
-    why = f"PA vs OnlineSVM^R: error {seedtest(t_e)}; #SV {seedtest(t_s)}"
-    sig_e, sig_s = significant(t_e, lower=False), significant(t_s, lower=False)
+    t_e = evidence.paired(a["PA"], a["OnlineSVM^R"], "test_error")
+    t_s = evidence.paired(a["PA"], a["OnlineSVM^R"], "n_support")
+    evidence.adjust(t_e, t_s)
+    value = f"PA error {evidence.mean_sd(a['PA']['test_error'])}, #SV {sv['PA']:.0f}; least accurate: {worst}; densest: {densest}"
+    why = f"PA vs OnlineSVM^R: error {evidence.seedtest(t_e)}; #SV {evidence.seedtest(t_s)}"
+    sig_e, sig_s = evidence.significant(t_e, lower=False), evidence.significant(t_s, lower=False)
     if worst == "PA" and densest == "PA":
         if sig_e and sig_s:
             return Finding(value, REPRODUCED, why)
         if sig_e or sig_s:
             return Finding(value, PARTLY, f"only one of the two is significant; {why}")
-        return Finding(value, consistent(t_e, t_s), f"both hold on average; {why}")
+        return Finding(value, evidence.consistent(t_e, t_s), f"both hold on average; {why}")
     if (worst == "PA" and sig_e) or (densest == "PA" and sig_s):
         return Finding(value, PARTLY, f"only one of the two holds; {why}")
     return Finding(value, NOT, f"PA is not both least accurate and densest; {why}")
@@ -112,35 +99,35 @@ def _requested(results: Results, arm: pd.DataFrame) -> float:
 def _ramp_removal(results: Results) -> Finding:
     """Claim 17: removing stored non-support vectors (budget m) saves kernel evaluations;
     m = 0 costs more than 0.5 point of accuracy, the largest budget run at most 0.3."""
-    full = select(results, "online_svm_r", m=None)
+    full = evidence.select(results, "online_svm_r", m=None)
     budgets = sorted(
-        {int(spec_params(s)["m"]) for s in results.runs["algorithm_spec"].astype(str)
-         if s.startswith("online_svm_r[") and spec_params(s).get("m", "None") != "None"}
+        {int(evidence.spec_params(s)["m"]) for s in results.runs["algorithm_spec"].astype(str)
+         if s.startswith("online_svm_r[") and evidence.spec_params(s).get("m", "None") != "None"}
     )  # fmt: skip
     if 0 not in budgets or len(budgets) < 2:
         raise KbenchError("the removal claim needs OnlineSVM^R with m = 0 and one larger m")
-    arms = {m: select(results, "online_svm_r", m=m) for m in budgets}
-    need(full, *arms.values())
+    arms = {m: evidence.select(results, "online_svm_r", m=m) for m in budgets}
+    evidence.need(full, *arms.values())
     acc = {m: 100 * (1 - a["test_error"].astype(float).mean()) for m, a in arms.items()}
     acc_full = 100 * (1 - full["test_error"].astype(float).mean())
     evals = [_requested(results, arms[m]) for m in budgets] + [_requested(results, full)]
     monotone = all(a <= b for a, b in itertools.pairwise(evals))
     top = budgets[-1]
     loss0, loss_top = acc_full - acc[0], acc_full - acc[top]
-    t0 = paired(arms[0], full, "test_error")
-    adjust(t0)
+    t0 = evidence.paired(arms[0], full, "test_error")
+    evidence.adjust(t0)
     value = (
         "accuracy " + ", ".join(f"m={m} {acc[m]:.1f}" for m in budgets) + f", no removal {acc_full:.1f}; "
         "kernel values requested " + ", ".join(f"{e:.3g}" for e in evals)
     )  # fmt: skip
-    why = f"m=0 loses {loss0:.1f} pt ({seedtest(t0)}), m={top} loses {loss_top:.1f} pt"
-    loses = significant(t0, lower=False)
+    why = f"m=0 loses {loss0:.1f} pt ({evidence.seedtest(t0)}), m={top} loses {loss_top:.1f} pt"
+    loses = evidence.significant(t0, lower=False)
     if monotone and loses and loss0 > 0.5 and loss_top <= 0.3:
         return Finding(value, REPRODUCED, why)
     if monotone and loses:
         return Finding(value, PARTLY, f"m=0's loss or m={top}'s is off the paper's; {why}")
     if monotone and loss0 > 0:
-        return Finding(value, consistent(t0), why)
+        return Finding(value, evidence.consistent(t0), why)
     return Finding(value, NOT, why + ("" if monotone else "; kernel evaluations not monotone in m"))
 
 

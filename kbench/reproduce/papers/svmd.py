@@ -10,16 +10,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from kbench.reproduce.evidence import (
-    adjust,
-    consistent,
-    mean_sd,
-    need,
-    paired,
-    seedtest,
-    select,
-    significant,
-)
+from kbench.reproduce import evidence
 from kbench.reproduce.verdicts import NOT, PARTLY, REPRODUCED, Claim, Finding, Paper
 from kbench.results.store import Results
 
@@ -35,35 +26,35 @@ def _svmd_three_arms(
     """R1/R2: final error SVMD(λ) < SVMD(λ = 0) < NORMA(τ), SVMD/NORMA in [lo, hi]."""
 
     def evaluate(results: Results) -> Finding:
-        smd = select(results, "svmd", stream=stream, exclude=exclude, lam=lam)
-        one = select(results, "svmd", stream=stream, exclude=exclude, lam=0.0)
-        nor = select(results, "norma", stream=stream, exclude=exclude, tau=tau)
-        need(smd, one, nor)
+        smd = evidence.select(results, "svmd", stream=stream, exclude=exclude, lam=lam)
+        one = evidence.select(results, "svmd", stream=stream, exclude=exclude, lam=0.0)
+        nor = evidence.select(results, "norma", stream=stream, exclude=exclude, tau=tau)
+        evidence.need(smd, one, nor)
         e_s, e_1, e_n = (x["online_error"].to_numpy(float) for x in (smd, one, nor))
         ratio = smd.groupby("stream_id")["online_error"].mean() / nor.groupby("stream_id")[
             "online_error"
         ].mean().replace(0, np.nan)
-        t_n = paired(smd, nor, "online_error")
-        t_1 = paired(smd, one, "online_error")
-        adjust(t_n, t_1)
+        t_n = evidence.paired(smd, nor, "online_error")
+        t_1 = evidence.paired(smd, one, "online_error")
+        evidence.adjust(t_n, t_1)
         value = (
-            f"SVMD {mean_sd(e_s)}, λ=0 {mean_sd(e_1)}, NORMA {mean_sd(e_n)}; "
-            f"ratio {mean_sd(ratio.dropna(), '.2f')}"
+            f"SVMD {evidence.mean_sd(e_s)}, λ=0 {evidence.mean_sd(e_1)}, NORMA {evidence.mean_sd(e_n)}; "
+            f"ratio {evidence.mean_sd(ratio.dropna(), '.2f')}"
         )
         order = e_s.mean() < e_1.mean() < e_n.mean()
         in_band = lo <= float(ratio.mean()) <= hi
-        why = f"SVMD vs NORMA: {seedtest(t_n)}; SVMD vs λ=0: {seedtest(t_1)}"
-        if significant(t_n) and significant(t_1) and order and in_band:
+        why = f"SVMD vs NORMA: {evidence.seedtest(t_n)}; SVMD vs λ=0: {evidence.seedtest(t_1)}"
+        if evidence.significant(t_n) and evidence.significant(t_1) and order and in_band:
             return Finding(value, REPRODUCED, f"order and ratio as in the paper; {why}")
-        if significant(t_n):
+        if evidence.significant(t_n):
             miss = [] if order else ["the order of the three arms differs"]
-            if not significant(t_1):
+            if not evidence.significant(t_1):
                 miss.append("SVMD is not significantly below λ=0")
             if not in_band:
                 miss.append(f"the ratio is outside [{lo}, {hi}]")
             return Finding(value, PARTLY, f"SVMD beats NORMA but {' and '.join(miss)}; {why}")
         if t_n["mean_diff"] < 0:
-            return Finding(value, consistent(t_n, t_1), f"SVMD lower on average; {why}")
+            return Finding(value, evidence.consistent(t_n, t_1), f"SVMD lower on average; {why}")
         return Finding(value, NOT, f"SVMD does not make fewer errors; {why}")
 
     return evaluate
@@ -71,28 +62,30 @@ def _svmd_three_arms(
 
 def _svmd_counting(results: Results) -> Finding:
     """R4: ν-SVMD(0.95) ≤ 0.25, ν-NORMA ≥ 0.75, SVMD(λ=0) < NORMA on the counting sequence."""
-    smd = select(results, "svmd", stream="counting", lam=0.95)
-    one = select(results, "svmd", stream="counting", lam=0.0)
-    nor = select(results, "norma", stream="counting")
-    need(smd, one, nor)
+    smd = evidence.select(results, "svmd", stream="counting", lam=0.95)
+    one = evidence.select(results, "svmd", stream="counting", lam=0.0)
+    nor = evidence.select(results, "norma", stream="counting")
+    evidence.need(smd, one, nor)
     e_s, e_1, e_n = (x["online_error"].to_numpy(float) for x in (smd, one, nor))
-    t_n = paired(smd, nor, "online_error")
-    t_1 = paired(one, nor, "online_error")
-    adjust(t_n, t_1)
-    value = f"SVMD {mean_sd(e_s)}, λ=0 {mean_sd(e_1)}, NORMA {mean_sd(e_n)}"
+    t_n = evidence.paired(smd, nor, "online_error")
+    t_1 = evidence.paired(one, nor, "online_error")
+    evidence.adjust(t_n, t_1)
+    value = (
+        f"SVMD {evidence.mean_sd(e_s)}, λ=0 {evidence.mean_sd(e_1)}, NORMA {evidence.mean_sd(e_n)}"
+    )
     checks = {
         "SVMD ≤ 0.25": e_s.mean() <= 0.25,
         "NORMA ≥ 0.75": e_n.mean() >= 0.75,
-        "λ=0 beats NORMA significantly": significant(t_1),
+        "λ=0 beats NORMA significantly": evidence.significant(t_1),
     }
     failed = [k for k, ok in checks.items() if not ok]
-    why = f"SVMD vs NORMA: {seedtest(t_n)}; λ=0 vs NORMA: {seedtest(t_1)}"
-    if not failed and significant(t_n):
+    why = f"SVMD vs NORMA: {evidence.seedtest(t_n)}; λ=0 vs NORMA: {evidence.seedtest(t_1)}"
+    if not failed and evidence.significant(t_n):
         return Finding(value, REPRODUCED, f"all three checks hold; {why}")
-    if significant(t_n):
+    if evidence.significant(t_n):
         return Finding(value, PARTLY, f"SVMD beats NORMA, but not: {', '.join(failed)}; {why}")
     if t_n["mean_diff"] < 0 and t_1["mean_diff"] < 0:
-        return Finding(value, consistent(t_n, t_1), f"lower on average; {why}")
+        return Finding(value, evidence.consistent(t_n, t_1), f"lower on average; {why}")
     return Finding(value, NOT, f"not: {', '.join(failed) or 'SVMD beats NORMA'}; {why}")
 
 
