@@ -45,6 +45,7 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
         "kernel_evals",
         "time_s",
         "us_per_example",
+        "peak_memory",
     ):
         if col not in runs:
             runs[col] = np.nan
@@ -61,6 +62,8 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
             kernel_evals=("kernel_evals", "mean"),
             time_s=("time_s", "mean"),
             us_per_example=("us_per_example", "mean"),
+            # The largest over seeds: a peak is what a machine must have room for.
+            peak_memory=("peak_memory", "max"),
             # A tuned configuration is charged its tuning (the same for each seed).
             **{c: (c, "mean") for c in COST_COLUMNS if c in ok},
             **(
@@ -112,6 +115,11 @@ def tuning_cost_text(r: object) -> str:
     )
 
 
+def peak_mib(value: object) -> str:
+    """A peak memory (``peak_memory``, bytes) in MiB, one decimal; a dash when not traced."""
+    return fmt_value(None if value is None else float(value) / 2**20, ".1f")
+
+
 def is_set(value: object) -> bool:
     """A non-empty string (a cell that says something)."""
     return isinstance(value, str) and value != ""
@@ -160,6 +168,7 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                     "held-out error": board["test_error"].map(lambda v: fmt_value(v, ".4f")),
                     "SVs": board["n_support"].map(lambda v: fmt_value(v, ".0f")),
                     "µs/example": board["us_per_example"].map(lambda v: fmt_value(v, ".2f")),
+                    "peak MiB": board["peak_memory"].map(peak_mib),
                     **(
                         {"tuning cost": [tuning_cost_text(r) for r in board.itertuples()]}
                         if "tune_runs" in board and board["tune_runs"].notna().any()
@@ -187,7 +196,14 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                 to_markdown(
                     shown,
                     str(stream),
-                    right=("seeds", "online error", "held-out error", "SVs", "µs/example"),
+                    right=(
+                        "seeds",
+                        "online error",
+                        "held-out error",
+                        "SVs",
+                        "µs/example",
+                        "peak MiB",
+                    ),
                 )
             )
         if (long["degenerate"] > 0).any():

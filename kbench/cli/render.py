@@ -22,6 +22,7 @@ from kbench.analysis.leaderboard import (
     format_leaderboard,
     is_set,
     leaderboard,
+    peak_mib,
     tuning_cost_text,
 )
 from kbench.analysis.tables import fmt_value, short_stream_names
@@ -431,6 +432,7 @@ def print_leaderboard(
             ("kernel evals", "right"),
             ("time (s)", "right"),
             ("µs/example", "right"),
+            ("peak MiB", "right"),
             *((("tuning cost", "right"),) if tuned else ()),
             ("notes", "left"),
         ):
@@ -447,6 +449,7 @@ def print_leaderboard(
                 fmt_value(r.kernel_evals, ".3g"),
                 fmt_value(r.time_s, ".3f"),
                 fmt_value(r.us_per_example, ".2f"),
+                peak_mib(r.peak_memory),
                 *((tuning_cost_text(r),) if tuned else ()),
                 _notes(r),
             )

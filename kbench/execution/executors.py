@@ -7,8 +7,14 @@ affects only itself, and a hung task is killed even inside compiled code.
 - ``LocalExecutor``: at most ``workers`` children on this machine at once; ``workers=0``
   runs tasks in this process, one after the other (no isolation), for debugging.
 - ``DaskExecutor``: tasks are submitted to a ``dask.distributed`` cluster (an existing
-  scheduler, or a ``LocalCluster`` it starts); each Dask worker builds and caches the
-  streams it needs and returns results to the driver, so workers need no shared disk.
+  scheduler, or a ``LocalCluster`` it starts) and return their results to the driver.
+
+A task carries its stream's spec, never its arrays. The driver builds every stream of a
+study into the data cache before the first task starts
+(:func:`kbench.execution.driver.run_experiments`);
+each task's process maps the cached file read-only. Workers whose ``KBENCH_CACHE`` is the
+driver's folder (a local cluster, or shared storage) therefore never build a stream; a
+worker with a cache of its own builds a stream into it when its first task needs it.
 """
 
 from __future__ import annotations
