@@ -32,6 +32,8 @@ from kbench import __version__
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
 from kbench.core.specs import coerce, format_spec, parse_spec
+from kbench.data import gathered
+from kbench.data.gathered import RowGather
 from kbench.data.readers import MAX_ELEMENTS, recording_sources
 
 ORDERS = ("shuffle", "file", "counting")
@@ -231,7 +233,9 @@ class Stream:
 
     ``y`` and ``y_test`` are C-contiguous float64 arrays; ``X`` and ``X_test`` are too for
     a dense stream, and read-only ``scipy.sparse.csr_matrix`` (float64 values, sorted
-    int32 indices, no stored zeros) for a sparse one.
+    int32 indices, no stored zeros) for a sparse one. A large seeded order of a cached data
+    set makes ``X`` a :class:`~kbench.data.gathered.RowGather` (row indices into the mapped
+    data set), whose slices are such arrays: read ``X[a:b]``, not ``X`` itself.
     """
 
     spec: StreamSpec
@@ -266,7 +270,7 @@ class Stream:
     @property
     def sparse(self) -> bool:
         """Whether the features are CSR."""
-        return sp.issparse(self.X)
+        return sp.issparse(self.X) or (isinstance(self.X, RowGather) and self.X.sparse)
 
     @property
     def d(self) -> int:
@@ -274,13 +278,21 @@ class Stream:
         return self.X.shape[1]
 
 
+#: Rows (dense) or stored values (CSR) checked at once: a stream larger than memory is read
+#: a chunk at a time rather than copied into one temporary array.
+_CHECK_CHUNK = 1 << 20
+
+
 def _check_finite(name: str, part: str, X: Any, y: np.ndarray) -> None:
+    bad = ~np.isfinite(y)
     if sp.issparse(X):
-        bad = ~np.isfinite(y)
-        bad_values = np.flatnonzero(~np.isfinite(X.data))
-        bad[np.searchsorted(X.indptr, bad_values, side="right") - 1] = True
+        for lo in range(0, X.nnz, _CHECK_CHUNK):
+            bad_values = lo + np.flatnonzero(~np.isfinite(X.data[lo : lo + _CHECK_CHUNK]))
+            bad[np.searchsorted(X.indptr, bad_values, side="right") - 1] = True
     else:
-        bad = ~np.isfinite(X).all(axis=1) | ~np.isfinite(y)
+        step = max(1, _CHECK_CHUNK // max(1, X.shape[1]))
+        for lo in range(0, X.shape[0], step):
+            bad[lo : lo + step] |= ~np.isfinite(X[lo : lo + step]).all(axis=1)
     if bad.any():
         row = int(np.argmax(bad))
         raise DataError(
@@ -371,6 +383,8 @@ def _features(X: Any, sparse: bool) -> Any:
         # C order here, as in the cache file: a scaled stream's column means must be
         # summed in the same order whether it is built from the data set or from the cache
         return np.ascontiguousarray(X, dtype=np.float64)
+    if _canonical_csr(X):
+        return X  # already as kbench keeps it: not copied (it may be a map of a large file)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     X.sum_duplicates()  # sorts the indices too
     X.eliminate_zeros()
@@ -378,6 +392,34 @@ def _features(X: Any, sparse: bool) -> Any:
         X.indices = X.indices.astype(np.int32, copy=False)
         X.indptr = X.indptr.astype(np.int32, copy=False)
     return X
+
+
+def _canonical_csr(X: Any) -> bool:
+    """Whether ``X`` is already CSR as kbench keeps it: float64 values, int32 indices,
+    sorted and unique within each row, no stored zeros (checked without copying it)."""
+    if not (
+        sp.isspmatrix_csr(X)
+        and X.data.dtype == np.float64
+        and X.indices.dtype == np.int32
+        and X.indptr.dtype == np.int32
+        and X.has_canonical_format
+    ):
+        return False
+    return not any(
+        (X.data[lo : lo + _CHECK_CHUNK] == 0).any() for lo in range(0, X.nnz, _CHECK_CHUNK)
+    )
+
+
+def _head(X: Any, n: int, mapped: bool) -> Any:
+    """The first ``n`` rows of ``X``; of a CSR map of the data cache (``mapped``), over the
+    same arrays (a prefix of a CSR matrix is a prefix of each of its arrays), not a copy
+    as scipy's slice would be."""
+    if not (mapped and sp.issparse(X)) or n >= X.shape[0]:
+        return X[:n]
+    end = int(X.indptr[n])
+    return sp.csr_matrix(
+        (X.data[:end], X.indices[:end], X.indptr[: n + 1]), shape=(n, X.shape[1]), copy=False
+    )
 
 
 def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.stat_result]]:
@@ -467,7 +509,8 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         task, n_classes = "binary", 2
     else:
         y_class = y
-    if task in ("binary", "multiclass") and len(np.unique(y)) < 2:
+    # (y != y[0]).any(), not np.unique: no sorted copy of a long stream's labels
+    if task in ("binary", "multiclass") and not (y != y[0]).any():
         grouped = f" after positive={spec.positive}" if spec.positive is not None else ""
         raise DataError(
             f"data set {base.label!r}: every training example has the label "
@@ -495,9 +538,11 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         rows = perm if rows is None else rows[perm]
     if rows is not None:
         rows = rows if spec.n is None else rows[: spec.n]
-        X, y = X[rows], y[rows]
+        # densified or scaled, the rows are copied anyway: gathered at once then
+        lazy = spec.scale == "none" and not (spec.dense and sp.issparse(X))
+        X, y = _gather(X, rows, base, lazy), y[rows]
     elif spec.n is not None:
-        X, y = X[: spec.n], y[: spec.n]
+        X, y = _head(X, spec.n, base.frozen), y[: spec.n]
     if sp.issparse(X) and spec.dense:
         X, Xt = _densified(X, Xt, base.label)
     if spec.scale != "none" and sp.issparse(X):
@@ -516,6 +561,19 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         Xt = None if Xt is None else (Xt - center) / width
     X, y, Xt, yt = (_freeze(a, base) for a in (X, y, Xt, yt))
     return X, y, Xt, yt, task, n_classes  # type: ignore[return-value]
+
+
+def _gather(X: Any, rows: np.ndarray, base: _Base, lazy: bool) -> Any:
+    """``X[rows]``; a :class:`RowGather` instead when ``X`` is a map of the data cache and
+    the copy would be large (more than ``gathered.LAZY_BYTES``)."""
+    if lazy and base.frozen:
+        if sp.issparse(X):
+            size = X.nnz * len(rows) / max(1, X.shape[0]) * 12 + len(rows) * 8
+        else:
+            size = len(rows) * X.shape[1] * 8
+        if size > gathered.LAZY_BYTES:
+            return RowGather(X, rows)
+    return X[rows]
 
 
 def _densified(X: Any, Xt: Any, label: str) -> tuple[np.ndarray, np.ndarray | None]:
@@ -550,6 +608,8 @@ def _freeze(a: Any, base: _Base) -> Any:
     only when something else holds it."""
     if a is None:
         return None
+    if isinstance(a, RowGather):
+        return a  # gathers read-only rows of a read-only map, a slice at a time
     given = any(a is b for b in (base.data.X, base.data.y, base.data.X_test, base.data.y_test))
     if sp.issparse(a):
         # gathered by _derive (nothing else refers to it), or the read-only map of a cache file
@@ -568,6 +628,8 @@ def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
     for a in arrays:
         if a is None:
             h.update(b"-")
+        elif isinstance(a, RowGather):
+            a.hash_into(h)  # the bytes of the eager gather, read a chunk at a time
         elif sp.issparse(a):
             # The CSR arrays themselves (never densified); index pointers as int64 so that
             # the id does not depend on the index type a gather happened to choose.
@@ -576,7 +638,7 @@ def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
             h.update(np.ascontiguousarray(a.indices))
             h.update(np.ascontiguousarray(a.data))
         else:
-            h.update(a.tobytes())
+            h.update(np.ascontiguousarray(a))  # the bytes of tobytes(), without a copy
     return h.hexdigest()[:16]
 
 

@@ -21,12 +21,16 @@ import pandas as pd
 
 from kbench import __version__
 from kbench.core.registry import Registry, format_exception_line
+from kbench.data.paging import release_rows
 from kbench.data.streams import Stream
 from kbench.execution.memory import PeakMemory
 from kbench.execution.tasks import Task
 from kbench.execution.tuning import window_stream
 
 STATUSES = ("ok", "error", "timeout", "diverged", "memory")
+#: Examples handed to the learner at once: a checkpoint's block is cut into chunks of at
+#: most this many, so that a task's memory does not grow with the stream's length.
+_CHUNK = 1 << 14
 
 
 class Diverged(Exception):
@@ -44,7 +48,8 @@ class Diverged(Exception):
 
 @dataclass
 class TaskResult:
-    """What one task produced: a run row, its trace and its per-example outcomes."""
+    """What one task produced: a run row, its trace and its per-example outcomes (whether
+    each prediction was correct, as bool, or its squared error for regression)."""
 
     run: dict[str, Any]
     traces: pd.DataFrame
@@ -185,11 +190,19 @@ def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tupl
 
 
 def _majority_error(task_kind: str, y: np.ndarray) -> float:
-    """Error of always predicting the most frequent label: what a learner that learned nothing gets."""
+    """Error of always predicting the most frequent label: what a learner that learned nothing gets.
+
+    The labels are counted a chunk at a time (no sorted copy of a long stream's labels)."""
     if task_kind not in ("binary", "multiclass") or len(y) == 0:
         return np.nan
-    _, counts = np.unique(y, return_counts=True)
-    return float(1.0 - counts.max() / len(y))
+    counts: dict[float, int] = {}
+    step = 64 * _CHUNK
+    for lo in range(0, len(y), step):
+        values, found = np.unique(y[lo : lo + step], return_counts=True)
+        for v, k in zip(values.tolist(), found.tolist(), strict=True):
+            counts[v] = counts.get(v, 0) + k
+        release_rows(None, lo, min(len(y), lo + step), y)
+    return float(1.0 - max(counts.values()) / len(y))
 
 
 def _check_stats(stats: dict[str, Any], seen: int) -> None:
@@ -321,53 +334,69 @@ def _prequential(
     end_pass = end_pass if callable(end_pass) else None
     budget = task.max_queries
     checkpoints = log_checkpoints(n, task.checkpoints)
-    outcomes = np.zeros(n)
+    # One byte per example for a class label's outcome (8 for a squared error): the
+    # outcomes are the only per-example array a task keeps.
+    outcomes = np.zeros(n, dtype=np.float64 if stream.task == "regression" else bool)
     rows: list[dict[str, Any]] = []
     learn_time, queried, processed = 0.0, 0, 0
-    first_pass_pred = np.empty(n)
+    # Whether the first pass ends on a constant prediction, without keeping its
+    # predictions: the last first-pass example whose prediction differs from the one before.
+    last_pred, last_change = np.nan, 0
     stopped: int | None = None  # examples of the pass in which the query budget ran out
     for epoch in range(1, task.epochs + 1):
         done, wrong = 0, 0.0
         for stop in checkpoints:
-            Xb, yb = X[done:stop], y[done:stop]
-            if memory is not None:
-                memory.begin()
-            t0 = time.perf_counter()
-            if active:
-                pred, asked = _active_block(algo, Xb, yb, budget - queried if budget else 0)
-                queried += asked
-                spent = budget and queried >= budget
-            elif budget:
-                pred, spent = _budgeted_block(algo, Xb, yb, budget, processed)
-            else:
-                pred, spent = algo.learn_predict_many(Xb, yb), False
-            if end_pass is not None and (stop == n or spent):
-                end_pass()
-            learn_time += time.perf_counter() - t0
-            if memory is not None:
-                memory.end()
-            pred = np.asarray(pred, dtype=float)
-            if spent:
-                stop = done + len(pred)
-                Xb, yb = Xb[: len(pred)], yb[: len(pred)]
-            if pred.shape != (Xb.shape[0],):
-                raise ValueError(
-                    f"learn_predict_many returned shape {pred.shape} for {Xb.shape[0]} examples"
+            spent = False
+            # A checkpoint's examples in chunks of at most _CHUNK: what a task holds at
+            # once (predictions, scores, a CSR slice, the pages of a mapped stream) is
+            # bounded by the chunk, not by the stream's length.
+            while done < stop and not spent:
+                end = min(int(stop), done + _CHUNK)
+                Xb, yb = X[done:end], y[done:end]
+                if memory is not None:
+                    memory.begin()
+                t0 = time.perf_counter()
+                if active:
+                    pred, asked = _active_block(algo, Xb, yb, budget - queried if budget else 0)
+                    queried += asked
+                    spent = bool(budget and queried >= budget)
+                elif budget:
+                    pred, spent = _budgeted_block(algo, Xb, yb, budget, processed)
+                else:
+                    pred = algo.learn_predict_many(Xb, yb)
+                if end_pass is not None and (end == n or spent):
+                    end_pass()
+                learn_time += time.perf_counter() - t0
+                if memory is not None:
+                    memory.end()
+                pred = np.asarray(pred, dtype=float)
+                if spent:
+                    end = done + len(pred)
+                    Xb, yb = Xb[: len(pred)], yb[: len(pred)]
+                if pred.shape != (Xb.shape[0],):
+                    raise ValueError(
+                        f"learn_predict_many returned shape {pred.shape} for {Xb.shape[0]} examples"
+                    )
+                if not np.isfinite(pred).all():
+                    bad = done + int(np.argmax(~np.isfinite(pred)))
+                    raise Diverged(f"non-finite prediction at example {bad}", at=bad)
+                score = _score(stream.task, pred, yb)
+                if epoch == 1 and len(pred):
+                    outcomes[done:end] = score
+                    if done and pred[0] != last_pred:
+                        last_change = done
+                    changes = np.flatnonzero(pred[1:] != pred[:-1])
+                    if changes.size:
+                        last_change = done + int(changes[-1]) + 1
+                    last_pred = pred[-1]
+                wrong += (
+                    float(score.sum())
+                    if stream.task == "regression"
+                    else float(len(score) - score.sum())
                 )
-            if not np.isfinite(pred).all():
-                bad = done + int(np.argmax(~np.isfinite(pred)))
-                raise Diverged(f"non-finite prediction at example {bad}", at=bad)
-            score = _score(stream.task, pred, yb)
-            if epoch == 1:
-                outcomes[done:stop] = score
-                first_pass_pred[done:stop] = pred
-            wrong += (
-                float(score.sum())
-                if stream.task == "regression"
-                else float(len(score) - score.sum())
-            )
-            processed += int(stop) - done
-            done = int(stop)
+                processed += end - done
+                release_rows(X, done, end, y)
+                done = end
             stats = algo.stats()
             _check_stats(stats, done)
             row = {
@@ -395,8 +424,9 @@ def _prequential(
                 break
         if stopped is not None:
             break
+    first_n = n
     if stopped is not None and len(rows) and rows[-1]["epoch"] == 1:
-        outcomes, first_pass_pred = outcomes[:stopped], first_pass_pred[:stopped]
+        outcomes, first_n = outcomes[:stopped], stopped
     traces = pd.DataFrame(rows)
     final = rows[-1]
     first = [r for r in rows if r["epoch"] == 1][-1]
@@ -420,9 +450,8 @@ def _prequential(
         "seen": int(first["seen"]),
         "test_n": final.get("test_n", 0),
         "test_constant_predictions": bool(final.get("test_constant", False)),
-        "constant_predictions": bool(
-            np.all(first_pass_pred[len(first_pass_pred) // 2 :] == first_pass_pred[-1])
-        ),
+        # every prediction of the first pass's second half equals its last one
+        "constant_predictions": last_change <= first_n // 2,
         "majority_error": _majority_error(stream.task, y),
         "majority_test_error": _majority_error(stream.task, stream.y_test)
         if stream.y_test is not None
