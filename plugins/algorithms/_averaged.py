@@ -225,15 +225,7 @@ class AveragedExpansion(Algorithm):
 
     def predict_many(self, X):
         F = self._scores_many(X)
-        finite = np.all(np.isfinite(F), axis=1)
-        if self.task == "multiclass":
-            out = np.argmax(np.where(np.isfinite(F), F, 0.0), axis=1).astype(np.float64)
-        elif self.task == "regression":
-            out = F[:, 0].copy()
-        else:
-            out = np.where(F[:, 0] >= 0.0, 1.0, -1.0)
-        out[~finite] = np.nan
-        return out
+        return self.labels_of(F if self.task == "multiclass" else F[:, 0])
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ compiled block loop and the per-example path must make the same predictions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -203,6 +204,10 @@ class OnlineKernelLearner(Algorithm):
 
     _buf: SupportBuffer | None
     _setup: LossSetup
+    _cfg: OnlineConfig
+    _state: np.ndarray
+    #: Position of each field of ``_state`` (the compiled module's ``STATE_FIELDS``).
+    _fields: ClassVar[dict[str, int]]
 
     eta: float = param(0.5, low=0.0, low_open=True)
     c: float = param(0.01, low=0.0)
@@ -262,21 +267,31 @@ class OnlineKernelLearner(Algorithm):
 
     def _labels(self, F: np.ndarray) -> np.ndarray:
         """Labels of a block of scores (n × C, offsets included), as ``label_of`` gives them."""
-        finite = np.all(np.isfinite(F), axis=1)
         if self.task == "multiclass":
-            out = np.argmax(np.where(np.isfinite(F), F, 0.0), axis=1).astype(np.float64)
-        elif self.task == "regression":
-            out = F[:, 0].copy()
-        elif self.task == "novelty":
-            out = np.where(F[:, 0] - self._margin() >= 0.0, 1.0, -1.0)
-        else:
-            out = np.where(F[:, 0] >= 0.0, 1.0, -1.0)
-        out[~finite] = np.nan
-        return out
+            return self.labels_of(F)
+        if self.task == "novelty":
+            return self.labels_of(F[:, 0] - self._margin())
+        return self.labels_of(F[:, 0])
 
-    def _sync(self, m: float, head: float) -> None:
-        """Record the compiled update's new buffer size and head in the buffer object."""
-        buf = self._buf
+    def _sync(self) -> None:
+        """Record the compiled update's new buffer size and head (from the state vector) in
+        the buffer object."""
+        buf, st, S = self._buf, self._state, self._fields
         assert buf is not None
-        buf.size, buf.head = int(m), int(head)
+        buf.size, buf.head = int(st[S["m"]]), int(st[S["head"]])
         buf.touch()
+
+    def _run_block(
+        self, block: Callable[..., None], X: np.ndarray, y: np.ndarray, offsets: np.ndarray, *work
+    ) -> np.ndarray:
+        """Predict then learn every row of X with the compiled block loop ``block`` (its
+        arguments: the configuration, the buffer, the state, ``offsets``, the examples, the
+        predictions, the kernel row and ``work``); return the predictions."""
+        buf = self._buffer(X.shape[1])
+        pred = np.empty(len(X))
+        st, evals = self._state, self._fields["kernel_evals"]
+        st[evals] = buf.kernel_evals
+        block(self._cfg, buf.X, buf.sq, buf.alpha, st, offsets, X, y, pred, buf.krow, *work)
+        buf.kernel_evals = int(st[evals])
+        self._sync()
+        return pred

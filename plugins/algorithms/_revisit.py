@@ -163,6 +163,18 @@ class RevisitingLearner(Algorithm):
             self._learn_python(x, float(y), xid, first_pass=True)
         self._after(xid)
 
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """f(x) for each row of X."""
+        raise NotImplementedError
+
+    def predict_many(self, X):
+        return self.labels_of(self.decision_function(X))
+
+    @property
+    def _m(self) -> int:
+        """The number of slots in use (0 before the first example allocates any)."""
+        return self._core.m if self._d >= 0 else 0
+
     def _row(self, slot: int) -> np.ndarray:
         """Kernel row of a stored example over the slots in use, through the cache."""
         assert self._cache is not None

@@ -91,29 +91,12 @@ class BOGD(BudgetLearner):
             out = np.empty(1)
             _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, st[1], out)
             g = float(self.loss.derivative(float(out[0]), float(y[0])))
-        st[0] = buf.size
-        evals0 = st[2]
-        _bogd.bogd_block(
-            *self._kargs(),
-            buf.X,
-            buf.sq,
-            buf.alpha.reshape(-1),
-            st,
-            self._rng,
-            self.eta,
-            self._lam,
-            self.sampling == "weighted",
-            loss_kind,
-            p1,
-            X,
-            y,
-            pred,
-            buf.krow,
-            have_row,
-            g,
-        )
-        buf.size = int(st[0])
-        buf.kernel_evals += int(st[2] - evals0)
+        weighted = self.sampling == "weighted"
+        with self._counted(evals=2):
+            _bogd.bogd_block(
+                *self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng, self.eta,
+                self._lam, weighted, loss_kind, p1, X, y, pred, buf.krow, have_row, g,
+            )  # fmt: skip
 
     def regulariser(self) -> float:
         """The λ in use: the given one, else 1/(ηB)."""

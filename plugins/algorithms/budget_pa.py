@@ -48,27 +48,13 @@ class BudgetPA(BudgetLearner):
         self._kdiag = np.zeros(self.budget)
 
     def _run(self, X, y, pred, have_row):
-        buf, st = self._buf, self._state
-        kxx = self._self_kernel(X[0]) if have_row else float("nan")
-        st[0] = buf.size
-        evals0 = st[1]
-        _bpa.bpa_s_block(
-            *self._kargs(),
-            buf.X,
-            buf.sq,
-            buf.alpha.reshape(-1),
-            self._kdiag,
-            st,
-            self.C,
-            X,
-            y,
-            pred,
-            buf.krow,
-            have_row,
-            kxx,
-        )
-        buf.size = int(st[0])
-        buf.kernel_evals += int(st[1] - evals0)
+        buf = self._buf
+        kxx = self._loop_kxx(X, have_row)
+        with self._counted(evals=1) as st:
+            _bpa.bpa_s_block(
+                *self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st, self.C,
+                X, y, pred, buf.krow, have_row, kxx,
+            )  # fmt: skip
 
     def stats(self):
         return super().stats() | {"removals": float(self._state[2])}

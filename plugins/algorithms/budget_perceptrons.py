@@ -125,24 +125,11 @@ class Forgetron(BudgetLearner):
                 self._krow2[:m] = self.kernel.row(buf.X[:m], buf.X[r], sq=buf.sq[:m], xsq=buf.sq[r])
                 buf.kernel_evals += m
                 have_row2 = True
-        st[0] = buf.size
-        evals0 = st[5]
-        _bp.forgetron_block(
-            *self._kargs(),
-            buf.X,
-            buf.sq,
-            buf.alpha.reshape(-1),
-            st,
-            X,
-            y,
-            pred,
-            buf.krow,
-            self._krow2,
-            have_row,
-            have_row2,
-        )
-        buf.size = int(st[0])
-        buf.kernel_evals += int(st[5] - evals0)
+        with self._counted(evals=5):
+            _bp.forgetron_block(
+                *self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st,
+                X, y, pred, buf.krow, self._krow2, have_row, have_row2,
+            )  # fmt: skip
 
     def stats(self):
         return super().stats() | {
@@ -205,31 +192,13 @@ class Projectron(BudgetLearner):
         self._scores = np.empty(self._outputs)
 
     def _run(self, X, y, pred, have_row):
-        buf, st = self._buf, self._state
-        kxx = self._self_kernel(X[0]) if have_row else float("nan")
-        st[0] = buf.size
-        evals0 = st[1]
-        _bp.projectron_block(
-            *self._kargs(),
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            self._Kinv,
-            st,
-            self.eta,
-            self._plus,
-            X,
-            y,
-            pred,
-            buf.krow,
-            self._d,
-            self._scores,
-            have_row,
-            kxx,
-            self._margin_U(),
-        )
-        buf.size = int(st[0])
-        buf.kernel_evals += int(st[1] - evals0)
+        buf = self._buf
+        kxx = self._loop_kxx(X, have_row)
+        with self._counted(evals=1) as st:
+            _bp.projectron_block(
+                *self._kargs(), buf.X, buf.sq, buf.alpha, self._Kinv, st, self.eta, self._plus,
+                X, y, pred, buf.krow, self._d, self._scores, have_row, kxx, self._margin_U(),
+            )  # fmt: skip
 
     def _margin_U(self) -> float:
         """U of the margin-error test β ≥ 0, or −1 for the η test (and for the Projectron)."""

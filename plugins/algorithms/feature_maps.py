@@ -12,7 +12,7 @@ from kbench.core.components import Algorithm, check_range, param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _budget_perceptrons, _feature_maps
-from kbench.plugins.algorithms._budget import NOT_COMPILED, sqnorm
+from kbench.plugins.algorithms._budget import NOT_COMPILED, CompiledBlocks, sqnorm
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
@@ -181,7 +181,7 @@ class FOGD(_LinearOGD):
         return {"n_support": 0, "kernel_evals": 0, "n_features": 2 * self.D, "model_bytes": nbytes}
 
 
-class NOGD(_LinearOGD):
+class NOGD(CompiledBlocks, _LinearOGD):
     """Nyström online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
 
     Two phases. First kernel online gradient descent, ``f ← f − η g k(x, ·)`` with
@@ -379,17 +379,8 @@ class NOGD(_LinearOGD):
         buf.touch()
         return pred
 
-    def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, np.asarray(y, dtype=np.float64))
-        if self._compiled is None or self._loss_c is None:
-            return super().learn_predict_many(X, y)
-        self._buffer(X.shape[1])
-        pred = np.empty(len(X))
-        if len(X):
-            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
-            self._buf.touch()
-        return pred
+    def _fast_ok(self):
+        return self._compiled is not None and self._loss_c is not None
 
     def predict_many(self, X):
         buf = self._buf

@@ -184,9 +184,9 @@ class Huller(RevisitingLearner):
         """Decision values of the rows of X: in the SVM scale, or the raw ŷ (``canonical=False``)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         c = self._core
-        if self._d < 0 or c.m == 0:
+        m = self._m
+        if m == 0:
             return np.zeros(len(X))
-        m = c.m
         AB = self._gram_block(
             X, np.ascontiguousarray(np.column_stack([self._ap[:m], self._an[:m]]))
         )
@@ -196,14 +196,11 @@ class Huller(RevisitingLearner):
             return np.full(len(X), fixed)
         return raw / self._scale() if canonical else raw
 
-    def predict_many(self, X):
-        return self.labels_of(self.decision_function(X))
-
     # -- inspection ---------------------------------------------------------------------------
 
     def support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(SV, y, α)``: the support vectors, their labels and hull coefficients (each class sums to 1)."""
-        m = self._core.m if self._d >= 0 else 0
+        m = self._m
         if m == 0:
             return np.zeros((0, max(self._d, 0))), np.zeros(0), np.zeros(0)
         return (self._SV[:m].copy(), self._lab[:m].copy(), (self._ap + self._an)[:m].copy())
@@ -235,7 +232,7 @@ class Huller(RevisitingLearner):
     def stats(self):
         c = self._core
         out = {
-            "n_support": c.m if self._d >= 0 else 0,
+            "n_support": self._m,
             "kernel_evals": self._kernel_evals(),
             "insertions": c.insertions,
             "removed": c.removed,

@@ -150,7 +150,7 @@ class LASVM(RevisitingLearner):
         """The finishing step: REPROCESS until δ ≤ τ; returns the steps taken."""
         core = self._core
         self._finished = True
-        if self._d < 0 or core.m == 0:
+        if self._m == 0:
             return 0
         if self._compiled is not None:
             steps = core.finish(self.max_finish_iter)
@@ -185,27 +185,24 @@ class LASVM(RevisitingLearner):
         """f(x) for each row of X."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         c = self._core
-        if self._d < 0 or c.m == 0:
+        if self._m == 0:
             return np.zeros(len(X))
         if c.n_pos == 0 or c.n_neg == 0:
             return np.full(len(X), -1.0 if c.n_neg > 0 else 1.0)
         return self._gram_block(X, np.ascontiguousarray(self._alpha[: c.m, None]))[:, 0] + c.b
 
-    def predict_many(self, X):
-        return self.labels_of(self.decision_function(X))
-
     # -- inspection ---------------------------------------------------------------------------
 
     def support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(X, y, α)`` of the active set (α signed; zero for members that are not SVs)."""
-        m = self._core.m if self._d >= 0 else 0
+        m = self._m
         if m == 0:
             return np.zeros((0, max(self._d, 0))), np.zeros(0), np.zeros(0)
         return self._SV[:m].copy(), self._lab[:m].copy(), self._alpha[:m].copy()
 
     def dual_objective(self) -> float:
         """W(α) = Σ αₛyₛ − ½ αᵀKα from the gradients: ½ Σ αₛ(yₛ + gₛ)."""
-        m = self._core.m if self._d >= 0 else 0
+        m = self._m
         a = self._alpha[:m]
         return 0.5 * float(a @ (self._lab[:m] + self._g[:m])) if m else 0.0
 
@@ -216,7 +213,7 @@ class LASVM(RevisitingLearner):
 
     def stats(self):
         c = self._core
-        m = c.m if self._d >= 0 else 0
+        m = self._m
         out = {
             "n_support": int(np.count_nonzero(self._alpha[:m])) if m else 0,
             "kernel_evals": self._kernel_evals(),

@@ -85,6 +85,7 @@ class NORMA(OnlineKernelLearner):
 
     name = "norma"
     test_params = {"budget": 16}
+    _fields = _S
     #: CSR rows are learned with the per-example update, support vectors kept sparse.
     sparse_input = True
     #: Tuned: the learning rate and the regulariser (the budget is a memory choice).
@@ -166,7 +167,7 @@ class NORMA(OnlineKernelLearner):
         buf = self._buf
         assert buf is not None
         _norma.norma_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, x, xsq, xi, s)
-        self._sync(self._state[_S["m"]], self._state[_S["head"]])
+        self._sync()
 
     def _learn_predict_sparse(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
@@ -195,7 +196,7 @@ class NORMA(OnlineKernelLearner):
             _norma.norma_apply(
                 self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, mark, xsq, xi, s
             )
-            self._sync(self._state[_S["m"]], self._state[_S["head"]])
+            self._sync()
             rows.sync(buf, x, rows.count)
         return pred
 
@@ -204,25 +205,7 @@ class NORMA(OnlineKernelLearner):
             return self._learn_predict_sparse(X, y)
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
-        buf = self._buffer(X.shape[1])
-        pred = np.empty(len(X))
-        self._state[_S["kernel_evals"]] = buf.kernel_evals
-        _norma.norma_block(
-            self._cfg,
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            self._state,
-            self._b,
-            X,
-            y,
-            pred,
-            buf.krow,
-            self._work,
-        )
-        buf.kernel_evals = int(self._state[_S["kernel_evals"]])
-        self._sync(self._state[_S["m"]], self._state[_S["head"]])
-        return pred
+        return self._run_block(_norma.norma_block, X, y, self._b, self._work)
 
     def predict_many(self, X):
         if self._buf is None:

@@ -10,10 +10,9 @@ from kbench import hookimpl
 from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _pa
+from kbench.plugins.algorithms._budget import NOT_COMPILED, expansion_stats
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
-#: The kernel tuple the compiled loop receives for a kernel it cannot compute.
-NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
 
 
 class PassiveAggressive(Algorithm):
@@ -145,12 +144,7 @@ class PassiveAggressive(Algorithm):
         }
 
     def stats(self):
-        buf = self._buf
-        return {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "model_bytes": buf.nbytes() if buf else 0,
-        }
+        return expansion_stats(self._buf)
 
 
 @hookimpl

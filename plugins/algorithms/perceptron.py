@@ -9,6 +9,7 @@ from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
+from kbench.plugins.algorithms._budget import expansion_stats
 from kbench.plugins.algorithms._sparse_rows import csr_parts, is_sparse
 
 
@@ -94,12 +95,7 @@ class KernelPerceptron(Algorithm):
         return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 
     def stats(self):
-        buf = self._buf
-        return {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "model_bytes": buf.nbytes() if buf else 0,
-        }
+        return expansion_stats(self._buf)
 
 
 @hookimpl

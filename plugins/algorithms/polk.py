@@ -187,6 +187,12 @@ class POLK(Algorithm):
         self._probe_row = np.zeros(cap)
         self._work = np.zeros(_polk.work_size(cap, self._C, self.batch_size))
 
+    def _batch(self) -> tuple[np.ndarray, ...]:
+        """The pending batch as the compiled update reads it: its rows, their ‖x‖², k(x, x),
+        gradients and stream positions, their kernel rows over the dictionary and their own
+        Gram matrix."""
+        return self._Xb, self._xsqb, self._kdb, self._XI, self._idb, self._Kb, self._Kbb
+
     def _ensure(self, need: int) -> None:
         """Grow every capacity-sized array to hold ``need`` atoms (by half again at least)."""
         buf = self._buf
@@ -267,22 +273,9 @@ class POLK(Algorithm):
                 self._Kbb[b, :b] = self.kernel.row(self._Xb[:b], self._Xb[b])
         buf.kernel_evals += ns * (ns - 1) // 2
         _polk.polk_update(
-            self._params,
-            st,
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            self._G,
-            self._ids,
-            self._Xb,
-            self._xsqb,
-            self._kdb,
-            self._XI,
-            self._idb,
-            self._Kb,
-            self._Kbb,
+            self._params, st, buf.X, buf.sq, buf.alpha, self._G, self._ids, *self._batch(),
             self._work,
-        )
+        )  # fmt: skip
         M = int(st[_S["m"]])
         buf.size = M
         buf.touch()
@@ -320,29 +313,9 @@ class POLK(Algorithm):
         while True:
             st[_S["kernel_evals"]] = buf.kernel_evals
             i = _polk.polk_block(
-                self._cfg,
-                self._params,
-                st,
-                buf.X,
-                buf.sq,
-                buf.alpha,
-                self._G,
-                self._ids,
-                self._R,
-                self._Xb,
-                self._xsqb,
-                self._kdb,
-                self._XI,
-                self._idb,
-                self._Kb,
-                self._Kbb,
-                self._work,
-                self._scores,
-                X,
-                y,
-                pred,
-                i,
-            )
+                self._cfg, self._params, st, buf.X, buf.sq, buf.alpha, self._G, self._ids,
+                self._R, *self._batch(), self._work, self._scores, X, y, pred, i,
+            )  # fmt: skip
             buf.kernel_evals = int(st[_S["kernel_evals"]])
             buf.size = int(st[_S["m"]])
             buf.touch()
@@ -354,15 +327,7 @@ class POLK(Algorithm):
     def predict_many(self, X):
         buf = self._buf
         F = np.zeros((len(X), self._C)) if buf is None else buf.decision_many(self.kernel, X)
-        finite = np.all(np.isfinite(F), axis=1)
-        if self.task == "multiclass":
-            out = np.argmax(np.where(np.isfinite(F), F, 0.0), axis=1).astype(np.float64)
-        elif self.task == "regression":
-            out = F[:, 0].copy()
-        else:
-            out = np.where(F[:, 0] >= 0.0, 1.0, -1.0)
-        out[~finite] = np.nan
-        return out
+        return self.labels_of(F if self.task == "multiclass" else F[:, 0])
 
     # -- the zero trap ----------------------------------------------------------------------
 

@@ -100,6 +100,7 @@ class SVMD(OnlineKernelLearner):
 
     name = "svmd"
     test_params = {"budget": 16}
+    _fields = _S
     columns_per_output = 2
 
     eta = 0.1
@@ -215,32 +216,15 @@ class SVMD(OnlineKernelLearner):
             self._V1,
             self._fv,
         )
-        self._sync(self._state[_S["m"]], self._state[_S["head"]])
+        self._sync()
 
     def learn_predict_many(self, X, y):
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
-        buf = self._buffer(X.shape[1])
-        pred = np.empty(len(X))
-        self._state[_S["kernel_evals"]] = buf.kernel_evals
-        _svmd.svmd_block(
-            self._cfg,
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            self._state,
-            self._off,
-            X,
-            y,
-            pred,
-            buf.krow,
-            self._kj,
-            self._work,
-        )
-        buf.kernel_evals = int(self._state[_S["kernel_evals"]])
+        self._buffer(X.shape[1])  # sizes the eviction row _kj before it is handed over
+        pred = self._run_block(_svmd.svmd_block, X, y, self._off, self._kj, self._work)
         C = self.n_outputs
         self._V1[:] = self._work[5 * C : 6 * C]
-        self._sync(self._state[_S["m"]], self._state[_S["head"]])
         return pred
 
     def predict_many(self, X):
