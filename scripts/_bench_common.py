@@ -1,6 +1,6 @@
 """What the benchmark scripts share: best-of timings, the memory floor of a kernel row,
-the fastest of several runs of a task, the do-nothing learners of the asv suite, and the
-processes below a process.
+the fastest of several runs of a task, the do-nothing learners of the asv suite, the
+processes below a process, and the learners of the SVMD paper's digit experiments.
 
 The scripts run as ``python scripts/bench_x.py``, which puts this folder first on
 ``sys.path``: they import this module as ``_bench_common``.
@@ -104,3 +104,17 @@ def running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def digit_learner(reg: Any, spec: str, seed: int, sigma: float = 8.0) -> Any:
+    """The learner ``spec`` as the SVMD paper's ten-digit experiments set it up: an RBF
+    kernel of width ``sigma``, the multiclass hinge, ten classes (scripts/repro_svmd_*)."""
+    return reg.create(
+        "algorithm",
+        spec,
+        kernel=reg.create("kernel", f"rbf[sigma={sigma}]"),
+        loss=reg.create("loss", "multiclass_hinge"),
+        task="multiclass",
+        n_classes=10,
+        seed=seed,
+    )

@@ -26,6 +26,7 @@ import argparse
 import time
 
 import numpy as np
+from _bench_common import digit_learner
 from threadpoolctl import threadpool_limits
 
 try:
@@ -66,16 +67,7 @@ def reused_two_runs(y: np.ndarray, rng: np.random.Generator, digits: int) -> np.
 
 def run(reg, X: np.ndarray, y: np.ndarray, spec: str, seed: int) -> float:
     """Average online (prequential) error over the whole sequence."""
-    algo = reg.create(
-        "algorithm",
-        spec,
-        kernel=reg.create("kernel", "rbf[sigma=8.0]"),
-        loss=reg.create("loss", "multiclass_hinge"),
-        task="multiclass",
-        n_classes=10,
-        seed=seed,
-    )
-    pred = algo.learn_predict_many(X, y)
+    pred = digit_learner(reg, spec, seed).learn_predict_many(X, y)
     return float(np.mean(pred != y))
 
 
@@ -94,15 +86,7 @@ def sweep(reg, seeds: list[int], digits: int, grid: dict[str, list]) -> None:
         spec = f"svmd[eta={eta},mu={eta},lam={lam},c=1.0,nu=0.05,budget={budget}]"
         errs = []
         for s, idx in zip(seeds, orders, strict=True):
-            algo = reg.create(
-                "algorithm",
-                spec,
-                kernel=reg.create("kernel", f"rbf[sigma={sigma}]"),
-                loss=reg.create("loss", "multiclass_hinge"),
-                task="multiclass",
-                n_classes=10,
-                seed=s,
-            )
+            algo = digit_learner(reg, spec, s, sigma)
             errs.append(float(np.mean(algo.learn_predict_many(u.X[idx], u.y[idx]) != u.y[idx])))
         e = float(np.mean(errs))
         best = min(best, (e, (lam, eta, sigma, budget)))

@@ -21,6 +21,7 @@ import argparse
 import time
 
 import numpy as np
+from _bench_common import digit_learner
 from threadpoolctl import threadpool_limits
 
 from kbench.api import get_registry
@@ -34,18 +35,6 @@ NORMAS = {
         for e in (0.05, 0.1, 0.2, 0.5, 1.0)
     },
 }
-
-
-def make(reg, spec: str, seed: int):
-    return reg.create(
-        "algorithm",
-        spec,
-        kernel=reg.create("kernel", "rbf[sigma=8.0]"),
-        loss=reg.create("loss", "multiclass_hinge"),
-        task="multiclass",
-        n_classes=10,
-        seed=seed,
-    )
 
 
 def main() -> None:
@@ -63,7 +52,7 @@ def main() -> None:
         for s in seeds:
             stream = build_stream(StreamSpec(dataset="usps_like", seed=s, n=n), reg)
             X, y = stream.X, stream.y
-            algo = make(reg, SVMD, s)
+            algo = digit_learner(reg, SVMD, s)
             wrong, trace = 0, []
             for i in range(0, len(X), 250):
                 wrong += int(
@@ -76,7 +65,7 @@ def main() -> None:
             etas_max.append(max(trace))
             etas_end.append(trace[-1])
             for label, spec in NORMAS.items():
-                pred = make(reg, spec, s).learn_predict_many(X, y)
+                pred = digit_learner(reg, spec, s).learn_predict_many(X, y)
                 errs.setdefault(label, []).append(float(np.mean(pred != y)))
     print(
         f"usps_like 10-class, {len(y)} examples, RBF σ = 8, buffer 512, c = 4e-7; {len(seeds)} seeds"

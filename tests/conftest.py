@@ -245,3 +245,40 @@ def kbench_register_datasets(register):
     register(NaNData)
     register(EmptyData)
 ''')
+
+
+#: ``kbench run`` arguments of a small real study: three configurations (the perceptron and
+#: two NORMAs), three data sets, three seeds, in this process.
+SMALL_STUDY = [
+    "-a",
+    "perceptron",
+    "-a",
+    "norma[eta=0.5,c=0.001,budget=40]",
+    "-a",
+    "norma[eta=1.0,schedule=inv_sqrt,c=0.0001,budget=40]",
+    "-k",
+    "rbf[gamma=0.5]",
+    "-d",
+    "twonorm[n=250,n_test=150]",
+    "-d",
+    "checkerboard[n=250,n_test=150,noise=0.1]",
+    "-d",
+    "digits[positive=5-9,scale=minmax,test_size=0.3,n=250]",
+    "--seeds",
+    "0-2",
+    "--workers",
+    "0",
+]
+
+
+@pytest.fixture
+def small_study(tmp_path: Path) -> Path:
+    """The results folder of ``kbench run`` on SMALL_STUDY (a test of what reads results)."""
+    from click.testing import CliRunner
+
+    from kbench.cli.main import cli
+
+    out = tmp_path / "results"
+    res = CliRunner().invoke(cli, ["run", *SMALL_STUDY, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out

@@ -1,6 +1,7 @@
 """What the tests share: NumPy kernels with no compiled form, the learner factory, read-only
 arrays and a binary stream built from arrays, small pieces of the algorithm references,
-the command line in a subprocess, and the scripts of ``scripts/`` as modules.
+checks that several learners' tests make alike, the command line in a subprocess, and the
+scripts of ``scripts/`` as modules.
 
 The NumPy kernels take a learner off its compiled kernel rows onto the per-example Python
 path (``kernel.row``), which the tests compare with the compiled path; the sigmoid kernel is
@@ -57,7 +58,10 @@ def kill_9_after(args: list[str], out: Path, tasks: int) -> set[str]:
 
 
 def script(name: str) -> ModuleType:
-    """``scripts/<name>.py`` as a module (a script's main runs only as ``__main__``)."""
+    """``scripts/<name>.py`` as a module (a script's main runs only as ``__main__``); it
+    imports ``_bench_common`` as it does when run, from the folder of scripts."""
+    if str(SCRIPTS) not in sys.path:
+        sys.path.append(str(SCRIPTS))
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -114,6 +118,75 @@ def task_data(task: str, n: int, d: int = 3, seed: int = 0) -> tuple[np.ndarray,
     else:
         y = np.ones(n)
     return np.ascontiguousarray(X), y
+
+
+def norma_reference(
+    X,
+    y,
+    *,
+    loss,
+    task,
+    gamma,
+    n_classes=3,
+    eta=0.5,
+    schedule="constant",
+    tau=100.0,
+    c=0.01,
+    budget=10**9,
+    offset=False,
+    nu=0.0,
+    margin0=1.0,
+    eta_eps=1.0,
+    nu_rule="log",
+):
+    """NORMA written out plainly (eqs. 31–35 and the spec's NORMA-ν note) with the RBF
+    kernel of this ``gamma``: explicit shrinking of every coefficient, lists as the buffer,
+    the loss plugin's derivative or the ν-losses at margin ε. Returns the predictions, the
+    stored rows, their coefficients, the offsets and the final margin."""
+
+    def k(s, x):
+        return float(np.exp(-gamma * np.sum((s - x) ** 2)))
+
+    C = n_classes if task == "multiclass" else 1
+    sv, coef, b, eps, preds = [], [], np.zeros(C), margin0, []
+    for t, (x, yt) in enumerate(zip(X, y, strict=True)):
+        F = sum((a * k(s, x) for s, a in zip(sv, coef, strict=True)), np.zeros(C)) + b
+        margin = eps if nu > 0 else getattr(loss, "rho", 0.0)
+        preds.append(
+            {
+                "multiclass": float(np.argmax(F)),
+                "regression": float(F[0]),
+                "novelty": 1.0 if F[0] - margin >= 0 else -1.0,
+                "binary": 1.0 if F[0] >= 0 else -1.0,
+            }[task]
+        )
+        s = 0
+        if nu == 0:
+            xi = np.atleast_1d(np.asarray(loss.derivative(F if C > 1 else F[0], yt), dtype=float))
+        else:
+            xi, s = margin_violation(task, F, yt, eps, C)
+        factor = {
+            "constant": 1.0,
+            "inv_sqrt": 1 / np.sqrt(t + 1),
+            "decay_tau": np.sqrt(tau / (tau + t)),
+        }[schedule]
+        e = eta * factor
+        coef = [a * (1 - e * c) for a in coef]
+        if np.any(xi != 0):
+            sv.append(x)
+            coef.append(-e * xi)
+            if len(sv) > budget:
+                sv.pop(0)
+                coef.pop(0)
+            if offset:
+                b = b - e * xi
+        if nu > 0:
+            grad = (s - nu) if task != "regression" else (nu - s)
+            if nu_rule == "log":
+                eps = eps * np.exp(np.clip(-eta_eps * factor * eps * grad, -50, 50))
+            else:
+                eps = max(0.0, eps - eta_eps * factor * grad)
+    return np.array(preds), sv, coef, b, eps
 
 
 def zero_bias_svm(K: np.ndarray, y: np.ndarray, C: float, *, tol: float) -> np.ndarray:
@@ -173,6 +246,20 @@ def run_stream(
     return result
 
 
+def same_with_a_tiny_cache(
+    big: Any, tiny: Any, X: np.ndarray, y: np.ndarray, *, passes: int
+) -> tuple[dict, dict]:
+    """``passes`` passes over X, y through ``big``, a learner with a kernel-row cache, and
+    ``tiny``, the same learner with a cache smaller than one row: the same predictions on
+    every pass; ``tiny`` keeps no row and hits nothing, ``big`` hits. Both learners' stats."""
+    for _ in range(passes):
+        assert np.array_equal(big.learn_predict_many(X, y), tiny.learn_predict_many(X, y))
+    sb, st = big.stats(), tiny.stats()
+    assert st["cache_rows"] == 0 and st["cache_hits"] == 0 and st["cache_misses"] > 0
+    assert sb["cache_hits"] > 0
+    return sb, st
+
+
 def assert_block_labels(
     fast: Any, X: np.ndarray, y: np.ndarray, split: int, want: np.ndarray, C: int, task: str,
     *, rtol: float, atol: float,
@@ -191,6 +278,28 @@ def assert_block_labels(
         np.testing.assert_allclose(labels, expect, rtol=rtol, atol=atol)
     else:
         assert np.array_equal(labels, expect)
+
+
+def online_kernel_refusals(name: str) -> list[tuple[str, str, str, str]]:
+    """(spec, loss, task, message) of bad input that the learner ``name`` (NORMA or SVMD)
+    refuses through their shared base: parameter ranges and losses that do not fit."""
+    return [
+        (f"{name}[eta=0.0]", "hinge", "binary", f"{name}: eta must be in (0"),
+        (f"{name}[budget=0]", "hinge", "binary", f"{name}: budget must be in [1"),
+        (f"{name}[nu=1.0]", "hinge", "binary", f"{name}: nu must be in [0.0, 1.0), got"),
+        (
+            name,
+            "hinge",
+            "multiclass",
+            f"{name}: loss 'hinge' cannot be used for multiclass tasks",
+        ),
+        (
+            f"{name}[nu=0.1]",
+            "logistic",
+            "binary",
+            f"{name}: the ν-trick (nu > 0) adapts the margin of loss 'hinge'",
+        ),
+    ]
 
 
 class NumpyRBF(Kernel):

@@ -32,26 +32,18 @@ def _error_line(proc: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+def _run_on_digits(out: Path, *args: str) -> list[str]:
+    """Arguments of ``kbench run ARGS`` with the RBF kernel on DIGITS, writing to ``out``."""
+    return ["run", *args, "-k", "rbf[gamma=0.05]", "-d", DIGITS, "--out", str(out)]
+
+
 def test_run_prints_leaderboard_and_resumes(tmp_path: Path) -> None:
     """A run writes one file per task and a leaderboard; running again skips finished tasks."""
     out = tmp_path / "res"
-    args = [
-        "run",
-        "-a",
-        "perceptron",
-        "-a",
-        "norma[eta=0.5,c=0.001,budget=100]",
-        "-k",
-        "rbf[gamma=0.05]",
-        "-d",
-        DIGITS,
-        "--seeds",
-        "0-1",
-        "--workers",
-        "2",
-        "--out",
-        str(out),
-    ]
+    args = _run_on_digits(
+        out, "-a", "perceptron", "-a", "norma[eta=0.5,c=0.001,budget=100]",
+        "--seeds", "0-1", "--workers", "2",
+    )  # fmt: skip
     first = kbench(*args, "--report")
     assert first.returncode == 0, first.stderr
     assert "4 ok" in first.stderr
@@ -217,19 +209,7 @@ def test_misbehaving_plugins_do_not_stop_the_study(tmp_path: Path, plugin_dist) 
 def test_corrupted_result_file_is_set_aside_and_rerun(tmp_path: Path) -> None:
     """A result file damaged after a kill is kept aside as .corrupt, and its task runs again."""
     out = tmp_path / "res"
-    args = [
-        "run",
-        "-a",
-        "perceptron",
-        "-k",
-        "rbf[gamma=0.05]",
-        "-d",
-        DIGITS,
-        "--workers",
-        "0",
-        "--out",
-        str(out),
-    ]
+    args = _run_on_digits(out, "-a", "perceptron", "--workers", "0")
     assert kbench(*args).returncode == 0
     (task_file,) = (out / "tasks").glob("*.parquet")
     task_file.write_bytes(task_file.read_bytes()[:100])
@@ -245,25 +225,9 @@ def test_ctrl_c_keeps_finished_tasks(tmp_path: Path, plugin_dist) -> None:
     """Ctrl-C stops the study, keeps every finished task, and the same command resumes."""
     plugin_dist("kb_misbehaving", MISBEHAVING)
     out = tmp_path / "res"
-    args = [
-        "run",
-        "-a",
-        "perceptron",
-        "-a",
-        "sleeper",
-        "-k",
-        "rbf[gamma=0.05]",
-        "-d",
-        DIGITS,
-        "--seeds",
-        "0-3",
-        "--workers",
-        "1",
-        "--out",
-        str(out),
-    ]
+    study = ["-a", "perceptron", "-a", "sleeper", "--seeds", "0-3"]
     proc = subprocess.Popen(
-        [*KBENCH, *args],
+        [*KBENCH, *_run_on_digits(out, *study, "--workers", "1")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -283,9 +247,7 @@ def test_ctrl_c_keeps_finished_tasks(tmp_path: Path, plugin_dist) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    resumed = kbench(
-        *args[:-4], "--seeds", "0-3", "--out", str(out), "--timeout", "1", "--workers", "2"
-    )
+    resumed = kbench(*_run_on_digits(out, *study), "--timeout", "1", "--workers", "2")
     assert "4 of 8 tasks already have results" in resumed.stderr
 
 

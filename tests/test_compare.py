@@ -357,6 +357,23 @@ def _results(runs: list[dict], outcomes: dict[str, np.ndarray]) -> Results:
     return Results(runs=pd.DataFrame(runs), traces=pd.DataFrame(), outcomes=out)
 
 
+def _accuracy_grid(
+    seed: int, n_datasets: int, accuracy: dict[str, float]
+) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """Runs and outcomes of each configuration on data sets d1, d2, … with two seeds each:
+    400 examples, each right with the configuration's probability in ``accuracy``."""
+    rng = np.random.default_rng(seed)
+    runs, outcomes = [], {}
+    for ds in (f"d{k + 1}" for k in range(n_datasets)):
+        for s in range(2):
+            for algo, acc in accuracy.items():
+                tid = f"{ds}-{s}-{algo}"
+                outcomes[tid] = rng.random(400) < acc
+                err = 1 - outcomes[tid].mean()
+                runs.append(_run(tid, algo, ds, s, f"{ds}-{s}", n=400, online_error=err))
+    return runs, outcomes
+
+
 def test_results_of_different_streams_are_refused() -> None:
     a = _run("t1", "perceptron", "toy", 0, "aaaa")
     b = _run("t2", "norma", "toy", 0, "bbbb")
@@ -414,24 +431,7 @@ def test_regression_study_from_tables() -> None:
 
 
 def test_ranking_and_win_tie_loss_from_tables() -> None:
-    rng = np.random.default_rng(6)
-    runs, outcomes = [], {}
-    for ds in ("d1", "d2", "d3", "d4"):
-        for seed in range(2):
-            for i, (algo, acc) in enumerate((("strong", 0.95), ("middle", 0.75), ("weak", 0.55))):
-                tid = f"{ds}-{seed}-{i}"
-                outcomes[tid] = rng.random(400) < acc
-                runs.append(
-                    _run(
-                        tid,
-                        algo,
-                        ds,
-                        seed,
-                        f"{ds}-{seed}",
-                        n=400,
-                        online_error=1 - outcomes[tid].mean(),
-                    )
-                )
+    runs, outcomes = _accuracy_grid(6, 4, {"strong": 0.95, "middle": 0.75, "weak": 0.55})
     res = compare(_results(runs, outcomes))
     assert isinstance(res, Comparison)
     assert list(res.ranking.mean_ranks.index) == ["strong", "middle", "weak"]
@@ -517,46 +517,24 @@ def test_bad_tables_are_refused() -> None:
 # A real study through the command line
 # ---------------------------------------------------------------------------------------------
 
-STUDY = [
-    "-a",
-    "perceptron",
-    "-a",
-    "norma[eta=0.5,c=0.001,budget=40]",
-    "-a",
-    "norma[eta=1.0,schedule=inv_sqrt,c=0.0001,budget=40]",
-    "-k",
-    "rbf[gamma=0.5]",
-    "-d",
-    "twonorm[n=250,n_test=150]",
-    "-d",
-    "checkerboard[n=250,n_test=150,noise=0.1]",
-    "-d",
-    "digits[positive=5-9,scale=minmax,test_size=0.3,n=250]",
-    "--seeds",
-    "0-2",
-    "--workers",
-    "0",
-]
-
-
-@pytest.fixture
-def study(tmp_path: Path) -> Path:
-    """A small real study: three configurations, three data sets, three seeds."""
-    out = tmp_path / "results"
-    res = CliRunner().invoke(cli, ["run", *STUDY, "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    return out
-
 
 def _kbench(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(KBENCH), *args], capture_output=True, text=True, timeout=300)
 
 
-def test_compare_command_on_a_real_study(study: Path, tmp_path: Path) -> None:
+def test_compare_command_on_a_real_study(small_study: Path, tmp_path: Path) -> None:
     csv_path, json_path = tmp_path / "pairs.csv", tmp_path / "cmp.json"
     res = CliRunner().invoke(
         cli,
-        ["compare", str(study), "--csv", str(csv_path), "--json", str(json_path), "--streams"],
+        [
+            "compare",
+            str(small_study),
+            "--csv",
+            str(csv_path),
+            "--json",
+            str(json_path),
+            "--streams",
+        ],
         terminal_width=200,
     )
     assert res.exit_code == 0, res.output
@@ -584,7 +562,7 @@ def test_compare_command_on_a_real_study(study: Path, tmp_path: Path) -> None:
         & (streams["b"] == pair["b"])
         & (streams["seed"] == pair["seed"])
     ].iloc[0]
-    outcome = load_results(study).outcomes.set_index("task_id")["outcome"]
+    outcome = load_results(small_study).outcomes.set_index("task_id")["outcome"]
     a_wrong, b_wrong = ~outcome[pair["task_a"]], ~outcome[pair["task_b"]]
     aw, bw = int((a_wrong & ~b_wrong).sum()), int((b_wrong & ~a_wrong).sum())
     assert (row["a_worse"], row["b_worse"]) == (aw, bw)
@@ -609,7 +587,7 @@ def test_compare_command_on_a_real_study(study: Path, tmp_path: Path) -> None:
     assert data["datasets"]["friedman"]["N"] == 3
 
 
-def test_compare_command_bad_input(study: Path, tmp_path: Path, plugin_dist) -> None:
+def test_compare_command_bad_input(small_study: Path, tmp_path: Path, plugin_dist) -> None:
     missing = _kbench("compare", str(tmp_path / "nowhere"))
     assert missing.returncode == 2
     assert (
@@ -667,9 +645,9 @@ def test_compare_command_bad_input(study: Path, tmp_path: Path, plugin_dist) -> 
     assert res.returncode == 2 and "no task finished" in res.stderr and "1 error" in res.stderr
 
     # An unreadable result file is named, in one line.
-    broken = next((study / "tasks").glob("*.parquet"))
+    broken = next((small_study / "tasks").glob("*.parquet"))
     broken.write_bytes(b"not parquet")
-    res = _kbench("compare", str(study))
+    res = _kbench("compare", str(small_study))
     assert (
         res.returncode == 2
         and broken.name in res.stderr
@@ -784,24 +762,7 @@ def test_mixed_kbench_versions_are_noted() -> None:
 
 
 def test_bayesian_pairs_across_data_sets() -> None:
-    rng = np.random.default_rng(13)
-    runs, outcomes = [], {}
-    for ds in ("d1", "d2", "d3", "d4", "d5"):
-        for seed in range(2):
-            for algo, acc in (("strong", 0.95), ("weak", 0.6)):
-                tid = f"{ds}-{seed}-{algo}"
-                outcomes[tid] = rng.random(400) < acc
-                runs.append(
-                    _run(
-                        tid,
-                        algo,
-                        ds,
-                        seed,
-                        f"{ds}-{seed}",
-                        n=400,
-                        online_error=1 - outcomes[tid].mean(),
-                    )
-                )
+    runs, outcomes = _accuracy_grid(13, 5, {"strong": 0.95, "weak": 0.6})
     res = compare(_results(runs, outcomes), rope=0.01)
     pair = res.ranking.pairs.iloc[0]
     assert pair["a"] == "strong" and pair["p_a_better"] > 0.95

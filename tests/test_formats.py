@@ -14,7 +14,9 @@ import shutil
 import struct
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,6 +45,15 @@ def one_line(exc: pytest.ExceptionInfo) -> str:
     text = str(exc.value)
     assert "\n" not in text, f"error message is not one line: {text!r}"
     return text
+
+
+def read_error(read: Callable[..., Any], path: Path, text: str, *args: Any) -> str:
+    """Write ``text`` to ``path`` and return the one-line DataError that ``read(path, *args)``
+    must raise."""
+    path.write_text(text)
+    with pytest.raises(DataError) as exc:
+        read(path, *args)
+    return one_line(exc)
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,10 +93,8 @@ def test_libsvm_reads_gzip_by_content(tmp_path):
 )
 def test_libsvm_errors_name_file_and_line(tmp_path, text, message):
     p = tmp_path / "bad.txt"
-    p.write_text(text)
-    with pytest.raises(DataError) as exc:
-        read_libsvm(p)
-    assert one_line(exc) == f"{p}{message}" or one_line(exc).startswith(f"{p}{message}")
+    error = read_error(read_libsvm, p, text)
+    assert error == f"{p}{message}" or error.startswith(f"{p}{message}")
 
 
 def test_libsvm_index_beyond_declared_dimension(tmp_path):
@@ -174,10 +183,8 @@ def test_csv_skips_comments_and_blank_lines_and_reads_gzip(tmp_path):
 
 def test_csv_non_numeric_cell_names_file_line_and_column(tmp_path):
     p = tmp_path / "d.csv"
-    p.write_text("age,height,label\n30,1.8,a\n41,tall,b\n")
-    with pytest.raises(DataError) as exc:
-        read_csv(p, "label")
-    assert one_line(exc) == f"{p}:3: column 2 ('height'): 'tall' is not a number"
+    error = read_error(read_csv, p, "age,height,label\n30,1.8,a\n41,tall,b\n", "label")
+    assert error == f"{p}:3: column 2 ('height'): 'tall' is not a number"
 
 
 @pytest.mark.parametrize(
@@ -197,10 +204,8 @@ def test_csv_non_numeric_cell_names_file_line_and_column(tmp_path):
 )
 def test_csv_errors(tmp_path, text, label, message):
     p = tmp_path / "d.csv"
-    p.write_text(text)
-    with pytest.raises(DataError) as exc:
-        read_csv(p, label)
-    assert message in one_line(exc) and str(p) in one_line(exc)
+    error = read_error(read_csv, p, text, label)
+    assert message in error and str(p) in error
 
 
 def test_csv_label_name_without_header_row(tmp_path):

@@ -8,32 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from PIL import Image
 
 from kbench.cli.main import cli
-
-STUDY = [
-    "-a",
-    "perceptron",
-    "-a",
-    "norma[eta=0.5,c=0.001,budget=40]",
-    "-a",
-    "norma[eta=1.0,schedule=inv_sqrt,c=0.0001,budget=40]",
-    "-k",
-    "rbf[gamma=0.5]",
-    "-d",
-    "twonorm[n=250,n_test=150]",
-    "-d",
-    "checkerboard[n=250,n_test=150,noise=0.1]",
-    "-d",
-    "digits[positive=5-9,scale=minmax,test_size=0.3,n=250]",
-    "--seeds",
-    "0-2",
-    "--workers",
-    "0",
-]
 
 
 def _chromium() -> str:
@@ -70,18 +48,9 @@ def _browser(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture
-def study(tmp_path: Path) -> Path:
-    """A small real study: three configurations, three data sets, three seeds."""
-    out = tmp_path / "results"
-    res = CliRunner().invoke(cli, ["run", *STUDY, "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    return out
-
-
-def test_report_in_a_real_browser(study: Path, tmp_path: Path) -> None:
+def test_report_in_a_real_browser(small_study: Path, tmp_path: Path) -> None:
     out = tmp_path / "report.html"
-    res = CliRunner().invoke(cli, ["report", str(study), "--out", str(out)])
+    res = CliRunner().invoke(cli, ["report", str(small_study), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert out.is_file()
     text = out.read_text()
@@ -140,34 +109,25 @@ def test_report_in_a_real_browser(study: Path, tmp_path: Path) -> None:
     assert colours is not None and len(colours) > 200, "the screenshot is (nearly) blank"
 
 
+def _run_on_twonorm(tmp_path: Path, *args: str) -> Path:
+    """The results folder of ``kbench run ARGS`` with the RBF kernel on a small twonorm."""
+    out = tmp_path / "results"
+    kernel_and_data = ["-k", "rbf[gamma=0.5]", "-d", "twonorm[n=120,n_test=60]"]
+    res = CliRunner().invoke(
+        cli, ["run", *args, *kernel_and_data, "--workers", "0", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    return out
+
+
 def test_report_shows_failed_tasks(tmp_path: Path, plugin_dist) -> None:
     from conftest import MISBEHAVING
 
     plugin_dist("kbench_misbehaving", MISBEHAVING)
-    out = tmp_path / "results"
-    res = CliRunner().invoke(
-        cli,
-        [
-            "run",
-            "-a",
-            "perceptron",
-            "-a",
-            "norma[budget=30]",
-            "-a",
-            "exploder[after=20]",
-            "-k",
-            "rbf[gamma=0.5]",
-            "-d",
-            "twonorm[n=120,n_test=60]",
-            "--seeds",
-            "0-1",
-            "--workers",
-            "0",
-            "--out",
-            str(out),
-        ],
-    )
-    assert res.exit_code == 0, res.output
+    out = _run_on_twonorm(
+        tmp_path, "-a", "perceptron", "-a", "norma[budget=30]", "-a", "exploder[after=20]",
+        "--seeds", "0-1",
+    )  # fmt: skip
     res = CliRunner().invoke(cli, ["report", str(out)])
     assert res.exit_code == 0, res.output
     text = (out / "report.html").read_text()
@@ -180,24 +140,7 @@ def test_report_shows_failed_tasks(tmp_path: Path, plugin_dist) -> None:
 
 
 def test_report_of_a_single_configuration_still_draws_curves(tmp_path: Path) -> None:
-    out = tmp_path / "results"
-    res = CliRunner().invoke(
-        cli,
-        [
-            "run",
-            "-a",
-            "perceptron",
-            "-k",
-            "rbf[gamma=0.5]",
-            "-d",
-            "twonorm[n=120,n_test=60]",
-            "--workers",
-            "0",
-            "--out",
-            str(out),
-        ],
-    )
-    assert res.exit_code == 0, res.output
+    out = _run_on_twonorm(tmp_path, "-a", "perceptron")
     html_path = tmp_path / "one.html"
     res = CliRunner().invoke(
         cli, ["report", str(out), "-o", str(html_path), "--title", "one learner"]

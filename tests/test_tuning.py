@@ -188,15 +188,22 @@ def test_bad_tuning_specs_are_refused_in_one_line(kw, message: str) -> None:
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
-def test_overlap_is_refused_by_kbench_run_with_exit_2(tmp_path: Path) -> None:
+def _refused(tmp_path: Path, seeds: str, tune: str, algorithm: str) -> list[str]:
+    """The lines ``kbench run`` writes to stderr on a study of ``algorithm`` on a small
+    checkerboard with these seeds and tuning, which it must refuse with exit code 2."""
     study = tmp_path / "s.toml"
     study.write_text(
-        '[study]\nseeds = [0, 1]\ntune = {method = "random", budget = 2, on = "seeds:1-3"}\n'
-        '[[experiment]]\nalgorithms = ["norma"]\ndatasets = ["checkerboard[n=100]"]\n'
+        f"[study]\n{seeds}\ntune = {tune}\n[[experiment]]\n"
+        f'algorithms = ["{algorithm}"]\ndatasets = ["checkerboard[n=100]"]\n'
     )
     proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "r"))
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
+    return proc.stderr.strip().splitlines()
+
+
+def test_overlap_is_refused_by_kbench_run_with_exit_2(tmp_path: Path) -> None:
+    tune = '{method = "random", budget = 2, on = "seeds:1-3"}'
+    assert _refused(tmp_path, "seeds = [0, 1]", tune, "norma") == [
         "kbench: error: tune on seeds:1,2,3 overlaps the evaluation seeds (seed 1 is both): "
         "tuning streams must not be evaluation streams"
     ]
@@ -396,14 +403,8 @@ def kbench_register_algorithms(register):
 
 def test_an_empty_search_space_is_a_one_line_error(tmp_path: Path, plugin_dist) -> None:
     plugin_dist("kb_untunable", EMPTY_SPACE_PLUGIN)
-    study = tmp_path / "s.toml"
-    study.write_text(
-        '[study]\nseeds = [0]\ntune = {method = "random", budget = 4, on = "prefix:0.1"}\n'
-        '[[experiment]]\nalgorithms = ["untunable"]\ndatasets = ["checkerboard[n=100]"]\n'
-    )
-    proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "r"))
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
+    tune = '{method = "random", budget = 4, on = "prefix:0.1"}'
+    assert _refused(tmp_path, "seeds = [0]", tune, "untunable") == [
         "kbench: error: algorithm 'untunable': the search space of 'eta' is empty: "
         "Choice() lists no value"
     ]
