@@ -21,7 +21,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,15 +32,11 @@ from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
 from kbench.core.specs import coerce, format_spec, parse_spec
 from kbench.data import gathered
+from kbench.data.counting import COUNTING_ORDER, check_digits, counting_sequence, counting_shape
 from kbench.data.gathered import RowGather
 from kbench.data.readers import MAX_ELEMENTS, recording_sources
 
 ORDERS = ("shuffle", "file", "counting")
-_COUNTING = re.compile(r"^counting(?:-(\d+)(?:x(\d+))?)?$")
-#: The SVMD paper's counting sequence: a D-digit counter run R times (000→999 twice).
-COUNTING_DIGITS, COUNTING_RUNS = 3, 2
-#: Bare ``counting`` on a pool too small for the paper's sequence keeps it about this long.
-COUNTING_LENGTH = COUNTING_RUNS * COUNTING_DIGITS * 10**COUNTING_DIGITS
 SCALES = ("none", "standard", "minmax")
 #: Options every stream accepts, with their types; data sets may not use these names.
 STREAM_OPTIONS: dict[str, Any] = {
@@ -67,8 +62,8 @@ class StreamSpec:
     order
         ``shuffle`` (seeded permutation), ``file`` (the order the data set gives) or
         ``counting`` (digit data sets: the counting sequence of the SVMD paper, see
-        :func:`counting_sequence`; ``counting-D`` and ``counting-DxR`` fix the number of
-        digits D and of runs R). Time-ordered data sets (drifting streams, whose class
+        :func:`~kbench.data.counting.counting_sequence`; ``counting-D`` and
+        ``counting-DxR`` fix the number of digits D and of runs R). Time-ordered data sets (drifting streams, whose class
         sets ``time_ordered = True``) keep their order under ``shuffle``: the order is
         part of their definition and their generator already draws each concept's
         examples at random.
@@ -96,7 +91,7 @@ class StreamSpec:
     dense: bool = False
 
     def __post_init__(self) -> None:
-        if self.order not in ORDERS and not _COUNTING.match(self.order):
+        if self.order not in ORDERS and not COUNTING_ORDER.match(self.order):
             raise SpecError(
                 f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)} "
                 f"(or counting-D, counting-DxR)"
@@ -141,77 +136,6 @@ class StreamSpec:
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def counting_shape(order: str) -> tuple[int | None, int | None]:
-    """Digits and runs of a ``counting[-D[xR]]`` order; None where the order leaves them to the data."""
-    m = _COUNTING.match(order)
-    if not m:
-        raise SpecError(f"order={order!r} is not a counting order")
-    digits = int(m.group(1)) if m.group(1) else None
-    return digits, (int(m.group(2)) if m.group(2) else None)
-
-
-def counting_sequence(
-    y: np.ndarray,
-    rng: np.random.Generator,
-    digits: int | None = None,
-    runs: int | None = None,
-    *,
-    name: str = "data",
-) -> np.ndarray:
-    """Row indices that put digit examples in the SVMD paper's counting-sequence order.
-
-    A ``digits``-digit decimal counter runs from 0 to 10^digits − 1, ``runs`` times; each
-    number contributes its digits (with leading zeros) in order, so ``000 001 002 ...``
-    gives the labels 0 0 0 0 0 1 0 0 2 ... Every run uses each class digits·10^(digits−1)
-    times. The examples of each class are drawn at random without replacement (seeded by
-    ``rng``), so no example appears twice. ``y`` holds class indices 0..9.
-
-    ``digits`` None (the bare ``order=counting``) asks for the paper's sequence, 000→999
-    twice, when every class has the 600 examples it needs; on a smaller pool it takes the
-    most digits (at most 3) for which one run fits and as many runs as fit, up to about
-    the paper's length of 6000 (scikit-learn's digits: 2 digits, 8 runs). ``runs`` None
-    with given ``digits`` takes as many runs as fit.
-    """
-    counts = np.bincount(y.astype(np.intp), minlength=10)
-    fewest = int(counts.min())
-    if digits is None:
-        fits = [d for d in range(COUNTING_DIGITS, 0, -1) if fewest >= d * 10 ** (d - 1)]
-        if not fits:
-            raise DataError(
-                f"order=counting on {name!r}: class {int(counts.argmin())} has no examples"
-            )
-        digits = fits[0]
-        if runs is None:
-            runs = max(
-                1,
-                min(
-                    fewest // (digits * 10 ** (digits - 1)),
-                    COUNTING_LENGTH // (digits * 10**digits),
-                ),
-            )
-    elif runs is None:
-        runs = max(1, fewest // (digits * 10 ** (digits - 1)))
-    need = runs * digits * 10 ** (digits - 1)
-    if fewest < need:
-        short = int(counts.argmin())
-        raise DataError(
-            f"order=counting-{digits}x{runs} on {name!r} needs {need} examples of each digit, "
-            f"but class {short} has {fewest}; use fewer digits or runs"
-        )
-    pools = [rng.permutation(np.flatnonzero(y == c))[:need] for c in range(10)]
-    numbers = np.arange(10**digits)
-    # digit k (most significant first) of every number of one run
-    seq = np.stack(
-        [(numbers // 10 ** (digits - 1 - k)) % 10 for k in range(digits)], axis=1
-    ).ravel()
-    seq = np.tile(seq, runs)
-    out = np.empty(len(seq), dtype=np.intp)
-    for c in range(10):
-        at = np.flatnonzero(seq == c)
-        out[at] = pools[c][: len(at)]
-    return out
-
-
 def reserved_parameters(cls: Any) -> list[str]:
     """The parameters of a data-set class that clash with a stream option (should be none)."""
     return sorted(set(cls.parameters()) & set(STREAM_OPTIONS))
@@ -248,8 +172,9 @@ class Stream:
     y_test: np.ndarray | None = None
 
     @classmethod
-    def of(cls, spec: StreamSpec, arrays: _Arrays) -> Stream:
-        """The stream of ``spec`` with these arrays, its id hashed from spec and contents."""
+    def of(cls, spec: StreamSpec, arrays: _Arrays, stream_id: str | None = None) -> Stream:
+        """The stream of ``spec`` with these arrays, its id hashed from spec and contents
+        (or ``stream_id``: the id a cache recorded for the same arrays)."""
         X, y, Xt, yt, task, n_classes = arrays
         return cls(
             spec=spec,
@@ -259,7 +184,7 @@ class Stream:
             y_test=yt,
             task=task,
             n_classes=n_classes,
-            stream_id=_stream_id(spec, X, y, Xt, yt),
+            stream_id=_stream_id(spec, X, y, Xt, yt) if stream_id is None else stream_id,
         )
 
     @property
@@ -338,20 +263,6 @@ def _label_text(label: float, data: Data, grouped: bool) -> str:
     return f"{label:g}"
 
 
-def _check_digits(data: Data, name: str) -> None:
-    digits = tuple(str(i) for i in range(10))
-    if data.task != "multiclass" or data.n_classes != 10 or (data.class_names or digits) != digits:
-        classes = (
-            ", ".join(data.class_names[:4]) + ", ..."
-            if data.class_names
-            else f"{data.n_classes} classes"
-        )
-        raise DataError(
-            f"order=counting orders the digits 0-9 of a digit data set; {name!r} is "
-            f"{data.task} with {classes}"
-        )
-
-
 def _readonly(a: np.ndarray | None) -> np.ndarray | None:
     if a is None:
         return None
@@ -414,12 +325,12 @@ def _head(X: Any, n: int, mapped: bool) -> Any:
     """The first ``n`` rows of ``X``; of a CSR map of the data cache (``mapped``), over the
     same arrays (a prefix of a CSR matrix is a prefix of each of its arrays), not a copy
     as scipy's slice would be."""
-    if not (mapped and sp.issparse(X)) or n >= X.shape[0]:
+    if n >= X.shape[0]:
+        return X  # scipy's X[:n] would copy a CSR matrix even then
+    if not (mapped and sp.issparse(X)):
         return X[:n]
     end = int(X.indptr[n])
-    return sp.csr_matrix(
-        (X.data[:end], X.indices[:end], X.indptr[: n + 1]), shape=(n, X.shape[1]), copy=False
-    )
+    return _csr_over(X.data[:end], X.indices[:end], X.indptr[: n + 1], (n, X.shape[1]))
 
 
 def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.stat_result]]:
@@ -476,8 +387,7 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
 def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     """Load the data set and apply the stream options (no cache)."""
     base, _ = _load_base(spec, registry)
-    X, y, Xt, yt, task, n_classes = _derive(spec, base)
-    return Stream.of(spec, (X, y, Xt, yt, task, n_classes))
+    return Stream.of(spec, _derive(spec, base))
 
 
 _Arrays = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, str, int]
@@ -496,7 +406,7 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
     task, n_classes = data.task, data.n_classes
     counting = spec.order.startswith("counting")
     if counting:
-        _check_digits(data, name)
+        check_digits(data, name)
     if spec.positive is not None:
         if task != "multiclass":
             raise DataError(
@@ -600,7 +510,20 @@ def _csr_frozen(X: Any, copy: bool) -> sp.csr_matrix:
     for part in parts:
         if part.flags.writeable:
             part.setflags(write=False)
-    return sp.csr_matrix(tuple(parts), shape=X.shape, copy=False)
+    return _csr_over(*parts, shape=X.shape)
+
+
+def _csr_over(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: Any) -> Any:
+    """A CSR matrix over exactly these arrays (of a canonical CSR matrix).
+
+    scipy's constructor copies an array that is a view of less than half of its base, as
+    the first rows of a mapped data set are: the arrays are set on an empty matrix instead.
+    """
+    m = sp.csr_matrix(tuple(shape), dtype=np.float64)
+    m.data, m.indices, m.indptr = data, indices, indptr
+    for flag in ("_has_sorted_indices", "_has_canonical_format"):
+        m.__dict__.pop(flag, None)  # worked out again from the arrays when asked
+    return m
 
 
 def _freeze(a: Any, base: _Base) -> Any:
