@@ -39,7 +39,9 @@ from kbench.analysis.configs import (
     spec_shortener,
     version_notes,
 )
+from kbench.analysis.leaderboard import RUN_MEANS, failed_counts
 from kbench.analysis.pairs import (
+    OUTCOME_COLUMNS,
     described,
     final_errors,
     seed_pairs,
@@ -90,28 +92,14 @@ class Comparison:
         agg = ok.groupby(["stream", "label"], sort=False).agg(
             dataset=("dataset", "first"),
             task=("task", "first"),
-            seeds=("seed", "nunique"),
-            online_error=("online_error", "mean"),
-            online_error_sd=("online_error", "std"),
-            test_error=("test_error", "mean"),
-            test_error_sd=("test_error", "std"),
-            n_support=("n_support", "mean"),
-            kernel_evals=("kernel_evals", "mean"),
-            time_s=("time_s", "mean"),
-            us_per_example=("us_per_example", "mean"),
+            **RUN_MEANS,
             flags=(
                 "flags",
                 reason_kinds,
             ),
             offline=("offline", "any"),
         )
-        failed = (
-            r[r["status"] != "ok"]
-            .groupby(["stream", "label"], sort=False)["status"]
-            .agg(lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
-            .rename("failed")
-        )
-        agg = agg.join(failed, how="outer")
+        agg = agg.join(failed_counts(r, ["stream", "label"]), how="outer")
         agg["failed"] = agg["failed"].fillna("")
         agg["flags"] = agg["flags"].fillna("")
         agg["seeds"] = agg["seeds"].fillna(0).astype(int)
@@ -164,12 +152,7 @@ class Comparison:
             "b",
             "n",
             "n_pairs",
-            "err_a",
-            "err_b",
-            "errors_a",
-            "errors_b",
-            "a_worse",
-            "b_worse",
+            *OUTCOME_COLUMNS,
             "a_better",
             "equal",
             "b_better",

@@ -11,6 +11,30 @@ from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
 from kbench.results.tuning import COST_COLUMNS, evaluation_runs, tune_budget
 
+#: What both leaderboards (this one and ``kbench compare``'s) give each configuration: its
+#: seeds, and its means over them (the errors' standard deviations too), as ``agg`` specs.
+RUN_MEANS: dict[str, tuple[str, str]] = {
+    "seeds": ("seed", "nunique"),
+    "online_error": ("online_error", "mean"),
+    "online_error_sd": ("online_error", "std"),
+    "test_error": ("test_error", "mean"),
+    "test_error_sd": ("test_error", "std"),
+    "n_support": ("n_support", "mean"),
+    "kernel_evals": ("kernel_evals", "mean"),
+    "time_s": ("time_s", "mean"),
+    "us_per_example": ("us_per_example", "mean"),
+}
+
+
+def failed_counts(runs: pd.DataFrame, by: str | list[str]) -> pd.Series:
+    """Per group, how the runs that did not finish ended: ``timeout×2, error×1``."""
+    return (
+        runs[runs["status"] != "ok"]
+        .groupby(by, sort=False)["status"]
+        .agg(lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
+        .rename("failed")
+    )
+
 
 def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFrame]:
     """One table per stream label: each configuration's means over seeds, best first."""
@@ -53,15 +77,7 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
     for stream, group in runs.groupby("stream", sort=True):
         ok = group[group["status"] == "ok"]
         agg = ok.groupby("config_label").agg(
-            seeds=("seed", "nunique"),
-            online_error=("online_error", "mean"),
-            online_error_sd=("online_error", "std"),
-            test_error=("test_error", "mean"),
-            test_error_sd=("test_error", "std"),
-            n_support=("n_support", "mean"),
-            kernel_evals=("kernel_evals", "mean"),
-            time_s=("time_s", "mean"),
-            us_per_example=("us_per_example", "mean"),
+            **RUN_MEANS,
             # The largest over seeds: a peak is what a machine must have room for.
             peak_memory=("peak_memory", "max"),
             # A tuned configuration is charged its tuning (the same for each seed).
@@ -72,12 +88,7 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
                 else {}
             ),
         )
-        failed = (
-            group[group["status"] != "ok"]
-            .groupby("config_label")["status"]
-            .agg(lambda s: ", ".join(f"{k}×{v}" for k, v in s.value_counts().items()))
-        )
-        agg = agg.join(failed.rename("failed"), how="outer")
+        agg = agg.join(failed_counts(group, "config_label"), how="outer")
         # A degenerate learner (kbench.results.degenerate) says nothing about its algorithm,
         # however its error compares; mark it rather than let it rank quietly.
         reasons = (

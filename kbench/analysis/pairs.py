@@ -29,6 +29,9 @@ from kbench.core.errors import KbenchError
 #: The columns that say which stream a row is about (data set, stream, its id and seed, the
 #: algorithm's seed, the task), first in the tables of single streams.
 STREAM_COLUMNS = ("dataset", "stream", "stream_id", "stream_seed", "seed", "task")
+#: What :func:`compare_outcomes` counts on one stream: each run's error rate and errors, and
+#: the examples on which only one of the two was wrong (or worse).
+OUTCOME_COLUMNS = ("err_a", "err_b", "errors_a", "errors_b", "a_worse", "b_worse")
 
 
 class StreamMismatchError(KbenchError):
@@ -196,12 +199,7 @@ def stream_pairs(
         "task_a",
         "task_b",
         "n",
-        "err_a",
-        "err_b",
-        "errors_a",
-        "errors_b",
-        "a_worse",
-        "b_worse",
+        *OUTCOME_COLUMNS,
         "diff",
         "sd_diff",
         "ci_low",

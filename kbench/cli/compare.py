@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from kbench.cli.options import TABLE_FORMATS, NonEmptyPath, alpha_option
+from kbench.cli.options import NonEmptyPath, alpha_option, format_option
 from kbench.core.errors import ResultsError
 from kbench.results.degenerate import LEGEND as DEGENERATE_LEGEND
 
@@ -66,15 +66,10 @@ def _load(
     default=None,
     help="Write every table to this JSON file.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=TABLE_FORMATS,
-    default="table",
-    show_default=True,
-    help="table: terminal tables; markdown: per data set, configurations and pairs; latex: "
+@format_option(
+    "table: terminal tables; markdown: per data set, configurations and pairs; latex: "
     "one booktabs table (mean ± sd over seeds, best in bold, marks and legend); csv: every "
-    "pairwise test; json: every table.",
+    "pairwise test; json: every table."
 )
 @click.option(
     "--tune-budget",

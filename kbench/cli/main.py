@@ -18,11 +18,11 @@ from rich.table import Table
 from kbench.cli.options import (
     MAX_TIMEOUT,
     MAX_WORKERS,
-    TABLE_FORMATS,
     NonEmptyPath,
     check_address,
     check_number,
     force_option,
+    format_option,
     parse_size,
     workers_option,
 )
@@ -377,14 +377,9 @@ def run(
 
 @cli.command()
 @click.argument("results", type=NonEmptyPath(file_okay=False, path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=TABLE_FORMATS,
-    default="table",
-    show_default=True,
-    help="table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "
-    "bold); csv or json (every column, one row per stream and configuration).",
+@format_option(
+    "table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "
+    "bold); csv or json (every column, one row per stream and configuration)."
 )
 @click.option(
     "--tuning",

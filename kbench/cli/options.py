@@ -108,6 +108,14 @@ def check_address(text: str | None) -> str | None:
 #: What the commands that print tables can print them as (``--format``).
 TABLE_FORMATS = click.Choice(["table", "markdown", "latex", "csv", "json"])
 
+
+def format_option(help: str) -> Any:
+    """The ``--format`` option (into ``fmt``) of a command that prints tables, with its help."""
+    return click.option(
+        "--format", "fmt", type=TABLE_FORMATS, default="table", show_default=True, help=help
+    )
+
+
 #: Options that several commands take word for word (``kbench run`` and ``kbench reproduce``;
 #: ``kbench compare`` and ``kbench report``).
 workers_option = click.option(
@@ -144,6 +152,7 @@ __all__ = [
     "check_address",
     "check_number",
     "force_option",
+    "format_option",
     "parse_size",
     "workers_option",
 ]
