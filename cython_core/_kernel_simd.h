@@ -52,89 +52,77 @@
 
 /* -- exp ------------------------------------------------------------------------------ */
 
-static inline double kb_exp_d(double x) {
-    /* x = n ln2 + r with |r| <= ln2/2; exp(x) = 2^n exp(r). n is rounded with the
-     * 1.5 * 2^52 shifter, whose low mantissa bits then hold n as an integer. */
-    const double shifter = 6755399441055744.0;
-    const double log2e = 1.4426950408889634074;
-    const double ln2_hi = 6.93147180369123816490e-01; /* 32 bits: n * ln2_hi is exact */
-    const double ln2_lo = 1.90821492927058770002e-10;
-    double t, n, r, p, s1, s2;
-    int64_t ti, si, n1, n2, b1, b2;
-    x = x < -746.0 ? -746.0 : x;
-    x = x > 710.0 ? 710.0 : x;
-    t = x * log2e + shifter;
-    n = t - shifter;
-    r = x - n * ln2_hi;
-    r = r - n * ln2_lo;
-    /* Taylor polynomial of degree 13: the remainder is below 2^-58 relative for |r| <= ln2/2. */
-    p = 1.0 / 6227020800.0;
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    /* 2^n as two factors 2^n1 * 2^n2 (n1 = n / 2 rounded, n2 = n - n1), each a normal
-     * number, so that results in the subnormal range and exp(709.x) come out right. */
-    memcpy(&ti, &t, sizeof ti);
-    memcpy(&si, &shifter, sizeof si);
-    ti -= si;                     /* n */
-    {
-        double h = n * 0.5 + shifter;
-        int64_t hi;
-        memcpy(&hi, &h, sizeof hi);
-        n1 = hi - si;
-    }
-    n2 = ti - n1;
-    b1 = (n1 + 1023) << 52;
-    b2 = (n2 + 1023) << 52;
-    memcpy(&s1, &b1, sizeof s1);
-    memcpy(&s2, &b2, sizeof s2);
+/* exp(x) for T = double (integer type I = int64_t) or float (int32_t): x = n ln2 + r with
+ * |r| <= ln2/2, exp(x) = 2^n exp(r). x is first clamped to [LO, HI] (below LO the result is
+ * 0, above HI infinite). n is rounded with the 1.5 * 2^MANT shifter, whose low mantissa
+ * bits then hold n as an integer; ln2 is split into LN2_HI (few enough bits that n * LN2_HI
+ * is exact) and LN2_LO. POLY(p, r) sets p to the Taylor polynomial of exp(r). 2^n is formed
+ * as two factors 2^n1 * 2^n2 (n1 = n / 2 rounded, n2 = n - n1), each a normal number, so
+ * that results in the subnormal range and exp(HI) come out right. One body for both types:
+ * the two differ only by these constants. */
+#define KB_EXP_BODY(T, I, LO, HI, SHIFTER, LOG2E, LN2_HI, LN2_LO, BIAS, MANT, POLY)       \
+    const T shifter = SHIFTER;                                                           \
+    T t, n, r, p, s1, s2, h;                                                             \
+    I ti, si, hi, n1, n2, b1, b2;                                                        \
+    x = x < (LO) ? (LO) : x;                                                             \
+    x = x > (HI) ? (HI) : x;                                                             \
+    t = x * (LOG2E) + shifter;                                                           \
+    n = t - shifter;                                                                     \
+    r = x - n * (LN2_HI);                                                                \
+    r = r - n * (LN2_LO);                                                                \
+    POLY(p, r);                                                                          \
+    memcpy(&ti, &t, sizeof ti);                                                          \
+    memcpy(&si, &shifter, sizeof si);                                                    \
+    ti -= si; /* n */                                                                    \
+    h = n * (T)0.5 + shifter;                                                            \
+    memcpy(&hi, &h, sizeof hi);                                                          \
+    n1 = hi - si;                                                                        \
+    n2 = ti - n1;                                                                        \
+    b1 = (n1 + (BIAS)) << (MANT);                                                        \
+    b2 = (n2 + (BIAS)) << (MANT);                                                        \
+    memcpy(&s1, &b1, sizeof s1);                                                         \
+    memcpy(&s2, &b2, sizeof s2);                                                         \
     return p * s1 * s2;
+
+/* Taylor polynomial of degree 13: the remainder is below 2^-58 relative for |r| <= ln2/2. */
+#define KB_EXP_POLY_D(p, r)                                                              \
+    p = 1.0 / 6227020800.0;                                                              \
+    p = p * r + 1.0 / 479001600.0;                                                       \
+    p = p * r + 1.0 / 39916800.0;                                                        \
+    p = p * r + 1.0 / 3628800.0;                                                         \
+    p = p * r + 1.0 / 362880.0;                                                          \
+    p = p * r + 1.0 / 40320.0;                                                           \
+    p = p * r + 1.0 / 5040.0;                                                            \
+    p = p * r + 1.0 / 720.0;                                                             \
+    p = p * r + 1.0 / 120.0;                                                             \
+    p = p * r + 1.0 / 24.0;                                                              \
+    p = p * r + 1.0 / 6.0;                                                               \
+    p = p * r + 0.5;                                                                     \
+    p = p * r + 1.0;                                                                     \
+    p = p * r + 1.0
+
+/* Degree 8 for float. */
+#define KB_EXP_POLY_F(p, r)                                                              \
+    p = 1.0f / 40320.0f;                                                                 \
+    p = p * r + 1.0f / 5040.0f;                                                          \
+    p = p * r + 1.0f / 720.0f;                                                           \
+    p = p * r + 1.0f / 120.0f;                                                           \
+    p = p * r + 1.0f / 24.0f;                                                            \
+    p = p * r + 1.0f / 6.0f;                                                             \
+    p = p * r + 0.5f;                                                                    \
+    p = p * r + 1.0f;                                                                    \
+    p = p * r + 1.0f
+
+static inline double kb_exp_d(double x) {
+    /* ln2_hi has 32 bits, so n * ln2_hi is exact. */
+    KB_EXP_BODY(double, int64_t, -746.0, 710.0, 6755399441055744.0, 1.4426950408889634074,
+                6.93147180369123816490e-01, 1.90821492927058770002e-10, 1023, 52, KB_EXP_POLY_D)
 }
 
 static inline float kb_exp_f(float x) {
-    const float shifter = 12582912.0f; /* 1.5 * 2^23 */
-    const float log2e = 1.44269502f;
-    const float ln2_hi = 0.693145752f; /* 16 bits */
-    const float ln2_lo = 1.42860677e-06f;
-    float t, n, r, p, s1, s2, h;
-    int32_t ti, si, hi, n1, n2, b1, b2;
-    x = x < -104.0f ? -104.0f : x;
-    x = x > 89.0f ? 89.0f : x;
-    t = x * log2e + shifter;
-    n = t - shifter;
-    r = x - n * ln2_hi;
-    r = r - n * ln2_lo;
-    p = 1.0f / 40320.0f;
-    p = p * r + 1.0f / 5040.0f;
-    p = p * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    memcpy(&ti, &t, sizeof ti);
-    memcpy(&si, &shifter, sizeof si);
-    ti -= si;
-    h = n * 0.5f + shifter;
-    memcpy(&hi, &h, sizeof hi);
-    n1 = hi - si;
-    n2 = ti - n1;
-    b1 = (n1 + 127) << 23;
-    b2 = (n2 + 127) << 23;
-    memcpy(&s1, &b1, sizeof s1);
-    memcpy(&s2, &b2, sizeof s2);
-    return p * s1 * s2;
+    /* ln2_hi has 16 bits. */
+    KB_EXP_BODY(float, int32_t, -104.0f, 89.0f, 12582912.0f, 1.44269502f, 0.693145752f,
+                1.42860677e-06f, 127, 23, KB_EXP_POLY_F)
 }
 
 /* -- loop bodies, compiled once per target below -------------------------------------- */

@@ -6,8 +6,24 @@
 # inner products of short rows, L1 distances) live in _kernel_simd.h, a C header, because
 # they need to be compiled for several instruction sets and chosen at run time (see the
 # header); Cython cannot put target attributes on a function.
-from libc.math cimport exp, pow
-from scipy.linalg.cython_blas cimport ddot, dgemv
+#
+# float32 and float64: kernel rows, their transforms, inner products and expansions are
+# written once, over the fused type ``floating`` (float32 stored vectors halve the memory a
+# row reads; kbench.cython_core._kernels takes either). The two variants differ only by the
+# type and by which C function does the work (ddot or sdot, kb_rbf_d or kb_rbf_f, pow or
+# powf), which the small dispatchers below choose at compile time (``floating is double``),
+# as scikit-learn's _cython_blas does. Fused types cover every variant here, so no Tempita
+# template (.pyx.tp) is generated: a template is the tool for what fused types cannot
+# express (extension types or module-level names per dtype), and nothing here needs one.
+# The float64 specialisation makes exactly the calls the float64-only code made, so
+# compiled block loops and per-example paths still sum in the same order, to the last bit.
+from libc.math cimport exp, pow, powf
+from scipy.linalg.cython_blas cimport ddot, dgemv, sdot, sgemv
+
+
+ctypedef fused floating:
+    float
+    double
 
 
 # Kernel kinds, the first entry of ``Kernel.compiled()``. A cpdef enum: the Python side
@@ -37,9 +53,67 @@ cdef extern from "_kernel_simd.h" nogil:
                         float gamma, float* out)
 
 
-cdef inline double _dot(const double* a, const double* b, int d) noexcept nogil:
+# -- the float32 / float64 dispatchers --------------------------------------------------------
+
+cdef inline floating _dot(const floating* a, const floating* b, int d) noexcept nogil:
     cdef int one = 1
-    return ddot(&d, <double*>a, &one, <double*>b, &one)
+    if floating is double:
+        return ddot(&d, <double*>a, &one, <double*>b, &one)
+    else:
+        return sdot(&d, <float*>a, &one, <float*>b, &one)
+
+
+cdef inline void _gemv(char trans, int rows, int cols, double alpha, const floating* A,
+                       const floating* x, floating* out) noexcept nogil:
+    """out = alpha·op(A) x for the column-major rows×cols A (BLAS gemv, beta = 0)."""
+    cdef int one = 1
+    cdef floating a = <floating>alpha, beta = 0.0
+    if floating is double:
+        dgemv(&trans, &rows, &cols, &a, <double*>A, &rows, <double*>x, &one, &beta, out, &one)
+    else:
+        sgemv(&trans, &rows, &cols, &a, <float*>A, &rows, <float*>x, &one, &beta, out, &one)
+
+
+cdef inline floating _pow(floating base, double degree) noexcept nogil:
+    if floating is double:
+        return pow(base, degree)
+    else:
+        return powf(base, <float>degree)
+
+
+cdef inline void _rbf(floating* out, const floating* sq, double xsq, double gamma,
+                      Py_ssize_t m) noexcept nogil:
+    if floating is double:
+        kb_rbf_d(out, sq, xsq, gamma, m)
+    else:
+        kb_rbf_f(out, sq, <float>xsq, <float>gamma, m)
+
+
+cdef inline void _poly(floating* out, double scale, double offset, int degree,
+                       Py_ssize_t m) noexcept nogil:
+    if floating is double:
+        kb_poly_d(out, scale, offset, degree, m)
+    else:
+        kb_poly_f(out, <float>scale, <float>offset, degree, m)
+
+
+cdef inline void _dots(const floating* S, Py_ssize_t m, int d, const floating* x,
+                       floating* out) noexcept nogil:
+    if floating is double:
+        kb_dots_d(S, m, d, x, out)
+    else:
+        kb_dots_f(S, m, d, x, out)
+
+
+cdef inline void _laplacian(const floating* S, Py_ssize_t m, Py_ssize_t d, const floating* x,
+                            double gamma, floating* out) noexcept nogil:
+    if floating is double:
+        kb_laplacian_d(S, m, d, x, gamma, out)
+    else:
+        kb_laplacian_f(S, m, d, x, <float>gamma, out)
+
+
+# -- kernels --------------------------------------------------------------------------------
 
 
 cdef inline double _transform(int kind, double dot, double asq, double bsq, double gamma,
@@ -64,45 +138,44 @@ cdef inline int _small_degree(double degree) noexcept nogil:
 
 
 cdef inline void _transform_row(int kind, double gamma, double scale, double offset,
-                                double degree, const double* sq, double xsq, double* out,
+                                double degree, const floating* sq, double xsq, floating* out,
                                 Py_ssize_t m) noexcept nogil:
-    """Turn m inner products with x, in place, into kernel values (RBF and polynomial)."""
+    """Turn m inner products with x, in place, into kernel values (RBF and polynomial), in
+    the precision of out."""
     cdef Py_ssize_t i
     cdef int k
     if kind == K_RBF:
-        kb_rbf_d(out, sq, xsq, gamma, m)
+        _rbf(out, sq, xsq, gamma, m)
     elif kind == K_POLY:
         k = _small_degree(degree)
         if k:
-            kb_poly_d(out, scale, offset, k, m)
+            _poly(out, scale, offset, k, m)
         else:
             for i in range(m):
-                out[i] = pow(scale * out[i] + offset, degree)
+                out[i] = _pow(<floating>scale * out[i] + <floating>offset, degree)
 
 
 cdef inline void _kernel_row(int kind, double gamma, double scale, double offset,
-                             double degree, const double* S, Py_ssize_t m, Py_ssize_t d,
-                             const double* sq, const double* x, double xsq,
-                             double* out) noexcept nogil:
-    """out[i] = k(S[i], x) for the first m rows of the C-contiguous m×d block S.
+                             double degree, const floating* S, Py_ssize_t m, Py_ssize_t d,
+                             const floating* sq, const floating* x, double xsq,
+                             floating* out) noexcept nogil:
+    """out[i] = k(S[i], x) for the first m rows of the C-contiguous m×d block S, in the
+    precision of the stored vectors.
 
-    The inner products come from one BLAS dgemv (S is read once, at memory bandwidth),
+    The inner products come from one BLAS gemv (S is read once, at memory bandwidth),
     or for d ≤ KB_DOTS_MAX_D from a loop specialised for d, which costs less than the
     call; the kernel's transform is then applied in place by a vectorised loop.
     """
-    cdef int n = <int>m, dd = <int>d, one = 1
-    cdef double alpha = 1.0, beta = 0.0
-    cdef char trans = b'T'
     if m <= 0:
         return
     if kind == K_LAPLACIAN:
-        kb_laplacian_d(S, m, d, x, gamma, out)
+        _laplacian(S, m, d, x, gamma, out)
         return
     if d <= KB_DOTS_MAX_D:
-        kb_dots_d(S, m, dd, x, out)
+        _dots(S, m, <int>d, x, out)
     else:
         # S (row-major m×d) is column-major d×m for BLAS: out = Sᵀᵀ x.
-        dgemv(&trans, &dd, &n, &alpha, <double*>S, &dd, <double*>x, &one, &beta, out, &one)
+        _gemv(c'T', <int>d, <int>m, 1.0, S, x, out)
     if kind != K_LINEAR:
         _transform_row(kind, gamma, scale, offset, degree, sq, xsq, out, m)
 
@@ -132,24 +205,21 @@ cdef inline Py_ssize_t _sq_row(int kind, double gamma, double scale, double offs
     return m
 
 
-cdef inline void _expansion(const double* k, const double* A, Py_ssize_t m, Py_ssize_t nc,
-                            double cs, double* out) noexcept nogil:
+cdef inline void _expansion(const floating* k, const floating* A, Py_ssize_t m, Py_ssize_t nc,
+                            double cs, floating* out) noexcept nogil:
     """out[c] = cs · Σ_{i<m} k[i] A[i, c] for the row-major m×nc block A: the scores of a
     kernel expansion from its kernel row.
 
-    One column uses ddot, several one dgemv (a one-row gemv reads with a stride and is
-    slower). Every compiled learner and kbench.cython_core._kernels.expansion make these
-    same calls, so block loops and per-example paths sum in the same order.
+    One column uses a dot product, several one gemv (a one-row gemv reads with a stride
+    and is slower). Every compiled learner and kbench.cython_core._kernels.expansion make
+    these same calls, so block loops and per-example paths sum in the same order.
     """
-    cdef int one = 1, mm = <int>m, ncc = <int>nc
-    cdef double b0 = 0.0
-    cdef char nt = b'N'
     cdef Py_ssize_t c
     if m <= 0:
         for c in range(nc):
             out[c] = 0.0
         return
     if nc == 1:
-        out[0] = cs * _dot(k, A, mm)
+        out[0] = <floating>cs * _dot(k, A, <int>m)
         return
-    dgemv(&nt, &ncc, &mm, &cs, <double*>A, &ncc, <double*>k, &one, &b0, out, &one)
+    _gemv(c'N', <int>nc, <int>m, cs, A, k, out)

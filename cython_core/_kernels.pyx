@@ -4,53 +4,22 @@ Each function takes the kernel as ``(kind, gamma, scale, offset, degree)`` and
 squared row norms that the caller caches (see ``kbench.core.support_buffer.SupportBuffer``).
 Inputs are validated by the Python wrappers in ``kbench.core.kernel_rows``.
 
-Kernel rows, squared norms and weighted sums take float64 or float32 arrays (one fused
-implementation; all arrays of a call share the dtype): float32 stored vectors halve the
-memory a row reads. Matrices, diagonals and decision blocks are float64.
+Kernel rows, squared norms and weighted sums take float64 or float32 arrays (all arrays
+of a call share the dtype): float32 stored vectors halve the memory a row reads. Matrices,
+diagonals and decision blocks are float64.
+
+The two precisions are one implementation over the fused type ``floating`` of
+``_kernels.pxd`` (``_kernel_row``, ``_expansion``, ``_dot``), which the learners cimport in
+its float64 form: the functions here pick the specialisation from the dtype of the arrays
+and call it. Fused types cover every float32/float64 variant, so no Tempita template is
+generated for this module (see the top of ``_kernels.pxd``).
 """
 cimport numpy as cnp
-from libc.math cimport powf
-from scipy.linalg.cython_blas cimport dgemm, sdot, sgemv
+from scipy.linalg.cython_blas cimport dgemm
 
 import numpy as np
 
 cnp.import_array()
-
-
-ctypedef fused floating:
-    float
-    double
-
-
-cdef inline void _row_impl(int kind, double gamma, double scale, double offset, double degree,
-                           const floating* S, Py_ssize_t m, Py_ssize_t d, const floating* sq,
-                           const floating* x, double xsq, floating* out) noexcept nogil:
-    """One kernel row in the precision of the stored vectors."""
-    cdef int n = <int>m, dd = <int>d, one = 1, k
-    cdef float alpha = 1.0, beta = 0.0
-    cdef char trans = b'T'
-    cdef Py_ssize_t i
-    if floating is double:
-        _kernel_row(kind, gamma, scale, offset, degree, S, m, d, sq, x, xsq, out)
-    else:
-        if m <= 0:
-            return
-        if kind == K_LAPLACIAN:
-            kb_laplacian_f(S, m, d, x, <float>gamma, out)
-            return
-        if d <= KB_DOTS_MAX_D:
-            kb_dots_f(S, m, dd, x, out)
-        else:
-            sgemv(&trans, &dd, &n, &alpha, <float*>S, &dd, <float*>x, &one, &beta, out, &one)
-        if kind == K_RBF:
-            kb_rbf_f(out, sq, <float>xsq, <float>gamma, m)
-        elif kind == K_POLY:
-            k = _small_degree(degree)
-            if k:
-                kb_poly_f(out, <float>scale, <float>offset, k, m)
-            else:
-                for i in range(m):
-                    out[i] = powf(<float>scale * out[i] + <float>offset, <float>degree)
 
 
 # -- argument checks ----------------------------------------------------------------------
@@ -118,12 +87,12 @@ cdef inline void _row_call(int kind, double gamma, double scale, double offset, 
         return
     if _row_dtype(S) == cnp.NPY_FLOAT:
         with nogil:
-            _row_impl(kind, gamma, scale, offset, degree, <const float*>ps, m, d,
-                      <const float*>pq, <const float*>px, xsq, <float*>po)
+            _kernel_row(kind, gamma, scale, offset, degree, <const float*>ps, m, d,
+                        <const float*>pq, <const float*>px, xsq, <float*>po)
     else:
         with nogil:
-            _row_impl(kind, gamma, scale, offset, degree, <const double*>ps, m, d,
-                      <const double*>pq, <const double*>px, xsq, <double*>po)
+            _kernel_row(kind, gamma, scale, offset, degree, <const double*>ps, m, d,
+                        <const double*>pq, <const double*>px, xsq, <double*>po)
 
 
 def kernel_row(int kind, double gamma, double scale, double offset, double degree,
@@ -186,33 +155,45 @@ def compiled_row(self, S, x, *, out=None, sq=None, xsq=None):
     return out if _len(out) == m else out[:m]
 
 
+cdef void _gram(int kind, double gamma, double scale, double offset, double degree,
+                const double* A, const double* asq, Py_ssize_t na, const double* B,
+                const double* bsq, Py_ssize_t nb, Py_ssize_t d, double* out,
+                Py_ssize_t ld) noexcept nogil:
+    """out[i, j] = k(A[i], B[j]) for the C-contiguous na×d A and nb×d B (na, nb ≥ 1), into
+    the row-major out of leading dimension ld: row i holds the values of A[i]'s kernel row
+    against B (the same loops). asq and bsq are read by the RBF and polynomial kernels."""
+    cdef Py_ssize_t i, j
+    cdef int m = <int>nb, n = <int>na, k = <int>d, ldo = <int>ld
+    cdef double one = 1.0, zero = 0.0
+    cdef char tr = b'T', nt = b'N'
+    if kind == K_LAPLACIAN:
+        for i in range(na):
+            kb_laplacian_d(B, nb, d, A + i * d, gamma, out + i * ld)
+        return
+    if d == 0:
+        for i in range(na):
+            for j in range(nb):
+                out[i * ld + j] = 0.0
+    else:
+        # Row-major out = A Bᵀ is column-major outᵀ = B Aᵀ.
+        dgemm(&tr, &nt, &m, &n, &k, &one, <double*>B, &k, <double*>A, &k, &zero, out, &ldo)
+    if kind != K_LINEAR:
+        for i in range(na):
+            _transform_row(kind, gamma, scale, offset, degree, bsq, asq[i], out + i * ld, nb)
+
+
 def kernel_matrix(int kind, double gamma, double scale, double offset, double degree,
                   const double[:, ::1] A, const double[::1] asq,
                   const double[:, ::1] B, const double[::1] bsq, double[:, ::1] out):
     """Write the Gram block k(A[i], B[j]) into out (shape len(A) × len(B))."""
-    cdef Py_ssize_t i, na = A.shape[0], nb = B.shape[0], d = A.shape[1]
-    cdef int m = <int>nb, n = <int>na, k = <int>d
-    cdef double one = 1.0, zero = 0.0
-    cdef char tr = b'T', nt = b'N'
+    cdef Py_ssize_t na = A.shape[0], nb = B.shape[0]
     if na == 0 or nb == 0:
         return
+    cdef Py_ssize_t d = A.shape[1]
     with nogil:
-        if kind == K_LAPLACIAN:
-            # Row i of the block is the kernel row of B against A[i]: the same loop, the
-            # same values.
-            for i in range(na):
-                kb_laplacian_d(&B[0, 0], nb, d, &A[i, 0], gamma, &out[i, 0])
-        else:
-            if d == 0:
-                out[:, :] = 0.0
-            else:
-                # Row-major out = A Bᵀ is column-major outᵀ = B Aᵀ.
-                dgemm(&tr, &nt, &m, &n, &k, &one, <double*>&B[0, 0], &k,
-                      <double*>&A[0, 0], &k, &zero, &out[0, 0], &m)
-            if kind != K_LINEAR:
-                for i in range(na):
-                    _transform_row(kind, gamma, scale, offset, degree, &bsq[0], asq[i],
-                                   &out[i, 0], nb)
+        _gram(kind, gamma, scale, offset, degree, &A[0, 0] if d else NULL,
+              &asq[0] if asq.shape[0] else NULL, na, &B[0, 0] if d else NULL,
+              &bsq[0] if bsq.shape[0] else NULL, nb, d, &out[0, 0], out.shape[1])
 
 
 def kernel_diag(int kind, double gamma, double scale, double offset, double degree,
@@ -227,41 +208,29 @@ def kernel_diag(int kind, double gamma, double scale, double offset, double degr
                 out[i] = _transform(kind, asq[i], asq[i], asq[i], gamma, scale, offset, degree)
 
 
+cdef inline void _sq_norms(const floating* A, Py_ssize_t n, int d,
+                           floating* out) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = _dot(A + i * d, A + i * d, d) if d > 0 else 0.0
+
+
 def sq_norms(A, out):
     """Write the squared Euclidean norm of each row of A into out (float64 or float32, one dtype)."""
     cdef int t = _row_dtype(A)
     if not _is(A, t, 2, False) or not _is(out, t, 1, True) or _len(out) < _len(A):
         raise ValueError("kbench: sq_norms needs a C-contiguous 2-D A and a writeable 1-D out "
                          "of at least len(A) entries, both float64 or both float32")
-    cdef Py_ssize_t i, n = _len(A)
-    cdef int d = <int>cnp.PyArray_DIMS(<cnp.ndarray>A)[1], one = 1
-    cdef double* a64 = <double*>_data(A)
-    cdef double* o64 = <double*>_data(out)
-    cdef float* a32 = <float*>_data(A)
-    cdef float* o32 = <float*>_data(out)
+    cdef Py_ssize_t n = _len(A)
+    cdef int d = <int>cnp.PyArray_DIMS(<cnp.ndarray>A)[1]
+    cdef void* pa = _data(A)
+    cdef void* po = _data(out)
     with nogil:
-        for i in range(n):
-            if t == cnp.NPY_DOUBLE:
-                o64[i] = _dot(a64 + i * d, a64 + i * d, d) if d > 0 else 0.0
-            else:
-                o32[i] = sdot(&d, a32 + i * d, &one, a32 + i * d, &one) if d > 0 else 0.0
+        if t == cnp.NPY_DOUBLE:
+            _sq_norms(<const double*>pa, n, d, <double*>po)
+        else:
+            _sq_norms(<const float*>pa, n, d, <float*>po)
 
-
-cdef inline void _expansion_f(const float* k, const float* alpha, Py_ssize_t m,
-                              Py_ssize_t nc, float* out) noexcept nogil:
-    """_expansion (in _kernels.pxd) in float32: the same calls, sdot and sgemv."""
-    cdef int n = <int>m, ncc = <int>nc, one = 1
-    cdef float af = 1.0, bf = 0.0
-    cdef char nt = b'N'
-    cdef Py_ssize_t c
-    if m <= 0:
-        for c in range(nc):
-            out[c] = 0
-        return
-    if nc == 1:
-        out[0] = sdot(&n, <float*>k, &one, <float*>alpha, &one)
-    else:
-        sgemv(&nt, &ncc, &n, &af, <float*>alpha, &ncc, <float*>k, &one, &bf, out, &one)
 
 
 def expansion(k, alpha, Py_ssize_t m, out):
@@ -282,7 +251,7 @@ def expansion(k, alpha, Py_ssize_t m, out):
     cdef void* po = _data(out)
     with nogil:
         if t == cnp.NPY_FLOAT:
-            _expansion_f(<const float*>pk, <const float*>pa, m, nc, <float*>po)
+            _expansion(<const float*>pk, <const float*>pa, m, nc, 1.0, <float*>po)
         else:
             _expansion(<const double*>pk, <const double*>pa, m, nc, 1.0, <double*>po)
 
@@ -296,29 +265,19 @@ def decision_block(int kind, double gamma, double scale, double offset, double d
     Each row of K holds the same values as the kernel row of that example (same loops),
     so block predictions agree with one-by-one ones.
     """
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i
-    cdef int mm = <int>m, nn = <int>n, dd = <int>d, nc = <int>alpha.shape[1], ldk = <int>K.shape[1]
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
+    cdef int mm = <int>m, nn = <int>n, nc = <int>alpha.shape[1], ldk = <int>K.shape[1]
     cdef double one = 1.0, zero = 0.0
-    cdef char tr = b'T', nt = b'N'
+    cdef char nt = b'N'
     if n == 0:
         return
     if m == 0:
         out[:, :] = 0.0
         return
     with nogil:
-        if kind == K_LAPLACIAN:
-            for i in range(n):
-                kb_laplacian_d(&S[0, 0], m, d, &X[i, 0], gamma, &K[i, 0])
-        else:
-            if d == 0:
-                K[:, :] = 0.0
-            else:
-                dgemm(&tr, &nt, &mm, &nn, &dd, &one, <double*>&S[0, 0], &dd,
-                      <double*>&X[0, 0], &dd, &zero, &K[0, 0], &ldk)
-            if kind != K_LINEAR:
-                for i in range(n):
-                    _transform_row(kind, gamma, scale, offset, degree, &sq[0], xsq[i],
-                                   &K[i, 0], m)
+        _gram(kind, gamma, scale, offset, degree, &X[0, 0] if d else NULL,
+              &xsq[0] if xsq.shape[0] else NULL, n, &S[0, 0] if d else NULL,
+              &sq[0] if sq.shape[0] else NULL, m, d, &K[0, 0], K.shape[1])
         # out (n×C) = K[:, :m] (n×m) @ alpha[:m] (m×C); column-major: outᵀ = alphaᵀ Kᵀ.
         dgemm(&nt, &nt, &nc, &nn, &mm, &one, <double*>&alpha[0, 0], &nc, &K[0, 0], &ldk,
               &zero, &out[0, 0], &nc)
