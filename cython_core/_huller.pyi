@@ -3,6 +3,8 @@
 import numpy as np
 import numpy.typing as npt
 
+from kbench.cython_core._kernel_cache import CachedStore
+
 _F64 = npt.NDArray[np.float64]
 _I64 = npt.NDArray[np.int64]
 
@@ -13,32 +15,22 @@ STATUS_FLUSH: int
 
 def uniform(seed: int, t: int) -> float: ...
 
-class HullerCore:
-    compiled_kernel: bool
+class HullerCore(CachedStore):
     ridge: float
     allow_negative: bool
     removals: int
     n_init: int
     seed: int
-    m: int
-    cap: int
-    d: int
-    n_ids: int
-    n_pos: int
-    n_neg: int
     avg_pos: int
     avg_neg: int
     PP: float
     NP: float
     NN: float
-    n_pending: int
     updates: int
     steps: int
     noops: int
     insertions: int
-    removed: int
     draws: int
-    row_evals: int
     nonseparable: bool
     def __init__(
         self,
@@ -65,8 +57,6 @@ class HullerCore:
         krow: _F64,
         scratch: _F64,
     ) -> None: ...
-    def bind_cache(self, rows: _F64, meta: _I64, key_slot: _I64, counters: _I64) -> None: ...
-    def bind_ids(self, id_slot: _I64) -> None: ...
     def block(
         self,
         X: _F64,
@@ -78,7 +68,6 @@ class HullerCore:
     ) -> tuple[int, int]: ...
     def decision(self, x: _F64, xsq: float) -> tuple[float, float]: ...
     def decision_row(self, row: _F64) -> tuple[float, float]: ...
-    def slot_of(self, xid: int) -> int: ...
     def learn_row(self, x: _F64, xsq: float, y: float, xid: int, row: _F64, kap: float) -> int: ...
     def pick(self) -> int: ...
     def update_sv(self, r: int, row: _F64) -> None: ...

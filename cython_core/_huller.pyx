@@ -22,11 +22,9 @@ import numpy as np
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot
 
-from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._kernel_cache cimport (
-    KCache, KParams, _kc_fetch, _kc_remove_slot, _kc_store, _kc_view,
-)
+from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
 
 
 # Status of a block (and of learn_row): resume at the returned index after acting.
@@ -65,35 +63,23 @@ def uniform(unsigned long long seed, unsigned long long t):
     return _u01(seed, t)
 
 
-cdef class HullerCore:
+cdef class HullerCore(CachedStore):
     """Arrays and scalars of one Huller; see the module docstring.
 
-    The Python wrapper allocates the arrays (``bind``), grows them and binds the cache's
-    arrays (``bind_cache``); this class only reads and writes them.
+    The store of support vectors, its cache and the slots of training ids are those of
+    _kernel_cache.CachedStore; this class adds the hull coefficients and the UPDATE.
     """
-    cdef KParams kp
-    cdef public bint compiled_kernel
     cdef public double ridge
     cdef public bint allow_negative
     cdef public int removals
     cdef public int n_init
     cdef public unsigned long long seed
 
-    cdef double[:, ::1] SV
-    cdef double[::1] sq, ap, an, lab, krow, scratch
-    cdef long long[::1] ids, id_slot
-    cdef double[:, ::1] c_rows
-    cdef long long[:, ::1] c_meta
-    cdef long long[::1] c_key_slot, c_counters
-    cdef KCache cache
+    cdef double[::1] ap, an
 
-    cdef public Py_ssize_t m, cap, d, n_ids
-    cdef public long long n_pos, n_neg
     cdef public long long avg_pos, avg_neg          # examples averaged into each class
     cdef public double PP, NP, NN
-    cdef public long long n_pending
-    cdef public long long updates, steps, noops, insertions, removed, draws
-    cdef public long long row_evals                 # kernel values of rows outside the cache
+    cdef public long long updates, steps, noops, insertions, draws
     cdef public bint nonseparable
 
     def __init__(self, int kind, double gamma, double scale, double offset, double degree,
@@ -112,32 +98,14 @@ cdef class HullerCore:
     def bind(self, double[:, ::1] SV, double[::1] sq, double[::1] ap, double[::1] an,
              double[::1] lab, long long[::1] ids, double[::1] krow, double[::1] scratch):
         """Use these arrays (capacity = their length; the first m rows are kept by the caller)."""
-        self.SV, self.sq, self.ap, self.an, self.lab, self.ids = SV, sq, ap, an, lab, ids
-        self.krow, self.scratch = krow, scratch
-        self.cap = SV.shape[0]
-        self.d = SV.shape[1]
-
-    def bind_cache(self, double[:, ::1] rows, long long[:, ::1] meta, long long[::1] key_slot,
-                   long long[::1] counters):
-        """Use the kernel cache with these arrays (see _kernel_cache.KernelCache)."""
-        self.c_rows, self.c_meta, self.c_key_slot, self.c_counters = rows, meta, key_slot, counters
-        self.cache = _kc_view(rows, meta, key_slot, counters)
-
-    def bind_ids(self, long long[::1] id_slot):
-        """Map training ids 0..len-1 to slots (-1: not a support vector)."""
-        self.id_slot = id_slot
-        self.n_ids = id_slot.shape[0]
+        self._bind_store(SV, sq, lab, ids, krow, scratch)
+        self.ap, self.an = ap, an
 
     # -- state --------------------------------------------------------------------------
 
     cdef inline bint _open(self, double y) noexcept nogil:
         """Whether the class of y is still taking its initial average (no UPDATE touches it)."""
         return (self.avg_pos if y > 0 else self.avg_neg) < self.n_init
-
-    cdef inline long long _slot_of(self, long long xid) noexcept nogil:
-        if xid < 0 or xid >= self.n_ids:
-            return -1
-        return self.id_slot[xid]
 
     cdef inline double _raw(self, double A, double B) noexcept nogil:
         """ŷ = (X_P − X_N)·x + (X_N·X_N − X_P·X_P)/2 given A = X_P·x, B = X_N·x."""
@@ -151,20 +119,9 @@ cdef class HullerCore:
     cdef void _remove(self, Py_ssize_t i) noexcept nogil:
         """Delete support vector i: the last one moves into its slot (and in the cache)."""
         cdef Py_ssize_t last = self.m - 1
-        if self.lab[i] > 0:
-            self.n_pos -= 1
-        else:
-            self.n_neg -= 1
-        if i != last:
-            self.ap[i] = self.ap[last]
-            self.an[i] = self.an[last]
-        self.ap[last] = 0.0
-        self.an[last] = 0.0
-        _kc_remove_slot(&self.cache, &self.SV[0, 0], &self.sq[0], &self.lab[0], &self.ids[0],
-                        &self.id_slot[0] if self.n_ids > 0 else NULL, self.n_ids, self.d, i,
-                        last)
-        self.m = last
-        self.removed += 1
+        self.ap[i], self.an[i] = self.ap[last], self.an[last]
+        self.ap[last] = self.an[last] = 0.0
+        self._drop_slot(i)
 
     cdef int _update(self, Py_ssize_t k, double yk, double A, double B, double kap,
                      double lam_forced, double* alpha_new) noexcept nogil:
@@ -369,17 +326,11 @@ cdef class HullerCore:
                 xsq = _dot(x, x, <int>self.d) if self.d > 0 else 0.0
                 k = self._slot_of(xids[i])
                 if k >= 0:
-                    row = _kc_fetch(&self.cache, &self.kp, k, self.m, &self.SV[0, 0],
-                                    &self.sq[0], self.d, &self.scratch[0])
+                    row = self._cached_row(k, &self.scratch[0])
                     kap = row[k]
                 else:
-                    _kernel_row(self.kp.kind, self.kp.gamma, self.kp.scale, self.kp.offset,
-                                self.kp.degree, &self.SV[0, 0], self.m, self.d, &self.sq[0],
-                                x, xsq, &self.krow[0])
-                    self.row_evals += self.m
+                    kap = self._new_row(x, xsq)
                     row = &self.krow[0]
-                    kap = _kernel_one(self.kp.kind, self.kp.gamma, self.kp.scale,
-                                      self.kp.offset, self.kp.degree, x, x, self.d, xsq, xsq)
                 if not insert_only:
                     A = B = 0.0
                     if self.m > 0:
@@ -397,9 +348,7 @@ cdef class HullerCore:
                         r = self._pick()
                         if r < 0:
                             continue
-                        row = _kc_fetch(&self.cache, &self.kp, r, self.m, &self.SV[0, 0],
-                                        &self.sq[0], self.d, &self.scratch[0])
-                        self._update_sv(r, row)
+                        self._update_sv(r, self._cached_row(r, &self.scratch[0]))
         return i, status
 
     def decision(self, const double[::1] x, double xsq):
@@ -407,9 +356,7 @@ cdef class HullerCore:
         cdef double A = 0.0, B = 0.0
         cdef int one = 1, im = <int>self.m
         if self.m > 0:
-            _kernel_row(self.kp.kind, self.kp.gamma, self.kp.scale, self.kp.offset,
-                        self.kp.degree, &self.SV[0, 0], self.m, self.d, &self.sq[0], &x[0],
-                        xsq, &self.scratch[0])
+            self._row_into(&x[0], xsq, &self.scratch[0])
             A = ddot(&im, &self.ap[0], &one, &self.scratch[0], &one)
             B = ddot(&im, &self.an[0], &one, &self.scratch[0], &one)
         return self._raw(A, B), self._predict(A, B)
@@ -424,10 +371,6 @@ cdef class HullerCore:
             A = ddot(&im, &self.ap[0], &one, <double*>&row[0], &one)
             B = ddot(&im, &self.an[0], &one, <double*>&row[0], &one)
         return self._raw(A, B), self._predict(A, B)
-
-    def slot_of(self, long long xid):
-        """The slot of training id xid, or -1."""
-        return self._slot_of(xid)
 
     def learn_row(self, const double[::1] x, double xsq, double y, long long xid,
                   const double[::1] row, double kap):

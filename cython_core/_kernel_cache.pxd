@@ -1,8 +1,8 @@
 # An LRU cache of kernel rows between support vectors, with a byte budget, cimported by
 # the learners that revisit their support vectors: the Huller's removal attempts, LASVM's
-# REPROCESS. Its functions are inline, so a learner that cimports them does not import
-# kbench.cython_core._kernel_cache at run time (that module wraps them for Python); the
-# state is a handful of arrays owned by the caller.
+# REPROCESS. Its functions are inline (kbench.cython_core._kernel_cache wraps them for
+# Python); the state is a handful of arrays owned by the caller. The two learners' cores
+# subclass CachedStore (at the end), so importing them imports that module too.
 #
 # Keys are support-vector slots 0..L-1 of the learner's buffer. The row of key i holds
 # k(SV[i], SV[j]) for j < length (a valid prefix: LIBSVM's lazily extended rows). A row is
@@ -46,6 +46,13 @@ cdef struct KParams:
     double gamma, scale, offset, degree
 
 
+cdef inline void _kp_row(const KParams* kp, const double* S, Py_ssize_t m, Py_ssize_t d,
+                         const double* sq, const double* x, double xsq,
+                         double* out) noexcept nogil:
+    """_kernel_row with the kernel of kp."""
+    _kernel_row(kp.kind, kp.gamma, kp.scale, kp.offset, kp.degree, S, m, d, sq, x, xsq, out)
+
+
 cdef inline KCache _kc_view(double[:, ::1] rows, long long[:, ::1] meta,
                             long long[::1] key_slot, long long[::1] counters) noexcept:
     """The cache whose arrays these are; ``meta`` rows: length, key, prv, nxt."""
@@ -67,20 +74,21 @@ cdef inline void _kc_unlink(KCache* c, long long s) noexcept nogil:
     c.prv[c.nxt[s]] = c.prv[s]
 
 
+cdef inline void _kc_link(KCache* c, long long s, long long before,
+                          long long after) noexcept nogil:
+    """Put pool slot s (unlinked) on the LRU list between two neighbours."""
+    c.prv[s] = before
+    c.nxt[s] = after
+    c.nxt[before] = s
+    c.prv[after] = s
+
+
 cdef inline void _kc_front(KCache* c, long long s) noexcept nogil:
-    cdef long long head = c.n_slots
-    c.nxt[s] = c.nxt[head]
-    c.prv[s] = head
-    c.prv[c.nxt[head]] = s
-    c.nxt[head] = s
+    _kc_link(c, s, c.n_slots, c.nxt[c.n_slots])
 
 
 cdef inline void _kc_back(KCache* c, long long s) noexcept nogil:
-    cdef long long head = c.n_slots
-    c.prv[s] = c.prv[head]
-    c.nxt[s] = head
-    c.nxt[c.prv[head]] = s
-    c.prv[head] = s
+    _kc_link(c, s, c.prv[c.n_slots], c.n_slots)
 
 
 cdef inline long long _kc_take(KCache* c, long long key) noexcept nogil:
@@ -131,8 +139,7 @@ cdef inline double* _kc_fetch(KCache* c, KParams* kp, long long key, Py_ssize_t 
     cdef long long s = _kc_lookup(c, key, m, &have)
     cdef double* row = scratch if s < 0 else c.rows + s * c.L
     if have < m:
-        _kernel_row(kp.kind, kp.gamma, kp.scale, kp.offset, kp.degree, SV + have * d,
-                    m - have, d, sq + have, SV + key * d, sq[key], row + have)
+        _kp_row(kp, SV + have * d, m - have, d, sq + have, SV + key * d, sq[key], row + have)
         c.counters[KC_EVALS] += m - have
         if s >= 0:
             c.length[s] = m
@@ -227,3 +234,32 @@ cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
         if ids[i] >= 0 and ids[i] < n_ids:
             id_slot[ids[i]] = i
     _kc_move(c, i, last)
+
+
+# The store of a learner that revisits its support vectors (HullerCore, LASVM's LasvmCore
+# subclass it and add their coefficients): vectors, squared norms, labels and training ids
+# in slots 0..m-1, the map from training ids to slots, the kernel, and the cache of rows
+# between support vectors. The Python wrapper allocates and grows the arrays and binds
+# them; _kernel_cache.pyx defines the methods.
+cdef class CachedStore:
+    cdef KParams kp
+    cdef public bint compiled_kernel
+    cdef double[:, ::1] SV
+    cdef double[::1] sq, lab, krow, scratch
+    cdef long long[::1] ids, id_slot
+    cdef double[:, ::1] c_rows
+    cdef long long[:, ::1] c_meta
+    cdef long long[::1] c_key_slot, c_counters
+    cdef KCache cache
+    cdef public Py_ssize_t m, cap, d, n_ids
+    cdef public long long n_pos, n_neg, n_pending
+    cdef public long long removed
+    cdef public long long row_evals                 # kernel values of rows outside the cache
+
+    cdef void _bind_store(self, double[:, ::1] SV, double[::1] sq, double[::1] lab,
+                          long long[::1] ids, double[::1] krow, double[::1] scratch)
+    cdef long long _slot_of(self, long long xid) noexcept nogil
+    cdef const double* _cached_row(self, Py_ssize_t s, double* scratch) noexcept nogil
+    cdef double _new_row(self, const double* x, double xsq) noexcept nogil
+    cdef void _row_into(self, const double* x, double xsq, double* out) noexcept nogil
+    cdef void _drop_slot(self, Py_ssize_t i) noexcept nogil

@@ -41,3 +41,20 @@ def kc_store(
 def kc_move(rows: _F64, meta: _I64, key_slot: _I64, counters: _I64, i: int, last: int) -> None: ...
 def kc_clear(rows: _F64, meta: _I64, key_slot: _I64, counters: _I64) -> None: ...
 def kc_order(meta: _I64) -> list[int]: ...
+
+class CachedStore:
+    """The support-vector store of HullerCore and LasvmCore (slots, ids, the row cache)."""
+
+    compiled_kernel: bool
+    m: int
+    cap: int
+    d: int
+    n_ids: int
+    n_pos: int
+    n_neg: int
+    n_pending: int
+    removed: int
+    row_evals: int
+    def bind_cache(self, rows: _F64, meta: _I64, key_slot: _I64, counters: _I64) -> None: ...
+    def bind_ids(self, id_slot: _I64) -> None: ...
+    def slot_of(self, xid: int) -> int: ...

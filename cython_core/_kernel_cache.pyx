@@ -6,8 +6,14 @@ wrappers serve their Python paths (kernels without a compiled form), the Python 
 Every function takes the cache's four arrays: ``rows`` (n_slots × L float64), ``meta``
 (4 × (n_slots + 1) int64: length, key, prv, nxt), ``key_slot`` (L int64) and
 ``counters`` (hits, partial hits, misses, kernel values computed).
+
+``CachedStore`` is the support-vector store of the learners that revisit their support
+vectors (the Huller's and LASVM's cores subclass it): what they share of binding the
+arrays, finding a training id's slot, computing and caching rows, and removing a slot.
 """
 import numpy as np
+
+from kbench.cython_core._kernels cimport _kernel_one
 
 
 #: The counters' names, in the order of the ``counters`` array (KC_HITS ... KC_EVALS).
@@ -99,3 +105,68 @@ def kc_order(long long[:, ::1] meta):
             out.append(s)
         s = meta[3, s]
     return out
+
+
+cdef class CachedStore:
+    """Slots 0..m-1 of support vectors with their kernel-row cache; see _kernel_cache.pxd.
+
+    The Python wrapper allocates the arrays, grows them and binds the cache's arrays
+    (``bind_cache``); this class only reads and writes them.
+    """
+
+    cdef void _bind_store(self, double[:, ::1] SV, double[::1] sq, double[::1] lab,
+                          long long[::1] ids, double[::1] krow, double[::1] scratch):
+        """Use these arrays (capacity = their length; the first m rows are kept by the caller)."""
+        self.SV, self.sq, self.lab, self.ids, self.krow, self.scratch = SV, sq, lab, ids, krow, scratch
+        self.cap = SV.shape[0]
+        self.d = SV.shape[1]
+
+    def bind_cache(self, double[:, ::1] rows, long long[:, ::1] meta, long long[::1] key_slot,
+                   long long[::1] counters):
+        """Use the kernel cache with these arrays (see _kernel_cache.KernelCache)."""
+        self.c_rows, self.c_meta, self.c_key_slot, self.c_counters = rows, meta, key_slot, counters
+        self.cache = _kc_view(rows, meta, key_slot, counters)
+
+    def bind_ids(self, long long[::1] id_slot):
+        """Map training ids 0..len-1 to slots (-1: not stored)."""
+        self.id_slot = id_slot
+        self.n_ids = id_slot.shape[0]
+
+    def slot_of(self, long long xid):
+        """The slot of training id xid, or -1."""
+        return self._slot_of(xid)
+
+    cdef long long _slot_of(self, long long xid) noexcept nogil:
+        if xid < 0 or xid >= self.n_ids:
+            return -1
+        return self.id_slot[xid]
+
+    cdef const double* _cached_row(self, Py_ssize_t s, double* scratch) noexcept nogil:
+        """k(SV[s], SV[j]) for j < m, through the cache (or computed into scratch)."""
+        return _kc_fetch(&self.cache, &self.kp, s, self.m, &self.SV[0, 0], &self.sq[0],
+                         self.d, scratch)
+
+    cdef double _new_row(self, const double* x, double xsq) noexcept nogil:
+        """The kernel row of an example not stored, into krow (counted); returns k(x, x)."""
+        self._row_into(x, xsq, &self.krow[0])
+        self.row_evals += self.m
+        return _kernel_one(self.kp.kind, self.kp.gamma, self.kp.scale, self.kp.offset,
+                           self.kp.degree, x, x, self.d, xsq, xsq)
+
+    cdef void _row_into(self, const double* x, double xsq, double* out) noexcept nogil:
+        """k(SV[j], x) for j < m into out."""
+        _kp_row(&self.kp, &self.SV[0, 0], self.m, self.d, &self.sq[0], x, xsq, out)
+
+    cdef void _drop_slot(self, Py_ssize_t i) noexcept nogil:
+        """Delete support vector i once the subclass has moved its coefficients: its class
+        count, its id, and the last vector moving into slot i (and in the cache)."""
+        cdef Py_ssize_t last = self.m - 1
+        if self.lab[i] > 0:
+            self.n_pos -= 1
+        else:
+            self.n_neg -= 1
+        _kc_remove_slot(&self.cache, &self.SV[0, 0], &self.sq[0], &self.lab[0], &self.ids[0],
+                        &self.id_slot[0] if self.n_ids > 0 else NULL, self.n_ids, self.d, i,
+                        last)
+        self.m = last
+        self.removed += 1

@@ -3,6 +3,8 @@
 import numpy as np
 import numpy.typing as npt
 
+from kbench.cython_core._kernel_cache import CachedStore
+
 _F64 = npt.NDArray[np.float64]
 _I64 = npt.NDArray[np.int64]
 
@@ -12,24 +14,14 @@ STATUS_PENDING: int
 STATUS_FLUSH: int
 STATUS_DISCARD: int
 
-class LasvmCore:
-    compiled_kernel: bool
+class LasvmCore(CachedStore):
     C: float
     tau: float
     n_init: int
-    m: int
-    cap: int
-    d: int
-    n_ids: int
-    n_pos: int
-    n_neg: int
-    n_pending: int
     b: float
     delta: float
     processed: int
     smo_steps: int
-    removed: int
-    row_evals: int
     finish_iters: int
     discarded: int
     def __init__(
@@ -56,8 +48,6 @@ class LasvmCore:
         scratch: _F64,
         ri: _F64,
     ) -> None: ...
-    def bind_cache(self, rows: _F64, meta: _I64, key_slot: _I64, counters: _I64) -> None: ...
-    def bind_ids(self, id_slot: _I64) -> None: ...
     def block(
         self,
         X: _F64,
@@ -70,7 +60,6 @@ class LasvmCore:
     def finish(self, max_iter: int) -> int: ...
     def decision(self, x: _F64, xsq: float) -> float: ...
     def decision_row(self, row: _F64) -> float: ...
-    def slot_of(self, xid: int) -> int: ...
     def process_row(self, x: _F64, xsq: float, y: float, xid: int, kap: float) -> int: ...
     def pair(self, process: bool) -> tuple[int, int]: ...
     def step_rows(self, i: int, j: int, Ki: _F64, Kj: _F64) -> None: ...

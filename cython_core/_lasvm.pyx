@@ -27,11 +27,9 @@ import numpy as np
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy, ddot
 
-from kbench.cython_core._kernels cimport _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._kernel_cache cimport (
-    KCache, KParams, _kc_fetch, _kc_remove_slot, _kc_store, _kc_view,
-)
+from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
 
 
 cdef enum:
@@ -55,25 +53,19 @@ cdef double TIE = 1e-12
 cdef double SNAP = 1e-12
 
 
-cdef class LasvmCore:
-    """Arrays and scalars of one LASVM learner; see the module docstring."""
-    cdef KParams kp
-    cdef public bint compiled_kernel
+cdef class LasvmCore(CachedStore):
+    """Arrays and scalars of one LASVM learner; see the module docstring.
+
+    The active set S (vectors, labels, ids, the cache of rows) is a
+    _kernel_cache.CachedStore; this class adds the coefficients, the gradients and SMO.
+    """
     cdef public double C, tau
     cdef public int n_init
 
-    cdef double[:, ::1] SV
-    cdef double[::1] sq, alpha, g, lab, krow, scratch, ri
-    cdef long long[::1] ids, id_slot
-    cdef double[:, ::1] c_rows
-    cdef long long[:, ::1] c_meta
-    cdef long long[::1] c_key_slot, c_counters
-    cdef KCache cache
+    cdef double[::1] alpha, g, ri
 
-    cdef public Py_ssize_t m, cap, d, n_ids
-    cdef public long long n_pos, n_neg, n_pending
     cdef public double b, delta
-    cdef public long long processed, smo_steps, removed, row_evals, finish_iters, discarded
+    cdef public long long processed, smo_steps, finish_iters, discarded
     # PROCESS's partner found by _add's insertion test (-2: not searched); the new slot
     # cannot be that extreme itself (α = 0 sits on its bound in that direction).
     cdef Py_ssize_t partner
@@ -92,28 +84,10 @@ cdef class LasvmCore:
              double[::1] lab, long long[::1] ids, double[::1] krow, double[::1] scratch,
              double[::1] ri):
         """Use these arrays (capacity = their length; the first m rows are kept by the caller)."""
-        self.SV, self.sq, self.alpha, self.g, self.lab, self.ids = SV, sq, alpha, g, lab, ids
-        self.krow, self.scratch, self.ri = krow, scratch, ri
-        self.cap = SV.shape[0]
-        self.d = SV.shape[1]
-
-    def bind_cache(self, double[:, ::1] rows, long long[:, ::1] meta, long long[::1] key_slot,
-                   long long[::1] counters):
-        """Use the kernel cache with these arrays (see _kernel_cache.KernelCache)."""
-        self.c_rows, self.c_meta, self.c_key_slot, self.c_counters = rows, meta, key_slot, counters
-        self.cache = _kc_view(rows, meta, key_slot, counters)
-
-    def bind_ids(self, long long[::1] id_slot):
-        """Map training ids 0..len-1 to slots (-1: not in the active set)."""
-        self.id_slot = id_slot
-        self.n_ids = id_slot.shape[0]
+        self._bind_store(SV, sq, lab, ids, krow, scratch)
+        self.alpha, self.g, self.ri = alpha, g, ri
 
     # -- pieces -----------------------------------------------------------------------------
-
-    cdef inline long long _slot_of(self, long long xid) noexcept nogil:
-        if xid < 0 or xid >= self.n_ids:
-            return -1
-        return self.id_slot[xid]
 
     cdef inline double _upper(self, Py_ssize_t s) noexcept nogil:
         return self.C if self.lab[s] > 0 else 0.0
@@ -184,19 +158,9 @@ cdef class LasvmCore:
     cdef void _remove(self, Py_ssize_t i) noexcept nogil:
         """Delete slot i from S: the last one moves into its place (and in the cache)."""
         cdef Py_ssize_t last = self.m - 1
-        if self.lab[i] > 0:
-            self.n_pos -= 1
-        else:
-            self.n_neg -= 1
-        if i != last:
-            self.alpha[i] = self.alpha[last]
-            self.g[i] = self.g[last]
+        self.alpha[i], self.g[i] = self.alpha[last], self.g[last]
         self.alpha[last] = 0.0
-        _kc_remove_slot(&self.cache, &self.SV[0, 0], &self.sq[0], &self.lab[0], &self.ids[0],
-                        &self.id_slot[0] if self.n_ids > 0 else NULL, self.n_ids, self.d, i,
-                        last)
-        self.m = last
-        self.removed += 1
+        self._drop_slot(i)
 
     cdef void _step(self, Py_ssize_t i, Py_ssize_t j, const double* Ki,
                     const double* Kj) noexcept nogil:
@@ -326,15 +290,11 @@ cdef class LasvmCore:
             return ST_FLUSH
         return ST_DONE
 
-    cdef const double* _row(self, Py_ssize_t s, double* scratch) noexcept nogil:
-        return _kc_fetch(&self.cache, &self.kp, s, self.m, &self.SV[0, 0], &self.sq[0],
-                         self.d, scratch)
-
     cdef void _step_cached(self, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
         """An SMO step reading both rows through the cache (row i copied: j may evict it)."""
-        cdef const double* Ki = self._row(i, &self.scratch[0])
+        cdef const double* Ki = self._cached_row(i, &self.scratch[0])
         memcpy(&self.ri[0], Ki, self.m * sizeof(double))
-        cdef const double* Kj = self._row(j, &self.scratch[0])
+        cdef const double* Kj = self._cached_row(j, &self.scratch[0])
         self._step(i, j, &self.ri[0], Kj)
 
     cdef void _reprocess_cached(self) noexcept nogil:
@@ -371,22 +331,17 @@ cdef class LasvmCore:
                 if k >= 0:
                     # Already in S: PROCESS bails out; the prediction reads its cached row.
                     if not process_only:
-                        row = self._row(k, &self.scratch[0])
+                        row = self._cached_row(k, &self.scratch[0])
                         pred[i] = _sign_label(self._f(row))
                     status = ST_DONE
                 else:
                     xsq = _dot(x, x, <int>self.d) if self.d > 0 else 0.0
-                    _kernel_row(self.kp.kind, self.kp.gamma, self.kp.scale, self.kp.offset,
-                                self.kp.degree, &self.SV[0, 0], self.m, self.d, &self.sq[0],
-                                x, xsq, &self.krow[0])
-                    self.row_evals += self.m
+                    kap = self._new_row(x, xsq)
                     # Σ αₛ k(xₛ, x), once for the prediction and PROCESS's gradient.
                     mm = <int>self.m
                     kdot = ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0
                     if not process_only:
                         pred[i] = _sign_label(self._f_dot(kdot))
-                    kap = _kernel_one(self.kp.kind, self.kp.gamma, self.kp.scale,
-                                      self.kp.offset, self.kp.degree, x, x, self.d, xsq, xsq)
                     status = self._add(x, xsq, y[i], xids[i], kap, kdot)
                     if status == ST_DONE:
                         self._pair_process(self.m - 1, &pi, &pj)
@@ -422,9 +377,7 @@ cdef class LasvmCore:
     def decision(self, const double[::1] x, double xsq):
         """f(x) (compiled kernels)."""
         if self.m > 0 and self.n_pos > 0 and self.n_neg > 0:
-            _kernel_row(self.kp.kind, self.kp.gamma, self.kp.scale, self.kp.offset,
-                        self.kp.degree, &self.SV[0, 0], self.m, self.d, &self.sq[0], &x[0],
-                        xsq, &self.scratch[0])
+            self._row_into(&x[0], xsq, &self.scratch[0])
         return self._f(&self.scratch[0])
 
     # -- the Python path: rows computed by the caller -------------------------------------------
@@ -432,10 +385,6 @@ cdef class LasvmCore:
     def decision_row(self, const double[::1] row):
         """f(x) given k(x, SV[j]) for j < m."""
         return self._f(&row[0] if row.shape[0] > 0 else &self.scratch[0])
-
-    def slot_of(self, long long xid):
-        """The slot of training id xid in S, or -1."""
-        return self._slot_of(xid)
 
     def process_row(self, const double[::1] x, double xsq, double y, long long xid, double kap):
         """PROCESS's insertion given the new example's row in krow; a status."""
