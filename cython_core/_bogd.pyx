@@ -5,7 +5,7 @@ from libc.string cimport memcpy
 
 from kbench.cython_core._kernels cimport _expansion, _sq_row
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._budget_ops cimport _rng_below, _rng_uniform
+from kbench.cython_core._budget_ops cimport _fold_scale, _rng_below, _rng_uniform
 from kbench.cython_core._losses cimport _loss_deriv
 
 
@@ -75,10 +75,8 @@ def bogd_block(int kind, double gamma, double kscale, double koffset, double deg
             memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
             sq[r] = xsq
             a[r] = -eta * g / cs
-            if cs < 1e-200 or cs > 1e200:  # fold the scale into the coefficients
-                for j in range(m):
-                    a[j] *= cs
-                cs = 1.0
+            if cs < 1e-200 or cs > 1e200:
+                cs = _fold_scale(&a[0], m, cs)
     state[0] = m
     state[1] = cs
     state[2] = evals

@@ -91,6 +91,18 @@ cdef inline void _kinv_remove(double* Kinv, Py_ssize_t ld, Py_ssize_t m, Py_ssiz
         Kinv[p * ld + p] = Kinv[last * ld + last]
 
 
+# -- scaled coefficients ----------------------------------------------------------------------
+# Learners that shrink every coefficient each round keep them as cs·a[j] and multiply the
+# scale cs alone; before cs under- or overflows it is folded into the coefficients.
+
+cdef inline double _fold_scale(double* a, Py_ssize_t m, double cs) noexcept nogil:
+    """a[j] *= cs for j < m; returns the new scale, 1."""
+    cdef Py_ssize_t j
+    for j in range(m):
+        a[j] *= cs
+    return 1.0
+
+
 cdef inline void _move_row(double* A, Py_ssize_t ncol, Py_ssize_t src, Py_ssize_t dst) noexcept nogil:
     """Copy row src of a row-major array with ncol columns over row dst."""
     if src != dst:

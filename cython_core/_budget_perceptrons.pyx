@@ -13,7 +13,9 @@ from scipy.linalg.cython_blas cimport daxpy
 
 from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_one, _kernel_row, _sq_row
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_solve, _rng_below, _rng_uniform
+from kbench.cython_core._budget_ops cimport (
+    _fold_scale, _kinv_append, _kinv_solve, _rng_below, _rng_uniform,
+)
 
 
 cdef enum:
@@ -191,10 +193,8 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
                 cs = 1.0
             else:
                 cs *= phi
-                if cs < 1e-200:  # fold the scale into the coefficients before it underflows
-                    for j in range(m):
-                        a[j] *= cs
-                    cs = 1.0
+                if cs < 1e-200:
+                    cs = _fold_scale(&a[0], m, cs)
     state[0] = m
     state[1] = head
     state[2] = cs

@@ -11,12 +11,12 @@ losses. ``norma_apply`` is the update alone, given the loss gradient; the Python
 the learner calls it after computing the gradient with the loss plugin, so that both
 paths share one implementation of the update.
 """
-from libc.math cimport exp, sqrt
+from libc.math cimport sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _expansion, _sq_row
 from kbench.cython_core._online_ops cimport (
-    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _gradient, _predict,
+    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
+    _row_scores,
 )
 
 
@@ -55,7 +55,7 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
     """One NORMA step after the prediction: shrink, store −η ξ, move the offset and margin."""
     cdef Py_ssize_t C = g.C, m = <Py_ssize_t>st[N_M], head = <Py_ssize_t>st[N_HEAD]
     cdef Py_ssize_t c, j, slot
-    cdef double t = st[N_T], cs = st[N_SCALE], eta, eta_e, grad, z
+    cdef double t = st[N_T], cs = st[N_SCALE], eta, eta_e, grad
     cdef bint nonzero = False
     eta = _step(g.schedule, g.eta0, g.tau, t)
     cs *= 1.0 - eta * g.c
@@ -69,13 +69,7 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
         if xi[c] != 0.0:
             nonzero = True
     if nonzero:
-        if m < cap:
-            slot = m
-            m += 1
-        else:
-            slot = head
-            head = (head + 1) % cap
-            st[N_EVICT] += 1.0
+        slot = _ring_slot(&m, &head, cap, &st[N_EVICT])
         memcpy(SV + slot * d, x, d * sizeof(double))
         sq[slot] = xsq
         for c in range(C):
@@ -93,13 +87,8 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
             if st[N_EPS] < 0.0:
                 st[N_EPS] = 0.0
         else:
-            # Log-space step ε ← ε exp(−η_ε ε ∂J/∂ε), exponent clipped against overflow.
-            z = -eta_e * st[N_EPS] * grad
-            if z > 50.0:
-                z = 50.0
-            elif z < -50.0:
-                z = -50.0
-            st[N_EPS] *= exp(z)
+            # Log-space step ε ← ε exp(−η_ε ε ∂J/∂ε).
+            st[N_EPS] *= _clipped_exp(-eta_e * st[N_EPS] * grad)
     st[N_VIOL] += s
     st[N_M] = m
     st[N_HEAD] = head
@@ -135,10 +124,8 @@ def norma_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, do
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>state[N_M]
-            state[N_EVALS] += _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree,
-                                      &SV[0, 0], m, d, &sq[0], &X[i, 0], False, &xsq,
-                                      &krow[0])
-            _expansion(&krow[0], &A[0, 0], m, C, 1.0, F)
+            state[N_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
+                                          &A[0, 0], C, F)
             cs = state[N_SCALE]
             for c in range(C):
                 F[c] = cs * F[c] + b[c]

@@ -9,7 +9,7 @@
 # per-example Python path and the compiled block loop must agree.
 from libc.math cimport NAN, exp, fabs, isfinite
 
-from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _transform
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _expansion, _sq_row, _transform
 from kbench.cython_core._labels cimport _rival
 from kbench.cython_core._losses cimport _loss_deriv, _loss_hess
 
@@ -160,3 +160,43 @@ cdef inline double _self_kernel(const Cfg* g, const double* x, Py_ssize_t d,
     if g.kind == K_RBF or g.kind == K_LAPLACIAN:
         return 1.0
     return _transform(g.kind, xsq, xsq, xsq, g.gamma, g.scale, g.offset, g.degree)
+
+
+cdef inline Py_ssize_t _row_scores(const Cfg* g, const double* SV, const double* sq,
+                                   Py_ssize_t m, Py_ssize_t d, const double* x, double* xsq,
+                                   double* krow, const double* coef, Py_ssize_t ncoef,
+                                   double* F) noexcept nogil:
+    """The first steps of every online learner's block loop: ‖x‖² into xsq, the kernel row
+    of x against the first m stored rows into krow, and the expansion F = Σᵢ krowᵢ coefᵢ
+    over the m × ncoef coefficient block (the calls of the per-example path). Returns the
+    number of kernel values computed (m)."""
+    cdef Py_ssize_t evals = _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree, SV, m, d, sq,
+                                    x, False, xsq, krow)
+    _expansion(krow, coef, m, ncoef, 1.0, F)
+    return evals
+
+
+cdef inline double _clipped_exp(double z) noexcept nogil:
+    """exp(z) with z clipped to [−50, 50]: the factor of the ν-trick's log-space step of ε,
+    ε ← ε exp(z), kept from overflowing."""
+    if z > 50.0:
+        z = 50.0
+    elif z < -50.0:
+        z = -50.0
+    return exp(z)
+
+
+cdef inline Py_ssize_t _ring_slot(Py_ssize_t* m, Py_ssize_t* head, Py_ssize_t cap,
+                                  double* evictions) noexcept nogil:
+    """The slot of a new entry in NORMA's and SVMD's ring buffer of cap rows, m of them
+    used: the next free one (m grows), else the oldest, ``head``, which is evicted (head
+    moves on, evictions counts it)."""
+    cdef Py_ssize_t slot
+    if m[0] < cap:
+        slot = m[0]
+        m[0] += 1
+    else:
+        slot = head[0]
+        head[0] = (head[0] + 1) % cap
+        evictions[0] += 1.0
+    return slot

@@ -3,6 +3,11 @@
 import enum
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
+_F64 = npt.NDArray[np.float64]
+
 class Task(enum.IntEnum):
     """Task codes of the compiled online learners."""
 
@@ -59,3 +64,6 @@ class OnlineConfig:
     def fields(self) -> dict[str, Any]: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
+
+def compiled_gradient(cfg: OnlineConfig, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
+def compiled_self_kernel(cfg: OnlineConfig, x: _F64, xsq: float) -> float: ...

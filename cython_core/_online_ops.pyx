@@ -59,3 +59,22 @@ cdef class OnlineConfig:
 
     def __repr__(self) -> str:
         return "OnlineConfig(" + ", ".join(f"{k}={v!r}" for k, v in self.fields().items()) + ")"
+
+
+def compiled_gradient(OnlineConfig cfg not None, const double[::1] F, double y, double[::1] xi,
+                      double[::1] chi):
+    """ξ = ∂loss/∂F at the scores F for a compiled (or built-in multiclass) loss, as the
+    block loops of PiSTOL and POLK compute it; chi is scratch of C entries (the Hessian
+    product the shared gradient also computes)."""
+    cdef Cfg g = cfg.c
+    if F.shape[0] != g.C or xi.shape[0] != g.C or chi.shape[0] != g.C:
+        raise ValueError("kbench: compiled_gradient array shapes do not match the configuration")
+    if g.loss < 0:
+        raise ValueError("kbench: compiled_gradient needs a compiled loss")
+    _gradient(&g, 0.0, &F[0], &F[0], y, &xi[0], &chi[0])
+
+
+def compiled_self_kernel(OnlineConfig cfg not None, const double[::1] x, double xsq):
+    """k(x, x) for a compiled kernel, as the block loops compute it."""
+    cdef Cfg g = cfg.c
+    return _self_kernel(&g, &x[0] if x.shape[0] else NULL, x.shape[0], xsq)

@@ -9,7 +9,7 @@ are updated in place. ``A`` is the buffer's cap × 2C coefficient block ``[c | u
 import numpy as np
 import numpy.typing as npt
 
-from kbench.cython_core._online_ops import OnlineConfig
+from kbench.cython_core._online_ops import OnlineConfig, compiled_gradient, compiled_self_kernel
 
 _F64 = npt.NDArray[np.float64]
 
@@ -35,8 +35,10 @@ def pistol_multiplier(params: _F64, state: _F64) -> float: ...
 def pistol_outputs(
     params: _F64, state: _F64, GU: _F64, w: float, Fon: _F64, Fout: _F64
 ) -> None: ...
-def pistol_gradient(cfg: OnlineConfig, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
-def pistol_self_kernel(cfg: OnlineConfig, x: _F64, xsq: float) -> float: ...
+
+pistol_gradient = compiled_gradient
+pistol_self_kernel = compiled_self_kernel
+
 def pistol_apply(
     params: _F64,
     state: _F64,

@@ -20,8 +20,8 @@ losses), so that both paths do the same arithmetic.
 from libc.math cimport exp, log, sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _expansion, _sq_row
-from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _self_kernel
+from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _row_scores, _self_kernel
+from kbench.cython_core._online_ops import compiled_gradient, compiled_self_kernel
 
 
 # Modes and outputs. Keep in sync with plugins/algorithms/_averaged.py.
@@ -198,10 +198,8 @@ def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1
                 expo = state[S_NORM2] / (2.0 * state[S_ALPHA])
                 if expo > state[S_MAX_EXP]:
                     state[S_MAX_EXP] = expo
-            state[S_EVALS] += _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree,
-                                      &SV[0, 0], m, d, &sq[0], &X[i, 0], False, &xsq,
-                                      &krow[0])
-            _expansion(&krow[0], &A[0, 0], m, 2 * C, 1.0, GU)
+            state[S_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
+                                          &A[0, 0], 2 * C, GU)
             _outputs(&q, &state[0], GU, C, w, Fon, Fout)
             pred[i] = _predict(&g, Fout, g.margin)
             _gradient(&g, 0.0, Fon, Fon, y[i], xi, chi)
@@ -235,22 +233,9 @@ def pistol_outputs(const double[::1] params, const double[::1] state, const doub
     _outputs(&q, &state[0], &GU[0], C, w, &Fon[0], &Fout[0])
 
 
-def pistol_gradient(OnlineConfig cfg not None, const double[::1] F, double y, double[::1] xi,
-                    double[::1] chi):
-    """ξ = ∂loss/∂F at the scores F for a compiled (or built-in multiclass) loss; chi is
-    scratch of C entries (the Hessian product the shared gradient also computes)."""
-    cdef Cfg g = cfg.c
-    if F.shape[0] != g.C or xi.shape[0] != g.C or chi.shape[0] != g.C:
-        raise ValueError("kbench: pistol_gradient array shapes do not match the configuration")
-    if g.loss < 0:
-        raise ValueError("kbench: pistol_gradient needs a compiled loss")
-    _gradient(&g, 0.0, &F[0], &F[0], y, &xi[0], &chi[0])
-
-
-def pistol_self_kernel(OnlineConfig cfg not None, const double[::1] x, double xsq):
-    """k(x, x) for a compiled kernel, as the block loop computes it."""
-    cdef Cfg g = cfg.c
-    return _self_kernel(&g, &x[0] if x.shape[0] else NULL, x.shape[0], xsq)
+# The per-example path's gradient and k(x, x), shared with POLK.
+pistol_gradient = compiled_gradient
+pistol_self_kernel = compiled_self_kernel
 
 
 def pistol_apply(const double[::1] params, double[::1] state, double[:, ::1] SV,

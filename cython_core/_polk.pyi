@@ -10,7 +10,7 @@ Kb, Kbb) ``batch_size`` rows; all are C-contiguous float64 and updated in place.
 import numpy as np
 import numpy.typing as npt
 
-from kbench.cython_core._online_ops import OnlineConfig
+from kbench.cython_core._online_ops import OnlineConfig, compiled_gradient, compiled_self_kernel
 
 _F64 = npt.NDArray[np.float64]
 
@@ -67,8 +67,10 @@ def polk_probe(
 def polk_refresh(G: _F64, R: _F64, M: int) -> bool: ...
 def polk_gram(cfg: OnlineConfig, D: _F64, sq: _F64, M: int, R: _F64) -> None: ...
 def polk_batch_gram(cfg: OnlineConfig, Xb: _F64, xsqb: _F64, ns: int, Kbb: _F64) -> None: ...
-def polk_gradient(cfg: OnlineConfig, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
-def polk_self_kernel(cfg: OnlineConfig, x: _F64, xsq: float) -> float: ...
+
+polk_gradient = compiled_gradient
+polk_self_kernel = compiled_self_kernel
+
 def komp(
     G: _F64,
     W: _F64,

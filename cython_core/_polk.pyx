@@ -32,8 +32,9 @@ from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dger, dsymv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
-from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row
-from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _self_kernel
+from kbench.cython_core._kernels cimport _kernel_row
+from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _row_scores, _self_kernel
+from kbench.cython_core._online_ops import compiled_gradient, compiled_self_kernel
 
 import numpy as np
 
@@ -584,11 +585,8 @@ def polk_block(OnlineConfig cfg not None, const double[::1] params, double[::1] 
         while i < n:
             M = <Py_ssize_t>state[S_M]
             ns = <Py_ssize_t>state[S_NSTORED]
-            xsq = _dot(&X[i, 0], &X[i, 0], <int>d) if d > 0 else 0.0
-            _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, mo.D, M, d, mo.sq,
-                        &X[i, 0], xsq, mo.Kb + ns * cap)
-            state[S_EVALS] += M
-            _expansion(mo.Kb + ns * cap, mo.W, M, C, 1.0, F)
+            state[S_EVALS] += _row_scores(&g, mo.D, mo.sq, M, d, &X[i, 0], &xsq, mo.Kb + ns * cap,
+                                          mo.W, C, F)
             pred[i] = _predict(&g, F, g.margin)
             _gradient(&g, 0.0, F, F, y[i], xi, chi)
             nonzero = False
@@ -701,21 +699,9 @@ def polk_batch_gram(OnlineConfig cfg not None, double[:, ::1] Xb, double[::1] xs
         _batch_gram(&g, &mo, ns, Xb.shape[0])
 
 
-def polk_gradient(OnlineConfig cfg not None, const double[::1] F, double y, double[::1] xi,
-                  double[::1] chi):
-    """ξ = ∂loss/∂F at the scores F for a compiled (or built-in multiclass) loss."""
-    cdef Cfg g = cfg.c
-    if F.shape[0] != g.C or xi.shape[0] != g.C or chi.shape[0] != g.C:
-        raise ValueError("kbench: polk_gradient array shapes do not match the configuration")
-    if g.loss < 0:
-        raise ValueError("kbench: polk_gradient needs a compiled loss")
-    _gradient(&g, 0.0, &F[0], &F[0], y, &xi[0], &chi[0])
-
-
-def polk_self_kernel(OnlineConfig cfg not None, const double[::1] x, double xsq):
-    """κ(x, x) for a compiled kernel, as the block loop computes it."""
-    cdef Cfg g = cfg.c
-    return _self_kernel(&g, &x[0] if x.shape[0] else NULL, x.shape[0], xsq)
+# The per-example path's gradient and κ(x, x), shared with PiSTOL.
+polk_gradient = compiled_gradient
+polk_self_kernel = compiled_self_kernel
 
 
 def komp(double[:, ::1] G, double[:, ::1] W, double[::1] ids, Py_ssize_t M, double eps,

@@ -13,12 +13,12 @@ sizes of their own.
 is the update alone, given the gradient, which the learner's Python path calls after
 evaluating the loss plugin. ``py_gradient`` exposes the compiled loss gradients for tests.
 """
-from libc.math cimport exp
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _expansion, _kernel_row, _sq_row
+from kbench.cython_core._kernels cimport _expansion, _kernel_row
 from kbench.cython_core._online_ops cimport (
-    Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _gradient, _predict, _self_kernel,
+    Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
+    _ring_slot, _row_scores, _self_kernel,
 )
 
 
@@ -79,7 +79,8 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     cdef double* row
     cdef double gv, eta, a, al, ec, lam = g.lam, cc = g.c, pi = st[V_PI], N = st[V_N]
     cdef double xF = 0.0, cF = 0.0, xx = 0.0, xV1 = 0.0, fg, fv1, alpha, kjt, kjj
-    cdef double eb, ge, ee, ee_old, z, sg
+    cdef double eb, ge, ee, ee_old, sg
+    cdef bint evicting
     # (b) iii: ⟨g_t, v_t⟩ = c π_t + ξᵀ V_t (eq. 48).
     gv = cc * pi
     for c in range(C):
@@ -122,30 +123,25 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
         for c in range(C):
             fv[c] = -eta * xi[c]                       # α_t
             fv[C + c] = -eta * (xi[c] + lam * chi[c])  # β_t (eq. 45)
-        if m < cap:
-            slot = m
-            m += 1
-        else:
-            slot = head
-            head = (head + 1) % cap
-            st[V_EVICT] += 1.0
-            if g.exact:
-                # Remove the evicted term from π and N exactly (spec §1.8): with the
-                # buffer before eviction (the updated old rows and the new term),
-                # N ← N − 2α_jᵀf(x_j) + k_jj α_jᵀα_j and
-                # π ← π − α_jᵀv(x_j) − β_jᵀf(x_j) + k_jj α_jᵀβ_j.
-                kjt = k[slot]
-                kjj = kj[slot]
-                row = AB + slot * C2
-                _expansion(kj, AB, m, C2, 1.0, fv + C2)        # [f | v](x_j), old terms
-                for c in range(C2):
-                    fv[C2 + c] += fv[c] * kjt                  # plus the new term
-                for c in range(C):
-                    N -= 2.0 * row[c] * fv[C2 + c] - kjj * row[c] * row[c]
-                    pi -= (row[c] * fv[C2 + C + c] + row[C + c] * fv[C2 + c]
-                           - kjj * row[c] * row[C + c])
-                if N < 0.0:
-                    N = 0.0
+        evicting = m >= cap
+        slot = _ring_slot(&m, &head, cap, &st[V_EVICT])
+        if evicting and g.exact:
+            # Remove the evicted term from π and N exactly (spec §1.8): with the
+            # buffer before eviction (the updated old rows and the new term),
+            # N ← N − 2α_jᵀf(x_j) + k_jj α_jᵀα_j and
+            # π ← π − α_jᵀv(x_j) − β_jᵀf(x_j) + k_jj α_jᵀβ_j.
+            kjt = k[slot]
+            kjj = kj[slot]
+            row = AB + slot * C2
+            _expansion(kj, AB, m, C2, 1.0, fv + C2)        # [f | v](x_j), old terms
+            for c in range(C2):
+                fv[C2 + c] += fv[c] * kjt                  # plus the new term
+            for c in range(C):
+                N -= 2.0 * row[c] * fv[C2 + c] - kjj * row[c] * row[c]
+                pi -= (row[c] * fv[C2 + C + c] + row[C + c] * fv[C2 + c]
+                       - kjj * row[c] * row[C + c])
+            if N < 0.0:
+                N = 0.0
         memcpy(SV + slot * d, x, d * sizeof(double))
         sq[slot] = xsq
         row = AB + slot * C2
@@ -171,12 +167,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
         if g.lagged:
             ee = ee_old  # eq. 60's indexing: the new step size is first used next step
         st[V_V_EPS] = lam * st[V_V_EPS] - ee * ge * (1.0 + lam * st[V_V_EPS])
-        z = -ee * ge
-        if z > 50.0:
-            z = 50.0
-        elif z < -50.0:
-            z = -50.0
-        st[V_EPS] *= exp(z)
+        st[V_EPS] *= _clipped_exp(-ee * ge)
     st[V_VIOL] += s
     st[V_M] = m
     st[V_HEAD] = head
@@ -215,10 +206,8 @@ def svmd_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, dou
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>state[V_M]
-            state[V_EVALS] += _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree,
-                                      &SV[0, 0], m, d, &sq[0], &X[i, 0], False, &xsq,
-                                      &krow[0])
-            _expansion(&krow[0], &AB[0, 0], m, 2 * C, 1.0, FV)
+            state[V_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
+                                          &AB[0, 0], 2 * C, FV)
             for c in range(C):
                 Fb[c] = FV[c] + off[c]
             eps = state[V_EPS]
