@@ -309,17 +309,7 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
         try:
             found = _cached_base(folder, meta["data_key"], meta["data_id"])
             if found is not None:
-                X, y, Xt, yt, task, n_classes = _derive(spec, found[0])
-                return Stream(
-                    spec=spec,
-                    X=X,
-                    y=y,
-                    X_test=Xt,
-                    y_test=yt,
-                    task=task,
-                    n_classes=n_classes,
-                    stream_id=str(meta["stream_id"]),
-                )
+                return Stream.of(spec, _derive(spec, found[0]), str(meta["stream_id"]))
         except (KeyError, TypeError):
             pass  # a damaged record is rebuilt
     cls, _ = registry.resolve("dataset", spec.dataset)
@@ -340,8 +330,7 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
             # data set's arrays (a small one keeps the arrays it was built from).
             written = _cached_base(folder, key, data_id)
             base = written[0] if written is not None else base
-    X, y, Xt, yt, task, n_classes = _derive(spec, base)
-    stream = Stream.of(spec, (X, y, Xt, yt, task, n_classes))
+    stream = Stream.of(spec, _derive(spec, base))
     if data_id is not None:
         record = {
             "data_key": key,
