@@ -63,8 +63,8 @@ class StreamSpec:
         ``shuffle`` (seeded permutation), ``file`` (the order the data set gives) or
         ``counting`` (digit data sets: the counting sequence of the SVMD paper, see
         :func:`~kbench.data.counting.counting_sequence`; ``counting-D`` and
-        ``counting-DxR`` fix the number of digits D and of runs R). Time-ordered data sets (drifting streams, whose class
-        sets ``time_ordered = True``) keep their order under ``shuffle``: the order is
+        ``counting-DxR`` fix the number of digits D and of runs R). Time-ordered data
+        sets (drifting streams, whose class sets ``time_ordered = True``) keep their order under ``shuffle``: the order is
         part of their definition and their generator already draws each concept's
         examples at random.
     n
