@@ -64,9 +64,9 @@ class StreamSpec:
         ``counting`` (digit data sets: the counting sequence of the SVMD paper, see
         :func:`~kbench.data.counting.counting_sequence`; ``counting-D`` and
         ``counting-DxR`` fix the number of digits D and of runs R). Time-ordered data
-        sets (drifting streams, whose class sets ``time_ordered = True``) keep their order under ``shuffle``: the order is
-        part of their definition and their generator already draws each concept's
-        examples at random.
+        sets (drifting streams, whose class sets ``time_ordered = True``) keep their
+        order under ``shuffle``: the order is part of their definition and their
+        generator already draws each concept's examples at random.
     n
         Keep at most this many training examples (after ordering).
     test_size
