@@ -139,11 +139,6 @@ class AveragedExpansion(Algorithm):
         self._forward(x)
         return self._decision(self._Fout)
 
-    def label_of(self, f):
-        if not np.all(np.isfinite(f)):
-            return float("nan")  # a diverged learner: the runner stops the task here
-        return super().label_of(f)
-
     def learn_one(self, x, y):
         w, xsq = self._forward(x)
         if self._setup.loss_id != L_PYTHON:

@@ -6,11 +6,13 @@ kernel row already computed (``have_row``), so the per-example path and the bloc
 execute the same update code; with a third-party kernel, which the compiled loop cannot
 evaluate, the row (and any other kernel value the update needs) comes from Python and only
 the per-example path is used. The learners without a budget (perceptron, PA) share its
-kernel tuple for a kernel the compiled loops cannot compute and its statistics.
+kernel tuple for a kernel the compiled loops cannot compute, its statistics and the loop
+that grows their buffer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -52,6 +54,20 @@ def expansion_stats(buf: Any, nbytes: int | None = None) -> dict[str, Any]:
         "kernel_evals": buf.kernel_evals if buf else 0,
         "model_bytes": nbytes,
     }
+
+
+def run_growing(buf: Any, n: int, loop: Callable[[int], tuple[int, int, int]]) -> None:
+    """Learn n rows with a compiled loop that stops when the growable buffer ``buf`` is
+    full: ``loop(i)`` runs from row i and returns the row it stopped at, the buffer's new
+    size and its kernel evaluations; the buffer doubles until every row is learned."""
+    i = 0
+    while True:
+        i, buf.size, evals = loop(i)
+        buf.kernel_evals += evals
+        buf.touch()
+        if i == n:
+            return
+        buf.grow()
 
 
 class CompiledBlocks(Algorithm):

@@ -225,6 +225,16 @@ class OnlineKernelLearner(Algorithm):
         self._buf = None
         self._one = np.zeros(1)
 
+    def _setup_loops(self, **values: Any) -> None:
+        """The compiled loops' configuration (the kernel's and the loss's codes, η₀, c, the
+        offset and ``values``, the learner's own fields) and a fresh state, the margin at ε₀."""
+        assert self.kernel is not None
+        self._cfg = make_cfg(
+            self.kernel, self._setup, eta0=self.eta, c=self.c, use_offset=self.offset, **values
+        )
+        self._state = np.zeros(len(self._fields))
+        self._state[self._fields["eps"]] = self._setup.margin0
+
     @property
     def n_outputs(self) -> int:
         """Scores per example: the number of classes for multiclass, else 1."""
@@ -259,11 +269,6 @@ class OnlineKernelLearner(Algorithm):
         if self.task == "novelty":
             return float(Fb[0] - self._margin())
         return float(Fb[0])
-
-    def label_of(self, f: Any) -> float:
-        if not np.all(np.isfinite(f)):
-            return float("nan")  # a diverged learner: the runner stops the task here
-        return super().label_of(f)
 
     def _labels(self, F: np.ndarray) -> np.ndarray:
         """Labels of a block of scores (n × C, offsets included), as ``label_of`` gives them."""

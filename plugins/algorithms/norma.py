@@ -18,12 +18,7 @@ from kbench import hookimpl
 from kbench.core.components import param
 from kbench.core.search_space import LogUniform
 from kbench.cython_core import _norma
-from kbench.plugins.algorithms._online_kernel import (
-    NU_OFF,
-    OnlineKernelLearner,
-    make_cfg,
-    python_gradient,
-)
+from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
@@ -98,7 +93,7 @@ class NORMA(OnlineKernelLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         eta, c, schedule, nu_rule = self.eta, self.c, self.schedule, self.nu_rule
-        offset, tau, eta_eps = self.offset, self.tau, self.eta_eps
+        tau, eta_eps = self.tau, self.eta_eps
         if eta * c > 1.0:
             raise ValueError(
                 "norma: eta·c must be ≤ 1 (the shrink factor 1 − ηc must not be "
@@ -112,22 +107,14 @@ class NORMA(OnlineKernelLearner):
             raise ValueError(
                 f"norma: unknown nu_rule {nu_rule!r} (choose from {', '.join(NU_RULES)})"
             )
-        assert self.kernel is not None
         C = self._setup.n_out
-        self._cfg = make_cfg(
-            self.kernel,
-            self._setup,
-            eta0=eta,
-            c=c,
-            use_offset=offset,
+        self._setup_loops(
             schedule=SCHEDULES[schedule],
             tau=tau,
             eta_eps0=eta_eps,
             nu_additive=nu_rule == "additive",
         )
-        self._state = np.zeros(len(_norma.STATE_FIELDS))
         self._state[_S["scale"]] = 1.0
-        self._state[_S["eps"]] = self._setup.margin0
         self._b = np.zeros(C)
         self._work = np.zeros(3 * C)
         self._sparse: MarkedRows | None = None  # the support vectors as CSR rows

@@ -10,7 +10,7 @@ from kbench import hookimpl
 from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _pa
-from kbench.plugins.algorithms._budget import NOT_COMPILED, expansion_stats
+from kbench.plugins.algorithms._budget import NOT_COMPILED, expansion_stats, run_growing
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
 
@@ -105,29 +105,11 @@ class PassiveAggressive(Algorithm):
             raise ValueError("pa: labels must be −1 or +1")
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
-        i = 0
-        while True:
-            i, buf.size, evals = _pa.pa_block(
-                *self._compiled,
-                buf.X,
-                buf.sq,
-                buf.alpha,
-                buf.size,
-                X,
-                y,
-                pred,
-                buf.krow,
-                self._v,
-                float(self.C),
-                False,
-                0.0,
-                i,
-            )
-            buf.kernel_evals += evals
-            buf.touch()
-            if i == len(X):
-                return pred
-            buf.grow()
+        run_growing(buf, len(X), lambda i: _pa.pa_block(
+            *self._compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, self._v,
+            float(self.C), False, 0.0, i,
+        ))  # fmt: skip
+        return pred
 
     def predict_many(self, X):
         if self._buf is None or self._buf.size == 0:

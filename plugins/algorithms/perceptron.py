@@ -9,7 +9,7 @@ from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
-from kbench.plugins.algorithms._budget import expansion_stats
+from kbench.plugins.algorithms._budget import expansion_stats, run_growing
 from kbench.plugins.algorithms._sparse_rows import csr_parts, is_sparse
 
 
@@ -77,16 +77,10 @@ class KernelPerceptron(Algorithm):
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
         scores = np.empty(self._outputs)
-        i = 0
-        while True:
-            i, buf.size, evals = _perceptron.perceptron_block(
-                *compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, scores, i
-            )
-            buf.kernel_evals += evals
-            buf.touch()
-            if i == len(X):
-                return pred
-            buf.grow()
+        run_growing(buf, len(X), lambda i: _perceptron.perceptron_block(
+            *compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, scores, i
+        ))  # fmt: skip
+        return pred
 
     def predict_many(self, X):
         if self._buf is None:

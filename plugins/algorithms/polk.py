@@ -229,11 +229,6 @@ class POLK(Algorithm):
         F = self._scores[: self._C]
         return F.copy() if self.task == "multiclass" else float(F[0])
 
-    def label_of(self, f):
-        if not np.all(np.isfinite(f)):
-            return float("nan")  # a diverged learner: the runner stops the task here
-        return super().label_of(f)
-
     def learn_one(self, x, y):
         k, xsq = self._forward(x)
         C = self._C

@@ -19,12 +19,7 @@ import numpy as np
 from kbench import hookimpl
 from kbench.core.components import check_range, param
 from kbench.cython_core import _svmd
-from kbench.plugins.algorithms._online_kernel import (
-    NU_OFF,
-    OnlineKernelLearner,
-    make_cfg,
-    python_gradient,
-)
+from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
 
 INCREMENTAL = ("paper", "exact")
 _S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}
@@ -113,13 +108,8 @@ class SVMD(OnlineKernelLearner):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        eta, mu, lam, c, offset = self.eta, self.mu, self.lam, self.c, self.offset
-        eta_eps, lagged_eps, incremental, eta_max = (
-            self.eta_eps,
-            self.lagged_eps,
-            self.incremental,
-            self.eta_max,
-        )
+        eta, mu, lam, eta_eps = self.eta, self.mu, self.lam, self.eta_eps
+        lagged_eps, incremental, eta_max = self.lagged_eps, self.incremental, self.eta_max
         if incremental not in INCREMENTAL:
             raise ValueError(
                 f"svmd: unknown incremental mode {incremental!r} "
@@ -127,23 +117,15 @@ class SVMD(OnlineKernelLearner):
             )
         if eta_max is not None:
             check_range("svmd", "eta_max", eta_max, low=eta)
-        assert self.kernel is not None
         C = self._setup.n_out
-        self._cfg = make_cfg(
-            self.kernel,
-            self._setup,
-            eta0=eta,
-            c=c,
-            use_offset=offset,
+        self._setup_loops(
             mu=mu,
             lam=lam,
             exact=incremental == "exact",
             lagged=lagged_eps,
             eta_max=np.inf if eta_max is None else eta_max,
         )
-        self._state = np.zeros(len(_svmd.STATE_FIELDS))
         self._state[_S["eta"]] = eta
-        self._state[_S["eps"]] = self._setup.margin0
         self._state[_S["eta_eps"]] = eta_eps
         # Offsets, their step sizes and their traces, one of each per class.
         self._off = np.zeros(3 * C)
