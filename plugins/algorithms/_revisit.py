@@ -133,6 +133,17 @@ class RevisitingLearner(Algorithm):
             for x, y, xid in pending:
                 self._learn_python(x, y, xid, first_pass=False)
 
+    def _held_back(self, status: int, x: np.ndarray, y: float, xid: int) -> bool:
+        """Whether the core's ``status`` for an example on the Python path ends its step: it
+        is held (no example of the other class yet) or the held ones are learned (one came)."""
+        if status == self._module.STATUS_PENDING:
+            self._keep(x, y, xid)
+            return True
+        if status == self._module.STATUS_FLUSH:
+            self._flush()
+            return True
+        return False
+
     def _learn_python(self, x: np.ndarray, y: float, xid: int, *, first_pass: bool) -> None:
         """One example with rows from ``kernel.row``; ``first_pass`` False for held examples."""
         raise NotImplementedError

@@ -120,11 +120,7 @@ class Huller(RevisitingLearner):
         else:
             row, kap = self._new_row(x, xsq)
         status = core.learn_row(x, xsq, y, xid, row, kap)
-        if status == _huller.STATUS_PENDING:
-            self._keep(x, y, xid)
-            return
-        if status == _huller.STATUS_FLUSH:
-            self._flush()
+        if self._held_back(status, x, y, xid):
             return
         if first_pass:
             for _ in range(self.removals):

@@ -123,11 +123,7 @@ class LASVM(RevisitingLearner):
             xsq = float(x @ x)
             _, kap = self._new_row(x, xsq)
             status = core.process_row(x, xsq, y, xid, kap)
-            if status == _lasvm.STATUS_PENDING:
-                self._keep(x, y, xid)
-                return
-            if status == _lasvm.STATUS_FLUSH:
-                self._flush()
+            if self._held_back(status, x, y, xid):
                 return
             if status == _lasvm.STATUS_DONE:
                 i, j = core.pair(True)
