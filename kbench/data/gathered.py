@@ -44,7 +44,9 @@ class RowGather:
 
     def __init__(self, base: Any, rows: np.ndarray) -> None:
         self.base = base
-        self.rows = np.asarray(rows, dtype=np.intp)
+        # a copy: ``rows`` is often the first n of a permutation of every row, which a view
+        # would keep whole
+        self.rows = np.array(rows, dtype=np.intp)
         self.rows.setflags(write=False)
         self.sparse = sp.issparse(base)
         self.shape = (len(self.rows), base.shape[1])
