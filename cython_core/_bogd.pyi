@@ -8,14 +8,11 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _U64 = npt.NDArray[np.uint64]
 
 def bogd_block(
-    kind: int,
-    gamma: float,
-    kscale: float,
-    koffset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     a: _F64,

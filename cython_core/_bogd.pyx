@@ -13,7 +13,7 @@ cdef enum:
     NOT_COMPILED = -1  # a third-party kernel (or loss): values come from Python
 
 
-def bogd_block(int kind, double gamma, double kscale, double koffset, double degree,
+def bogd_block(tuple kernel,
                double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
                uint64_t[::1] rng, double eta, double lam, bint weighted,
                int loss_kind, double loss_p1,
@@ -28,6 +28,9 @@ def bogd_block(int kind, double gamma, double kscale, double koffset, double deg
     unchanged; then add x with coefficient −ηg. With ``loss_kind`` < 0 the derivative of the
     first row is ``g_given`` (a loss without a compiled form, per-example path).
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
     cdef double cs = state[1], evals = state[2], removals = state[3]

@@ -9,7 +9,7 @@ cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows come from Python
 
 
-def bpa_s_block(int kind, double gamma, double kscale, double koffset, double degree,
+def bpa_s_block(tuple kernel,
                 double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] kdiag,
                 double[::1] state, double C,
                 const double[:, ::1] X, const double[::1] y, double[::1] pred,
@@ -21,6 +21,9 @@ def bpa_s_block(int kind, double gamma, double kscale, double koffset, double de
     at the budget the support vector r minimising α_r² (k(x_r, x_r) − k(x_r, x)²/k(x, x))
     is replaced by x with α = τy + α_r k(x_r, x)/k(x, x).
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
     cdef double evals = state[1], removals = state[2]

@@ -9,14 +9,11 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 
 def merge_point(a: float, b: float, k: float) -> tuple[float, float]: ...
 def bsgd_block(
-    kind: int,
-    gamma: float,
-    kscale: float,
-    koffset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     alpha: _F64,

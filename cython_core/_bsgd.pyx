@@ -128,7 +128,7 @@ cdef inline Py_ssize_t _label(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) 
     return _argmax(&alpha[j, 0], C)
 
 
-def bsgd_block(int kind, double gamma, double kscale, double koffset, double degree,
+def bsgd_block(tuple kernel,
                double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, double[::1] kdiag,
                double[::1] stamp, double[:, ::1] Kinv, double[::1] state, double lam, int mode,
                Py_ssize_t budget, bint project_ball,
@@ -141,6 +141,9 @@ def bsgd_block(int kind, double gamma, double kscale, double koffset, double deg
     (Pegasos) the loop stops before a row when the arrays are full so that Python can grow
     them; the other modes keep at most ``budget`` vectors (the arrays hold budget + 1).
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t ld = Kinv.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[S_M], i, j, c, yi, guess, rv, p, q, lab

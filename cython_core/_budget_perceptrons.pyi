@@ -9,17 +9,14 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _U64 = npt.NDArray[np.uint64]
 
 def scores(krow: _F64, alpha: _F64, m: int, cs: float, out: _F64) -> None: ...
 def sqnorm(x: _F64) -> float: ...
 def rng_draws(state: int, n: int) -> list[float]: ...
 def rbp_block(
-    kind: int,
-    gamma: float,
-    kscale: float,
-    koffset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     alpha: _F64,
@@ -33,11 +30,7 @@ def rbp_block(
     have_row: bool,
 ) -> tuple[int, int]: ...
 def forgetron_block(
-    kind: int,
-    gamma: float,
-    kscale: float,
-    koffset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     a: _F64,
@@ -51,11 +44,7 @@ def forgetron_block(
     have_row2: bool,
 ) -> None: ...
 def projectron_block(
-    kind: int,
-    gamma: float,
-    kscale: float,
-    koffset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     alpha: _F64,

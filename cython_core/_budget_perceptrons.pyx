@@ -51,7 +51,7 @@ def rng_draws(unsigned long long state, Py_ssize_t n):
 
 # -- random budget perceptron ---------------------------------------------------------------
 
-def rbp_block(int kind, double gamma, double kscale, double koffset, double degree,
+def rbp_block(tuple kernel,
               double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, uint64_t[::1] rng,
               Py_ssize_t m, const double[:, ::1] X, const double[::1] y, double[::1] pred,
               double[::1] krow, double[::1] scores, bint have_row):
@@ -61,6 +61,9 @@ def rbp_block(int kind, double gamma, double kscale, double koffset, double degr
     with +1 for the true class and −1 for the predicted one. When the B slots are full the
     new vector overwrites a slot drawn uniformly from the generator ``rng``.
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t i, c, guess, yi, slot
     cdef long long evals = 0
@@ -137,7 +140,7 @@ cdef inline double _forgetron_phi(double sigma, double mu, double room) noexcept
     return phi
 
 
-def forgetron_block(int kind, double gamma, double kscale, double koffset, double degree,
+def forgetron_block(tuple kernel,
                     double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
                     const double[:, ::1] X, const double[::1] y, double[::1] pred,
                     double[::1] krow, double[::1] krow2, bint have_row, bint have_row2):
@@ -148,6 +151,9 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
     ``have_row2`` says krow2 already holds the row of the oldest vector (per-example path
     with a third-party kernel); otherwise it is computed when needed.
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], head = <Py_ssize_t>state[1], i, j, r
     cdef double cs = state[2], Q = state[3], M = state[4], evals = state[5]
@@ -205,7 +211,7 @@ def forgetron_block(int kind, double gamma, double kscale, double koffset, doubl
 
 # -- Projectron and Projectron++ ------------------------------------------------------------
 
-def projectron_block(int kind, double gamma, double kscale, double koffset, double degree,
+def projectron_block(tuple kernel,
                      double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
                      double[:, ::1] Kinv, double[::1] state, double eta, bint plus,
                      const double[:, ::1] X, const double[::1] y, double[::1] pred,
@@ -220,6 +226,9 @@ def projectron_block(int kind, double gamma, double kscale, double koffset, doub
     β = τ(2ℓ − τ‖Pk‖² − 2U‖δ‖) ≥ 0 (U bounds the competitor's norm in the mistake bound);
     with ``U`` < 0 the test is ℓ − δ²/η > 0 and τ is also capped by 2(ℓ − δ²/η)/‖Pk‖².
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, c, guess, yi, rv
     cdef double evals = state[1], nproj = state[2], nmargin = state[3]

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 
 def sincos_block(u: _F64, scale: float, c_out: _F64, s_out: _F64) -> None: ...
 def simd_level(force: int = ...) -> int: ...
@@ -33,11 +34,7 @@ def fogd_block(
 ) -> None: ...
 def fogd_decision_many(Omega: _F64, W: _F64, X: _F64, out: _F64, u: _F64, z: _F64) -> None: ...
 def nogd_block(
-    kind: int,
-    gamma: float,
-    kscale: float,
-    koffset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     A: _F64,

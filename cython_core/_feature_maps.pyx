@@ -207,7 +207,7 @@ def fogd_decision_many(const double[:, ::1] Omega, const double[:, ::1] W,
             _linear_scores(&W[0, 0], 2 * D, C, &z[0], &out[i, 0])
 
 
-def nogd_block(int kind, double gamma, double kscale, double koffset, double degree,
+def nogd_block(tuple kernel,
                double[:, ::1] SV, double[::1] sq, double[:, ::1] A, Py_ssize_t m,
                const double[:, ::1] Mmap, double[:, ::1] W, bint nystrom, double eta,
                int task, int loss_kind, double loss_p1,
@@ -222,6 +222,9 @@ def nogd_block(int kind, double gamma, double kscale, double koffset, double deg
     z = Mmap k_B(x) (Mmap is r×B) and W ← W − η z gᵀ. With ``loss_kind`` < 0 the gradient
     of the first row is read from ``g`` (per-example path of a loss without compiled form).
     """
+    cdef int kind
+    cdef double gamma, kscale, koffset, degree
+    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = W.shape[1]
     cdef Py_ssize_t r = Mmap.shape[0], i, c
     cdef long long evals = 0

@@ -306,7 +306,7 @@ class PegasosFamily(BudgetLearner):
         while True:
             with self._counted(evals=3) as st:
                 start = _bsgd.bsgd_block(
-                    *self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag, self._stamp,
+                    self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag, self._stamp,
                     self._Kinv, st, self.lam, self._mode, budget, project,
                     X, y, pred, buf.krow, self._krow2, self._dvec, self._scores,
                     have_row, kxx, start,

@@ -94,7 +94,7 @@ class BOGD(BudgetLearner):
         weighted = self.sampling == "weighted"
         with self._counted(evals=2):
             _bogd.bogd_block(
-                *self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng, self.eta,
+                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng, self.eta,
                 self._lam, weighted, loss_kind, p1, X, y, pred, buf.krow, have_row, g,
             )  # fmt: skip
 

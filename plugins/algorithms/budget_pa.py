@@ -52,7 +52,7 @@ class BudgetPA(BudgetLearner):
         kxx = self._loop_kxx(X, have_row)
         with self._counted(evals=1) as st:
             _bpa.bpa_s_block(
-                *self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st, self.C,
+                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st, self.C,
                 X, y, pred, buf.krow, have_row, kxx,
             )  # fmt: skip
 

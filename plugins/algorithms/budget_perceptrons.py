@@ -52,7 +52,7 @@ class RandomBudgetPerceptron(BudgetLearner):
     def _run(self, X, y, pred, have_row):
         buf = self._buf
         buf.size, evals = _bp.rbp_block(
-            *self._kargs(),
+            self._kargs(),
             buf.X,
             buf.sq,
             buf.alpha,
@@ -127,7 +127,7 @@ class Forgetron(BudgetLearner):
                 have_row2 = True
         with self._counted(evals=5):
             _bp.forgetron_block(
-                *self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st,
+                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st,
                 X, y, pred, buf.krow, self._krow2, have_row, have_row2,
             )  # fmt: skip
 
@@ -196,7 +196,7 @@ class Projectron(BudgetLearner):
         kxx = self._loop_kxx(X, have_row)
         with self._counted(evals=1) as st:
             _bp.projectron_block(
-                *self._kargs(), buf.X, buf.sq, buf.alpha, self._Kinv, st, self.eta, self._plus,
+                self._kargs(), buf.X, buf.sq, buf.alpha, self._Kinv, st, self.eta, self._plus,
                 X, y, pred, buf.krow, self._d, self._scores, have_row, kxx, self._margin_U(),
             )  # fmt: skip
 

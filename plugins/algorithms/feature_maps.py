@@ -320,7 +320,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
         start = 0
         while start < len(X):
             start, buf.size, evals = _feature_maps.nogd_block(
-                *kargs,
+                kargs,
                 buf.X,
                 buf.sq,
                 buf.alpha,
@@ -367,7 +367,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
                 self._g[:] = self._gradient(self._scores_from_row(), y[i])
             mark, label[0] = rows.next_mark(), y[i]
             _, buf.size, _ = _feature_maps.nogd_block(
-                *NOT_COMPILED, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W,
+                NOT_COMPILED, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W,
                 self._nystrom, self.eta, self._task_kind, loss_kind, p1, mark,
                 label, one, buf.krow, self._z, self._scores, self._g, True, 0,
             )  # fmt: skip
