@@ -4,13 +4,10 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 
 def pa_block(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     alpha: _F64,

@@ -26,7 +26,7 @@ cdef inline double _pa_tau(int variant, double loss, double kxx, double C) noexc
     return loss / (kxx + 0.5 / C)
 
 
-def pa_block(int kind, double gamma, double scale, double offset, double degree,
+def pa_block(tuple kernel,
              double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, Py_ssize_t m,
              const double[:, ::1] X, const double[::1] y, double[::1] pred,
              double[::1] krow, int variant, double C, bint have_row, double kxx_given,
@@ -38,6 +38,9 @@ def pa_block(int kind, double gamma, double scale, double offset, double degree,
     Returns ``(next_index, m, kernel_evals)``; next_index < len(X) means the buffer is full
     and must grow before the loop resumes there.
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i
     cdef long long evals = 0
     cdef double f, xsq, loss, kxx, tau

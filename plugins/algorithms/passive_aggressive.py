@@ -78,7 +78,7 @@ class PassiveAggressive(Algorithm):
             buf.kernel_evals += 1
         self._one[0] = float(y)
         _i, m, evals = _pa.pa_block(
-            *(self._compiled or NOT_COMPILED),
+            self._compiled or NOT_COMPILED,
             buf.X,
             buf.sq,
             buf.alpha,
@@ -106,7 +106,7 @@ class PassiveAggressive(Algorithm):
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
         run_growing(buf, len(X), lambda i: _pa.pa_block(
-            *self._compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, self._v,
+            self._compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, self._v,
             float(self.C), False, 0.0, i,
         ))  # fmt: skip
         return pred
