@@ -8,15 +8,12 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _I64 = npt.NDArray[np.int64]
 
 def averaged_scores(s: _F64, C: int, T: int) -> _F64: ...
 def avg_perceptron_block(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     coef: _F64,
@@ -33,11 +30,7 @@ def avg_perceptron_block(
     T: int,
 ) -> tuple[int, int, int, int, int]: ...
 def raw_scores(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     SV: _F64,
     sq: _F64,
     coef: _F64,

@@ -50,7 +50,7 @@ def averaged_scores(const double[::1] s, Py_ssize_t C, long long T):
     return out
 
 
-def avg_perceptron_block(int kind, double gamma, double scale, double offset, double degree,
+def avg_perceptron_block(tuple kernel,
                          double[:, ::1] SV, double[::1] sq, double[:, ::1] coef,
                          long long[::1] sv_ids, Py_ssize_t m, const double[:, ::1] X,
                          const double[::1] y, const long long[::1] xids, long long[::1] id_slot,
@@ -62,6 +62,9 @@ def avg_perceptron_block(int kind, double gamma, double scale, double offset, do
     updates that slot; otherwise the example takes slot m. i < len(X) means the buffer
     is full: grow it and resume from i.
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0]
     cdef Py_ssize_t C2 = coef.shape[1], C = C2 // 2, i = start, c, guess, yi, slot
     cdef Py_ssize_t n_ids = id_slot.shape[0]
@@ -112,10 +115,13 @@ def avg_perceptron_block(int kind, double gamma, double scale, double offset, do
     return i, m, evals, T, mistakes
 
 
-def raw_scores(int kind, double gamma, double scale, double offset, double degree,
+def raw_scores(tuple kernel,
                const double[:, ::1] SV, const double[::1] sq, const double[:, ::1] coef,
                Py_ssize_t m, const double[::1] x, double[::1] krow, double[::1] scores):
     """The 2C sums Σᵢ k(xᵢ, x)·coef[i, c] of x, computed as in the block loop (in scores)."""
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t d = x.shape[0]
     cdef double xsq
     with nogil:

@@ -67,7 +67,7 @@ class AveragedPerceptron(Algorithm):
         i = 0
         while True:
             i, buf.size, evals, self._rounds, mistakes = _ap.avg_perceptron_block(
-                *compiled, buf.X, buf.sq, buf.alpha, self._sv_ids, buf.size, X, y, ids,
+                compiled, buf.X, buf.sq, buf.alpha, self._sv_ids, buf.size, X, y, ids,
                 self._id_slot, pred, buf.krow, self._scores, i, self._rounds,
             )  # fmt: skip
             buf.kernel_evals += evals
@@ -137,7 +137,7 @@ class AveragedPerceptron(Algorithm):
         if compiled is None:
             return buf.scores(buf.row(self.kernel, x))
         k = np.empty(buf.capacity)  # not buf.krow: the buffer's row cache stays valid
-        return _ap.raw_scores(*compiled, buf.X, buf.sq, buf.alpha, buf.size, x, k,
+        return _ap.raw_scores(compiled, buf.X, buf.sq, buf.alpha, buf.size, x, k,
                               np.empty(2 * self._C))  # fmt: skip
 
     def decision_function(self, X: np.ndarray, *, average: bool = True) -> np.ndarray:
