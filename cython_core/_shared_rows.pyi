@@ -1,11 +1,9 @@
 import numpy as np
 
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
+
 def shared_row(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     S: np.ndarray,
     m: int,
     x: np.ndarray,

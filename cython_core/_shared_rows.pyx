@@ -10,7 +10,7 @@ x's tag, and the other entries are computed (on the first d coordinates) and cac
 from kbench.cython_core._kernels cimport K_RBF, _dot, _kernel_one, _transform
 
 
-def shared_row(int kind, double gamma, double scale, double offset, double degree,
+def shared_row(tuple kernel,
                const double[:, ::1] S, Py_ssize_t m, const double[::1] x,
                double[::1] stamp, double[::1] values, double[::1] norms, double[::1] out):
     """Write k(S[i, :d], x[:d]) for i < m into out, d = S's columns − 1; return how many
@@ -21,6 +21,9 @@ def shared_row(int kind, double gamma, double scale, double offset, double degre
     tagged example (NaN until known): x's is stored on every call, so a stored example's
     norm, known since it was itself the current example, is never computed again.
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t d = S.shape[1] - 1, i, tag, n_tags = stamp.shape[0]
     cdef double t, xsq, ssq, v
     cdef long long evals = 0

@@ -120,7 +120,7 @@ class SharedRowKernel(Kernel):
             m = len(S)
             target = out if out is not None and len(out) >= m else np.empty(m)
             self.evals += _shared_rows.shared_row(
-                *compiled, S, m, x, self._stamp, self._values, self._norms, target
+                compiled, S, m, x, self._stamp, self._values, self._norms, target
             )
             return target[:m]
         if t != self._current or len(S) == 0:
