@@ -4,8 +4,8 @@ A seeded order (``order=shuffle``, a counting order, ``test_size``, ``n``) is a 
 indices into the data set's arrays. For a data set served from the data cache (a read-only
 map of a file) and a stream large enough for a copy to matter, the stream's features are a
 :class:`RowGather`: the indices and the map, gathered when a slice of the stream is asked
-for (``X[a:b]``, as the runner asks for each chunk). The stream then holds 8 bytes per
-example (its row indices) instead of a copy of every row, and every slice is exactly the
+for (``X[a:b]``, as the runner asks for each chunk). The stream then holds 4 bytes per
+example (its row indices, int32) instead of a copy of every row, and every slice is exactly the
 rows the eager gather would give, so outcomes and ``stream_id`` do not depend on it.
 """
 
@@ -44,9 +44,10 @@ class RowGather:
 
     def __init__(self, base: Any, rows: np.ndarray) -> None:
         self.base = base
-        # a copy: ``rows`` is often the first n of a permutation of every row, which a view
-        # would keep whole
-        self.rows = np.array(rows, dtype=np.intp)
+        # A copy, as int32 while the rows fit (4 bytes per example): ``rows`` is often the
+        # first n of a permutation of every row, which a view would keep whole.
+        small = base.shape[0] <= _INT32_MAX
+        self.rows = np.array(rows, dtype=np.int32 if small else np.intp)
         self.rows.setflags(write=False)
         self.sparse = sp.issparse(base)
         self.shape = (len(self.rows), base.shape[1])

@@ -34,6 +34,7 @@ from kbench.core.specs import coerce, format_spec, parse_spec
 from kbench.data import gathered
 from kbench.data.counting import COUNTING_ORDER, check_digits, counting_sequence, counting_shape
 from kbench.data.gathered import RowGather
+from kbench.data.paging import release_all
 from kbench.data.readers import MAX_ELEMENTS, recording_sources
 
 ORDERS = ("shuffle", "file", "counting")
@@ -470,6 +471,9 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         X = (X - center) / width
         Xt = None if Xt is None else (Xt - center) / width
     X, y, Xt, yt = (_freeze(a, base) for a in (X, y, Xt, yt))
+    if base.frozen and y is not data.y:
+        # the mapped labels read above (checked, gathered) leave the resident set
+        release_all(data.y)
     return X, y, Xt, yt, task, n_classes  # type: ignore[return-value]
 
 
