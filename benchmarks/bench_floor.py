@@ -406,7 +406,7 @@ def profile(name: str, m: int = 1024, d: int = 784, n: int = 200) -> dict[str, f
     def rows_only():
         t0 = time.perf_counter()
         for i in range(len(Xn)):
-            _kernels.kernel_row(*compiled, SV, sq, Xn[i], xsqs[i], krow, held)
+            _kernels.kernel_row(compiled, SV, sq, Xn[i], xsqs[i], krow, held)
         return time.perf_counter() - t0
 
     def block():

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _Float = TypeVar("_Float", npt.NDArray[np.float64], npt.NDArray[np.float32])
 
 class KernelKind(enum.IntEnum):
@@ -24,11 +25,7 @@ class KernelKind(enum.IntEnum):
     K_LAPLACIAN = 3
 
 def kernel_row(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     S: _Float,
     sq: _Float,
     x: _Float,
@@ -46,11 +43,7 @@ def compiled_row(
     xsq: float | None = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
 def kernel_matrix(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     A: _F64,
     asq: _F64,
     B: _F64,
@@ -58,11 +51,7 @@ def kernel_matrix(
     out: _F64,
 ) -> None: ...
 def kernel_diag(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     A: _F64,
     asq: _F64,
     out: _F64,
@@ -70,11 +59,7 @@ def kernel_diag(
 def sq_norms(A: _Float, out: _Float) -> None: ...
 def expansion(k: _Float, alpha: _Float, m: int, out: _Float) -> None: ...
 def decision_block(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     S: _F64,
     sq: _F64,
     alpha: _F64,

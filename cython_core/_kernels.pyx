@@ -95,13 +95,16 @@ cdef inline void _row_call(int kind, double gamma, double scale, double offset, 
                         <const double*>pq, <const double*>px, xsq, <double*>po)
 
 
-def kernel_row(int kind, double gamma, double scale, double offset, double degree,
+def kernel_row(tuple kernel,
                S, sq, x, double xsq, out, Py_ssize_t m=-1):
     """Write k(S[i], x) for i < m into out (m defaults to every row of S).
 
     S, sq, x and out are C-contiguous arrays of one dtype, float64 or float32 (computed in
     float32); sq holds the squared norms of the rows of S (read by the RBF kernel only).
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     m = _check_row(S, sq, x, out, m, kind == K_RBF)
     _row_call(kind, gamma, scale, offset, degree, S, sq, x, xsq, out, m, kind == K_RBF)
 
@@ -182,10 +185,13 @@ cdef void _gram(int kind, double gamma, double scale, double offset, double degr
             _transform_row(kind, gamma, scale, offset, degree, bsq, asq[i], out + i * ld, nb)
 
 
-def kernel_matrix(int kind, double gamma, double scale, double offset, double degree,
+def kernel_matrix(tuple kernel,
                   const double[:, ::1] A, const double[::1] asq,
                   const double[:, ::1] B, const double[::1] bsq, double[:, ::1] out):
     """Write the Gram block k(A[i], B[j]) into out (shape len(A) × len(B))."""
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t na = A.shape[0], nb = B.shape[0]
     if na == 0 or nb == 0:
         return
@@ -196,9 +202,12 @@ def kernel_matrix(int kind, double gamma, double scale, double offset, double de
               &bsq[0] if bsq.shape[0] else NULL, nb, d, &out[0, 0], out.shape[1])
 
 
-def kernel_diag(int kind, double gamma, double scale, double offset, double degree,
+def kernel_diag(tuple kernel,
                 const double[:, ::1] A, const double[::1] asq, double[::1] out):
     """Write k(A[i], A[i]) into out."""
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t i
     with nogil:
         for i in range(A.shape[0]):
@@ -256,7 +265,7 @@ def expansion(k, alpha, Py_ssize_t m, out):
             _expansion(<const double*>pk, <const double*>pa, m, nc, 1.0, <double*>po)
 
 
-def decision_block(int kind, double gamma, double scale, double offset, double degree,
+def decision_block(tuple kernel,
                    const double[:, ::1] S, const double[::1] sq, const double[:, ::1] alpha,
                    Py_ssize_t m, const double[:, ::1] X, const double[::1] xsq,
                    double[:, ::1] K, double[:, ::1] out):
@@ -265,6 +274,9 @@ def decision_block(int kind, double gamma, double scale, double offset, double d
     Each row of K holds the same values as the kernel row of that example (same loops),
     so block predictions agree with one-by-one ones.
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
     cdef int mm = <int>m, nn = <int>n, nc = <int>alpha.shape[1], ldk = <int>K.shape[1]
     cdef double one = 1.0, zero = 0.0

@@ -91,7 +91,7 @@ def kernel_rows(reg: Registry, M: int = 4096, d: int = 784) -> list[tuple[str, f
             t = (
                 min(
                     timeit.repeat(
-                        lambda c=c: _kernels.kernel_row(*c, S, buf.sq, x, xsq, row, M),
+                        lambda c=c: _kernels.kernel_row(c, S, buf.sq, x, xsq, row, M),
                         number=50,
                         repeat=7,
                     )

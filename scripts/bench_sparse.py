@@ -126,7 +126,7 @@ def row_timings(
             x[xi] = xd
 
         def dense():
-            _kernels.kernel_row(*compiled, S, sq, X[next(it) & 15], 1.0, out, M)
+            _kernels.kernel_row(compiled, S, sq, X[next(it) & 15], 1.0, out, M)
 
         res["dense"] = best(dense, max(5, number // max(1, d // (4 * nnz))))
         dbuf = SupportBuffer(d, M)

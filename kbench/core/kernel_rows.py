@@ -65,13 +65,13 @@ class CompiledKernel(Kernel):
         if A.shape[1] != B.shape[1]:
             raise ValueError(f"kernel matrix: A has {A.shape[1]} columns but B has {B.shape[1]}")
         out = np.empty((A.shape[0], B.shape[0]))
-        _kernels.kernel_matrix(*self.compiled(), A, sq_norms(A), B, sq_norms(B), out)
+        _kernels.kernel_matrix(self.compiled(), A, sq_norms(A), B, sq_norms(B), out)
         return out
 
     def diag(self, A):
         A = as_matrix(A, "A")
         out = np.empty(A.shape[0])
-        _kernels.kernel_diag(*self.compiled(), A, sq_norms(A), out)
+        _kernels.kernel_diag(self.compiled(), A, sq_norms(A), out)
         return out
 
 

@@ -106,7 +106,7 @@ class SupportBuffer(RowStore):
                 # Only the RBF kernel reads ‖x‖²; the others skip computing it.
                 if xsq is None:
                     xsq = float(x @ x) if compiled[0] == KIND_RBF else 0.0
-                _kernels.kernel_row(*compiled, self.X, self.sq, x, xsq, self.krow, m)
+                _kernels.kernel_row(compiled, self.X, self.sq, x, xsq, self.krow, m)
         else:
             if xsq is None:
                 xsq = float(x @ x)
@@ -150,7 +150,7 @@ class SupportBuffer(RowStore):
             b = min(a + block, n)
             if compiled is not None:
                 _kernels.decision_block(
-                    *compiled, self.X, self.sq, self.alpha, m, X[a:b], xsq[a:b], K, out[a:b]
+                    compiled, self.X, self.sq, self.alpha, m, X[a:b], xsq[a:b], K, out[a:b]
                 )
             else:
                 out[a:b] = kernel.matrix(X[a:b], self.X[:m]) @ self.alpha[:m]

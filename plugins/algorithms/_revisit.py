@@ -213,7 +213,7 @@ class RevisitingLearner(Algorithm):
         for a in range(0, len(X), block):
             b = min(a + block, len(X))
             _kernels.decision_block(
-                *self._compiled, self._SV, self._sq, coef, m, X[a:b], xsq[a:b], K, out[a:b]
+                self._compiled, self._SV, self._sq, coef, m, X[a:b], xsq[a:b], K, out[a:b]
             )
         return out
 

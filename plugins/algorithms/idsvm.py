@@ -237,7 +237,7 @@ class IDSVM(Algorithm):
         out = np.empty(n)
         if n:
             if self._compiled is not None:
-                _kernels.kernel_row(*self._compiled, self.X, self.sq, x, xsq, out, n)
+                _kernels.kernel_row(self._compiled, self.X, self.sq, x, xsq, out, n)
             else:
                 out[:] = self.kernel.row(self.X[:n], x, sq=self.sq[:n], xsq=xsq)
             self.kernel_evals += n
@@ -274,7 +274,7 @@ class IDSVM(Algorithm):
             tail = np.empty(n - L)
             if self._compiled is not None:
                 _kernels.kernel_row(
-                    *self._compiled, self.X[L:n], self.sq[L:n], self.X[k], self.sq[k], tail, n - L
+                    self._compiled, self.X[L:n], self.sq[L:n], self.X[k], self.sq[k], tail, n - L
                 )
             else:
                 tail[:] = self.kernel.row(self.X[L:n], self.X[k], sq=self.sq[L:n], xsq=self.sq[k])
@@ -288,7 +288,7 @@ class IDSVM(Algorithm):
         if self._compiled is not None:
             out = np.empty(1)
             _kernels.kernel_row(
-                *self._compiled, self.X[k : k + 1], self.sq[k : k + 1], x, xsq, out, 1
+                self._compiled, self.X[k : k + 1], self.sq[k : k + 1], x, xsq, out, 1
             )
             return float(out[0])
         return float(np.asarray(self.kernel.row(self.X[k : k + 1], x))[0])
@@ -306,7 +306,7 @@ class IDSVM(Algorithm):
         if m == 0:
             return self.b
         if self._compiled is not None:
-            _kernels.kernel_row(*self._compiled, st.X, st.sq, x, xsq, st.krow, m)
+            _kernels.kernel_row(self._compiled, st.X, st.sq, x, xsq, st.krow, m)
         else:
             st.krow[:m] = self.kernel.row(st.X[:m], x, sq=st.sq[:m], xsq=xsq)
         self.kernel_evals += m
@@ -630,7 +630,7 @@ class IDSVM(Algorithm):
         for a in range(0, len(X), block):
             b = min(a + block, len(X))
             _kernels.decision_block(
-                *self._compiled, st.X, st.sq, st.coef, m, X[a:b], xsq[a:b], K, res[: b - a]
+                self._compiled, st.X, st.sq, st.coef, m, X[a:b], xsq[a:b], K, res[: b - a]
             )
             out[a:b] = res[: b - a, 0]
         return out + self.b

@@ -284,7 +284,7 @@ class POLK(Algorithm):
             # The probe of the inverse on its most sensitive atom (see _polk._finish).
             j = int(_polk.polk_probe_index(self._G, M))
             if compiled is not None:
-                _kernels.kernel_row(*compiled, buf.X, buf.sq, buf.X[j], float(buf.sq[j]), row, M)
+                _kernels.kernel_row(compiled, buf.X, buf.sq, buf.X[j], float(buf.sq[j]), row, M)
             else:
                 row[:M] = self.kernel.row(buf.X[:M], buf.X[j])
             buf.kernel_evals += M

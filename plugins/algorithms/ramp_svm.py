@@ -131,7 +131,7 @@ class _RampSVM(Algorithm):
         Sc = np.ascontiguousarray(S)
         for a in range(0, len(X), block):
             b = min(a + block, len(X))
-            _kernels.decision_block(*compiled, Sc, sq, coef, m, X[a:b], xsq[a:b], K, res[: b - a])
+            _kernels.decision_block(compiled, Sc, sq, coef, m, X[a:b], xsq[a:b], K, res[: b - a])
             out[a:b] = res[: b - a, 0]
         return out
 
