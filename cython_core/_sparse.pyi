@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _I32 = npt.NDArray[np.int32]
 _I64 = npt.NDArray[np.int64]
 
@@ -20,11 +21,7 @@ STRATEGY_SCATTER: int
 def check_indices(indices: _I32, d: int = -1) -> None: ...
 def check_rows(starts: _I64, ends: _I64, indices: _I32, d: int = -1) -> None: ...
 def kernel_row(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     x_indices: _I32,
     x_data: _F64,
     xsq: float,
@@ -39,11 +36,7 @@ def kernel_row(
     work: _F64 | None = None,
 ) -> None: ...
 def kernel_block(
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     x_starts: _I64,
     x_ends: _I64,
     x_indices: _I32,

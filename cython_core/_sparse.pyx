@@ -322,7 +322,7 @@ cdef int _check_x(object xi, object xd, Py_ssize_t d) except -1:
 
 # -- entry points -----------------------------------------------------------------------------
 
-def kernel_row(int kind, double gamma, double scale, double offset, double degree,
+def kernel_row(tuple kernel,
                x_indices, x_data, double xsq, starts, ends, indices, data, sq, out,
                Py_ssize_t m=-1, int strategy=0, work=None):
     """Write k(S_i, x) for the first m stored rows into out (m defaults to len(starts)).
@@ -334,6 +334,9 @@ def kernel_row(int kind, double gamma, double scale, double offset, double degre
     the dimension; left all zeros). x's indices are checked (sorted, below len(work) when
     scattering) in O(nnz(x)); the stored rows' spans in O(m).
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef bint rbf = kind == K_RBF
     cdef Py_ssize_t d
     strategy = _choose(kind, strategy, work, "kernel row", &d)
@@ -364,7 +367,7 @@ def kernel_row(int kind, double gamma, double scale, double offset, double degre
                     m, strategy, pw, po)
 
 
-def kernel_block(int kind, double gamma, double scale, double offset, double degree,
+def kernel_block(tuple kernel,
                  x_starts, x_ends, x_indices, x_data, xsq, starts, ends, indices, data, sq,
                  double[:, ::1] K, Py_ssize_t m=-1, int strategy=0, work=None):
     """Write the Gram block k(X_r, S_i) into K[r, :m] for every row r of a pool of examples.
@@ -373,6 +376,9 @@ def kernel_block(int kind, double gamma, double scale, double offset, double deg
     squared norms xsq; each row of K holds the same values as ``kernel_row`` of that example.
     The examples' rows are checked in full (sorted, below len(work) when scattering).
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef bint rbf = kind == K_RBF
     cdef Py_ssize_t d
     strategy = _choose(kind, strategy, work, "kernel block", &d)

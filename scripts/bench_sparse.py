@@ -90,7 +90,7 @@ def row_timings(
         def call():
             xi, xd = xs[next(it) & 15]
             _sparse.kernel_row(
-                *compiled,
+                compiled,
                 xi,
                 xd,
                 1.0,

@@ -151,11 +151,7 @@ def test_the_work_vector_is_left_zero() -> None:
     for kind in range(4):
         xi, xd = row_of(S, 0)
         _sparse.kernel_row(
-            kind,
-            0.5,
-            1.0,
-            1.0,
-            2.0,
+            (kind, 0.5, 1.0, 1.0, 2.0),
             xi,
             xd,
             float(xd @ xd),
@@ -327,16 +323,16 @@ def test_bad_stores_and_arguments_are_refused() -> None:
     linear = (0, 0.0, 1.0, 0.0, 1.0)  # the compiled kernel's (kind, gamma, scale, offset, degree)
     with pytest.raises(ValueError, match="outside the pool"):
         _sparse.kernel_row(
-            *linear, *x, 1.0, one, np.array([5], dtype=np.int64), indices, data, None, out
+            linear, *x, 1.0, one, np.array([5], dtype=np.int64), indices, data, None, out
         )
     with pytest.raises(ValueError, match="unknown strategy"):
-        _sparse.kernel_row(*linear, *x, 1.0, one, one + 1, indices, data, None, out, -1, 7)
+        _sparse.kernel_row(linear, *x, 1.0, one, one + 1, indices, data, None, out, -1, 7)
     with pytest.raises(ValueError, match="needs a work vector"):
         _sparse.kernel_row(
-            *linear, *x, 1.0, one, one + 1, indices, data, None, out, -1, _sparse.STRATEGY_SCATTER
+            linear, *x, 1.0, one, one + 1, indices, data, None, out, -1, _sparse.STRATEGY_SCATTER
         )
     with pytest.raises(ValueError, match="sq"):
-        _sparse.kernel_row(1, 1.0, 1.0, 0.0, 1.0, *x, 1.0, one, one + 1, indices, data, None, out)
+        _sparse.kernel_row((1, 1.0, 1.0, 0.0, 1.0), *x, 1.0, one, one + 1, indices, data, None, out)
     with pytest.raises(ValueError, match="sparse row 1: indices are not sorted"):
         sparse_kernel_row(
             make("linear"),

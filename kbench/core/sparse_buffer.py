@@ -140,7 +140,7 @@ def sparse_kernel_row(
         strategy = "scatter" if d <= SCATTER_MAX_D else "merge"
     work = np.zeros(d) if strategy == "scatter" else None
     _sparse.kernel_row(
-        *compiled,
+        compiled,
         xi,
         xd,
         xsq,
@@ -421,7 +421,7 @@ class SparseSupportBuffer(RowStore):
             xsq = -1.0  # the compiled row computes ‖x‖² itself (RBF only), in O(nnz)
         # Called with an empty store too, so that a bad x is refused from the first example.
         _sparse.kernel_row(
-            *compiled,
+            compiled,
             indices,
             data,
             xsq,
@@ -463,7 +463,7 @@ class SparseSupportBuffer(RowStore):
         for a in range(0, n, block):
             b = min(a + block, n)
             _sparse.kernel_block(
-                *compiled,
+                compiled,
                 xs[a:b],
                 xe[a:b],
                 xi,

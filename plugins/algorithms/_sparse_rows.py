@@ -103,7 +103,7 @@ class MarkedRows:
         store = self.store
         m = store.size
         _sparse.kernel_row(
-            *compiled, x[0], x[1], xsq, store.starts, store.ends, store.indices, store.data,
+            compiled, x[0], x[1], xsq, store.starts, store.ends, store.indices, store.data,
             store.sq, buf.krow, m, store._strategy, store.work,
         )  # fmt: skip
         store.kernel_evals += m
