@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 _F64 = npt.NDArray[np.float64]
 _I64 = npt.NDArray[np.int64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 
 COUNTERS: tuple[str, ...]
 
@@ -24,11 +25,7 @@ def kc_fetch(
     meta: _I64,
     key_slot: _I64,
     counters: _I64,
-    kind: int,
-    gamma: float,
-    scale: float,
-    offset: float,
-    degree: float,
+    kernel: _Kernel,
     key: int,
     m: int,
     SV: _F64,

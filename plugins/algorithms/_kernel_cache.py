@@ -84,7 +84,7 @@ class KernelCache:
         """``k(SV[key], SV[j])`` for j < m, cached; computed with ``kernel.row`` where missing."""
         compiled = kernel.compiled()
         if compiled is not None:
-            return kc.kc_fetch(*self.arrays(), *compiled, key, m, SV, sq, scratch)
+            return kc.kc_fetch(*self.arrays(), compiled, key, m, SV, sq, scratch)
         slot, have = kc.kc_lookup(*self.arrays(), key, m)
         row = self.rows[slot] if slot >= 0 else scratch
         if have < m:
