@@ -24,6 +24,11 @@ import scipy.sparse as sp
 #: arrays over it).
 _MAPS: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
 _PAGE = mmap.PAGESIZE
+#: Also given back: this much before the rows. A page fault maps the cached pages of the
+#: aligned block around it ("fault-around", 64 kB by default), which reaches back into rows
+#: released with the chunk before; without the margin they would stay mapped, a few pages
+#: per chunk.
+_MARGIN = 1 << 20
 
 
 def register_map(buffer: mmap.mmap) -> None:
@@ -50,7 +55,7 @@ def _release(a: np.ndarray, start: int, stop: int) -> None:
     last = first + (stop - start) * a.strides[0]
     # Whole pages around the rows: a page shared with the next rows is read again from
     # the page cache when they are (the map is read-only: nothing is lost).
-    lo = max(0, first // _PAGE * _PAGE)
+    lo = max(0, (first - _MARGIN) // _PAGE * _PAGE)
     hi = min(len(buffer), -(-last // _PAGE) * _PAGE)
     if hi > lo:
         buffer.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
