@@ -6,7 +6,7 @@ from kbench.cython_core._kernels cimport _dot, _sq_row
 from kbench.cython_core._labels cimport _class_label, _sign_label
 
 
-def perceptron_block(int kind, double gamma, double scale, double offset, double degree,
+def perceptron_block(tuple kernel,
                      double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
                      Py_ssize_t m, const double[:, ::1] X, const double[::1] y,
                      double[::1] pred, double[::1] krow, double[::1] scores,
@@ -20,6 +20,9 @@ def perceptron_block(int kind, double gamma, double scale, double offset, double
     Returns ``(next_index, m, kernel_evals)``; next_index < len(X) means the buffer is
     full and must grow before the loop is resumed from there.
     """
+    cdef int kind
+    cdef double gamma, scale, offset, degree
+    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0]
     cdef Py_ssize_t C = alpha.shape[1], i, c, best, yi
     cdef long long evals = 0

@@ -78,7 +78,7 @@ class KernelPerceptron(Algorithm):
         pred = np.empty(len(X))
         scores = np.empty(self._outputs)
         run_growing(buf, len(X), lambda i: _perceptron.perceptron_block(
-            *compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, scores, i
+            compiled, buf.X, buf.sq, buf.alpha, buf.size, X, y, pred, buf.krow, scores, i
         ))  # fmt: skip
         return pred
 
