@@ -6,6 +6,7 @@ import numpy.typing as npt
 from kbench.cython_core._kernel_cache import CachedStore
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _I64 = npt.NDArray[np.int64]
 
 STATUS_DONE: int
@@ -34,11 +35,7 @@ class HullerCore(CachedStore):
     nonseparable: bool
     def __init__(
         self,
-        kind: int,
-        gamma: float,
-        scale: float,
-        offset: float,
-        degree: float,
+        kernel: _Kernel,
         compiled_kernel: bool,
         ridge: float,
         allow_negative: bool,

@@ -82,9 +82,12 @@ cdef class HullerCore(CachedStore):
     cdef public long long updates, steps, noops, insertions, draws
     cdef public bint nonseparable
 
-    def __init__(self, int kind, double gamma, double scale, double offset, double degree,
+    def __init__(self, tuple kernel,
                  bint compiled_kernel, double ridge, bint allow_negative, int removals,
                  int n_init, unsigned long long seed):
+        cdef int kind
+        cdef double gamma, scale, offset, degree
+        kind, gamma, scale, offset, degree = kernel  # unpacked once into C locals
         self.kp = KParams(kind, gamma, scale, offset, degree)
         self.compiled_kernel = compiled_kernel
         self.ridge = ridge

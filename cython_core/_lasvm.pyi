@@ -6,6 +6,7 @@ import numpy.typing as npt
 from kbench.cython_core._kernel_cache import CachedStore
 
 _F64 = npt.NDArray[np.float64]
+_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
 _I64 = npt.NDArray[np.int64]
 
 STATUS_DONE: int
@@ -26,11 +27,7 @@ class LasvmCore(CachedStore):
     discarded: int
     def __init__(
         self,
-        kind: int,
-        gamma: float,
-        scale: float,
-        offset: float,
-        degree: float,
+        kernel: _Kernel,
         compiled_kernel: bool,
         C: float,
         tau: float,

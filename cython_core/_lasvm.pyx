@@ -70,8 +70,11 @@ cdef class LasvmCore(CachedStore):
     # cannot be that extreme itself (α = 0 sits on its bound in that direction).
     cdef Py_ssize_t partner
 
-    def __init__(self, int kind, double gamma, double scale, double offset, double degree,
+    def __init__(self, tuple kernel,
                  bint compiled_kernel, double C, double tau, int n_init):
+        cdef int kind
+        cdef double gamma, scale, offset, degree
+        kind, gamma, scale, offset, degree = kernel  # unpacked once into C locals
         self.kp = KParams(kind, gamma, scale, offset, degree)
         self.compiled_kernel = compiled_kernel
         self.C, self.tau, self.n_init = C, tau, n_init

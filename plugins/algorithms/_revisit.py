@@ -40,7 +40,7 @@ class RevisitingLearner(Algorithm):
     def _setup(self, cache_mb: float) -> None:
         compiled = self.kernel.compiled()
         self._compiled = compiled
-        self._kernel_args = (*(compiled or (0, 0.0, 0.0, 0.0, 0.0)), compiled is not None)
+        self._kernel_args = (compiled or (0, 0.0, 0.0, 0.0, 0.0), compiled is not None)
         self._cache_budget = int(cache_mb * MB)
         self._ids = ExampleIds()
         self._id_slot = np.full(0, -1, dtype=np.int64)
