@@ -548,8 +548,10 @@ def _interrupt(args: list[str], out: Path, delay: float, *, when_tasks: int = 0)
         time.sleep(0.01)
     time.sleep(delay)
     below = descendants(proc.pid)
-    # Between two tasks a worker may have no process below it: wait (briefly) for the next.
-    settle = time.monotonic() + 2.0
+    # Between two tasks a worker may have no process below it: when the signal is meant to
+    # come while tasks run, wait (briefly) for the next one. Only then: the other callers
+    # spread their signals over phases with no task process (streams, tables, the report).
+    settle = time.monotonic() + (2.0 if when_tasks else 0.0)
     while not below and proc.poll() is None and time.monotonic() < settle:
         time.sleep(0.005)
         below = descendants(proc.pid)
