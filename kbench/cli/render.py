@@ -83,6 +83,17 @@ def _res(result: str, reason: str = "") -> str:
     )
 
 
+def _pair_table(title: str, values: list[str], verdict: str) -> Table:
+    """A table with a row per pair of configurations: the pair, right-aligned value
+    columns, then the verdict column (left-aligned, folded when long)."""
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("pair", overflow="fold", min_width=16, ratio=1)
+    for col in values:
+        t.add_column(col, justify="right", no_wrap=True, overflow="fold")
+    t.add_column(verdict, overflow="fold")
+    return t
+
+
 def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
     """Print a comparison as rich tables: per data set, across data sets, win/tie/loss."""
     labels = cmp.labels
@@ -104,28 +115,13 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
         err_fmt = (lambda v: _f(v, ".4g")) if regression else _pct
         diff_fmt = (lambda v: _f(v, "+.4g")) if regression else _pp
         n_seeds = int(group["n_pairs"].max())
-        t = Table(
-            title=f"[bold]{escape(str(stream))}[/bold]: every pair, {n_seeds} seed(s)"
+        t = _pair_table(
+            f"[bold]{escape(str(stream))}[/bold]: every pair, {n_seeds} seed(s)"
             + (" (mean squared error)" if regression else ""),
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-        )
-        t.add_column("pair", overflow="fold", min_width=16, ratio=1)
-        for col in (
-            "error\nA",
-            "error\nB",
-            "A − B\n[95% CI over seeds]",
-            "seeds\nA/=/B",
-            "p\nHolm",
-            "min p",
+            ["error\nA", "error\nB", "A − B\n[95% CI over seeds]", "seeds\nA/=/B", "p\nHolm",
+             "min p"],
             "better",
-        ):
-            t.add_column(
-                col,
-                justify="left" if col == "better" else "right",
-                no_wrap=col != "better",
-                overflow="fold",
-            )
+        )  # fmt: skip
         for r in group.itertuples():
             ci = diff_fmt(r.mean_diff)
             if isinstance(r.ci_low, float) and not math.isnan(r.ci_low):
@@ -142,28 +138,20 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             )
         console.print(t)
         if streams:
+            d_fmt = (lambda v: _f(v, "+.3g")) if regression else (lambda v: _f(100 * v, "+.2f"))
             for (sid, seed), g in sp.groupby(["stream_id", "seed"], sort=False):
-                st = Table(
-                    title=f"  stream {sid} (seed {seed}, n={int(g['n'].iloc[0])})",
-                    title_justify="left",
-                    box=box.SIMPLE_HEAD,
-                )
-                st.add_column("pair", overflow="fold", min_width=16, ratio=1)
-                for col in (
-                    "error\nA",
-                    "error\nB",
-                    "only A\nwrong" if not regression else "A\nworse",
-                    "only B\nwrong" if not regression else "B\nworse",
-                    "A − B" + ("" if regression else " (pp)"),
+                st = _pair_table(
+                    f"  stream {sid} (seed {seed}, n={int(g['n'].iloc[0])})",
+                    [
+                        "error\nA",
+                        "error\nB",
+                        "only A\nwrong" if not regression else "A\nworse",
+                        "only B\nwrong" if not regression else "B\nworse",
+                        "A − B" + ("" if regression else " (pp)"),
+                    ],
                     "fewer\nerrors",
-                ):
-                    st.add_column(
-                        col, justify="left" if col == "fewer\nerrors" else "right", no_wrap=True
-                    )
+                )
                 for r in g.itertuples():
-                    d_fmt = (
-                        (lambda v: _f(v, "+.3g")) if regression else (lambda v: _f(100 * v, "+.2f"))
-                    )
                     st.add_row(
                         _pair(lab(r.a), lab(r.b)),
                         err_fmt(r.err_a),
@@ -369,20 +357,16 @@ def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
         return
     bayes = "p_rope" in pairs.columns
     regression = (cmp.runs["task"] == "regression").all()
-    t = Table(
-        title="[bold]pairs across data sets[/bold] (mean errors per data set; exact Wilcoxon "
+    cols = ["A − B", "data sets\nA/=/B", "p\nHolm"]
+    cols += ["P(A\nbetter)", "P(equi-\nvalent)", "P(B\nbetter)"] if bayes else []
+    t = _pair_table(
+        "[bold]pairs across data sets[/bold] (mean errors per data set; exact Wilcoxon "
         f"signed-rank over data sets, Holm, α = {cmp.alpha:g}"
         + (f"; Bayesian signed-rank with ROPE ±{cmp.rope:g}" if bayes else "")
         + ")",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
+        cols,
+        "better",
     )
-    t.add_column("pair", overflow="fold", min_width=16, ratio=1)
-    cols = ["A − B", "data sets\nA/=/B", "p\nHolm"]
-    cols += ["P(A\nbetter)", "P(equi-\nvalent)", "P(B\nbetter)"] if bayes else []
-    for col in cols:
-        t.add_column(col, justify="right", no_wrap=True)
-    t.add_column("better", overflow="fold")
     for r in pairs.itertuples():
         cells = [
             _pair(lab(r.a), lab(r.b)),

@@ -79,9 +79,11 @@ class CompiledBlocks(Algorithm):
     _buf: SupportBuffer | None
 
     def _buffer(self, d: int) -> SupportBuffer:
+        """The support-vector buffer for d features, made on first use (each learner's)."""
         raise NotImplementedError
 
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn every CSR row of X (BudgetLearner's, for every learner here)."""
         raise NotImplementedError
 
     def _fast_ok(self) -> bool:
