@@ -625,6 +625,29 @@ def test_ctrl_c_twenty_times_at_varied_moments(tmp_path: Path) -> None:
     assert interrupted >= 10, f"only {interrupted} of 20 tries were interrupted mid-study"
 
 
+def test_a_local_cluster_stopping_under_its_workers_writes_nothing(tmp_path: Path) -> None:
+    """When kbench's local Dask cluster loses its scheduler while workers still run (as when
+    Ctrl-C comes while the cluster stops), neither the workers nor the scheduler's side put
+    Dask's log and tracebacks on kbench's stderr (a CI run once printed a worker's heartbeat
+    traceback there)."""
+    code = (
+        "import sys, time\n"
+        "from kbench.execution.executors import DaskExecutor\n"
+        "if __name__ == '__main__':\n"
+        "    client, cluster = DaskExecutor(workers=1)._client()\n"
+        "    cluster.sync(cluster.scheduler.close)\n"
+        "    time.sleep(4)\n"  # a worker heartbeat is due every second or so
+        "    print('after', file=sys.stderr)\n"
+    )
+    script = tmp_path / "stop_under_workers.py"
+    script.write_text(code)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.stderr.strip().splitlines()[-1:] == ["after"], proc.stderr
+    assert proc.stderr.strip() == "after", proc.stderr
+
+
 def test_linux_only_is_declared_and_said(tmp_path: Path) -> None:
     """kbench declares that it runs on Linux, and kbench run elsewhere says so in one line
     (exit 2) before doing anything."""

@@ -20,6 +20,7 @@ worker with a cache of its own builds a stream into it when its first task needs
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import time
@@ -343,8 +344,15 @@ class DaskExecutor(TaskLimits):
             processes=True,
             host="127.0.0.1",
             dashboard_address=None,
+            # The workers' own log would reach kbench's stderr: on Ctrl-C a worker can outlive
+            # the scheduler for a moment and log a heartbeat traceback. kbench reports what
+            # matters of this cluster itself: every task's failure and a lost worker are
+            # failed results with their cause.
+            silence_logs=logging.CRITICAL,
         )
-        return Client(cluster), cluster
+        client = Client(cluster)
+        client.run(_quiet_dask_log)  # silence_logs above lasts only while a worker runs
+        return client, cluster
 
     def run(
         self,
@@ -410,6 +418,11 @@ class DaskExecutor(TaskLimits):
             cluster.close()
 
 
+def _quiet_dask_log() -> None:
+    """Keep a local worker's own Dask log off kbench's stderr, until the worker ends."""
+    logging.getLogger("distributed").setLevel(logging.CRITICAL + 10)
+
+
 def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]) -> None:
     """On Ctrl-C, stop the local Dask cluster this run started at once.
 
@@ -419,7 +432,6 @@ def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]
     the workers it lost are silenced. A remote cluster is left running: the scheduler drops
     this run's tasks once the client is gone.
     """
-    import logging
     import multiprocessing
 
     from distributed.core import Status
