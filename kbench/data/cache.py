@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
-import scipy.sparse as sp
 
 from kbench import __version__
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Data
 from kbench.core.fileio import atomic_write, atomic_write_bytes
 from kbench.core.specs import parse_spec
@@ -177,7 +177,7 @@ def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any
         a = getattr(base.data, k)
         if a is None:
             continue
-        if sp.issparse(a):
+        if is_sparse(a):
             # a CSR matrix is its three arrays, each mapped as it is stored
             sparse[k] = list(a.shape)
             for part in _CSR_PARTS:
@@ -249,6 +249,8 @@ def _read_base(path: Path) -> tuple[_Base, str]:
         for k, spec in head["arrays"].items()
     }
     for k, shape in head.get("sparse", {}).items():
+        import scipy.sparse as sp
+
         parts = tuple(arrays.pop(f"{k}.{part}") for part in _CSR_PARTS)
         arrays[k] = sp.csr_matrix(parts, shape=tuple(shape), copy=False)
     names = head["class_names"]
@@ -289,7 +291,7 @@ def _nbytes(base: _Base) -> int:
     total = 0
     for k in _ARRAY_NAMES:
         a = getattr(base.data, k)
-        parts = () if a is None else (a.data, a.indices, a.indptr) if sp.issparse(a) else (a,)
+        parts = () if a is None else (a.data, a.indices, a.indptr) if is_sparse(a) else (a,)
         total += sum(int(p.nbytes) for p in parts)
     return total
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from kbench.core.arrays import is_sparse
 from kbench.data.paging import release_all
 
 #: A stream whose gathered features would take more than this many bytes is gathered a
@@ -49,7 +49,7 @@ class RowGather:
         small = base.shape[0] <= _INT32_MAX
         self.rows = np.array(rows, dtype=np.int32 if small else np.intp)
         self.rows.setflags(write=False)
-        self.sparse = sp.issparse(base)
+        self.sparse = is_sparse(base)
         self.shape = (len(self.rows), base.shape[1])
         self._nnz: int | None = None
 
@@ -91,7 +91,11 @@ class RowGather:
             release_all(self.base)
         if len(parts) == 1:
             return parts[0]
-        return sp.vstack(parts, format="csr") if self.sparse else np.concatenate(parts)
+        if not self.sparse:
+            return np.concatenate(parts)
+        import scipy.sparse as sp
+
+        return sp.vstack(parts, format="csr")
 
     def hash_into(self, h: Any) -> None:
         """Feed ``h`` the bytes the eager gather's stream id hashes, a chunk at a time."""
@@ -133,4 +137,6 @@ def _frozen(a: Any, sparse: bool) -> Any:
     ]
     for part in parts:
         part.setflags(write=False)
+    import scipy.sparse as sp
+
     return sp.csr_matrix(tuple(parts), shape=a.shape, copy=False)

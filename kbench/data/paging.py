@@ -18,7 +18,8 @@ import weakref
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+
+from kbench.core.arrays import is_sparse
 
 #: The read-only file maps the data cache made (weakly held: a map lives as long as the
 #: arrays over it).
@@ -63,7 +64,7 @@ def _release(a: np.ndarray, start: int, stop: int) -> None:
 
 def release_all(X: Any) -> None:
     """Give back every page of ``X`` (dense or CSR), where it is a map of the data cache."""
-    if sp.issparse(X):
+    if is_sparse(X):
         for part in (X.data, X.indices, X.indptr):
             _release(part, 0, len(part))
     elif isinstance(X, np.ndarray) and X.ndim >= 1:
@@ -73,7 +74,7 @@ def release_all(X: Any) -> None:
 def release_rows(X: Any, start: int, stop: int, *labels: np.ndarray | None) -> None:
     """Give back the pages of rows ``start:stop`` of ``X`` (dense or CSR) and of each
     array in ``labels``, where they are maps of the data cache; otherwise do nothing."""
-    if sp.issparse(X):
+    if is_sparse(X):
         lo, hi = int(X.indptr[start]), int(X.indptr[stop])
         _release(X.data, lo, hi)
         _release(X.indices, lo, hi)

@@ -22,12 +22,12 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from kbench import __version__
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
 from kbench.core.specs import coerce, format_spec, parse_spec
@@ -36,6 +36,9 @@ from kbench.data.counting import COUNTING_ORDER, check_digits, counting_sequence
 from kbench.data.gathered import RowGather
 from kbench.data.paging import release_all
 from kbench.data.readers import MAX_ELEMENTS, recording_sources
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 ORDERS = ("shuffle", "file", "counting")
 SCALES = ("none", "standard", "minmax")
@@ -196,7 +199,7 @@ class Stream:
     @property
     def sparse(self) -> bool:
         """Whether the features are CSR."""
-        return sp.issparse(self.X) or (isinstance(self.X, RowGather) and self.X.sparse)
+        return is_sparse(self.X) or (isinstance(self.X, RowGather) and self.X.sparse)
 
     @property
     def d(self) -> int:
@@ -211,7 +214,7 @@ _CHECK_CHUNK = 1 << 20
 
 def _check_finite(name: str, part: str, X: Any, y: np.ndarray) -> None:
     bad = ~np.isfinite(y)
-    if sp.issparse(X):
+    if is_sparse(X):
         for lo in range(0, X.nnz, _CHECK_CHUNK):
             bad_values = lo + np.flatnonzero(~np.isfinite(X.data[lo : lo + _CHECK_CHUNK]))
             bad[np.searchsorted(X.indptr, bad_values, side="right") - 1] = True
@@ -297,6 +300,8 @@ def _features(X: Any, sparse: bool) -> Any:
         return np.ascontiguousarray(X, dtype=np.float64)
     if _canonical_csr(X):
         return X  # already as kbench keeps it: not copied (it may be a map of a large file)
+    import scipy.sparse as sp
+
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     X.sum_duplicates()  # sorts the indices too
     X.eliminate_zeros()
@@ -309,6 +314,8 @@ def _features(X: Any, sparse: bool) -> Any:
 def _canonical_csr(X: Any) -> bool:
     """Whether ``X`` is already CSR as kbench keeps it: float64 values, int32 indices,
     sorted and unique within each row, no stored zeros (checked without copying it)."""
+    import scipy.sparse as sp  # loaded already: X came from it
+
     if not (
         sp.isspmatrix_csr(X)
         and X.data.dtype == np.float64
@@ -328,7 +335,7 @@ def _head(X: Any, n: int, mapped: bool) -> Any:
     as scipy's slice would be."""
     if n >= X.shape[0]:
         return X  # scipy's X[:n] would copy a CSR matrix even then
-    if not (mapped and sp.issparse(X)):
+    if not (mapped and is_sparse(X)):
         return X[:n]
     end = int(X.indptr[n])
     return _csr_over(X.data[:end], X.indices[:end], X.indptr[: n + 1], (n, X.shape[1]))
@@ -349,7 +356,7 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
     with recording_sources() as sources:
         data = dataset.load(spec.seed)
     name = dataset.name
-    sparse = sp.issparse(data.X) or sp.issparse(data.X_test)
+    sparse = is_sparse(data.X) or is_sparse(data.X_test)
     X = _features(data.X, sparse)
     y = np.asarray(data.y, dtype=np.float64).ravel()
     if X.ndim != 2 or X.shape[0] == 0:
@@ -450,13 +457,13 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
     if rows is not None:
         rows = rows if spec.n is None else rows[: spec.n]
         # densified or scaled, the rows are copied anyway: gathered at once then
-        lazy = spec.scale == "none" and not (spec.dense and sp.issparse(X))
+        lazy = spec.scale == "none" and not (spec.dense and is_sparse(X))
         X, y = _gather(X, rows, base, lazy), y[rows]
     elif spec.n is not None:
         X, y = _head(X, spec.n, base.frozen), y[: spec.n]
-    if sp.issparse(X) and spec.dense:
+    if is_sparse(X) and spec.dense:
         X, Xt = _densified(X, Xt, base.label)
-    if spec.scale != "none" and sp.issparse(X):
+    if spec.scale != "none" and is_sparse(X):
         raise DataError(
             f"data set {base.label!r} is sparse: scale={spec.scale} would make every value "
             f"non-zero; scale it beforehand, or add dense=true to densify it"
@@ -481,7 +488,7 @@ def _gather(X: Any, rows: np.ndarray, base: _Base, lazy: bool) -> Any:
     """``X[rows]``; a :class:`RowGather` instead when ``X`` is a map of the data cache and
     the copy would be large (more than ``gathered.LAZY_BYTES``)."""
     if lazy and base.frozen:
-        if sp.issparse(X):
+        if is_sparse(X):
             size = X.nnz * len(rows) / max(1, X.shape[0]) * 12 + len(rows) * 8
         else:
             size = len(rows) * X.shape[1] * 8
@@ -523,6 +530,8 @@ def _csr_over(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: 
     scipy's constructor copies an array that is a view of less than half of its base, as
     the first rows of a mapped data set are: the arrays are set on an empty matrix instead.
     """
+    import scipy.sparse as sp
+
     m = sp.csr_matrix(tuple(shape), dtype=np.float64)
     m.data, m.indices, m.indptr = data, indices, indptr
     for flag in ("_has_sorted_indices", "_has_canonical_format"):
@@ -538,7 +547,7 @@ def _freeze(a: Any, base: _Base) -> Any:
     if isinstance(a, RowGather):
         return a  # gathers read-only rows of a read-only map, a slice at a time
     given = any(a is b for b in (base.data.X, base.data.y, base.data.X_test, base.data.y_test))
-    if sp.issparse(a):
+    if is_sparse(a):
         # gathered by _derive (nothing else refers to it), or the read-only map of a cache file
         return _csr_frozen(a, copy=given and not base.frozen)
     plain = a.dtype == np.float64 and a.flags.c_contiguous
@@ -557,7 +566,7 @@ def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
             h.update(b"-")
         elif isinstance(a, RowGather):
             a.hash_into(h)  # the bytes of the eager gather, read a chunk at a time
-        elif sp.issparse(a):
+        elif is_sparse(a):
             # The CSR arrays themselves (never densified); index pointers as int64 so that
             # the id does not depend on the index type a gather happened to choose.
             h.update(f"csr{a.shape}{a.indices.dtype}".encode())

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _bsgd, _budget_perceptrons
@@ -25,7 +25,6 @@ from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
     csr_parts,
-    is_sparse,
     self_kernel,
 )
 

@@ -12,7 +12,6 @@ update arithmetic is the dense learner's, and the support vectors stay CSR.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -24,15 +23,6 @@ from kbench.cython_core import _sparse
 
 #: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
 K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
-
-
-def is_sparse(X: Any) -> bool:
-    """Whether X is a scipy.sparse matrix or array.
-
-    Without importing scipy.sparse (90 ms, paid by every command that loads the plugins):
-    a sparse X means the module is loaded already."""
-    sparse = sys.modules.get("scipy.sparse")
-    return sparse is not None and sparse.issparse(X)
 
 
 def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

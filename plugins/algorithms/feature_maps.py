@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, check_range, param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
 from kbench.core.support_buffer import SupportBuffer
@@ -17,7 +18,6 @@ from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
     csr_parts,
-    is_sparse,
 )
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 

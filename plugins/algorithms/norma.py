@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import param
 from kbench.core.search_space import LogUniform
 from kbench.cython_core import _norma
@@ -23,7 +24,6 @@ from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
     csr_parts,
-    is_sparse,
 )
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
 from kbench.plugins.algorithms._budget import expansion_stats, run_growing
-from kbench.plugins.algorithms._sparse_rows import csr_parts, is_sparse
+from kbench.plugins.algorithms._sparse_rows import csr_parts
 
 
 class KernelPerceptron(Algorithm):
