@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kbench.data.streams import StreamSpec
@@ -60,7 +61,7 @@ class Task:
         d["options"] = tuple(sorted(d.get("options", {}).items()))
         return cls(**d)
 
-    @property
+    @cached_property  # a task is frozen; the runner writes the id into every trace row
     def task_id(self) -> str:
         """Hash of the full configuration: the name of the task's result file."""
         text = json.dumps(self.to_dict(), sort_keys=True)
