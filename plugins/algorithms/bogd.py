@@ -55,6 +55,8 @@ class BOGD(BudgetLearner):
     uses_loss = True
     default_loss = "hinge"
     test_params = {"budget": 12}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
 
     budget: int = param(100, low=2)
     eta: float = param(0.5, low=0.0, low_open=True)

@@ -176,6 +176,8 @@ class Projectron(BudgetLearner):
     name = "projectron"
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
     _plus = False
 
     budget: int = param(100, low=1)

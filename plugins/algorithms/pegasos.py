@@ -33,6 +33,8 @@ class KernelPegasos(PegasosFamily):
     name = "pegasos"
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"lam": 0.01}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
     growable = True
 
     lam: float = param(1e-4, low=0.0, low_open=True)
