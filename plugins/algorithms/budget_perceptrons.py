@@ -98,6 +98,8 @@ class Forgetron(BudgetLearner):
     name = "forgetron"
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
 
     budget: int = param(100, low=1)
 
@@ -122,7 +124,13 @@ class Forgetron(BudgetLearner):
             if y[0] * out[0] <= 0.0:
                 r = int(st[1])
                 m = buf.size
-                self._krow2[:m] = self.kernel.row(buf.X[:m], buf.X[r], sq=buf.sq[:m], xsq=buf.sq[r])
+                if self._sparse is not None:  # CSR rows: buf.X holds marks, the store the rows
+                    store = self._sparse.store
+                    self._krow2[:m] = store.row(self.kernel, store.get(r))[:m]
+                else:
+                    self._krow2[:m] = self.kernel.row(
+                        buf.X[:m], buf.X[r], sq=buf.sq[:m], xsq=buf.sq[r]
+                    )
                 buf.kernel_evals += m
                 have_row2 = True
         with self._counted(evals=5):
