@@ -444,6 +444,30 @@ class SparseSupportBuffer(RowStore):
     ) -> np.ndarray:
         """Outputs for every row of the CSR matrix X (shape ``n × n_outputs``), in blocks of
         Gram rows."""
+        rows = self._rows_of(kernel, X)
+        n, m = X.shape[0], self.size
+        out = np.zeros((n, self.alpha.shape[1]))
+        if m == 0 or n == 0:
+            return out
+        block = max(1, min(block, 4_000_000 // m))  # keep the Gram scratch block under 32 MB
+        K = np.empty((min(block, n), m))
+        for a in range(0, n, block):
+            b = min(a + block, n)
+            self._kernel_block(rows, a, b, K)
+            out[a:b] = K[: b - a] @ self.alpha[:m]
+        return out * scale if scale != 1.0 else out
+
+    def gram(self, kernel: Kernel, X: Any) -> np.ndarray:
+        """Kernel values between every row of the CSR matrix X and the stored rows
+        (shape ``n × size``)."""
+        rows = self._rows_of(kernel, X)
+        K = np.empty((X.shape[0], self.size))
+        if K.size:
+            self._kernel_block(rows, 0, X.shape[0], K)
+        return K
+
+    def _rows_of(self, kernel: Kernel, X: Any) -> tuple[Any, ...]:
+        """The compiled kernel, X's checked CSR arrays and its rows' squared norms."""
         if X.shape[1] != self.d:
             raise ValueError(f"X has {X.shape[1]} columns but the buffer holds {self.d}")
         compiled = kernel.compiled()
@@ -452,35 +476,17 @@ class SparseSupportBuffer(RowStore):
                 f"sparse kernel rows need a built-in kernel, not {type(kernel).__name__}"
             )
         xs, xe, xi, xd = _csr_parts(X)
-        n, m = len(xs), self.size
-        out = np.zeros((n, self.alpha.shape[1]))
-        if m == 0 or n == 0:
-            return out
-        xsq = np.empty(n)
+        xsq = np.empty(len(xs))
         _sparse.row_sq_norms(xs, xe, xd, xsq)
-        block = max(1, min(block, 4_000_000 // m))  # keep the Gram scratch block under 32 MB
-        K = np.empty((min(block, n), m))
-        for a in range(0, n, block):
-            b = min(a + block, n)
-            _sparse.kernel_block(
-                compiled,
-                xs[a:b],
-                xe[a:b],
-                xi,
-                xd,
-                xsq[a:b],
-                self.starts,
-                self.ends,
-                self.indices,
-                self.data,
-                self.sq,
-                K,
-                m,
-                self._strategy,
-                self.work,
-            )
-            out[a:b] = K[: b - a] @ self.alpha[:m]
-        return out * scale if scale != 1.0 else out
+        return compiled, xs, xe, xi, xd, xsq
+
+    def _kernel_block(self, rows: tuple[Any, ...], a: int, b: int, K: np.ndarray) -> None:
+        """Rows a:b of X against the stored rows, into ``K[: b - a]``."""
+        compiled, xs, xe, xi, xd, xsq = rows
+        _sparse.kernel_block(
+            compiled, xs[a:b], xe[a:b], xi, xd, xsq[a:b], self.starts, self.ends, self.indices,
+            self.data, self.sq, K, self.size, self._strategy, self.work,
+        )  # fmt: skip
 
     def nbytes(self) -> int:
         """Memory held by the buffer's arrays."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, KIND_RBF
+from kbench.core.sparse_buffer import SparseSupportBuffer
 
 
 class LibSVMReference(Algorithm):
@@ -31,6 +33,7 @@ class LibSVMReference(Algorithm):
     tasks = frozenset({"binary", "multiclass"})
     offline = True
     test_params = {"C": 1.0}
+    sparse_input = True
 
     C: float = param(1.0, low=0.0, low_open=True)
     tol: float = param(1e-3, low=0.0, low_open=True)
@@ -61,21 +64,35 @@ class LibSVMReference(Algorithm):
     def fit(self, X, y):
         self._svc, self._precomputed = self._make()
         if self._precomputed:
-            self._X = np.array(X)
-            self._svc.fit(self.kernel.matrix(X, X), y)
+            self._X = X.copy() if is_sparse(X) else np.array(X)
+            self._svc.fit(self._gram(X), y)
         else:
             self._svc.fit(X, y)
 
+    def _gram(self, X) -> np.ndarray:
+        """The kernel matrix between the rows of X and the training rows."""
+        if not is_sparse(self._X):
+            return self.kernel.matrix(X, self._X)
+        if not is_sparse(X):  # one dense row against sparse training rows (decision_one)
+            import scipy.sparse as sp
+
+            X = sp.csr_matrix(X)
+        store = SparseSupportBuffer(self._X.shape[1], self._X.shape[0])
+        for i in range(self._X.shape[0]):
+            a, b = self._X.indptr[i], self._X.indptr[i + 1]
+            store.add((self._X.indices[a:b], self._X.data[a:b]), 0.0)
+        return store.gram(self.kernel, X)
+
     def predict_many(self, X):
         if self._svc is None:
-            return np.full(len(X), 0.0 if self.task == "multiclass" else 1.0)
-        Z = self.kernel.matrix(X, self._X) if self._precomputed else X
+            return np.full(X.shape[0], 0.0 if self.task == "multiclass" else 1.0)
+        Z = self._gram(X) if self._precomputed else X
         return np.asarray(self._svc.predict(Z), dtype=float)
 
     def decision_one(self, x):
         if self._svc is None:
             return np.zeros(self.n_classes) if self.task == "multiclass" else 0.0
-        Z = self.kernel.matrix(x[None, :], self._X) if self._precomputed else x[None, :]
+        Z = self._gram(x[None, :]) if self._precomputed else x[None, :]
         f = self._svc.decision_function(Z)[0]
         if self.task == "multiclass":
             scores = np.full(self.n_classes, -np.inf)
