@@ -13,7 +13,9 @@ _Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset,
 
 def sincos_block(u: _F64, scale: float, c_out: _F64, s_out: _F64) -> None: ...
 def simd_level(force: int = ...) -> int: ...
-def fourier_features(Omega: _F64, x: _F64, u: _F64, z: _F64) -> None: ...
+def fourier_features(
+    Omega: _F64, x: _F64, u: _F64, z: _F64, cols: npt.NDArray[np.int32] | None = ...
+) -> None: ...
 def nystrom_features(Mmap: _F64, krow: _F64, z: _F64) -> None: ...
 def linear_scores(W: _F64, z: _F64, out: _F64) -> None: ...
 def linear_step(W: _F64, z: _F64, g: _F64, eta: float) -> None: ...
@@ -33,6 +35,33 @@ def fogd_block(
     g: _F64,
 ) -> None: ...
 def fogd_decision_many(Omega: _F64, W: _F64, X: _F64, out: _F64, u: _F64, z: _F64) -> None: ...
+def fogd_block_csr(
+    Omega: _F64,
+    W: _F64,
+    eta: float,
+    task: int,
+    loss_kind: int,
+    loss_p1: float,
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int32],
+    data: _F64,
+    y: _F64,
+    pred: _F64,
+    u: _F64,
+    z: _F64,
+    scores: _F64,
+    g: _F64,
+) -> None: ...
+def fogd_decision_many_csr(
+    Omega: _F64,
+    W: _F64,
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int32],
+    data: _F64,
+    out: _F64,
+    u: _F64,
+    z: _F64,
+) -> None: ...
 def nogd_block(
     kernel: _Kernel,
     SV: _F64,

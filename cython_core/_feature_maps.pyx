@@ -7,6 +7,7 @@ loss with respect to the scores. Task kinds: 0 binary, 1 multiclass, 2 regressio
 Multiclass losses: 0 Crammer–Singer hinge, 1 softmax.
 """
 from libc.math cimport exp, sqrt
+from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy, dgemv
 
@@ -62,25 +63,27 @@ def simd_level(int force=-1):
     return kb_level()
 
 
-cdef inline void _fourier(const double* Omega, Py_ssize_t d, Py_ssize_t D, const double* x,
-                          double* u, double* z) noexcept nogil:
+cdef inline void _fourier(const double* Omega, Py_ssize_t D, const int32_t* cols,
+                          const double* x, Py_ssize_t n_x, double* u, double* z) noexcept nogil:
     """z = [cos(Ωᵀx), sin(Ωᵀx)]/√D for the row-major d×D frequency matrix Ω.
 
-    The phases are the sum, in the order of the features, of the rows of Ω for the
-    non-zeros of x: a sparse x (like a9a's 14 of 123) reads nnz·D
-    numbers instead of d·D, and dense and sparse rows go through the same arithmetic. cos
-    and sin of the D phases come from one vectorised pass (``_sincos_simd.h``).
+    x holds ``n_x`` values: a dense row (``cols`` NULL: value e is feature e) or a CSR
+    row's values with their features in ``cols``. The phases are the sum, in the order of
+    the features, of the rows of Ω for the non-zeros of x: a sparse x (like a9a's 14 of
+    123) reads nnz·D numbers instead of d·D, and dense and CSR rows go through the same
+    arithmetic. cos and sin of the D phases come from one vectorised pass
+    (``_sincos_simd.h``).
     """
-    cdef Py_ssize_t j, k, n = 0
+    cdef Py_ssize_t e, k, n = 0
     cdef Py_ssize_t idx[NZ_CHUNK]
     cdef double vals[NZ_CHUNK]
     cdef double r = 1.0 / sqrt(<double>D)
     for k in range(D):
         u[k] = 0.0
-    for j in range(d):
-        if x[j] != 0.0:
-            idx[n] = j
-            vals[n] = x[j]
+    for e in range(n_x):
+        if x[e] != 0.0:
+            idx[n] = e if cols == NULL else cols[e]
+            vals[n] = x[e]
             n += 1
             if n == NZ_CHUNK:
                 kb_phases_d(Omega, D, idx, vals, n, u)
@@ -88,6 +91,43 @@ cdef inline void _fourier(const double* Omega, Py_ssize_t d, Py_ssize_t D, const
     if n > 0:
         kb_phases_d(Omega, D, idx, vals, n, u)
     kb_sincos_d(u, D, r, z, z + D)
+
+
+cdef struct Rows:
+    # The rows a loop reads: dense (indptr NULL: row i at X + i·d) or CSR.
+    const double* X
+    Py_ssize_t d
+    const int64_t* indptr
+    const int32_t* indices
+    const double* data
+
+
+cdef inline void _fourier_row(const double* Omega, Py_ssize_t D, Rows rows, Py_ssize_t i,
+                              double* u, double* z) noexcept nogil:
+    """z of row i of ``rows``."""
+    if rows.indptr == NULL:
+        _fourier(Omega, D, NULL, rows.X + i * rows.d, rows.d, u, z)
+    else:
+        _fourier(Omega, D, rows.indices + rows.indptr[i], rows.data + rows.indptr[i],
+                 rows.indptr[i + 1] - rows.indptr[i], u, z)
+
+
+cdef Rows _dense_rows(const double[:, ::1] X):
+    cdef Rows rows
+    rows.X = &X[0, 0] if X.shape[0] else NULL
+    rows.d = X.shape[1]
+    rows.indptr = NULL
+    return rows
+
+
+cdef Rows _csr_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
+                    const double[::1] data):
+    cdef Rows rows
+    rows.X, rows.d = NULL, 0
+    rows.indptr = &indptr[0]
+    rows.indices = &indices[0] if indices.shape[0] else NULL  # no values: no row reads them
+    rows.data = &data[0] if data.shape[0] else NULL
+    return rows
 
 
 cdef inline void _linear_scores(const double* W, Py_ssize_t p, Py_ssize_t C, const double* z,
@@ -154,10 +194,18 @@ cdef inline void _linear_step(double* W, Py_ssize_t p, Py_ssize_t C, const doubl
 
 
 def fourier_features(const double[:, ::1] Omega, const double[::1] x, double[::1] u,
-                     double[::1] z):
-    """z(x) into ``z`` (length 2D), with the arithmetic of the FOGD loop."""
+                     double[::1] z, const int32_t[::1] cols=None):
+    """z(x) into ``z`` (length 2D), with the arithmetic of the FOGD loop; with ``cols``, x
+    holds the values of a sparse row and ``cols`` their features."""
+    cdef const int32_t* c = NULL
+    if cols is not None:
+        if cols.shape[0] != x.shape[0]:
+            raise ValueError("cols and x differ in length")
+        if cols.shape[0]:
+            c = &cols[0]
     with nogil:
-        _fourier(&Omega[0, 0], Omega.shape[0], Omega.shape[1], &x[0], &u[0], &z[0])
+        _fourier(&Omega[0, 0], Omega.shape[1], c, &x[0] if x.shape[0] else NULL, x.shape[0],
+                 &u[0], &z[0])
 
 
 def linear_scores(const double[:, ::1] W, const double[::1] z, double[::1] out):
@@ -187,24 +235,65 @@ def fogd_block(const double[:, ::1] Omega, double[:, ::1] W, double eta, int tas
                double[::1] pred, double[::1] u, double[::1] z, double[::1] scores,
                double[::1] g):
     """FOGD: predict then learn every row of X on random Fourier features."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], D = Omega.shape[1], C = W.shape[1], i
+    cdef Rows rows = _dense_rows(X)
     with nogil:
-        for i in range(n):
-            _fourier(&Omega[0, 0], d, D, &X[i, 0], &u[0], &z[0])
-            _linear_scores(&W[0, 0], 2 * D, C, &z[0], &scores[0])
-            pred[i] = _predict(task, &scores[0], C)
-            if _gradient(task, loss_kind, loss_p1, &scores[0], C, y[i], &g[0]):
-                _linear_step(&W[0, 0], 2 * D, C, &z[0], &g[0], eta)
+        _fogd(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], eta, task, loss_kind,
+              loss_p1, rows, X.shape[0], &y[0], &pred[0], &u[0], &z[0], &scores[0], &g[0])
+
+
+def fogd_block_csr(const double[:, ::1] Omega, double[:, ::1] W, double eta, int task,
+                   int loss_kind, double loss_p1, const int64_t[::1] indptr,
+                   const int32_t[::1] indices, const double[::1] data, const double[::1] y,
+                   double[::1] pred, double[::1] u, double[::1] z, double[::1] scores,
+                   double[::1] g):
+    """:func:`fogd_block` on the rows of a CSR block (features checked by the caller)."""
+    cdef Rows rows = _csr_rows(indptr, indices, data)
+    with nogil:
+        _fogd(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], eta, task, loss_kind,
+              loss_p1, rows, indptr.shape[0] - 1, &y[0], &pred[0], &u[0], &z[0], &scores[0],
+              &g[0])
+
+
+cdef void _fogd(const double* Omega, Py_ssize_t D, double* W, Py_ssize_t C, double eta,
+                int task, int loss_kind, double loss_p1, Rows rows, Py_ssize_t n,
+                const double* y, double* pred, double* u, double* z, double* scores,
+                double* g) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        _fourier_row(Omega, D, rows, i, u, z)
+        _linear_scores(W, 2 * D, C, z, scores)
+        pred[i] = _predict(task, scores, C)
+        if _gradient(task, loss_kind, loss_p1, scores, C, y[i], g):
+            _linear_step(W, 2 * D, C, z, g, eta)
 
 
 def fogd_decision_many(const double[:, ::1] Omega, const double[:, ::1] W,
                        const double[:, ::1] X, double[:, ::1] out, double[::1] u, double[::1] z):
     """Scores of every row of X (held-out evaluation), row by row as in the loop."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], D = Omega.shape[1], C = W.shape[1], i
+    cdef Rows rows = _dense_rows(X)
     with nogil:
-        for i in range(n):
-            _fourier(&Omega[0, 0], d, D, &X[i, 0], &u[0], &z[0])
-            _linear_scores(&W[0, 0], 2 * D, C, &z[0], &out[i, 0])
+        _fogd_scores(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], rows, X.shape[0],
+                     &out[0, 0], &u[0], &z[0])
+
+
+def fogd_decision_many_csr(const double[:, ::1] Omega, const double[:, ::1] W,
+                           const int64_t[::1] indptr, const int32_t[::1] indices,
+                           const double[::1] data, double[:, ::1] out, double[::1] u,
+                           double[::1] z):
+    """:func:`fogd_decision_many` on the rows of a CSR block."""
+    cdef Rows rows = _csr_rows(indptr, indices, data)
+    with nogil:
+        _fogd_scores(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], rows,
+                     indptr.shape[0] - 1, &out[0, 0], &u[0], &z[0])
+
+
+cdef void _fogd_scores(const double* Omega, Py_ssize_t D, const double* W, Py_ssize_t C,
+                       Rows rows, Py_ssize_t n, double* out, double* u,
+                       double* z) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        _fourier_row(Omega, D, rows, i, u, z)
+        _linear_scores(W, 2 * D, C, z, out + i * C)
 
 
 def nogd_block(tuple kernel,

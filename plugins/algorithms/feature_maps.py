@@ -12,7 +12,7 @@ from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, check_range, param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
 from kbench.core.support_buffer import SupportBuffer
-from kbench.cython_core import _budget_perceptrons, _feature_maps
+from kbench.cython_core import _budget_perceptrons, _feature_maps, _sparse
 from kbench.plugins.algorithms._budget import NOT_COMPILED, CompiledBlocks, sqnorm
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
@@ -87,6 +87,8 @@ class FOGD(_LinearOGD):
 
     name = "fogd"
     test_params = {"D": 32}
+    #: CSR rows go through the compiled loop as they are (their non-zeros' frequency rows).
+    sparse_input = True
 
     D: int = param(400, low=1)
     eta: float = param(0.1, low=0.0, low_open=True)
@@ -160,6 +162,8 @@ class FOGD(_LinearOGD):
         )
 
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         if self._loss_c is None:
             return super().learn_predict_many(X, y)
         self._setup(X.shape[1])
@@ -168,11 +172,55 @@ class FOGD(_LinearOGD):
             self._block(X, np.ascontiguousarray(y, dtype=np.float64), pred)
         return pred
 
-    def predict_many(self, X):
-        X = np.ascontiguousarray(X, dtype=np.float64)
+    def _learn_predict_sparse(self, X, y):
+        """The loop of :meth:`learn_predict_many` on CSR rows (one row at a time through
+        the loss plugin when the loss has no compiled form)."""
         self._setup(X.shape[1])
-        F = np.empty((len(X), self._outputs))
-        if len(X):
+        indptr, indices, data = self._csr(X)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        pred = np.empty(X.shape[0])
+        if self._loss_c is not None:
+            if len(pred):
+                _feature_maps.fogd_block_csr(
+                    self._Omega, self._W, self.eta, self._task_kind, *self._loss_c,
+                    indptr, indices, data, y, pred, self._u, self._z, self._scores, self._g,
+                )  # fmt: skip
+            return pred
+        for i in range(len(pred)):
+            a, b = indptr[i], indptr[i + 1]
+            _feature_maps.fourier_features(self._Omega, data[a:b], self._u, self._z, indices[a:b])
+            _feature_maps.linear_scores(self._W, self._z, self._scores)
+            s = self._scores
+            pred[i] = self.label_of(s.copy() if self.task == "multiclass" else float(s[0]))
+            _feature_maps.linear_step(
+                self._W, self._z, self._gradient(self._scores, y[i]), self.eta
+            )
+        return pred
+
+    def _csr(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """int64 row pointers, int32 features and float64 values of CSR rows of this map's
+        dimension (features checked: the loop reads a frequency row per feature)."""
+        if X.shape[1] != self._Omega.shape[0]:
+            raise ValueError(
+                f"fogd: the examples have {X.shape[1]} features, the map {self._Omega.shape[0]}"
+            )
+        indptr, indices, data = csr_parts(X)
+        indptr = indptr.astype(np.int64, copy=False)
+        _sparse.check_rows(indptr[:-1], indptr[1:], indices, X.shape[1])
+        return indptr, indices, data
+
+    def predict_many(self, X):
+        self._setup(X.shape[1])
+        F = np.empty((X.shape[0], self._outputs))
+        if not F.size:
+            pass
+        elif is_sparse(X):
+            indptr, indices, data = self._csr(X)
+            _feature_maps.fogd_decision_many_csr(
+                self._Omega, self._W, indptr, indices, data, F, self._u, self._z
+            )
+        else:
+            X = np.ascontiguousarray(X, dtype=np.float64)
             _feature_maps.fogd_decision_many(self._Omega, self._W, X, F, self._u, self._z)
         return self._labels(F)
 
