@@ -5,24 +5,20 @@ third-party kernel (one example with ``have_row`` and ``kxx_given``). Arrays are
 C-contiguous float64 and are updated in place; ``state`` is ``[m, kernel_evals, removals]``.
 """
 
-import numpy as np
-import numpy.typing as npt
-
-_F64 = npt.NDArray[np.float64]
-_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
+from kbench.cython_core._types import F64, Kernel
 
 def bpa_s_block(
-    kernel: _Kernel,
-    SV: _F64,
-    sq: _F64,
-    a: _F64,
-    kdiag: _F64,
-    state: _F64,
+    kernel: Kernel,
+    SV: F64,
+    sq: F64,
+    a: F64,
+    kdiag: F64,
+    state: F64,
     C: float,
-    X: _F64,
-    y: _F64,
-    pred: _F64,
-    krow: _F64,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
     have_row: bool,
     kxx_given: float,
 ) -> None: ...

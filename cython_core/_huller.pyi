@@ -1,13 +1,7 @@
 """Type stub of kbench.cython_core._huller (see the module docstring of _huller.pyx)."""
 
-import numpy as np
-import numpy.typing as npt
-
 from kbench.cython_core._kernel_cache import CachedStore
-
-_F64 = npt.NDArray[np.float64]
-_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
-_I64 = npt.NDArray[np.int64]
+from kbench.cython_core._types import F64, I64, Kernel
 
 STATUS_DONE: int
 STATUS_GROW: int
@@ -35,7 +29,7 @@ class HullerCore(CachedStore):
     nonseparable: bool
     def __init__(
         self,
-        kernel: _Kernel,
+        kernel: Kernel,
         compiled_kernel: bool,
         ridge: float,
         allow_negative: bool,
@@ -45,26 +39,26 @@ class HullerCore(CachedStore):
     ) -> None: ...
     def bind(
         self,
-        SV: _F64,
-        sq: _F64,
-        ap: _F64,
-        an: _F64,
-        lab: _F64,
-        ids: _I64,
-        krow: _F64,
-        scratch: _F64,
+        SV: F64,
+        sq: F64,
+        ap: F64,
+        an: F64,
+        lab: F64,
+        ids: I64,
+        krow: F64,
+        scratch: F64,
     ) -> None: ...
     def block(
         self,
-        X: _F64,
-        y: _F64,
-        xids: _I64,
-        pred: _F64,
+        X: F64,
+        y: F64,
+        xids: I64,
+        pred: F64,
         start: int,
         insert_only: bool = ...,
     ) -> tuple[int, int]: ...
-    def decision(self, x: _F64, xsq: float) -> tuple[float, float]: ...
-    def decision_row(self, row: _F64) -> tuple[float, float]: ...
-    def learn_row(self, x: _F64, xsq: float, y: float, xid: int, row: _F64, kap: float) -> int: ...
+    def decision(self, x: F64, xsq: float) -> tuple[float, float]: ...
+    def decision_row(self, row: F64) -> tuple[float, float]: ...
+    def learn_row(self, x: F64, xsq: float, y: float, xid: int, row: F64, kap: float) -> int: ...
     def pick(self) -> int: ...
-    def update_sv(self, r: int, row: _F64) -> None: ...
+    def update_sv(self, r: int, row: F64) -> None: ...

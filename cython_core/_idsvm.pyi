@@ -3,30 +3,30 @@
 import numpy as np
 import numpy.typing as npt
 
-_F64 = npt.NDArray[np.float64]
+from kbench.cython_core._types import F64
 
 def ids_step(
-    R: _F64,
-    Ks: _F64,
+    R: F64,
+    Ks: F64,
     n: int,
     ns: int,
     sidx: npt.NDArray[np.intp],
-    y: _F64,
-    alpha: _F64,
-    h: _F64,
+    y: F64,
+    alpha: F64,
+    h: F64,
     kind: npt.NDArray[np.int8],
     excluded: npt.NDArray[np.uint8],
-    kc: _F64,
+    kc: F64,
     c: int,
     sign: float,
     bias: bool,
     c_blocked: bool,
     C: float,
     eps: float,
-    v: _F64,
-    beta: _F64,
-    w: _F64,
-    gamma: _F64,
+    v: F64,
+    beta: F64,
+    w: F64,
+    gamma: F64,
 ) -> tuple[int, int, float, float]: ...
-def r_expand(R: _F64, m: int, v: _F64, qkk: float, threshold: float, beta: _F64) -> float: ...
-def r_contract(R: _F64, m: int, q: int) -> None: ...
+def r_expand(R: F64, m: int, v: F64, qkk: float, threshold: float, beta: F64) -> float: ...
+def r_contract(R: F64, m: int, q: int) -> None: ...

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-_F64 = npt.NDArray[np.float64]
-_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
+from kbench.cython_core._types import F64, Kernel
+
 _Float = TypeVar("_Float", npt.NDArray[np.float64], npt.NDArray[np.float32])
 
 class KernelKind(enum.IntEnum):
@@ -25,7 +25,7 @@ class KernelKind(enum.IntEnum):
     K_LAPLACIAN = 3
 
 def kernel_row(
-    kernel: _Kernel,
+    kernel: Kernel,
     S: _Float,
     sq: _Float,
     x: _Float,
@@ -43,29 +43,29 @@ def compiled_row(
     xsq: float | None = None,
 ) -> npt.NDArray[np.floating[Any]]: ...
 def kernel_matrix(
-    kernel: _Kernel,
-    A: _F64,
-    asq: _F64,
-    B: _F64,
-    bsq: _F64,
-    out: _F64,
+    kernel: Kernel,
+    A: F64,
+    asq: F64,
+    B: F64,
+    bsq: F64,
+    out: F64,
 ) -> None: ...
 def kernel_diag(
-    kernel: _Kernel,
-    A: _F64,
-    asq: _F64,
-    out: _F64,
+    kernel: Kernel,
+    A: F64,
+    asq: F64,
+    out: F64,
 ) -> None: ...
 def sq_norms(A: _Float, out: _Float) -> None: ...
 def expansion(k: _Float, alpha: _Float, m: int, out: _Float) -> None: ...
 def decision_block(
-    kernel: _Kernel,
-    S: _F64,
-    sq: _F64,
-    alpha: _F64,
+    kernel: Kernel,
+    S: F64,
+    sq: F64,
+    alpha: F64,
     m: int,
-    X: _F64,
-    xsq: _F64,
-    K: _F64,
-    out: _F64,
+    X: F64,
+    xsq: F64,
+    K: F64,
+    out: F64,
 ) -> None: ...

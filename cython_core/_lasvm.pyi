@@ -1,13 +1,7 @@
 """Type stub of kbench.cython_core._lasvm (see the module docstring of _lasvm.pyx)."""
 
-import numpy as np
-import numpy.typing as npt
-
 from kbench.cython_core._kernel_cache import CachedStore
-
-_F64 = npt.NDArray[np.float64]
-_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
-_I64 = npt.NDArray[np.int64]
+from kbench.cython_core._types import F64, I64, Kernel
 
 STATUS_DONE: int
 STATUS_GROW: int
@@ -27,7 +21,7 @@ class LasvmCore(CachedStore):
     discarded: int
     def __init__(
         self,
-        kernel: _Kernel,
+        kernel: Kernel,
         compiled_kernel: bool,
         C: float,
         tau: float,
@@ -35,30 +29,30 @@ class LasvmCore(CachedStore):
     ) -> None: ...
     def bind(
         self,
-        SV: _F64,
-        sq: _F64,
-        alpha: _F64,
-        g: _F64,
-        lab: _F64,
-        ids: _I64,
-        krow: _F64,
-        scratch: _F64,
-        ri: _F64,
+        SV: F64,
+        sq: F64,
+        alpha: F64,
+        g: F64,
+        lab: F64,
+        ids: I64,
+        krow: F64,
+        scratch: F64,
+        ri: F64,
     ) -> None: ...
     def block(
         self,
-        X: _F64,
-        y: _F64,
-        xids: _I64,
-        pred: _F64,
+        X: F64,
+        y: F64,
+        xids: I64,
+        pred: F64,
         start: int,
         process_only: bool = ...,
     ) -> tuple[int, int]: ...
     def finish(self, max_iter: int) -> int: ...
-    def decision(self, x: _F64, xsq: float) -> float: ...
-    def decision_row(self, row: _F64) -> float: ...
-    def process_row(self, x: _F64, xsq: float, y: float, xid: int, kap: float) -> int: ...
+    def decision(self, x: F64, xsq: float) -> float: ...
+    def decision_row(self, row: F64) -> float: ...
+    def process_row(self, x: F64, xsq: float, y: float, xid: int, kap: float) -> int: ...
     def pair(self, process: bool) -> tuple[int, int]: ...
-    def step_rows(self, i: int, j: int, Ki: _F64, Kj: _F64) -> None: ...
+    def step_rows(self, i: int, j: int, Ki: F64, Kj: F64) -> None: ...
     def cleanup(self) -> None: ...
     def gap(self) -> None: ...

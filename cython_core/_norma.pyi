@@ -5,37 +5,33 @@
 ``STATE_FIELDS``. Arrays are C-contiguous float64 and are updated in place.
 """
 
-import numpy as np
-import numpy.typing as npt
-
 from kbench.cython_core._online_ops import OnlineConfig
-
-_F64 = npt.NDArray[np.float64]
+from kbench.cython_core._types import F64
 
 STATE_FIELDS: tuple[str, ...]
 
 def norma_block(
     cfg: OnlineConfig,
-    SV: _F64,
-    sq: _F64,
-    A: _F64,
-    state: _F64,
-    b: _F64,
-    X: _F64,
-    y: _F64,
-    pred: _F64,
-    krow: _F64,
-    work: _F64,
+    SV: F64,
+    sq: F64,
+    A: F64,
+    state: F64,
+    b: F64,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
+    work: F64,
 ) -> None: ...
 def norma_apply(
     cfg: OnlineConfig,
-    SV: _F64,
-    sq: _F64,
-    A: _F64,
-    state: _F64,
-    b: _F64,
-    x: _F64,
+    SV: F64,
+    sq: F64,
+    A: F64,
+    state: F64,
+    b: F64,
+    x: F64,
     xsq: float,
-    xi: _F64,
+    xi: F64,
     s: int,
 ) -> None: ...

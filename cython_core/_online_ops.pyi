@@ -3,10 +3,7 @@
 import enum
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-_F64 = npt.NDArray[np.float64]
+from kbench.cython_core._types import F64
 
 class Task(enum.IntEnum):
     """Task codes of the compiled online learners."""
@@ -65,5 +62,5 @@ class OnlineConfig:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
-def compiled_gradient(cfg: OnlineConfig, F: _F64, y: float, xi: _F64, chi: _F64) -> None: ...
-def compiled_self_kernel(cfg: OnlineConfig, x: _F64, xsq: float) -> float: ...
+def compiled_gradient(cfg: OnlineConfig, F: F64, y: float, xi: F64, chi: F64) -> None: ...
+def compiled_self_kernel(cfg: OnlineConfig, x: F64, xsq: float) -> float: ...

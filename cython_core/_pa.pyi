@@ -1,21 +1,17 @@
 """Type stub of kbench.cython_core._pa (kernel passive–aggressive block loop)."""
 
-import numpy as np
-import numpy.typing as npt
-
-_F64 = npt.NDArray[np.float64]
-_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
+from kbench.cython_core._types import F64, Kernel
 
 def pa_block(
-    kernel: _Kernel,
-    SV: _F64,
-    sq: _F64,
-    alpha: _F64,
+    kernel: Kernel,
+    SV: F64,
+    sq: F64,
+    alpha: F64,
     m: int,
-    X: _F64,
-    y: _F64,
-    pred: _F64,
-    krow: _F64,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
     variant: int,
     C: float,
     have_row: bool,

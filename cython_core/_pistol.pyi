@@ -6,12 +6,8 @@
 are updated in place. ``A`` is the buffer's cap × 2C coefficient block ``[c | u]``.
 """
 
-import numpy as np
-import numpy.typing as npt
-
 from kbench.cython_core._online_ops import OnlineConfig, compiled_gradient, compiled_self_kernel
-
-_F64 = npt.NDArray[np.float64]
+from kbench.cython_core._types import F64
 
 PARAM_FIELDS: tuple[str, ...]
 STATE_FIELDS: tuple[str, ...]
@@ -19,36 +15,34 @@ LOG_W_MAX: float
 
 def pistol_block(
     cfg: OnlineConfig,
-    params: _F64,
-    state: _F64,
-    SV: _F64,
-    sq: _F64,
-    A: _F64,
-    X: _F64,
-    y: _F64,
-    pred: _F64,
-    krow: _F64,
-    work: _F64,
+    params: F64,
+    state: F64,
+    SV: F64,
+    sq: F64,
+    A: F64,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
+    work: F64,
     start: int,
 ) -> int: ...
-def pistol_multiplier(params: _F64, state: _F64) -> float: ...
-def pistol_outputs(
-    params: _F64, state: _F64, GU: _F64, w: float, Fon: _F64, Fout: _F64
-) -> None: ...
+def pistol_multiplier(params: F64, state: F64) -> float: ...
+def pistol_outputs(params: F64, state: F64, GU: F64, w: float, Fon: F64, Fout: F64) -> None: ...
 
 pistol_gradient = compiled_gradient
 pistol_self_kernel = compiled_self_kernel
 
 def pistol_apply(
-    params: _F64,
-    state: _F64,
-    SV: _F64,
-    sq: _F64,
-    A: _F64,
-    x: _F64,
+    params: F64,
+    state: F64,
+    SV: F64,
+    sq: F64,
+    A: F64,
+    x: F64,
     xsq: float,
     kxx: float,
-    GU: _F64,
+    GU: F64,
     w: float,
-    xi: _F64,
+    xi: F64,
 ) -> None: ...

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-_F64 = npt.NDArray[np.float64]
+from kbench.cython_core._types import F64
 
 class RampCore:
     kind: int
@@ -52,21 +52,21 @@ class RampCore:
     last_update: int
     trace: bool
     history: list[tuple[int, float]]
-    X_: _F64
-    sq_: _F64
-    y_: _F64
-    alpha_: _F64
-    g_: _F64
-    kd_: _F64
+    X_: F64
+    sq_: F64
+    y_: F64
+    alpha_: F64
+    g_: F64
+    kd_: F64
     inV_: npt.NDArray[np.uint8]
     age_: npt.NDArray[np.int64]
     svpos_: npt.NDArray[np.intp]
-    SVX_: _F64
-    SVsq_: _F64
-    SVc_: _F64
+    SVX_: F64
+    SVsq_: F64
+    SVc_: F64
     SVown_: npt.NDArray[np.intp]
-    krow_: _F64
-    KC_: _F64
+    krow_: F64
+    KC_: F64
     cslot_: npt.NDArray[np.intp]
     cown_: npt.NDArray[np.intp]
     clen_: npt.NDArray[np.intp]
@@ -88,9 +88,9 @@ class RampCore:
         cache_bytes: float,
     ) -> None: ...
     def reset(self) -> None: ...
-    def decide(self, x: _F64) -> float: ...
-    def learn(self, x: _F64, yv: float) -> None: ...
-    def block(self, X: _F64, y: _F64, pred: _F64, width: float) -> int: ...
-    def fit(self, X: _F64, y: _F64, n_init: int) -> None: ...
-    def exact_gradients(self) -> _F64: ...
+    def decide(self, x: F64) -> float: ...
+    def learn(self, x: F64, yv: float) -> None: ...
+    def block(self, X: F64, y: F64, pred: F64, width: float) -> int: ...
+    def fit(self, X: F64, y: F64, n_init: int) -> None: ...
+    def exact_gradients(self) -> F64: ...
     def objective(self) -> tuple[float, float, float]: ...

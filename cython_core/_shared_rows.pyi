@@ -1,9 +1,9 @@
 import numpy as np
 
-_Kernel = tuple[int, float, float, float, float]  # (kind, gamma, scale, offset, degree)
+from kbench.cython_core._types import Kernel
 
 def shared_row(
-    kernel: _Kernel,
+    kernel: Kernel,
     S: np.ndarray,
     m: int,
     x: np.ndarray,

@@ -7,48 +7,44 @@ holds the offsets, their step sizes and their traces (3C). Arrays are C-contiguo
 float64 and are updated in place.
 """
 
-import numpy as np
-import numpy.typing as npt
-
 from kbench.cython_core._online_ops import OnlineConfig
-
-_F64 = npt.NDArray[np.float64]
+from kbench.cython_core._types import F64
 
 STATE_FIELDS: tuple[str, ...]
 
 def svmd_block(
     cfg: OnlineConfig,
-    SV: _F64,
-    sq: _F64,
-    AB: _F64,
-    state: _F64,
-    off: _F64,
-    X: _F64,
-    y: _F64,
-    pred: _F64,
-    krow: _F64,
-    kj: _F64,
-    work: _F64,
+    SV: F64,
+    sq: F64,
+    AB: F64,
+    state: F64,
+    off: F64,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
+    kj: F64,
+    work: F64,
 ) -> None: ...
 def svmd_apply(
     cfg: OnlineConfig,
-    SV: _F64,
-    sq: _F64,
-    AB: _F64,
-    state: _F64,
-    off: _F64,
-    k: _F64,
-    kj: _F64,
-    x: _F64,
+    SV: F64,
+    sq: F64,
+    AB: F64,
+    state: F64,
+    off: F64,
+    k: F64,
+    kj: F64,
+    x: F64,
     xsq: float,
     kxx: float,
-    FV: _F64,
-    xi: _F64,
-    chi: _F64,
+    FV: F64,
+    xi: F64,
+    chi: F64,
     s: int,
-    V1: _F64,
-    fv: _F64,
+    V1: F64,
+    fv: F64,
 ) -> None: ...
 def py_gradient(
-    cfg: OnlineConfig, eps: float, Fb: _F64, V: _F64, y: float, xi: _F64, chi: _F64
+    cfg: OnlineConfig, eps: float, Fb: F64, V: F64, y: float, xi: F64, chi: F64
 ) -> int: ...
