@@ -99,166 +99,68 @@ class Entry:
         return None if None in sizes else sum(s for s in sizes if s is not None)
 
 
-def _e(name: str, task: str, d: int, n: int, train: File, test: File | None = None,
-       n_test: int = 0, classes: int | None = None) -> Entry:  # fmt: skip
-    return Entry(name, task, d, n, train, test, n_test, classes)
-
-
 def _f(path: str, size: int | None = None, sha256: str | None = None) -> File:
     return File(BASE + path, size, sha256)
 
 
+# a9a: size and sha256 of kbench's bundled copy of the LIBSVM page's a9a and a9a.t
+# (plugins/datasets/data/README.md: gzip-compressed, otherwise unchanged; the sha256 of the
+# uncompressed files is recorded there, and the sizes measured from them).
+_A9A = Entry(
+    "a9a",
+    "binary",
+    123,
+    32561,
+    _f("binary/a9a", 2329875, "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906"),
+    _f("binary/a9a.t", 1164628, "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9"),
+    16281,
+    2,
+)
+
+# The entries of this table have no published checksum, no recorded checksum and no recorded
+# size: they are verified by parsing only (a wrong file fails with the file and line at
+# fault, or by its shape). Checksums may be added once files fetched from the page have been
+# recorded. Files are named within the page's folder of the task (binary/, multiclass/, ...).
+# name, task, d, n, training file, test file, n_test, classes
+# fmt: off
+_PARSED_ONLY: tuple[tuple[str, str, int, int, str, str | None, int, int | None], ...] = (
+    # --- binary ----------------------------------------------------------------------------
+    ("w8a", "binary", 300, 49749, "w8a", "w8a.t", 14951, 2),
+    ("ijcnn1", "binary", 22, 49990, "ijcnn1.bz2", "ijcnn1.t.bz2", 91701, 2),
+    ("cod-rna", "binary", 8, 59535, "cod-rna", "cod-rna.t", 271617, 2),
+    ("covtype.binary", "binary", 54, 581012, "covtype.libsvm.binary.bz2", None, 0, 2),
+    ("covtype.binary.scale", "binary", 54, 581012, "covtype.libsvm.binary.scale.bz2", None, 0, 2),
+    ("mushrooms", "binary", 112, 8124, "mushrooms", None, 0, 2),
+    ("phishing", "binary", 68, 11055, "phishing", None, 0, 2),
+    ("rcv1.binary", "binary", 47236, 20242, "rcv1_train.binary.bz2", "rcv1_test.binary.bz2",
+     677399, 2),
+    ("news20.binary", "binary", 1355191, 19996, "news20.binary.bz2", None, 0, 2),
+    ("real-sim", "binary", 20958, 72309, "real-sim.bz2", None, 0, 2),
+    ("webspam", "binary", 254, 350000, "webspam_wc_normalized_unigram.svm.xz", None, 0, 2),
+    ("url", "binary", 3231961, 2396130, "url_combined.bz2", None, 0, 2),
+    ("SUSY", "binary", 18, 5000000, "SUSY.xz", None, 0, 2),
+    ("HIGGS", "binary", 28, 11000000, "HIGGS.xz", None, 0, 2),
+    # --- multiclass ------------------------------------------------------------------------
+    ("mnist", "multiclass", 780, 60000, "mnist.bz2", "mnist.t.bz2", 10000, 10),
+    ("usps", "multiclass", 256, 7291, "usps.bz2", "usps.t.bz2", 2007, 10),
+    ("letter", "multiclass", 16, 15000, "letter.scale", "letter.scale.t", 5000, 26),
+    ("satimage", "multiclass", 36, 4435, "satimage.scale", "satimage.scale.t", 2000, 6),
+    ("pendigits", "multiclass", 16, 7494, "pendigits", "pendigits.t", 3498, 10),
+    # --- regression ------------------------------------------------------------------------
+    ("cadata", "regression", 8, 20640, "cadata", None, 0, None),
+    ("abalone", "regression", 8, 4177, "abalone", None, 0, None),
+    ("cpusmall", "regression", 12, 8192, "cpusmall", None, 0, None),
+    ("space_ga", "regression", 6, 3107, "space_ga", None, 0, None),
+    ("YearPredictionMSD", "regression", 90, 463715, "YearPredictionMSD.bz2",
+     "YearPredictionMSD.t.bz2", 51630, None),
+)
+# fmt: on
+
 _BUILTIN: tuple[Entry, ...] = (
-    # --- binary --------------------------------------------------------------------------
-    # a9a: size and sha256 of kbench's bundled copy of the LIBSVM page's a9a and a9a.t
-    # (plugins/datasets/data/README.md: gzip-compressed, otherwise unchanged; the sha256 of
-    # the uncompressed files is recorded there, and the sizes measured from them).
-    _e(
-        "a9a",
-        "binary",
-        123,
-        32561,
-        _f(
-            "binary/a9a",
-            2329875,
-            "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906",
-        ),
-        _f(
-            "binary/a9a.t",
-            1164628,
-            "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9",
-        ),
-        16281,
-        2,
-    ),
-    # The entries below have no published checksum and no recorded size: they are verified
-    # by parsing only (a wrong file fails with the file and line at fault, or by its shape).
-    # (Checksums may be added once files fetched from the page have been recorded.)
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("w8a", "binary", 300, 49749, _f("binary/w8a"), _f("binary/w8a.t"), 14951, 2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("ijcnn1", "binary", 22, 49990, _f("binary/ijcnn1.bz2"), _f("binary/ijcnn1.t.bz2"), 91701, 2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("cod-rna", "binary", 8, 59535, _f("binary/cod-rna"), _f("binary/cod-rna.t"), 271617, 2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("covtype.binary", "binary", 54, 581012, _f("binary/covtype.libsvm.binary.bz2"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "covtype.binary.scale",
-        "binary",
-        54,
-        581012,
-        _f("binary/covtype.libsvm.binary.scale.bz2"),
-        classes=2,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("mushrooms", "binary", 112, 8124, _f("binary/mushrooms"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("phishing", "binary", 68, 11055, _f("binary/phishing"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "rcv1.binary",
-        "binary",
-        47236,
-        20242,
-        _f("binary/rcv1_train.binary.bz2"),
-        _f("binary/rcv1_test.binary.bz2"),
-        677399,
-        2,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("news20.binary", "binary", 1355191, 19996, _f("binary/news20.binary.bz2"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("real-sim", "binary", 20958, 72309, _f("binary/real-sim.bz2"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "webspam",
-        "binary",
-        254,
-        350000,
-        _f("binary/webspam_wc_normalized_unigram.svm.xz"),
-        classes=2,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("url", "binary", 3231961, 2396130, _f("binary/url_combined.bz2"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("SUSY", "binary", 18, 5000000, _f("binary/SUSY.xz"), classes=2),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("HIGGS", "binary", 28, 11000000, _f("binary/HIGGS.xz"), classes=2),
-    # --- multiclass (no published checksum, no recorded size: verified by parsing) --------
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "mnist",
-        "multiclass",
-        780,
-        60000,
-        _f("multiclass/mnist.bz2"),
-        _f("multiclass/mnist.t.bz2"),
-        10000,
-        10,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "usps",
-        "multiclass",
-        256,
-        7291,
-        _f("multiclass/usps.bz2"),
-        _f("multiclass/usps.t.bz2"),
-        2007,
-        10,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "letter",
-        "multiclass",
-        16,
-        15000,
-        _f("multiclass/letter.scale"),
-        _f("multiclass/letter.scale.t"),
-        5000,
-        26,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "satimage",
-        "multiclass",
-        36,
-        4435,
-        _f("multiclass/satimage.scale"),
-        _f("multiclass/satimage.scale.t"),
-        2000,
-        6,
-    ),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "pendigits",
-        "multiclass",
-        16,
-        7494,
-        _f("multiclass/pendigits"),
-        _f("multiclass/pendigits.t"),
-        3498,
-        10,
-    ),
-    # --- regression (no published checksum, no recorded size: verified by parsing) -------
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("cadata", "regression", 8, 20640, _f("regression/cadata")),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("abalone", "regression", 8, 4177, _f("regression/abalone")),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("cpusmall", "regression", 12, 8192, _f("regression/cpusmall")),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e("space_ga", "regression", 6, 3107, _f("regression/space_ga")),
-    # checksum: none published, none recorded; size not recorded: verified by parsing
-    _e(
-        "YearPredictionMSD",
-        "regression",
-        90,
-        463715,
-        _f("regression/YearPredictionMSD.bz2"),
-        _f("regression/YearPredictionMSD.t.bz2"),
-        51630,
+    _A9A,
+    *(
+        Entry(name, task, d, n, _f(f"{task}/{train}"), test and _f(f"{task}/{test}"), n_test, k)
+        for name, task, d, n, train, test, n_test, k in _PARSED_ONLY
     ),
 )
 
