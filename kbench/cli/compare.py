@@ -17,6 +17,23 @@ from kbench.results.degenerate import LEGEND as DEGENERATE_LEGEND
 METRIC_CHOICE = click.Choice(["online_error", "test_error", "final_epoch_error"])
 err = Console(stderr=True)
 
+#: The RESULTS folder both commands read.
+_results_argument = click.argument("results", type=NonEmptyPath(path_type=Path))
+
+
+def _metric_option(help: str) -> Any:
+    """The ``--metric`` option (the final error to compare), with its help."""
+    return click.option(
+        "--metric", type=METRIC_CHOICE, default="online_error", show_default=True, help=help
+    )
+
+
+def _file_option(*names: str, help: str) -> Any:
+    """An option naming a file to write (none by default), with its help."""
+    return click.option(
+        *names, type=NonEmptyPath(dir_okay=False, path_type=Path), default=None, help=help
+    )
+
 
 def _load(
     results: Path,
@@ -32,14 +49,10 @@ def _load(
 
 
 @click.command()
-@click.argument("results", type=NonEmptyPath(path_type=Path))
-@click.option(
-    "--metric",
-    type=METRIC_CHOICE,
-    default="online_error",
-    show_default=True,
-    help="Final error compared across seeds and data sets "
-    "(per-stream tests always use the online outcomes).",
+@_results_argument
+@_metric_option(
+    "Final error compared across seeds and data sets "
+    "(per-stream tests always use the online outcomes)."
 )
 @alpha_option
 @click.option(
@@ -52,20 +65,8 @@ def _load(
 @click.option(
     "--streams", "show_streams", is_flag=True, help="Also print every pair on every single stream."
 )
-@click.option(
-    "--csv",
-    "csv_path",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write every pairwise test (all levels) to this CSV file.",
-)
-@click.option(
-    "--json",
-    "json_path",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write every table to this JSON file.",
-)
+@_file_option("--csv", "csv_path", help="Write every pairwise test (all levels) to this CSV file.")
+@_file_option("--json", "json_path", help="Write every table to this JSON file.")
 @format_option(
     "table: terminal tables; markdown: per data set, configurations and pairs; latex: "
     "one booktabs table (mean ± sd over seeds, best in bold, marks and legend); csv: every "
@@ -124,21 +125,9 @@ def compare(
 
 
 @click.command()
-@click.argument("results", type=NonEmptyPath(path_type=Path))
-@click.option(
-    "-o",
-    "--out",
-    type=NonEmptyPath(dir_okay=False, path_type=Path),
-    default=None,
-    help="HTML file to write [default: RESULTS/report.html].",
-)
-@click.option(
-    "--metric",
-    type=METRIC_CHOICE,
-    default="online_error",
-    show_default=True,
-    help="Final error ranked across seeds and data sets.",
-)
+@_results_argument
+@_file_option("-o", "--out", help="HTML file to write [default: RESULTS/report.html].")
+@_metric_option("Final error ranked across seeds and data sets.")
 @alpha_option
 @click.option(
     "--title", default=None, help="Title of the report [default: the results folder's name]."
