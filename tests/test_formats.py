@@ -24,18 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbench.core.errors import DataError
-from kbench.data.readers import (
-    cached_path,
-    encode_labels,
-    fetch_url,
-    idx_header,
-    npz_shapes,
-    read_csv,
-    read_idx,
-    read_idx_pair,
-    read_libsvm,
-    read_npz,
-)
+from kbench.data import readers
 
 HEART = Path("/usr/share/doc/liblinear-tools/examples/heart_scale")
 FASHION = Path("/usr/share/datasets/fashion-mnist")
@@ -64,17 +53,17 @@ def read_error(read: Callable[..., Any], path: Path, text: str, *args: Any) -> s
 def test_libsvm_reads_sparse_rows(tmp_path):
     p = tmp_path / "a.txt"
     p.write_text("+1 1:0.5 3:2 # comment\n\n-1 qid:3 2:1.5\n# only a comment\n1\n")
-    X, y = read_libsvm(p)
+    X, y = readers.read_libsvm(p)
     assert y.tolist() == [1.0, -1.0, 1.0]
     assert X.tolist() == [[0.5, 0.0, 2.0], [0.0, 1.5, 0.0], [0.0, 0.0, 0.0]]
-    X5, _ = read_libsvm(p, n_features=5)
+    X5, _ = readers.read_libsvm(p, n_features=5)
     assert X5.shape == (3, 5)
 
 
 def test_libsvm_reads_gzip_by_content(tmp_path):
     p = tmp_path / "a.data"  # no .gz suffix: recognised by its first bytes
     p.write_bytes(gzip.compress(b"2 1:1 2:2\n1 2:3\n"))
-    X, y = read_libsvm(p)
+    X, y = readers.read_libsvm(p)
     assert X.tolist() == [[1.0, 2.0], [0.0, 3.0]] and y.tolist() == [2.0, 1.0]
 
 
@@ -93,7 +82,7 @@ def test_libsvm_reads_gzip_by_content(tmp_path):
 )
 def test_libsvm_errors_name_file_and_line(tmp_path, text, message):
     p = tmp_path / "bad.txt"
-    error = read_error(read_libsvm, p, text)
+    error = read_error(readers.read_libsvm, p, text)
     assert error == f"{p}{message}" or error.startswith(f"{p}{message}")
 
 
@@ -103,25 +92,25 @@ def test_libsvm_index_beyond_declared_dimension(tmp_path):
     with pytest.raises(
         DataError, match=r"a.txt:2: feature index 7 exceeds the declared dimension 4"
     ):
-        read_libsvm(p, n_features=4)
+        readers.read_libsvm(p, n_features=4)
 
 
 def test_libsvm_missing_binary_and_huge(tmp_path):
     with pytest.raises(DataError, match="no such file"):
-        read_libsvm(tmp_path / "none.txt")
+        readers.read_libsvm(tmp_path / "none.txt")
     b = tmp_path / "bin"
     b.write_bytes(b"\xff\xfe\x00\x81")
     with pytest.raises(DataError, match="not a UTF-8 text file"):
-        read_libsvm(b)
+        readers.read_libsvm(b)
     big = tmp_path / "big.txt"
     big.write_text("1 4000000000:1\n")
     with pytest.raises(DataError, match=r"would need .* GB as a dense float64 array"):
-        read_libsvm(big)
+        readers.read_libsvm(big)
     broken = tmp_path / "broken.gz"
     whole = gzip.compress("".join(f"{i % 2} 1:{i}\n" for i in range(500)).encode())
     broken.write_bytes(whole[: len(whole) // 2])
     with pytest.raises(DataError, match="cannot read"):
-        read_libsvm(broken)
+        readers.read_libsvm(broken)
 
 
 @pytest.mark.datasets
@@ -129,7 +118,7 @@ def test_libsvm_reads_heart_scale():
     """LIBSVM's heart_scale as Debian's liblinear-tools ships it, against scikit-learn's reader."""
     from sklearn.datasets import load_svmlight_file
 
-    X, y = read_libsvm(HEART)
+    X, y = readers.read_libsvm(HEART)
     Xs, ys = load_svmlight_file(str(HEART))
     assert X.shape == (270, 13) and set(y) == {-1.0, 1.0}
     np.testing.assert_array_equal(X, Xs.toarray())
@@ -144,16 +133,16 @@ def test_libsvm_reads_heart_scale():
 def test_csv_header_and_label_by_name(tmp_path):
     p = tmp_path / "d.csv"
     p.write_text("a,class,b\n1,x,2\n3,y,4.5\n")
-    X, y, names = read_csv(p, "class")
+    X, y, names = readers.read_csv(p, "class")
     assert X.tolist() == [[1.0, 2.0], [3.0, 4.5]] and y == ["x", "y"] and names == ["a", "b"]
 
 
 def test_csv_label_by_index_and_no_header(tmp_path):
     p = tmp_path / "d.csv"
     p.write_text("1,2,0\n3,4,1\n")
-    X, y, names = read_csv(p, -1)
+    X, y, names = readers.read_csv(p, -1)
     assert X.tolist() == [[1.0, 2.0], [3.0, 4.0]] and y == ["0", "1"] and names == ["col0", "col1"]
-    X0, y0, _ = read_csv(p, "0")
+    X0, y0, _ = readers.read_csv(p, "0")
     assert X0.tolist() == [[2.0, 0.0], [4.0, 1.0]] and y0 == ["1", "3"]
 
 
@@ -170,20 +159,20 @@ def test_csv_label_by_index_and_no_header(tmp_path):
 def test_csv_delimiters(tmp_path, text, delimiter):
     p = tmp_path / "d.txt"
     p.write_text(text)
-    X, y, _ = read_csv(p, -1, delimiter=delimiter)
+    X, y, _ = readers.read_csv(p, -1, delimiter=delimiter)
     assert X.tolist() == [[1.0, 2.0], [3.0, 4.0]] and y == ["a", "b"]
 
 
 def test_csv_skips_comments_and_blank_lines_and_reads_gzip(tmp_path):
     p = tmp_path / "d.csv.gz"
     p.write_bytes(gzip.compress(b"# made by hand\nx,y,label\n\n1,2,a\r\n3,4,b\n"))
-    X, y, names = read_csv(p, "label")
+    X, y, names = readers.read_csv(p, "label")
     assert X.shape == (2, 2) and y == ["a", "b"] and names == ["x", "y"]
 
 
 def test_csv_non_numeric_cell_names_file_line_and_column(tmp_path):
     p = tmp_path / "d.csv"
-    error = read_error(read_csv, p, "age,height,label\n30,1.8,a\n41,tall,b\n", "label")
+    error = read_error(readers.read_csv, p, "age,height,label\n30,1.8,a\n41,tall,b\n", "label")
     assert error == f"{p}:3: column 2 ('height'): 'tall' is not a number"
 
 
@@ -204,7 +193,7 @@ def test_csv_non_numeric_cell_names_file_line_and_column(tmp_path):
 )
 def test_csv_errors(tmp_path, text, label, message):
     p = tmp_path / "d.csv"
-    error = read_error(read_csv, p, text, label)
+    error = read_error(readers.read_csv, p, text, label)
     assert message in error and str(p) in error
 
 
@@ -214,7 +203,7 @@ def test_csv_label_name_without_header_row(tmp_path):
     with pytest.raises(
         DataError, match="label column 'y' names a column, but the file has no header row"
     ):
-        read_csv(p, "y", header="no")
+        readers.read_csv(p, "y", header="no")
 
 
 # --------------------------------------------------------------------------------------------
@@ -231,11 +220,11 @@ def test_npz_reads_train_and_test(tmp_path):
         X_test=np.ones((2, 2), np.float32),
         y_test=np.array([[1], [0]]),
     )
-    a = read_npz(p)
+    a = readers.read_npz(p)
     assert (
         a["X"].dtype == np.float64 and a["X"].shape == (3, 2) and a["y_test"].tolist() == [1.0, 0.0]
     )
-    assert npz_shapes(p) == {"X": (3, 2), "y": (3,), "X_test": (2, 2), "y_test": (2, 1)}
+    assert readers.npz_shapes(p) == {"X": (3, 2), "y": (3,), "X_test": (2, 2), "y_test": (2, 1)}
 
 
 @pytest.mark.parametrize(
@@ -272,7 +261,7 @@ def test_npz_errors(tmp_path, arrays, message):
     p = tmp_path / "d.npz"
     np.savez(p, **arrays)
     with pytest.raises(DataError) as exc:
-        read_npz(p)
+        readers.read_npz(p)
     assert message in one_line(exc)
 
 
@@ -280,15 +269,15 @@ def test_npz_refuses_pickles_and_non_archives(tmp_path):
     p = tmp_path / "obj.npz"
     np.savez(p, X=np.array([{"a": 1}], dtype=object), y=np.ones(1))
     with pytest.raises(DataError, match=r"not a readable \.npz archive"):
-        read_npz(p)
+        readers.read_npz(p)
     single = tmp_path / "single.npy"
     np.save(single, np.ones(3))
     with pytest.raises(DataError, match=r"not an \.npz archive"):
-        read_npz(single)
+        readers.read_npz(single)
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(DataError, match=r"not a readable \.npz archive"):
-        read_npz(junk)
+        readers.read_npz(junk)
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,23 +304,23 @@ def write_idx(
 
 def test_idx_round_trip_types_and_gzip(tmp_path):
     imgs = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
-    a = read_idx(write_idx(tmp_path / "i", imgs, compress=True))
+    a = readers.read_idx(write_idx(tmp_path / "i", imgs, compress=True))
     assert a.dtype == np.uint8 and a.shape == (2, 3, 4) and np.array_equal(a, imgs)
     ints = np.array([-5, 70000], dtype=">i4")
-    assert read_idx(write_idx(tmp_path / "j", ints, 0x0C)).tolist() == [-5, 70000]
+    assert readers.read_idx(write_idx(tmp_path / "j", ints, 0x0C)).tolist() == [-5, 70000]
     floats = np.array([1.5, -2.25], dtype=">f8")
-    assert read_idx(write_idx(tmp_path / "f", floats, 0x0E)).tolist() == [1.5, -2.25]
-    assert idx_header(tmp_path / "i")[1] == (2, 3, 4)
+    assert readers.read_idx(write_idx(tmp_path / "f", floats, 0x0E)).tolist() == [1.5, -2.25]
+    assert readers.idx_header(tmp_path / "i")[1] == (2, 3, 4)
 
 
 def test_idx_pair_makes_rows(tmp_path):
     imgs = write_idx(tmp_path / "imgs", np.arange(2 * 2 * 2, dtype=np.uint8).reshape(2, 2, 2))
     labs = write_idx(tmp_path / "labs", np.array([3, 1], dtype=np.uint8))
-    X, y = read_idx_pair(imgs, labs)
+    X, y = readers.read_idx_pair(imgs, labs)
     assert X.tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]] and y.tolist() == [3.0, 1.0]
     short = write_idx(tmp_path / "short", np.array([3], dtype=np.uint8))
     with pytest.raises(DataError, match=r"has 2 images but .* has 1 labels"):
-        read_idx_pair(imgs, short)
+        readers.read_idx_pair(imgs, short)
 
 
 @pytest.mark.parametrize(
@@ -363,19 +352,22 @@ def test_idx_header_size_mismatch(tmp_path, make, message):
     p = tmp_path / "bad-idx"
     make(p)
     with pytest.raises(DataError) as exc:
-        read_idx(p)
+        readers.read_idx(p)
     assert message in one_line(exc) and str(p) in one_line(exc)
 
 
 @pytest.mark.datasets
 def test_idx_reads_fashion_mnist_files():
     """The Debian package's real IDX files: headers, sizes and class balance."""
-    X, y = read_idx_pair(
+    X, y = readers.read_idx_pair(
         FASHION / "t10k-images-idx3-ubyte.gz", FASHION / "t10k-labels-idx1-ubyte.gz"
     )
     assert X.shape == (10000, 784) and X.min() == 0 and X.max() == 255
     assert np.bincount(y.astype(int)).tolist() == [1000] * 10
-    assert idx_header(FASHION / "train-images-idx3-ubyte.gz") == (np.dtype(">u1"), (60000, 28, 28))
+    assert readers.idx_header(FASHION / "train-images-idx3-ubyte.gz") == (
+        np.dtype(">u1"),
+        (60000, 28, 28),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,23 +376,23 @@ def test_idx_reads_fashion_mnist_files():
 
 
 def test_encode_binary_keeps_known_meanings_and_orders_names():
-    assert encode_labels([1, -1, 1], None, "binary", "t")[0].tolist() == [1, -1, 1]
-    y, _, n, names = encode_labels(np.array([0, 1, 1]), None, "binary", "t")
+    assert readers.encode_labels([1, -1, 1], None, "binary", "t")[0].tolist() == [1, -1, 1]
+    y, _, n, names = readers.encode_labels(np.array([0, 1, 1]), None, "binary", "t")
     assert y.tolist() == [-1, 1, 1] and n == 2 and names == ("0", "1")
-    y, yt, _, names = encode_labels(["spam", "ham"], ["ham"], "binary", "t")
+    y, yt, _, names = readers.encode_labels(["spam", "ham"], ["ham"], "binary", "t")
     assert y.tolist() == [1, -1] and yt.tolist() == [-1] and names == ("ham", "spam")
-    y, _, _, names = encode_labels(
+    y, _, _, names = readers.encode_labels(
         ["2", "4.0", "4"], None, "binary", "t"
     )  # numeric text is numeric
     assert y.tolist() == [-1, 1, 1] and names == ("2", "4")
-    assert encode_labels([1, 1], None, "binary", "t")[0].tolist() == [1, 1]
+    assert readers.encode_labels([1, 1], None, "binary", "t")[0].tolist() == [1, 1]
 
 
 def test_encode_multiclass_sorts_numbers_numerically():
-    y, yt, n, names = encode_labels(["10", "2", "3"], ["3", "11"], "multiclass", "t")
+    y, yt, n, names = readers.encode_labels(["10", "2", "3"], ["3", "11"], "multiclass", "t")
     assert names == ("2", "3", "10", "11") and n == 4
     assert y.tolist() == [2, 0, 1] and yt.tolist() == [1, 3]
-    y, _, n, names = encode_labels(np.array([5.0, 7.0, 5.0]), None, "multiclass", "t")
+    y, _, n, names = readers.encode_labels(np.array([5.0, 7.0, 5.0]), None, "multiclass", "t")
     assert y.tolist() == [0, 1, 0] and names == ("5", "7")
 
 
@@ -420,7 +412,7 @@ def test_encode_multiclass_sorts_numbers_numerically():
 )
 def test_encode_errors(y, task, message):
     with pytest.raises(DataError) as exc:
-        encode_labels(y, None, task, "where.csv")
+        readers.encode_labels(y, None, task, "where.csv")
     assert one_line(exc).startswith("where.csv: ") and message in one_line(exc)
 
 
@@ -435,11 +427,13 @@ def test_fetch_downloads_verifies_and_then_uses_the_cache(http_root, tmp_path):
     (root / "train.txt").write_bytes(body)
     digest = hashlib.sha256(body).hexdigest()
     cache = tmp_path / "cache"
-    path = fetch_url(f"{base}/train.txt", digest, cache)
-    assert path.read_bytes() == body and path == cached_path(f"{base}/train.txt", digest, cache)
+    path = readers.fetch_url(f"{base}/train.txt", digest, cache)
+    assert path.read_bytes() == body and path == readers.cached_path(
+        f"{base}/train.txt", digest, cache
+    )
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary file left behind
     stop()  # the server is gone: the second fetch must not need it
-    assert fetch_url(f"{base}/train.txt", digest.upper(), cache) == path
+    assert readers.fetch_url(f"{base}/train.txt", digest.upper(), cache) == path
 
 
 def test_fetch_checksum_mismatch_is_an_error_and_keeps_the_cached_copy(http_root, tmp_path):
@@ -448,14 +442,14 @@ def test_fetch_checksum_mismatch_is_an_error_and_keeps_the_cached_copy(http_root
     expected = hashlib.sha256(b"old contents\n").hexdigest()
     cache = tmp_path / "cache"
     with pytest.raises(DataError) as exc:
-        fetch_url(f"{base}/d.txt", expected, cache)
+        readers.fetch_url(f"{base}/d.txt", expected, cache)
     assert "checksum mismatch: expected sha256 " + expected in one_line(exc)
     assert not any(cache.iterdir())  # the bad download was discarded
     # a cached file that no longer verifies (damaged on disk) is not overwritten by a bad download
-    target = cached_path(f"{base}/d.txt", expected, cache)
+    target = readers.cached_path(f"{base}/d.txt", expected, cache)
     target.write_bytes(b"damaged\n")
     with pytest.raises(DataError, match="cached copy left as it was"):
-        fetch_url(f"{base}/d.txt", expected, cache)
+        readers.fetch_url(f"{base}/d.txt", expected, cache)
     assert target.read_bytes() == b"damaged\n"
     assert sorted(p.name for p in cache.iterdir()) == [target.name]
 
@@ -464,9 +458,9 @@ def test_fetch_replaces_a_damaged_cached_copy_with_a_verified_download(http_root
     root, base, _ = http_root
     (root / "d.txt").write_bytes(b"good\n")
     digest = hashlib.sha256(b"good\n").hexdigest()
-    target = cached_path(f"{base}/d.txt", digest, tmp_path)
+    target = readers.cached_path(f"{base}/d.txt", digest, tmp_path)
     target.write_bytes(b"damaged\n")
-    assert fetch_url(f"{base}/d.txt", digest, tmp_path).read_bytes() == b"good\n"
+    assert readers.fetch_url(f"{base}/d.txt", digest, tmp_path).read_bytes() == b"good\n"
 
 
 def test_fetch_errors(http_root, tmp_path):
@@ -475,13 +469,13 @@ def test_fetch_errors(http_root, tmp_path):
     with pytest.raises(
         DataError, match=r"cannot download http://127\.0\.0\.1:\d+/missing\.txt: HTTP 404 "
     ):
-        fetch_url(f"{base}/missing.txt", digest, tmp_path)
+        readers.fetch_url(f"{base}/missing.txt", digest, tmp_path)
     with pytest.raises(DataError, match="is not a SHA-256 checksum"):
-        fetch_url(f"{base}/x", "abc", tmp_path)
+        readers.fetch_url(f"{base}/x", "abc", tmp_path)
     with pytest.raises(DataError, match="kbench downloads http, https or file URLs"):
-        fetch_url("ftp://127.0.0.1/x", digest, tmp_path)
+        readers.fetch_url("ftp://127.0.0.1/x", digest, tmp_path)
     with pytest.raises(DataError, match="cannot download"):
-        fetch_url("http://127.0.0.1:9/x", digest, tmp_path, timeout=5)
+        readers.fetch_url("http://127.0.0.1:9/x", digest, tmp_path, timeout=5)
     assert not any(p.name.startswith(".download-") for p in tmp_path.iterdir())
 
 
@@ -525,7 +519,7 @@ _libsvm_text = st.lists(st.lists(_token, max_size=6).map(" ".join), max_size=8).
 @given(st.one_of(_libsvm_text.map(str.encode), st.binary(max_size=200)))
 def test_fuzz_libsvm(data):
     try:
-        X, y = read_libsvm(_file(data, "fuzz.svm"), max_elements=10**6)
+        X, y = readers.read_libsvm(_file(data, "fuzz.svm"), max_elements=10**6)
     except DataError as exc:
         assert "\n" not in str(exc)
         return
@@ -553,7 +547,7 @@ _cell = st.one_of(
 )
 def test_fuzz_csv(data, label, header, delimiter):
     try:
-        X, labels, names = read_csv(
+        X, labels, names = readers.read_csv(
             _file(data, "fuzz.csv"), label, header=header, delimiter=delimiter, max_elements=10**6
         )
     except DataError as exc:
@@ -578,7 +572,7 @@ _idx_header = st.builds(
 )
 def test_fuzz_idx(data, compress):
     try:
-        a = read_idx(
+        a = readers.read_idx(
             _file(gzip.compress(data) if compress else data, "fuzz.idx"), max_elements=10**6
         )
     except DataError as exc:
@@ -623,7 +617,7 @@ def _npy_bytes(a: np.ndarray) -> bytes:
 )
 def test_fuzz_npz(data):
     try:
-        a = read_npz(_file(data, "fuzz.npz"))
+        a = readers.read_npz(_file(data, "fuzz.npz"))
     except DataError as exc:
         assert "\n" not in str(exc)
         return
@@ -639,7 +633,7 @@ def test_fuzz_npz(data):
 )
 def test_fuzz_encode_labels(y, task):
     try:
-        out, _, n, names = encode_labels(y, None, task, "fuzz")
+        out, _, n, names = readers.encode_labels(y, None, task, "fuzz")
     except DataError as exc:
         assert "\n" not in str(exc)
         return
