@@ -212,6 +212,16 @@ def zero_bias_svm(K: np.ndarray, y: np.ndarray, C: float, *, tol: float) -> np.n
     raise AssertionError("the reference SVM did not converge")
 
 
+def make_kernel(spec: str) -> Kernel:
+    """The kernel ``spec`` from the registry."""
+    return get_registry().create("kernel", spec)
+
+
+def make_loss(spec: str) -> Loss:
+    """The loss ``spec`` from the registry."""
+    return get_registry().create("loss", spec)
+
+
 def create(
     spec: str,
     *,
@@ -222,12 +232,11 @@ def create(
     seed: int = 0,
 ) -> Any:
     """The learner ``spec`` from the registry; kernel and loss by spec or as objects."""
-    reg = get_registry()
-    return reg.create(
+    return get_registry().create(
         "algorithm",
         spec,
-        kernel=reg.create("kernel", kernel) if isinstance(kernel, str) else kernel,
-        loss=reg.create("loss", loss) if isinstance(loss, str) else loss,
+        kernel=make_kernel(kernel) if isinstance(kernel, str) else kernel,
+        loss=make_loss(loss) if isinstance(loss, str) else loss,
         task=task,
         n_classes=n_classes,
         seed=seed,

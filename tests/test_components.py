@@ -1,11 +1,13 @@
-"""Declared component parameters (``param``): the generated constructor, its checks, ``repr``,
-the signature the spec grammar reads, ``kbench list``, and hand-written constructors beside
-them; and ``grown``, the one helper that enlarges preallocated arrays."""
+"""Declared component parameters (``param``): the generated constructor, its checks (the
+built-in kernels' and losses' among them), ``repr``, the signature the spec grammar reads,
+``kbench list``, and hand-written constructors beside them; and ``grown``, the one helper
+that enlarges preallocated arrays."""
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 import typing
 from typing import Literal
 
@@ -129,6 +131,46 @@ def test_built_in_messages_are_unchanged_through_the_registry() -> None:
     with pytest.raises(SpecError) as exc:
         reg.create("algorithm", "norma[eta=2,c=1]", kernel=kernel, loss=loss)
     assert str(exc.value).startswith("norma: eta·c must be ≤ 1")
+
+
+#: Out-of-range values of built-in kernels and losses; the error must name the last parameter
+#: each spec sets.
+OUT_OF_RANGE = {
+    "kernel": [
+        "rbf[gamma=-1]",
+        "rbf[gamma=0]",
+        "rbf[sigma=-2]",
+        "rbf[gamma=inf]",
+        "poly[degree=0]",
+        "poly[degree=-2]",
+        "poly[scale=0]",
+        "poly[offset=-1]",
+        "laplacian[gamma=0]",
+        "laplacian[gamma=-0.5]",
+        "cosine[base=rbf[gamma=-1]]",
+    ],
+    "loss": [
+        "ramp[s=1]",
+        "ramp[s=2]",
+        "ramp[s=nan]",
+        "eps_insensitive[epsilon=-0.1]",
+        "huber[delta=0]",
+        "huber[delta=-1]",
+        "novelty_hinge[rho=-1]",
+        "novelty_hinge[nu=1.5]",
+        "novelty_hinge[nu=-0.1]",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "kind, spec", [(kind, spec) for kind, specs in OUT_OF_RANGE.items() for spec in specs]
+)
+def test_bad_parameters_of_built_ins_raise_naming_the_parameter(kind: str, spec: str) -> None:
+    """A built-in kernel's or loss's out-of-range value is a ValueError naming the parameter."""
+    pname = re.findall(r"(\w+)=", spec)[-1]
+    with pytest.raises(ValueError, match=rf"\b{pname} must be"):
+        get_registry().create(kind, spec)
 
 
 def test_repr_is_the_sorted_spec_and_round_trips() -> None:

@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kbench.core.components import Kernel
-from kbench.core.registry import get_registry
+from helpers import make_kernel
 from kbench.core.sparse_buffer import SparseSupportBuffer, as_sparse_row, sparse_kernel_row
 from kbench.cython_core import _sparse
 
@@ -28,10 +27,6 @@ KERNELS = [
     "rbf[gamma=0.5]",
     "laplacian[gamma=0.3]",
 ]
-
-
-def make(spec: str) -> Kernel:
-    return get_registry().create("kernel", spec)
 
 
 def random_csr(
@@ -64,7 +59,7 @@ def row_of(X: sp.csr_matrix, r: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def assert_matches_dense(spec: str, got: np.ndarray, S: np.ndarray, x: np.ndarray) -> None:
-    want = make(spec).row(S, x)
+    want = make_kernel(spec).row(S, x)
     # A linear kernel's inner product can cancel to near zero: bound its error by the sum
     # of the magnitudes of the products instead of by its value.
     atol = RTOL * (np.abs(S) @ np.abs(x)) if spec == "linear" else 0.0
@@ -92,7 +87,7 @@ def test_sparse_rows_equal_the_dense_rows(spec: str, strategy: str, shape: str) 
     Sd = S.toarray()
     for r in range(X.shape[0]):
         x = row_of(X, r)
-        got = sparse_kernel_row(make(spec), S, x, strategy=strategy)
+        got = sparse_kernel_row(make_kernel(spec), S, x, strategy=strategy)
         assert_matches_dense(spec, got, Sd, X[r].toarray().ravel())
 
 
@@ -106,8 +101,8 @@ def test_merge_and_scatter_agree(spec: str) -> None:
     X = random_csr(rng, 10, 2000, 30)
     for r in range(X.shape[0]):
         x = row_of(X, r)
-        merge = sparse_kernel_row(make(spec), S, x, strategy="merge")
-        scatter = sparse_kernel_row(make(spec), S, x, strategy="scatter")
+        merge = sparse_kernel_row(make_kernel(spec), S, x, strategy="merge")
+        scatter = sparse_kernel_row(make_kernel(spec), S, x, strategy="scatter")
         if spec.startswith("laplacian"):
             np.testing.assert_allclose(scatter, merge, rtol=RTOL)
         else:
@@ -122,9 +117,9 @@ def test_rows_at_the_largest_int32_index() -> None:
         shape=(2, big + 1),
     )
     x = (np.array([5, big], dtype=np.int32), np.array([1.5, 0.5]))
-    got = sparse_kernel_row(make("linear"), S, x, strategy="merge")
+    got = sparse_kernel_row(make_kernel("linear"), S, x, strategy="merge")
     np.testing.assert_array_equal(got, [2.0 * 1.5 + 3.0 * 0.5, -0.5])
-    got = sparse_kernel_row(make("rbf[gamma=0.5]"), S, x, strategy="merge")
+    got = sparse_kernel_row(make_kernel("rbf[gamma=0.5]"), S, x, strategy="merge")
     want = np.exp(-0.5 * np.array([0.5**2 + 2.5**2, 1.5**2 + 1.5**2]))
     np.testing.assert_allclose(got, want, rtol=RTOL)
     # A store of that dimension chooses the merge rather than allocate a 16 GB work vector.
@@ -138,7 +133,7 @@ def test_rows_at_the_largest_int32_index() -> None:
             ),
             1.0,
         )
-    np.testing.assert_allclose(buf.row(make("rbf[gamma=0.5]"), x), want, rtol=RTOL)
+    np.testing.assert_allclose(buf.row(make_kernel("rbf[gamma=0.5]"), x), want, rtol=RTOL)
 
 
 def test_the_work_vector_is_left_zero() -> None:
@@ -176,7 +171,7 @@ def test_kernel_block_rows_equal_kernel_rows() -> None:
     for r in range(S.shape[0]):
         buf.add(row_of(S, r), float(r))
     for spec in KERNELS:
-        kern = make(spec)
+        kern = make_kernel(spec)
         many = buf.decision_many(kern, X)
         for r in range(X.shape[0]):
             k = buf.row(kern, row_of(X, r))
@@ -250,7 +245,7 @@ def test_store_add_replace_remove_keep_rows_equal_to_a_dense_reference(strategy:
             r = step % X.shape[0]
             for spec in specs:
                 assert_matches_dense(
-                    spec, buf.row(make(spec), row_of(X, r)), S, X[r].toarray().ravel()
+                    spec, buf.row(make_kernel(spec), row_of(X, r)), S, X[r].toarray().ravel()
                 )
     # Freed regions were reclaimed: the pool holds far less than everything ever written.
     # The pool doubles only when less than half of it is free, to at least the entries in
@@ -270,8 +265,8 @@ def test_growable_store_keeps_every_row() -> None:
     assert buf.capacity >= 50
     np.testing.assert_array_equal(buf.to_dense(), S.toarray())
     x = row_of(S, 7)
-    k = buf.row(make("rbf[gamma=0.5]"), x)
-    assert buf.row(make("rbf[gamma=0.5]"), x) is not None and buf.kernel_evals == 50
+    k = buf.row(make_kernel("rbf[gamma=0.5]"), x)
+    assert buf.row(make_kernel("rbf[gamma=0.5]"), x) is not None and buf.kernel_evals == 50
     assert_matches_dense("rbf[gamma=0.5]", k, S.toarray(), S[7].toarray().ravel())
 
 
@@ -302,12 +297,14 @@ def test_bad_rows_give_a_one_line_value_error(case: str) -> None:
     calls = [
         lambda: buf.add(x, 1.0),
         lambda: buf.replace(0, x, 1.0),
-        lambda: sparse_kernel_row(make("linear"), sp.csr_matrix((2, 10)), x),
+        lambda: sparse_kernel_row(make_kernel("linear"), sp.csr_matrix((2, 10)), x),
     ]
     if case != "too large":  # the merge has no dimension to check against in a bare row
-        calls.append(lambda: SparseSupportBuffer(10, 3, strategy="merge").row(make("rbf"), x))
+        calls.append(
+            lambda: SparseSupportBuffer(10, 3, strategy="merge").row(make_kernel("rbf"), x)
+        )
     else:
-        calls.append(lambda: buf.row(make("rbf"), x))
+        calls.append(lambda: buf.row(make_kernel("rbf"), x))
     for call in calls:
         with pytest.raises(ValueError, match=words) as err:
             call()
@@ -335,17 +332,17 @@ def test_bad_stores_and_arguments_are_refused() -> None:
         _sparse.kernel_row((1, 1.0, 1.0, 0.0, 1.0), *x, 1.0, one, one + 1, indices, data, None, out)
     with pytest.raises(ValueError, match="sparse row 1: indices are not sorted"):
         sparse_kernel_row(
-            make("linear"),
+            make_kernel("linear"),
             sp.csr_matrix((np.ones(3), np.array([0, 4, 2]), [0, 1, 3]), shape=(2, 5)),
             x,
         )
     buf = SparseSupportBuffer(5, 2)
     buf.add(x, 1.0)
     with pytest.raises(ValueError, match="X has 6 columns"):
-        buf.decision_many(make("linear"), sp.csr_matrix((3, 6)))
+        buf.decision_many(make_kernel("linear"), sp.csr_matrix((3, 6)))
     unsorted = sp.csr_matrix((np.ones(2), np.array([3, 1]), [0, 2]), shape=(1, 5))
     with pytest.raises(ValueError, match="sparse row 0: indices are not sorted"):
-        buf.decision_many(make("linear"), unsorted)
+        buf.decision_many(make_kernel("linear"), unsorted)
     with pytest.raises(ValueError, match="unknown sparse strategy"):
         SparseSupportBuffer(5, 2, strategy="fast")
     with pytest.raises(ValueError, match="not a stored row"):
