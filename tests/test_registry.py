@@ -93,33 +93,31 @@ def test_invalid_registrations_name_the_plugin(plugin_dist, body: str, message: 
     assert reg.entry("kernel", "rbf").plugin == "kbench.kernels.radial"
 
 
-def test_unknown_component_suggests_closest() -> None:
-    """An unknown name lists the valid ones and suggests the closest."""
-    reg = Registry(entry_points=False)
-    with pytest.raises(
-        SpecError,
-        match=r"unknown algorithm 'percepton' \(did you mean 'perceptron'\?\); available: .*norma",
-    ):
-        reg.create("algorithm", "percepton")
-
-
-def test_unknown_parameter_lists_valid_ones() -> None:
-    """An unknown parameter names the valid ones and suggests the closest."""
-    reg = Registry(entry_points=False)
-    with pytest.raises(
-        SpecError,
-        match=r"has no parameter 'gama' \(did you mean 'gamma'\?\); parameters: gamma, sigma",
-    ):
-        reg.create("kernel", "rbf[gama=1]")
-
-
-def test_out_of_range_value_is_spec_error() -> None:
-    """Constructor range checks surface as SpecError naming the parameter."""
-    reg = Registry(entry_points=False)
-    with pytest.raises(SpecError, match=r"rbf: gamma must be in \(0"):
-        reg.create("kernel", "rbf[gamma=-1]")
-    with pytest.raises(SpecError, match="expected a number, got 'abc'"):
-        reg.create("kernel", "rbf[gamma=abc]")
+@pytest.mark.parametrize(
+    "kind, spec, match",
+    [
+        # An unknown name lists the valid ones and suggests the closest.
+        (
+            "algorithm",
+            "percepton",
+            r"unknown algorithm 'percepton' \(did you mean 'perceptron'\?\); available: .*norma",
+        ),
+        # An unknown parameter names the valid ones and suggests the closest.
+        (
+            "kernel",
+            "rbf[gama=1]",
+            r"has no parameter 'gama' \(did you mean 'gamma'\?\); parameters: gamma, sigma",
+        ),
+        # Constructor range checks surface as SpecError naming the parameter.
+        ("kernel", "rbf[gamma=-1]", r"rbf: gamma must be in \(0"),
+        ("kernel", "rbf[gamma=abc]", "expected a number, got 'abc'"),
+    ],
+)
+def test_bad_spec_is_a_spec_error_that_says_why(kind: str, spec: str, match: str) -> None:
+    """An unknown component or parameter, or a value that cannot be used, is a SpecError
+    that names it, with the valid choices where there is a list of them."""
+    with pytest.raises(SpecError, match=match):
+        Registry(entry_points=False).create(kind, spec)
 
 
 def test_canonical_spec_fills_defaults_and_sorts() -> None:
