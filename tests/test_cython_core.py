@@ -8,39 +8,34 @@ import sys
 import numpy as np
 import pytest
 
-from helpers import norma_reference
+from helpers import make_kernel, norma_reference
 from kbench.core.registry import get_registry
 from kbench.core.support_buffer import SupportBuffer
 
 RNG = np.random.default_rng(42)
 
 
-def _ref_kernel(name: str, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    dots = A @ B.T
-    sq = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
-    l1 = np.abs(A[:, None, :] - B[None, :, :]).sum(-1)
-    return {
-        "linear": dots,
-        "rbf[gamma=0.3]": np.exp(-0.3 * sq),
-        "rbf[sigma=2.0]": np.exp(-sq / 8.0),
-        "poly[degree=3,scale=0.5,offset=1.0]": (0.5 * dots + 1.0) ** 3,
-        "laplacian[gamma=0.2]": np.exp(-0.2 * l1),
-    }[name]
+#: The textbook formula of each kernel tested, from the inner products, the squared and the
+#: L1 distances of every pair of rows.
+FORMULAS = {
+    "linear": lambda dots, sq, l1: dots,
+    "rbf[gamma=0.3]": lambda dots, sq, l1: np.exp(-0.3 * sq),
+    "rbf[sigma=2.0]": lambda dots, sq, l1: np.exp(-sq / 8.0),
+    "poly[degree=3,scale=0.5,offset=1.0]": lambda dots, sq, l1: (0.5 * dots + 1.0) ** 3,
+    "laplacian[gamma=0.2]": lambda dots, sq, l1: np.exp(-0.2 * l1),
+}
+KERNELS = list(FORMULAS)
 
 
-KERNELS = [
-    "linear",
-    "rbf[gamma=0.3]",
-    "rbf[sigma=2.0]",
-    "poly[degree=3,scale=0.5,offset=1.0]",
-    "laplacian[gamma=0.2]",
-]
+def _ref_kernel(spec: str, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    diff = A[:, None, :] - B[None, :, :]
+    return FORMULAS[spec](A @ B.T, (diff**2).sum(-1), np.abs(diff).sum(-1))
 
 
 @pytest.mark.parametrize("spec", KERNELS)
 def test_rows_and_matrices_match_numpy(spec: str) -> None:
     """Compiled rows, Gram blocks and diagonals equal the textbook formulas."""
-    k = get_registry().create("kernel", spec)
+    k = make_kernel(spec)
     S, B, x = RNG.standard_normal((300, 20)), RNG.standard_normal((7, 20)), RNG.standard_normal(20)
     assert np.allclose(k.row(S, x), _ref_kernel(spec, S, x[None, :])[:, 0], rtol=1e-12, atol=1e-12)
     assert np.allclose(k.matrix(S, B), _ref_kernel(spec, S, B), rtol=1e-12, atol=1e-12)
@@ -50,7 +45,7 @@ def test_rows_and_matrices_match_numpy(spec: str) -> None:
 @pytest.mark.parametrize("spec", KERNELS)
 def test_buffer_rows_and_decisions(spec: str) -> None:
     """The buffer computes rows over its first `size` rows only, and block decisions match."""
-    k = get_registry().create("kernel", spec)
+    k = make_kernel(spec)
     buf = SupportBuffer(20, 64, n_outputs=3)
     S = RNG.standard_normal((40, 20))
     for i, s in enumerate(S):
