@@ -143,3 +143,81 @@ def test_pages_of_a_mapped_stream_are_given_back(plugin_dist) -> None:
     released = _rss_file_kb()
     assert read - released > 25_000, (read, released)
     assert float(X[:100].sum()) == before
+
+
+# LIBSVM files parsed a block at a time
+# --------------------------------------------------------------------------------------------
+
+
+def _libsvm_text(n: int, seed: int = 0) -> str:
+    """n lines of a LIBSVM file with comments, blank lines, qid tokens and empty rows."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        cols = np.sort(rng.choice(np.arange(1, 41), size=int(rng.integers(0, 6)), replace=False))
+        feats = " ".join(f"{j}:{rng.uniform(-2, 2):.6g}" for j in cols)
+        qid = "qid:7 " if i % 17 == 0 else ""
+        lines.append(f"{rng.choice([-1, 1])} {qid}{feats}".rstrip())
+        if i % 23 == 0:
+            lines.append("# a comment line" if i % 2 else "")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_file_read_in_blocks_equals_the_file_read_whole(tmp_path: Path, compress: bool) -> None:
+    """A LIBSVM file parsed 200 bytes at a time (about 60 blocks, with lines that span
+    block ends) gives the arrays of the file parsed at once, int32 CSR as the cache keeps
+    it, mapped from files that are already removed from the scratch folder."""
+    import gzip
+
+    from kbench.data.libsvm_format import read_libsvm_csr
+
+    text = _libsvm_text(600).encode()
+    p = tmp_path / ("a.svm.gz" if compress else "a.svm")
+    p.write_bytes(gzip.compress(text) if compress else text)
+    whole, y_whole = read_libsvm_csr(p)
+    scratch = tmp_path / "scratch"
+    X, y = read_libsvm_csr(p, block_bytes=200, scratch=scratch)
+    assert X.shape == whole.shape == (600, 40)
+    assert np.array_equal(y, y_whole)
+    for part in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(X, part), getattr(whole, part)), part
+    assert X.indices.dtype == X.indptr.dtype == np.int32 and X.data.dtype == np.float64
+    assert isinstance(X.data, np.memmap) and isinstance(y, np.memmap)
+    assert list(scratch.iterdir()) == []  # the files live on as long as the maps only
+    X5, _ = read_libsvm_csr(p, 50, block_bytes=200, scratch=scratch)
+    assert X5.shape == (600, 50)
+
+
+def test_a_bad_line_in_a_later_block_is_named_and_nothing_is_left(tmp_path: Path) -> None:
+    """An error in the 40th block names the file's line, not the block's, and the arrays
+    already written for the blocks before it are removed."""
+    from kbench.core.errors import DataError
+    from kbench.data.libsvm_format import read_libsvm_csr
+
+    lines = _libsvm_text(600).splitlines()
+    lines[500] = "1 3:1 2:1"
+    p = tmp_path / "bad.svm"
+    p.write_text("\n".join(lines) + "\n")
+    scratch = tmp_path / "scratch"
+    with pytest.raises(DataError) as err:
+        read_libsvm_csr(p, block_bytes=200, scratch=scratch)
+    assert str(err.value) == f"{p}:501: feature indices must increase (2 after 3)"
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_stream_from_a_file_read_in_blocks(tmp_path: Path, monkeypatch) -> None:
+    """libsvm[path=...] built from a file of many blocks gives the stream (and stream id)
+    of the same file read at once."""
+    from kbench.data import libsvm_format
+
+    p = tmp_path / "a.svm"
+    p.write_text(_libsvm_text(800, seed=3))
+    spec = StreamSpec(dataset=f"libsvm[path={p}]", seed=1)
+    whole = get_stream(spec, get_registry(), cache=tmp_path / "c1")
+    monkeypatch.setattr(libsvm_format, "BLOCK_BYTES", 300)
+    monkeypatch.setenv("KBENCH_CACHE", str(tmp_path / "c2"))
+    blocks = get_stream(spec, get_registry(), cache=tmp_path / "c2")
+    assert sp.issparse(blocks.X) and blocks.stream_id == whole.stream_id
+    assert (blocks.X != whole.X).nnz == 0 and np.array_equal(blocks.y, whole.y)
+    assert list((tmp_path / "c2" / "tmp").iterdir()) == []

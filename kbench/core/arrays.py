@@ -59,3 +59,18 @@ def is_sparse(X: Any) -> bool:
     """
     sparse = sys.modules.get("scipy.sparse")
     return sparse is not None and sparse.issparse(X)
+
+
+def csr_over(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: Any) -> Any:
+    """A scipy CSR matrix over exactly these arrays (of a canonical CSR matrix), not copies.
+
+    scipy's constructor copies an array that is a view of less than half of its base, as
+    the first rows of a mapped data set are: the arrays are set on an empty matrix instead.
+    """
+    import scipy.sparse as sp
+
+    m = sp.csr_matrix(tuple(shape), dtype=np.float64)
+    m.data, m.indices, m.indptr = data, indices, indptr
+    for flag in ("_has_sorted_indices", "_has_canonical_format"):
+        m.__dict__.pop(flag, None)  # worked out again from the arrays when asked
+    return m

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kbench import __version__
-from kbench.core.arrays import is_sparse
+from kbench.core.arrays import csr_over, is_sparse
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
 from kbench.core.specs import coerce, format_spec, parse_spec
@@ -338,7 +338,7 @@ def _head(X: Any, n: int, mapped: bool) -> Any:
     if not (mapped and is_sparse(X)):
         return X[:n]
     end = int(X.indptr[n])
-    return _csr_over(X.data[:end], X.indices[:end], X.indptr[: n + 1], (n, X.shape[1]))
+    return csr_over(X.data[:end], X.indices[:end], X.indptr[: n + 1], (n, X.shape[1]))
 
 
 def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.stat_result]]:
@@ -521,22 +521,7 @@ def _csr_frozen(X: Any, copy: bool) -> sp.csr_matrix:
     for part in parts:
         if part.flags.writeable:
             part.setflags(write=False)
-    return _csr_over(*parts, shape=X.shape)
-
-
-def _csr_over(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: Any) -> Any:
-    """A CSR matrix over exactly these arrays (of a canonical CSR matrix).
-
-    scipy's constructor copies an array that is a view of less than half of its base, as
-    the first rows of a mapped data set are: the arrays are set on an empty matrix instead.
-    """
-    import scipy.sparse as sp
-
-    m = sp.csr_matrix(tuple(shape), dtype=np.float64)
-    m.data, m.indices, m.indptr = data, indices, indptr
-    for flag in ("_has_sorted_indices", "_has_canonical_format"):
-        m.__dict__.pop(flag, None)  # worked out again from the arrays when asked
-    return m
+    return csr_over(*parts, shape=X.shape)
 
 
 def _freeze(a: Any, base: _Base) -> Any:
