@@ -76,13 +76,11 @@ class CompiledKernel(Kernel):
 
 
 def kernel_row(
-    kernel: Kernel,
-    S: np.ndarray,
-    x: np.ndarray,
-    *,
-    out: np.ndarray | None = None,
-    sq: np.ndarray | None = None,
-    xsq: float | None = None,
+    kernel: Kernel, S: np.ndarray, x: np.ndarray, **caches: np.ndarray | float | None
 ) -> np.ndarray:
-    """Kernel values between the rows of S and x, through the compiled core when possible."""
-    return kernel.row(S, x, out=out, sq=sq, xsq=xsq)
+    """Kernel values between the rows of S and x, through the compiled core when possible.
+
+    The same call as ``kernel.row(S, x, **caches)``; ``caches`` are the keywords
+    :meth:`Kernel.row` takes (``out``, ``sq``, ``xsq``).
+    """
+    return kernel.row(S, x, **caches)
