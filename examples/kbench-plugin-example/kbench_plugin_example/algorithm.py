@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kbench.api import Algorithm, Kernel, Loss, SupportBuffer, check_range
+from kbench.api import Algorithm, SupportBuffer, param
 
 
 class BudgetPerceptron(Algorithm):
@@ -37,25 +37,13 @@ class BudgetPerceptron(Algorithm):
     tasks = frozenset({"binary"})
     test_params: ClassVar[dict[str, Any]] = {"budget": 20}
 
-    def __init__(
-        self,
-        *,
-        kernel: Kernel | None = None,
-        loss: Loss | None = None,
-        task: str = "binary",
-        n_classes: int = 2,
-        seed: int = 0,
-        budget: int = 100,
-        beta: float = 0.0,
-    ) -> None:
-        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
-        check_range("budget_perceptron", "budget", budget, low=1)
-        check_range("budget_perceptron", "beta", beta, low=0.0)
-        self.budget = budget
-        self.beta = beta
+    budget: int = param(100, low=1)
+    beta: float = param(0.0, low=0.0)
+
+    def __post_init__(self) -> None:
         self._buf: SupportBuffer | None = None
-        self._f = np.zeros(budget)  # f(xᵢ) of each stored vector, with xᵢ itself included
-        self._kdiag = np.zeros(budget)  # k(xᵢ, xᵢ)
+        self._f = np.zeros(self.budget)  # f(xᵢ) of each stored vector, with xᵢ itself included
+        self._kdiag = np.zeros(self.budget)  # k(xᵢ, xᵢ)
         self._removals = 0
         self._diag_evals = 0
 
