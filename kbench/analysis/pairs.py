@@ -264,6 +264,20 @@ def stream_pairs(
     )
 
 
+def pair_row(labels: pd.Series, ca: str, cb: str, values: pd.DataFrame) -> dict[str, Any]:
+    """The columns that name a pair of configurations and give their means over the same
+    replicates: ``a``, ``b`` (labels), ``config_a``, ``config_b`` (keys), ``mean_a``,
+    ``mean_b`` (of the columns ``ca`` and ``cb`` of ``values``)."""
+    return {
+        "a": labels[ca],
+        "b": labels[cb],
+        "config_a": ca,
+        "config_b": cb,
+        "mean_a": float(values[ca].mean()),
+        "mean_b": float(values[cb].mean()),
+    }
+
+
 def _lower(diff: float) -> str:
     """``win`` where a made fewer errors on a stream, ``loss`` where more, else ``tie``."""
     if pd.notna(diff) and diff < 0:
@@ -358,16 +372,7 @@ def seed_pairs(
         for ca, cb in todo:
             both = wide[[ca, cb]].dropna()
             res = paired_final_test((both[ca] - both[cb]).to_numpy(), alpha, len(todo))
-            row = {
-                "stream": stream,
-                "a": labels[ca],
-                "b": labels[cb],
-                "config_a": ca,
-                "config_b": cb,
-                "mean_a": float(both[ca].mean()),
-                "mean_b": float(both[cb].mean()),
-                "family": len(todo),
-            } | res
+            row = {"stream": stream} | pair_row(labels, ca, cb, both) | {"family": len(todo)} | res
             if pairs is not None:
                 sp = pairs[
                     (pairs["stream"] == stream)

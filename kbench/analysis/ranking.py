@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from kbench.analysis.pairs import pair_row
 from kbench.analysis.statistics import (
     ALPHA,
     PAIRED_TEST_COLUMNS,
@@ -99,16 +100,8 @@ def rank_configs(
                     "p_b_better": b["p_right"],
                 }
             rows.append(
-                {
-                    "a": labels[ca],
-                    "b": labels[cb],
-                    "config_a": ca,
-                    "config_b": cb,
-                    "mean_a": float(values[ca].mean()),
-                    "mean_b": float(values[cb].mean()),
-                    "rank_a": float(mean_ranks[ca]),
-                    "rank_b": float(mean_ranks[cb]),
-                }
+                pair_row(labels, ca, cb, values)
+                | {"rank_a": float(mean_ranks[ca]), "rank_b": float(mean_ranks[cb])}
                 | res
             )
     pairs = pd.DataFrame(
