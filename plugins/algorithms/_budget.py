@@ -13,7 +13,7 @@ that grows their buffer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -135,6 +135,12 @@ class BudgetLearner(CompiledBlocks):
 
     #: Whether the expansion's arrays double when full (learners without a budget).
     growable = False
+    #: What :meth:`stats` reports beyond the expansion's: name → index of the counter in
+    #: ``_state`` (which the compiled loop updates).
+    state_stats: ClassVar[dict[str, int]] = {}
+    #: The learner's own arrays beside the buffer (set by :meth:`_allocate`), counted in
+    #: ``model_bytes``.
+    model_arrays: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
         self._outputs = self.n_classes if self.task == "multiclass" else 1
@@ -254,12 +260,15 @@ class BudgetLearner(CompiledBlocks):
         return self.labels_of(out if self.task == "multiclass" else out[:, 0])
 
     def stats(self) -> dict[str, Any]:
-        return expansion_stats(self._buf, self._nbytes())
+        return expansion_stats(self._buf, self._nbytes()) | {
+            name: float(self._state[i]) for name, i in self.state_stats.items()
+        }
 
     def _nbytes(self) -> int:
         if self._buf is None:
             return 0
-        return self._buf.nbytes() + (self._sparse.nbytes() if self._sparse is not None else 0)
+        own = sum(getattr(self, name).nbytes for name in self.model_arrays)
+        return own + self._buf.nbytes() + (self._sparse.nbytes() if self._sparse is not None else 0)
 
 
 class PegasosFamily(BudgetLearner):
@@ -270,6 +279,8 @@ class PegasosFamily(BudgetLearner):
     """
 
     _mode = 0
+    state_stats: ClassVar[dict[str, int]] = {"scale": 2, "maintenance_steps": 4}
+    model_arrays = ("_kdiag", "_stamp", "_krow2", "_dvec", "_Kinv")
 
     def _init_state(self) -> None:
         # m, t, coefficient scale, kernel evaluations in the loop, maintenance steps, ‖f‖².
@@ -315,15 +326,3 @@ class PegasosFamily(BudgetLearner):
             if start == len(X):
                 return
             self._grow()
-
-    def stats(self):
-        return super().stats() | {
-            "scale": float(self._state[2]),
-            "maintenance_steps": float(self._state[4]),
-        }
-
-    def _nbytes(self):
-        if self._buf is None:
-            return 0
-        extra = (self._kdiag, self._stamp, self._krow2, self._dvec, self._Kinv)
-        return super()._nbytes() + sum(a.nbytes for a in extra)

@@ -57,6 +57,7 @@ class BOGD(BudgetLearner):
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    state_stats = {"scale": 1, "removals": 3}
 
     budget: int = param(100, low=2)
     eta: float = param(0.5, low=0.0, low_open=True)
@@ -103,9 +104,6 @@ class BOGD(BudgetLearner):
     def regulariser(self) -> float:
         """The λ in use: the given one, else 1/(ηB)."""
         return self._lam
-
-    def stats(self):
-        return super().stats() | {"scale": float(self._state[1]), "removals": float(self._state[3])}
 
 
 @hookimpl

@@ -34,6 +34,7 @@ class BudgetPA(BudgetLearner):
     name = "bpa_s"
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
+    state_stats = {"removals": 2}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
 
@@ -55,9 +56,6 @@ class BudgetPA(BudgetLearner):
                 self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st, self.C,
                 X, y, pred, buf.krow, have_row, kxx,
             )  # fmt: skip
-
-    def stats(self):
-        return super().stats() | {"removals": float(self._state[2])}
 
 
 @hookimpl

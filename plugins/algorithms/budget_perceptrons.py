@@ -100,6 +100,8 @@ class Forgetron(BudgetLearner):
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    state_stats = {"scale": 2, "removal_damage": 3}
+    model_arrays = ("_krow2",)
 
     budget: int = param(100, low=1)
 
@@ -139,15 +141,6 @@ class Forgetron(BudgetLearner):
                 X, y, pred, buf.krow, self._krow2, have_row, have_row2,
             )  # fmt: skip
 
-    def stats(self):
-        return super().stats() | {
-            "scale": float(self._state[2]),
-            "removal_damage": float(self._state[3]),
-        }
-
-    def _nbytes(self):
-        return super()._nbytes() + (self._krow2.nbytes if self._buf is not None else 0)
-
 
 class Projectron(BudgetLearner):
     """Projectron (Orabona, Keshet and Caputo 2009), binary and multiclass, with a hard budget.
@@ -186,6 +179,8 @@ class Projectron(BudgetLearner):
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    state_stats = {"projected_updates": 2, "margin_updates": 3}
+    model_arrays = ("_Kinv", "_d")
     _plus = False
 
     budget: int = param(100, low=1)
@@ -218,17 +213,6 @@ class Projectron(BudgetLearner):
         """The maintained inverse Gram matrix of the current support vectors (a copy)."""
         m = self._buf.size if self._buf is not None else 0
         return self._Kinv[:m, :m].copy() if m else np.zeros((0, 0))
-
-    def stats(self):
-        return super().stats() | {
-            "projected_updates": float(self._state[2]),
-            "margin_updates": float(self._state[3]),
-        }
-
-    def _nbytes(self):
-        if self._buf is None:
-            return 0
-        return super()._nbytes() + self._Kinv.nbytes + self._d.nbytes
 
 
 class ProjectronPP(Projectron):
