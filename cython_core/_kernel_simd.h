@@ -84,7 +84,22 @@
     memcpy(&s2, &b2, sizeof s2);                                                         \
     return p * s1 * s2;
 
-/* Taylor polynomial of degree 13: the remainder is below 2^-58 relative for |r| <= ln2/2. */
+/* Taylor polynomial of exp: degree 13 for double (the remainder is below 2^-58 relative
+ * for |r| <= ln2/2), degree 8 for float. The two share their last eight steps; L writes a
+ * literal of the type (KB_LIT_F appends the f suffix, so each coefficient is the float
+ * quotient of two float literals, not a rounded double). */
+#define KB_LIT_D(x) x
+#define KB_LIT_F(x) x##f
+#define KB_EXP_POLY_TAIL(p, r, L)                                                        \
+    p = p * r + L(1.0) / L(5040.0);                                                      \
+    p = p * r + L(1.0) / L(720.0);                                                       \
+    p = p * r + L(1.0) / L(120.0);                                                       \
+    p = p * r + L(1.0) / L(24.0);                                                        \
+    p = p * r + L(1.0) / L(6.0);                                                         \
+    p = p * r + L(0.5);                                                                  \
+    p = p * r + L(1.0);                                                                  \
+    p = p * r + L(1.0)
+
 #define KB_EXP_POLY_D(p, r)                                                              \
     p = 1.0 / 6227020800.0;                                                              \
     p = p * r + 1.0 / 479001600.0;                                                       \
@@ -92,26 +107,11 @@
     p = p * r + 1.0 / 3628800.0;                                                         \
     p = p * r + 1.0 / 362880.0;                                                          \
     p = p * r + 1.0 / 40320.0;                                                           \
-    p = p * r + 1.0 / 5040.0;                                                            \
-    p = p * r + 1.0 / 720.0;                                                             \
-    p = p * r + 1.0 / 120.0;                                                             \
-    p = p * r + 1.0 / 24.0;                                                              \
-    p = p * r + 1.0 / 6.0;                                                               \
-    p = p * r + 0.5;                                                                     \
-    p = p * r + 1.0;                                                                     \
-    p = p * r + 1.0
+    KB_EXP_POLY_TAIL(p, r, KB_LIT_D)
 
-/* Degree 8 for float. */
 #define KB_EXP_POLY_F(p, r)                                                              \
     p = 1.0f / 40320.0f;                                                                 \
-    p = p * r + 1.0f / 5040.0f;                                                          \
-    p = p * r + 1.0f / 720.0f;                                                           \
-    p = p * r + 1.0f / 120.0f;                                                           \
-    p = p * r + 1.0f / 24.0f;                                                            \
-    p = p * r + 1.0f / 6.0f;                                                             \
-    p = p * r + 0.5f;                                                                    \
-    p = p * r + 1.0f;                                                                    \
-    p = p * r + 1.0f
+    KB_EXP_POLY_TAIL(p, r, KB_LIT_F)
 
 static inline double kb_exp_d(double x) {
     /* ln2_hi has 32 bits, so n * ln2_hi is exact. */
@@ -152,17 +152,20 @@ static inline float kb_exp_f(float x) {
         break;                                                                           \
     }
 
-/* Inner products of the rows of a C-contiguous m x D block with x, for a constant D
- * (d <= KB_DOTS_MAX_D). */
-#define KB_DOTS_CASE(T, D)                                                               \
+/* Sums over the rows of a C-contiguous m x D block and x, for a constant D
+ * (d <= KB_DOTS_MAX_D, or KB_SMALL_D for L1): TERM is the summand, written in s[j] and
+ * x[j]. Inner products for the polynomial and RBF kernels, L1 distances for the Laplacian. */
+#define KB_ROWS_CASE(T, D, TERM)                                                         \
     case D:                                                                              \
         for (ptrdiff_t i = 0; i < m; i++) {                                              \
             const T* s = S + i * D;                                                      \
             T acc = (T)0;                                                                \
-            for (int j = 0; j < D; j++) acc += s[j] * x[j];                              \
+            for (int j = 0; j < D; j++) acc += TERM;                                     \
             out[i] = acc;                                                                \
         }                                                                                \
         break;
+
+#define KB_DOTS_CASE(T, D) KB_ROWS_CASE(T, D, s[j] * x[j])
 
 #define KB_DOTS_BODY(T)                                                                  \
     switch (d) {                                                                         \
@@ -172,16 +175,7 @@ static inline float kb_exp_f(float x) {
     default: break;                                                                      \
     }
 
-/* L1 distances for a constant small D, then out[i] = exp(-gamma * L1). */
-#define KB_L1_CASE(T, ABS, D)                                                            \
-    case D:                                                                              \
-        for (ptrdiff_t i = 0; i < m; i++) {                                              \
-            const T* s = S + i * D;                                                      \
-            T acc = (T)0;                                                                \
-            for (int j = 0; j < D; j++) acc += ABS(s[j] - x[j]);                         \
-            out[i] = acc;                                                                \
-        }                                                                                \
-        break;
+#define KB_L1_CASE(T, ABS, D) KB_ROWS_CASE(T, D, ABS(s[j] - x[j]))
 
 /* L1 distance of two long vectors in L independent lanes (several vector registers, so
  * that the additions of one lane do not wait for each other), combined in a fixed order:
@@ -198,6 +192,7 @@ static inline float kb_exp_f(float x) {
         (result) = lane[0];                                                              \
     } while (0)
 
+/* out[i] = exp(-gamma * L1 distance of row i and x). */
 #define KB_LAPLACIAN_BODY(T, ABS, LONG_ROWS, EXP)                                        \
     if (d <= KB_SMALL_D) {                                                               \
         switch (d) {                                                                     \
@@ -216,23 +211,17 @@ static inline float kb_exp_f(float x) {
     for (ptrdiff_t i = 0; i < m; i++) out[i] = EXP(-gamma * out[i]);
 
 /* L1 distances of long rows (d > KB_SMALL_D), portable: lanes the compiler vectorises. */
-static inline void kb_l1_rows_d_base(const double* S, ptrdiff_t m, ptrdiff_t d,
-                                     const double* x, double* out) {
-    for (ptrdiff_t i = 0; i < m; i++) {
-        double acc;
-        KB_L1_LONG(double, fabs, 32, S + i * d, x, d, acc);
-        out[i] = acc;
+#define KB_L1_ROWS_BASE(NAME, T, ABS, L)                                                 \
+    static inline void NAME(const T* S, ptrdiff_t m, ptrdiff_t d, const T* x, T* out) {  \
+        for (ptrdiff_t i = 0; i < m; i++) {                                              \
+            T acc;                                                                       \
+            KB_L1_LONG(T, ABS, L, S + i * d, x, d, acc);                                 \
+            out[i] = acc;                                                                \
+        }                                                                                \
     }
-}
 
-static inline void kb_l1_rows_f_base(const float* S, ptrdiff_t m, ptrdiff_t d,
-                                     const float* x, float* out) {
-    for (ptrdiff_t i = 0; i < m; i++) {
-        float acc;
-        KB_L1_LONG(float, fabsf, 64, S + i * d, x, d, acc);
-        out[i] = acc;
-    }
-}
+KB_L1_ROWS_BASE(kb_l1_rows_d_base, double, fabs, 32)
+KB_L1_ROWS_BASE(kb_l1_rows_f_base, float, fabsf, 64)
 
 #if KB_X86
 /* L1 distances of long rows with intrinsics: four rows at a time share each load of x and
@@ -241,7 +230,7 @@ static inline void kb_l1_rows_f_base(const float* S, ptrdiff_t m, ptrdiff_t d,
  * way whether it falls in a block of four or among the last rows: one vector accumulator
  * over the full vectors, a masked tail, then the reduction, so equal rows give equal bits.
  * Subtract, clear the sign bit, add: three vector operations per element. */
-#define KB_L1_ROWS_X86(NAME, ATTR, T, V, W, ZERO, LOAD, TAIL, SUB, AND, ADD, SIGNLESS, REDUCE) \
+#define KB_L1_ROWS_OPS(NAME, ATTR, T, V, W, ZERO, LOAD, TAIL, SUB, AND, ADD, SIGNLESS, REDUCE) \
     ATTR static void NAME(const T* S, ptrdiff_t m, ptrdiff_t d, const T* x, T* out) {    \
         const V keep = SIGNLESS;                                                         \
         const ptrdiff_t full = d - d % W;                                                \
@@ -283,6 +272,11 @@ static inline void kb_l1_rows_f_base(const float* S, ptrdiff_t m, ptrdiff_t d,
         }                                                                                \
     }
 
+/* The intrinsics of a target's width (MM: _mm512 or _mm256) and type (SUF: pd or ps). */
+#define KB_L1_ROWS_X86(NAME, ATTR, T, V, W, MM, SUF, TAIL, SIGNLESS, REDUCE)             \
+    KB_L1_ROWS_OPS(NAME, ATTR, T, V, W, MM##_setzero_##SUF(), MM##_loadu_##SUF, TAIL,    \
+                   MM##_sub_##SUF, MM##_and_##SUF, MM##_add_##SUF, SIGNLESS, REDUCE)
+
 /* Masked loads read only the first n elements (the rest are zero): no read past the row. */
 KB_AVX512 static inline __m512d kb_tail8_pd(const double* p, int n) {
     return _mm512_maskz_loadu_pd((__mmask8)((1u << n) - 1u), p);
@@ -321,17 +315,13 @@ KB_AVX512 static inline float kb_hsum16_ps(__m512 v) {
     return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
 }
 
-KB_L1_ROWS_X86(kb_l1_rows_d_avx512, KB_AVX512, double, __m512d, 8, _mm512_setzero_pd(),
-               _mm512_loadu_pd, kb_tail8_pd, _mm512_sub_pd, _mm512_and_pd, _mm512_add_pd,
+KB_L1_ROWS_X86(kb_l1_rows_d_avx512, KB_AVX512, double, __m512d, 8, _mm512, pd, kb_tail8_pd,
                _mm512_castsi512_pd(_mm512_set1_epi64(0x7fffffffffffffffLL)), kb_hsum8_pd)
-KB_L1_ROWS_X86(kb_l1_rows_f_avx512, KB_AVX512, float, __m512, 16, _mm512_setzero_ps(),
-               _mm512_loadu_ps, kb_tail16_ps, _mm512_sub_ps, _mm512_and_ps, _mm512_add_ps,
+KB_L1_ROWS_X86(kb_l1_rows_f_avx512, KB_AVX512, float, __m512, 16, _mm512, ps, kb_tail16_ps,
                _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff)), kb_hsum16_ps)
-KB_L1_ROWS_X86(kb_l1_rows_d_avx2, KB_AVX2, double, __m256d, 4, _mm256_setzero_pd(),
-               _mm256_loadu_pd, kb_tail4_pd, _mm256_sub_pd, _mm256_and_pd, _mm256_add_pd,
+KB_L1_ROWS_X86(kb_l1_rows_d_avx2, KB_AVX2, double, __m256d, 4, _mm256, pd, kb_tail4_pd,
                _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL)), kb_hsum4_pd)
-KB_L1_ROWS_X86(kb_l1_rows_f_avx2, KB_AVX2, float, __m256, 8, _mm256_setzero_ps(),
-               _mm256_loadu_ps, kb_tail8_ps, _mm256_sub_ps, _mm256_and_ps, _mm256_add_ps,
+KB_L1_ROWS_X86(kb_l1_rows_f_avx2, KB_AVX2, float, __m256, 8, _mm256, ps, kb_tail8_ps,
                _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), kb_hsum8_ps)
 #endif
 
