@@ -49,10 +49,14 @@ cdef enum:
 
 # -- inner products and L1 distances ----------------------------------------------------------
 
-cdef inline double _merge_dot(const int32_t* ai, const double* ad, Py_ssize_t na,
-                              const int32_t* bi, const double* bd,
-                              Py_ssize_t nb) noexcept nogil:
-    """Σ a_j b_j over the shared indices of two sorted index lists, in index order."""
+cdef inline double _merge(const int32_t* ai, const double* ad, Py_ssize_t na,
+                          const int32_t* bi, const double* bd, Py_ssize_t nb,
+                          bint l1) noexcept nogil:
+    """Walk two sorted index lists together, in index order: Σ a_j b_j over the shared
+    indices, or with l1 Σ_j |a_j − b_j| over their union.
+
+    Called with a constant l1, so the C compiler drops the other kernel's branches.
+    """
     cdef Py_ssize_t i = 0, j = 0
     cdef int32_t a, b
     cdef double s = 0.0
@@ -60,38 +64,19 @@ cdef inline double _merge_dot(const int32_t* ai, const double* ad, Py_ssize_t na
         a = ai[i]
         b = bi[j]
         if a == b:
-            s += ad[i] * bd[j]
+            s += fabs(ad[i] - bd[j]) if l1 else ad[i] * bd[j]
+        elif l1:
+            s += fabs(ad[i]) if a < b else fabs(bd[j])
         # Advance without a three-way branch: the comparisons are unpredictable.
         i += a <= b
         j += b <= a
-    return s
-
-
-cdef inline double _merge_l1(const int32_t* ai, const double* ad, Py_ssize_t na,
-                             const int32_t* bi, const double* bd, Py_ssize_t nb) noexcept nogil:
-    """Σ_j |a_j − b_j| over the union of two sorted index lists."""
-    cdef Py_ssize_t i = 0, j = 0
-    cdef int32_t a, b
-    cdef double s = 0.0
-    while i < na and j < nb:
-        a = ai[i]
-        b = bi[j]
-        if a == b:
-            s += fabs(ad[i] - bd[j])
-            i += 1
-            j += 1
-        elif a < b:
+    if l1:
+        while i < na:
             s += fabs(ad[i])
             i += 1
-        else:
+        while j < nb:
             s += fabs(bd[j])
             j += 1
-    while i < na:
-        s += fabs(ad[i])
-        i += 1
-    while j < nb:
-        s += fabs(bd[j])
-        j += 1
     return s
 
 
@@ -148,11 +133,11 @@ cdef void _sparse_row(int kind, double gamma, double scale, double offset, doubl
         if kind == K_LAPLACIAN:
             for i in range(m):
                 a = starts[i]
-                out[i] = -gamma * _merge_l1(xi, xd, nx, si + a, sd + a, ends[i] - a)
+                out[i] = -gamma * _merge(xi, xd, nx, si + a, sd + a, ends[i] - a, True)
         else:
             for i in range(m):
                 a = starts[i]
-                out[i] = _merge_dot(xi, xd, nx, si + a, sd + a, ends[i] - a)
+                out[i] = _merge(xi, xd, nx, si + a, sd + a, ends[i] - a, False)
     if kind == K_LAPLACIAN:
         kb_vexp_d(out, m)
     elif kind != K_LINEAR:
@@ -209,15 +194,28 @@ cdef str _index_reason(const int32_t* idx, Py_ssize_t t, Py_ssize_t d):
     return f"indices are not sorted (index {idx[t]} at position {t} follows {idx[t - 1]})"
 
 
-def check_indices(indices, Py_ssize_t d=-1):
-    """Raise ValueError unless indices (int32) are strictly increasing, ≥ 0 and < d (d ≥ 0)."""
-    _need(indices, cnp.NPY_INT32, False, "indices", "int32")
+cdef int _check_index_list(object indices, Py_ssize_t d) except -1:
+    """Raise ValueError unless indices (an int32 array, checked by the caller) are strictly
+    increasing, ≥ 0 and < d (d ≥ 0)."""
     cdef const int32_t* p = <const int32_t*>_data(indices)
     cdef Py_ssize_t n = _len(indices), bad
     with nogil:
         bad = _bad_index(p, n, d)
     if bad >= 0:
         raise ValueError(f"kbench: sparse row: {_index_reason(p, bad, d)}")
+    return 0
+
+
+cdef int _span_error(Py_ssize_t row, const int64_t* ps, const int64_t* pe,
+                     Py_ssize_t pool) except -1:
+    raise ValueError(f"kbench: sparse row {row} spans [{ps[row]}, {pe[row]}), outside the "
+                     f"pool of {pool} entries")
+
+
+def check_indices(indices, Py_ssize_t d=-1):
+    """Raise ValueError unless indices (int32) are strictly increasing, ≥ 0 and < d (d ≥ 0)."""
+    _need(indices, cnp.NPY_INT32, False, "indices", "int32")
+    _check_index_list(indices, d)
 
 
 def check_rows(starts, ends, indices, Py_ssize_t d=-1):
@@ -245,8 +243,7 @@ def check_rows(starts, ends, indices, Py_ssize_t d=-1):
                 row = i
                 break
     if row >= 0 and bad < 0:
-        raise ValueError(f"kbench: sparse row {row} spans [{ps[row]}, {pe[row]}), outside the "
-                         f"pool of {pool} entries")
+        _span_error(row, ps, pe, pool)
     if row >= 0:
         raise ValueError(f"kbench: sparse row {row}: {_index_reason(pi + ps[row], bad, d)}")
 
@@ -272,8 +269,20 @@ cdef int _choose(int kind, int strategy, object work, str what, Py_ssize_t* d) e
     return strategy
 
 
+# The stored rows as _sparse_row reads them: the pool's arrays and the rows' squared norms
+# (NULL when the kernel does not read them).
+cdef struct Store:
+    const int64_t* starts
+    const int64_t* ends
+    const int32_t* indices
+    const double* data
+    const double* sq
+
+
 cdef Py_ssize_t _check_store(object starts, object ends, object indices, object data,
-                             object sq, Py_ssize_t m, bint need_sq) except -2:
+                             object sq, Py_ssize_t m, bint need_sq, Store* st) except -2:
+    """Check the store's arrays for m rows (all of them when m < 0) and point st at them;
+    the number of rows."""
     _need(starts, cnp.NPY_INT64, False, "starts", "int64")
     _need(ends, cnp.NPY_INT64, False, "ends", "int64")
     _need(indices, cnp.NPY_INT32, False, "indices", "int32")
@@ -301,8 +310,11 @@ cdef Py_ssize_t _check_store(object starts, object ends, object indices, object 
                 bad = i
                 break
     if bad >= 0:
-        raise ValueError(f"kbench: sparse row {bad} spans [{ps[bad]}, {pe[bad]}), outside the "
-                         f"pool of {pool} entries")
+        _span_error(bad, ps, pe, pool)
+    st.starts, st.ends = ps, pe
+    st.indices = <const int32_t*>_data(indices)
+    st.data = <const double*>_data(data)
+    st.sq = <const double*>_data(sq) if need_sq else NULL
     return m
 
 
@@ -311,13 +323,7 @@ cdef int _check_x(object xi, object xd, Py_ssize_t d) except -1:
     _need(xd, cnp.NPY_DOUBLE, False, "x_data", "float64")
     if _len(xi) != _len(xd):
         raise ValueError(f"kbench: sparse row has {_len(xi)} indices but {_len(xd)} values")
-    cdef const int32_t* p = <const int32_t*>_data(xi)
-    cdef Py_ssize_t n = _len(xi), bad
-    with nogil:
-        bad = _bad_index(p, n, d)
-    if bad >= 0:
-        raise ValueError(f"kbench: sparse row: {_index_reason(p, bad, d)}")
-    return 0
+    return _check_index_list(xi, d)
 
 
 # -- entry points -----------------------------------------------------------------------------
@@ -341,7 +347,8 @@ def kernel_row(tuple kernel,
     cdef Py_ssize_t d
     strategy = _choose(kind, strategy, work, "kernel row", &d)
     _check_x(x_indices, x_data, d)
-    m = _check_store(starts, ends, indices, data, sq, m, rbf)
+    cdef Store st
+    m = _check_store(starts, ends, indices, data, sq, m, rbf, &st)
     _need(out, cnp.NPY_DOUBLE, True, "out", "float64")
     if _len(out) < m:
         raise ValueError(f"kbench: sparse kernel row over {m} rows needs out of at least {m} "
@@ -349,11 +356,6 @@ def kernel_row(tuple kernel,
     cdef const int32_t* xi = <const int32_t*>_data(x_indices)
     cdef const double* xd = <const double*>_data(x_data)
     cdef Py_ssize_t nx = _len(x_indices)
-    cdef const int64_t* ps = <const int64_t*>_data(starts)
-    cdef const int64_t* pe = <const int64_t*>_data(ends)
-    cdef const int32_t* si = <const int32_t*>_data(indices)
-    cdef const double* sd = <const double*>_data(data)
-    cdef const double* pq = <const double*>_data(sq) if rbf else NULL
     cdef double* pw = <double*>_data(work) if strategy == S_SCATTER else NULL
     cdef double* po = <double*>_data(out)
     cdef Py_ssize_t t
@@ -363,8 +365,8 @@ def kernel_row(tuple kernel,
             xsq = 0.0
             for t in range(nx):
                 xsq += xd[t] * xd[t]
-        _sparse_row(kind, gamma, scale, offset, degree, xi, xd, nx, xsq, ps, pe, si, sd, pq,
-                    m, strategy, pw, po)
+        _sparse_row(kind, gamma, scale, offset, degree, xi, xd, nx, xsq, st.starts,
+                    st.ends, st.indices, st.data, st.sq, m, strategy, pw, po)
 
 
 def kernel_block(tuple kernel,
@@ -393,7 +395,8 @@ def kernel_block(tuple kernel,
         if _len(xsq) < n:
             raise ValueError(f"kbench: sparse kernel block over {n} examples needs {n} "
                              f"squared norms (got {_len(xsq)})")
-    m = _check_store(starts, ends, indices, data, sq, m, rbf)
+    cdef Store st
+    m = _check_store(starts, ends, indices, data, sq, m, rbf, &st)
     if K.shape[0] < n or K.shape[1] < m:
         raise ValueError(f"kbench: sparse kernel block needs K of at least {n} × {m} "
                          f"(got {K.shape[0]} × {K.shape[1]})")
@@ -404,17 +407,12 @@ def kernel_block(tuple kernel,
     cdef const int32_t* xi = <const int32_t*>_data(x_indices)
     cdef const double* xd = <const double*>_data(x_data)
     cdef const double* xq = <const double*>_data(xsq) if rbf else NULL
-    cdef const int64_t* ps = <const int64_t*>_data(starts)
-    cdef const int64_t* pe = <const int64_t*>_data(ends)
-    cdef const int32_t* si = <const int32_t*>_data(indices)
-    cdef const double* sd = <const double*>_data(data)
-    cdef const double* pq = <const double*>_data(sq) if rbf else NULL
     cdef double* pw = <double*>_data(work) if strategy == S_SCATTER else NULL
     with nogil:
         for r in range(n):
             _sparse_row(kind, gamma, scale, offset, degree, xi + xs[r], xd + xs[r],
-                        xe[r] - xs[r], xq[r] if rbf else 0.0, ps, pe, si, sd, pq, m,
-                        strategy, pw, &K[r, 0])
+                        xe[r] - xs[r], xq[r] if rbf else 0.0, st.starts, st.ends,
+                        st.indices, st.data, st.sq, m, strategy, pw, &K[r, 0])
 
 
 def row_sq_norms(starts, ends, data, out):
@@ -442,5 +440,4 @@ def row_sq_norms(starts, ends, data, out):
                 s += pd[t] * pd[t]
             po[i] = s
     if bad >= 0:
-        raise ValueError(f"kbench: sparse row {bad} spans [{ps[bad]}, {pe[bad]}), outside the "
-                         f"pool of {pool} entries")
+        _span_error(bad, ps, pe, pool)
