@@ -359,10 +359,15 @@ cdef class LasvmCore(CachedStore):
                     self._reprocess_cached()
         return i, status
 
-    def finish(self, long long max_iter):
-        """The finishing step: REPROCESS until δ ≤ τ (at most max_iter times); iterations run."""
+    def finish(self, long long max_iter, step=None):
+        """The finishing step: REPROCESS until δ ≤ τ (at most max_iter times); iterations run.
+
+        step: None, each SMO step reads its rows through the cache (compiled kernels); else
+        ``step(i, j)`` takes it (a kernel with no compiled form: the caller computes the rows).
+        """
         cdef long long it = 0
         cdef Py_ssize_t i, j
+        cdef bint cached = step is None
         if self.m == 0:
             return 0
         with nogil:
@@ -370,7 +375,11 @@ cdef class LasvmCore(CachedStore):
                 self._pair_reprocess(&i, &j)
                 if i < 0:
                     break
-                self._step_cached(i, j)
+                if cached:
+                    self._step_cached(i, j)
+                else:
+                    with gil:
+                        step(i, j)
                 self._cleanup()
                 it += 1
             self._cleanup()

@@ -148,19 +148,9 @@ class LASVM(RevisitingLearner):
         self._finished = True
         if self._m == 0:
             return 0
-        if self._compiled is not None:
-            steps = core.finish(self.max_finish_iter)
-        else:
-            steps = 0
-            while steps < self.max_finish_iter:
-                i, j = core.pair(False)
-                if i < 0:
-                    break
-                self._step_python(i, j)
-                core.cleanup()
-                steps += 1
-            core.cleanup()
-            core.finish_iters += steps
+        # A kernel with no compiled form takes each step through Python (rows it computes).
+        step = None if self._compiled is not None else self._step_python
+        steps = core.finish(self.max_finish_iter, step)
         if steps >= self.max_finish_iter:
             self._finish_capped += 1
         return steps
