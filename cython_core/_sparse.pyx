@@ -49,14 +49,10 @@ cdef enum:
 
 # -- inner products and L1 distances ----------------------------------------------------------
 
-cdef inline double _merge(const int32_t* ai, const double* ad, Py_ssize_t na,
-                          const int32_t* bi, const double* bd, Py_ssize_t nb,
-                          bint l1) noexcept nogil:
-    """Walk two sorted index lists together, in index order: Σ a_j b_j over the shared
-    indices, or with l1 Σ_j |a_j − b_j| over their union.
-
-    Called with a constant l1, so the C compiler drops the other kernel's branches.
-    """
+cdef inline double _merge_dot(const int32_t* ai, const double* ad, Py_ssize_t na,
+                              const int32_t* bi, const double* bd,
+                              Py_ssize_t nb) noexcept nogil:
+    """Σ a_j b_j over the shared indices of two sorted index lists, in index order."""
     cdef Py_ssize_t i = 0, j = 0
     cdef int32_t a, b
     cdef double s = 0.0
@@ -64,19 +60,38 @@ cdef inline double _merge(const int32_t* ai, const double* ad, Py_ssize_t na,
         a = ai[i]
         b = bi[j]
         if a == b:
-            s += fabs(ad[i] - bd[j]) if l1 else ad[i] * bd[j]
-        elif l1:
-            s += fabs(ad[i]) if a < b else fabs(bd[j])
+            s += ad[i] * bd[j]
         # Advance without a three-way branch: the comparisons are unpredictable.
         i += a <= b
         j += b <= a
-    if l1:
-        while i < na:
+    return s
+
+
+cdef inline double _merge_l1(const int32_t* ai, const double* ad, Py_ssize_t na,
+                             const int32_t* bi, const double* bd, Py_ssize_t nb) noexcept nogil:
+    """Σ_j |a_j − b_j| over the union of two sorted index lists."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef int32_t a, b
+    cdef double s = 0.0
+    while i < na and j < nb:
+        a = ai[i]
+        b = bi[j]
+        if a == b:
+            s += fabs(ad[i] - bd[j])
+            i += 1
+            j += 1
+        elif a < b:
             s += fabs(ad[i])
             i += 1
-        while j < nb:
+        else:
             s += fabs(bd[j])
             j += 1
+    while i < na:
+        s += fabs(ad[i])
+        i += 1
+    while j < nb:
+        s += fabs(bd[j])
+        j += 1
     return s
 
 
@@ -133,11 +148,11 @@ cdef void _sparse_row(int kind, double gamma, double scale, double offset, doubl
         if kind == K_LAPLACIAN:
             for i in range(m):
                 a = starts[i]
-                out[i] = -gamma * _merge(xi, xd, nx, si + a, sd + a, ends[i] - a, True)
+                out[i] = -gamma * _merge_l1(xi, xd, nx, si + a, sd + a, ends[i] - a)
         else:
             for i in range(m):
                 a = starts[i]
-                out[i] = _merge(xi, xd, nx, si + a, sd + a, ends[i] - a, False)
+                out[i] = _merge_dot(xi, xd, nx, si + a, sd + a, ends[i] - a)
     if kind == K_LAPLACIAN:
         kb_vexp_d(out, m)
     elif kind != K_LINEAR:
