@@ -189,6 +189,16 @@ cdef int _need(object a, int typenum, bint write, str name, str what) except -1:
     return 0
 
 
+cdef int _need_n(object a, int typenum, bint write, str name, str what, Py_ssize_t n,
+                 str call) except -1:
+    """_need, and at least n entries (one per row of the call)."""
+    _need(a, typenum, write, name, what)
+    if _len(a) < n:
+        raise ValueError(f"kbench: sparse {call} over {n} rows needs {name} of at least {n} "
+                         f"entries (got {_len(a)})")
+    return 0
+
+
 cdef Py_ssize_t _bad_index(const int32_t* idx, Py_ssize_t n, Py_ssize_t d) noexcept nogil:
     """Position of the first index that is negative, ≥ d (when d ≥ 0) or not above the one
     before it; −1 when the list is strictly increasing within bounds."""
@@ -311,10 +321,7 @@ cdef Py_ssize_t _check_store(object starts, object ends, object indices, object 
         raise ValueError(f"kbench: sparse kernel row over {m} rows needs at least {m} starts "
                          f"and ends (got {_len(starts)}, {_len(ends)})")
     if need_sq:
-        _need(sq, cnp.NPY_DOUBLE, False, "sq", "float64")
-        if _len(sq) < m:
-            raise ValueError(f"kbench: sparse kernel row over {m} rows needs at least {m} "
-                             f"squared norms (got {_len(sq)})")
+        _need_n(sq, cnp.NPY_DOUBLE, False, "sq", "float64", m, "kernel row")
     # O(m): every row lies within the pool (its indices were checked when it was stored).
     cdef const int64_t* ps = <const int64_t*>_data(starts)
     cdef const int64_t* pe = <const int64_t*>_data(ends)
@@ -364,10 +371,7 @@ def kernel_row(tuple kernel,
     _check_x(x_indices, x_data, d)
     cdef Store st
     m = _check_store(starts, ends, indices, data, sq, m, rbf, &st)
-    _need(out, cnp.NPY_DOUBLE, True, "out", "float64")
-    if _len(out) < m:
-        raise ValueError(f"kbench: sparse kernel row over {m} rows needs out of at least {m} "
-                         f"entries (got {_len(out)})")
+    _need_n(out, cnp.NPY_DOUBLE, True, "out", "float64", m, "kernel row")
     cdef const int32_t* xi = <const int32_t*>_data(x_indices)
     cdef const double* xd = <const double*>_data(x_data)
     cdef Py_ssize_t nx = _len(x_indices)
@@ -406,10 +410,7 @@ def kernel_block(tuple kernel,
     check_rows(x_starts, x_ends, x_indices, d)
     cdef Py_ssize_t n = _len(x_starts), r
     if rbf:
-        _need(xsq, cnp.NPY_DOUBLE, False, "xsq", "float64")
-        if _len(xsq) < n:
-            raise ValueError(f"kbench: sparse kernel block over {n} examples needs {n} "
-                             f"squared norms (got {_len(xsq)})")
+        _need_n(xsq, cnp.NPY_DOUBLE, False, "xsq", "float64", n, "kernel block")
     cdef Store st
     m = _check_store(starts, ends, indices, data, sq, m, rbf, &st)
     if K.shape[0] < n or K.shape[1] < m:
