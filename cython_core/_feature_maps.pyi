@@ -13,6 +13,10 @@ def fourier_features(Omega: F64, x: F64, u: F64, z: F64, cols: I32 | None = ...)
 def nystrom_features(Mmap: F64, krow: F64, z: F64) -> None: ...
 def linear_scores(W: F64, z: F64, out: F64) -> None: ...
 def linear_step(W: F64, z: F64, g: F64, eta: float) -> None: ...
+
+#: Rows: a dense 2-D array, or CSR arrays (indptr, indices, data).
+_Rows = F64 | tuple[I64, I32, F64]
+
 def fogd_block(
     Omega: F64,
     W: F64,
@@ -20,7 +24,7 @@ def fogd_block(
     task: int,
     loss_kind: int,
     loss_p1: float,
-    X: F64,
+    rows: _Rows,
     y: F64,
     pred: F64,
     u: F64,
@@ -28,34 +32,7 @@ def fogd_block(
     scores: F64,
     g: F64,
 ) -> None: ...
-def fogd_decision_many(Omega: F64, W: F64, X: F64, out: F64, u: F64, z: F64) -> None: ...
-def fogd_block_csr(
-    Omega: F64,
-    W: F64,
-    eta: float,
-    task: int,
-    loss_kind: int,
-    loss_p1: float,
-    indptr: I64,
-    indices: I32,
-    data: F64,
-    y: F64,
-    pred: F64,
-    u: F64,
-    z: F64,
-    scores: F64,
-    g: F64,
-) -> None: ...
-def fogd_decision_many_csr(
-    Omega: F64,
-    W: F64,
-    indptr: I64,
-    indices: I32,
-    data: F64,
-    out: F64,
-    u: F64,
-    z: F64,
-) -> None: ...
+def fogd_decision_many(Omega: F64, W: F64, rows: _Rows, out: F64, u: F64, z: F64) -> None: ...
 def nogd_block(
     kernel: Kernel,
     SV: F64,

@@ -112,21 +112,31 @@ cdef inline void _fourier_row(const double* Omega, Py_ssize_t D, Rows rows, Py_s
                  rows.indptr[i + 1] - rows.indptr[i], u, z)
 
 
-cdef Rows _dense_rows(const double[:, ::1] X):
+cdef Rows _rows(rows, Py_ssize_t* n) except *:
+    """The Rows of a dense 2-D array or of CSR arrays ``(indptr, indices, data)``; their
+    count in ``n``."""
+    if isinstance(rows, tuple):
+        return _csr_rows(rows[0], rows[1], rows[2], n)
+    return _dense_rows(rows, n)
+
+
+cdef Rows _dense_rows(const double[:, ::1] X, Py_ssize_t* n):
     cdef Rows rows
     rows.X = &X[0, 0] if X.shape[0] else NULL
     rows.d = X.shape[1]
     rows.indptr = NULL
+    n[0] = X.shape[0]
     return rows
 
 
 cdef Rows _csr_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
-                    const double[::1] data):
+                    const double[::1] data, Py_ssize_t* n):
     cdef Rows rows
     rows.X, rows.d = NULL, 0
     rows.indptr = &indptr[0]
     rows.indices = &indices[0] if indices.shape[0] else NULL  # no values: no row reads them
     rows.data = &data[0] if data.shape[0] else NULL
+    n[0] = indptr.shape[0] - 1
     return rows
 
 
@@ -231,27 +241,16 @@ def nystrom_features(const double[:, ::1] Mmap, const double[::1] krow, double[:
 
 
 def fogd_block(const double[:, ::1] Omega, double[:, ::1] W, double eta, int task,
-               int loss_kind, double loss_p1, const double[:, ::1] X, const double[::1] y,
-               double[::1] pred, double[::1] u, double[::1] z, double[::1] scores,
-               double[::1] g):
-    """FOGD: predict then learn every row of X on random Fourier features."""
-    cdef Rows rows = _dense_rows(X)
+               int loss_kind, double loss_p1, rows, const double[::1] y, double[::1] pred,
+               double[::1] u, double[::1] z, double[::1] scores, double[::1] g):
+    """FOGD: predict then learn every row of ``rows`` on random Fourier features. ``rows``
+    is a dense 2-D array or the CSR arrays ``(indptr int64, indices int32, data)`` (whose
+    features the caller has checked)."""
+    cdef Py_ssize_t n
+    cdef Rows r = _rows(rows, &n)
     with nogil:
         _fogd(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], eta, task, loss_kind,
-              loss_p1, rows, X.shape[0], &y[0], &pred[0], &u[0], &z[0], &scores[0], &g[0])
-
-
-def fogd_block_csr(const double[:, ::1] Omega, double[:, ::1] W, double eta, int task,
-                   int loss_kind, double loss_p1, const int64_t[::1] indptr,
-                   const int32_t[::1] indices, const double[::1] data, const double[::1] y,
-                   double[::1] pred, double[::1] u, double[::1] z, double[::1] scores,
-                   double[::1] g):
-    """:func:`fogd_block` on the rows of a CSR block (features checked by the caller)."""
-    cdef Rows rows = _csr_rows(indptr, indices, data)
-    with nogil:
-        _fogd(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], eta, task, loss_kind,
-              loss_p1, rows, indptr.shape[0] - 1, &y[0], &pred[0], &u[0], &z[0], &scores[0],
-              &g[0])
+              loss_p1, r, n, &y[0], &pred[0], &u[0], &z[0], &scores[0], &g[0])
 
 
 cdef void _fogd(const double* Omega, Py_ssize_t D, double* W, Py_ssize_t C, double eta,
@@ -267,24 +266,15 @@ cdef void _fogd(const double* Omega, Py_ssize_t D, double* W, Py_ssize_t C, doub
             _linear_step(W, 2 * D, C, z, g, eta)
 
 
-def fogd_decision_many(const double[:, ::1] Omega, const double[:, ::1] W,
-                       const double[:, ::1] X, double[:, ::1] out, double[::1] u, double[::1] z):
-    """Scores of every row of X (held-out evaluation), row by row as in the loop."""
-    cdef Rows rows = _dense_rows(X)
+def fogd_decision_many(const double[:, ::1] Omega, const double[:, ::1] W, rows,
+                       double[:, ::1] out, double[::1] u, double[::1] z):
+    """Scores of every row of ``rows`` (as for :func:`fogd_block`; held-out evaluation),
+    row by row as in the loop."""
+    cdef Py_ssize_t n
+    cdef Rows r = _rows(rows, &n)
     with nogil:
-        _fogd_scores(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], rows, X.shape[0],
-                     &out[0, 0], &u[0], &z[0])
-
-
-def fogd_decision_many_csr(const double[:, ::1] Omega, const double[:, ::1] W,
-                           const int64_t[::1] indptr, const int32_t[::1] indices,
-                           const double[::1] data, double[:, ::1] out, double[::1] u,
-                           double[::1] z):
-    """:func:`fogd_decision_many` on the rows of a CSR block."""
-    cdef Rows rows = _csr_rows(indptr, indices, data)
-    with nogil:
-        _fogd_scores(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], rows,
-                     indptr.shape[0] - 1, &out[0, 0], &u[0], &z[0])
+        _fogd_scores(&Omega[0, 0], Omega.shape[1], &W[0, 0], W.shape[1], r, n, &out[0, 0],
+                     &u[0], &z[0])
 
 
 cdef void _fogd_scores(const double* Omega, Py_ssize_t D, const double* W, Py_ssize_t C,

@@ -181,9 +181,9 @@ class FOGD(_LinearOGD):
         pred = np.empty(X.shape[0])
         if self._loss_c is not None:
             if len(pred):
-                _feature_maps.fogd_block_csr(
+                _feature_maps.fogd_block(
                     self._Omega, self._W, self.eta, self._task_kind, *self._loss_c,
-                    indptr, indices, data, y, pred, self._u, self._z, self._scores, self._g,
+                    (indptr, indices, data), y, pred, self._u, self._z, self._scores, self._g,
                 )  # fmt: skip
             return pred
         for i in range(len(pred)):
@@ -216,8 +216,8 @@ class FOGD(_LinearOGD):
             pass
         elif is_sparse(X):
             indptr, indices, data = self._csr(X)
-            _feature_maps.fogd_decision_many_csr(
-                self._Omega, self._W, indptr, indices, data, F, self._u, self._z
+            _feature_maps.fogd_decision_many(
+                self._Omega, self._W, (indptr, indices, data), F, self._u, self._z
             )
         else:
             X = np.ascontiguousarray(X, dtype=np.float64)
