@@ -16,11 +16,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+import pytest
 
 from kbench.core.components import Kernel, Loss
 from kbench.core.registry import get_registry
@@ -287,6 +289,14 @@ def assert_block_labels(
         np.testing.assert_allclose(labels, expect, rtol=rtol, atol=atol)
     else:
         assert np.array_equal(labels, expect)
+
+
+def assert_refused(make: Callable[[str], Any], refusals: dict[str, str]) -> None:
+    """``make(spec)`` raises a ValueError (a SpecError is one) whose message matches the
+    pattern, for every spec and pattern of ``refusals``."""
+    for spec, pattern in refusals.items():
+        with pytest.raises(ValueError, match=pattern):
+            make(spec)
 
 
 def online_kernel_refusals(name: str) -> list[tuple[str, str, str, str]]:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF
+from helpers import NumpyRBF, assert_refused, create
 from kbench.core.components import Kernel, Loss
 from kbench.core.registry import get_registry
 from kbench.cython_core import _bsgd, _budget_perceptrons
@@ -80,15 +80,10 @@ def make(
     kernel: str | Kernel = f"rbf[gamma={GAMMA}]",
     loss: str | Loss | None = None,
 ):
-    reg = get_registry()
-    k = reg.create("kernel", kernel) if isinstance(kernel, str) else kernel
-    cls = reg.entry("algorithm", spec.split("[")[0]).cls
+    cls = get_registry().entry("algorithm", spec.split("[")[0]).cls
     if cls.uses_loss and loss is None:
         loss = "multiclass_hinge" if task == "multiclass" else cls.default_loss
-    lo = reg.create("loss", loss) if isinstance(loss, str) else loss
-    return reg.create(
-        "algorithm", spec, kernel=k, loss=lo, task=task, n_classes=n_classes, seed=seed
-    )
+    return create(spec, kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
 
 
 def one_by_one(algo, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -919,19 +914,39 @@ def test_fogd_needs_a_spectral_kernel() -> None:
 
 # -- properties shared by every budgeted learner --------------------------------------------------
 
-BUDGETED = [
-    "rbp[budget=7]",
-    "forgetron[budget=7]",
-    "projectron[budget=7,eta=0.0]",
-    "projectronpp[budget=7,eta=0.01]",
-    "bpa_s[budget=7]",
-    "bsgd[budget=7,maintenance=removal]",
-    "bsgd[budget=7,maintenance=projection]",
-    "bsgd[budget=7,maintenance=merge]",
-    "bogd[budget=7]",
-    "bogd[budget=7,sampling=weighted]",
-    "nogd[budget=7]",
+#: The budgeted learners.
+BUDGETED_NAMES = ["rbp", "forgetron", "projectron", "projectronpp", "bpa_s", "bsgd", "bogd", "nogd"]
+#: Settings of them that more than one test below runs (at its own budget); the Projectrons
+#: set their projection threshold in each test.
+SETTINGS = [
+    "rbp",
+    "forgetron",
+    "bpa_s",
+    "bsgd[maintenance=removal]",
+    "bsgd[maintenance=projection]",
+    "bogd",
+    "nogd",
 ]
+
+
+def at_budget(budget: int, *settings: str) -> list[str]:
+    """Each ``name`` or ``name[options]`` with ``budget=B`` put first among its options."""
+    specs = []
+    for setting in settings:
+        name, _, options = setting.partition("[")
+        options = f",{options.removesuffix(']')}" if options else ""
+        specs.append(f"{name}[budget={budget}{options}]")
+    return specs
+
+
+BUDGETED = at_budget(
+    7,
+    *SETTINGS,
+    "projectron[eta=0.0]",
+    "projectronpp[eta=0.01]",
+    "bsgd[maintenance=merge]",
+    "bogd[sampling=weighted]",
+)
 
 
 @pytest.mark.parametrize("spec", BUDGETED)
@@ -947,9 +962,7 @@ def test_budget_never_exceeded(spec: str) -> None:
     assert max(sizes) == 7
 
 
-@pytest.mark.parametrize(
-    "name", ["rbp", "forgetron", "projectron", "projectronpp", "bpa_s", "bsgd", "bogd", "nogd"]
-)
+@pytest.mark.parametrize("name", BUDGETED_NAMES)
 def test_budget_below_minimum_is_rejected(name: str) -> None:
     low = 1 if name == "bogd" else 0
     with pytest.raises(ValueError, match=f"{name}: budget must be in"):
@@ -957,22 +970,23 @@ def test_budget_below_minimum_is_rejected(name: str) -> None:
 
 
 def test_other_bad_parameters_are_rejected() -> None:
-    for spec, message in (
-        ("fogd[D=0]", "fogd: D must be in"),
-        ("fogd[eta=0.0]", "fogd: eta must be in"),
-        ("projectron[eta=-0.1]", "projectron: eta must be in"),
-        ("projectronpp[U=-1.0]", "projectronpp: U must be in"),
-        ("bpa_s[C=0.0]", "bpa_s: C must be in"),
-        ("bsgd[lam=0.0]", "bsgd: lam must be in"),
-        ("pegasos[lam=-1.0]", "pegasos: lam must be in"),
-        ("bogd[eta=2.0,lam=0.6]", "bogd: eta·lam must be < 1"),
-        ("nogd[budget=5,rank=6]", r"nogd: rank must be at most budget \(5\)"),
-        ("nogd[budget=5,rank=0]", "nogd: rank must be in"),
-        ("nogd[rank_fraction=0.0]", "nogd: rank_fraction must be in"),
-        ("nogd[rank_fraction=1.5]", "nogd: rank_fraction must be in"),
-    ):
-        with pytest.raises(ValueError, match=message):
-            make(spec)
+    assert_refused(
+        make,
+        {
+            "fogd[D=0]": "fogd: D must be in",
+            "fogd[eta=0.0]": "fogd: eta must be in",
+            "projectron[eta=-0.1]": "projectron: eta must be in",
+            "projectronpp[U=-1.0]": "projectronpp: U must be in",
+            "bpa_s[C=0.0]": "bpa_s: C must be in",
+            "bsgd[lam=0.0]": "bsgd: lam must be in",
+            "pegasos[lam=-1.0]": "pegasos: lam must be in",
+            "bogd[eta=2.0,lam=0.6]": "bogd: eta·lam must be < 1",
+            "nogd[budget=5,rank=6]": r"nogd: rank must be at most budget \(5\)",
+            "nogd[budget=5,rank=0]": "nogd: rank must be in",
+            "nogd[rank_fraction=0.0]": "nogd: rank_fraction must be in",
+            "nogd[rank_fraction=1.5]": "nogd: rank_fraction must be in",
+        },
+    )
 
 
 class PyHinge(Loss):
@@ -993,16 +1007,8 @@ class PyHinge(Loss):
 
 
 PYTHON_PATH = [
-    "rbp[budget=9]",
-    "forgetron[budget=9]",
-    "projectron[budget=9,eta=0.05]",
-    "projectronpp[budget=9,eta=0.05]",
-    "bpa_s[budget=9]",
-    "bsgd[budget=9,maintenance=removal]",
-    "bsgd[budget=9,maintenance=projection]",
+    *at_budget(9, *SETTINGS, "projectron[eta=0.05]", "projectronpp[eta=0.05]"),
     "pegasos",
-    "bogd[budget=9]",
-    "nogd[budget=9]",
 ]
 
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, Sigmoid, binary_stream, checkerboard, run_stream, zero_bias_svm
+from helpers import (
+    NumpyRBF,
+    Sigmoid,
+    assert_refused,
+    binary_stream,
+    checkerboard,
+    run_stream,
+    zero_bias_svm,
+)
 from kbench.core.registry import get_registry
 from kbench.cython_core import _ramp
 
@@ -375,16 +383,17 @@ def test_python_kernel_path_matches_compiled() -> None:
 
 
 def test_bad_input_and_degenerate_streams() -> None:
-    for spec, match in (
-        ("online_svm_r[C=0]", "C must be"),
-        ("online_svm_r[C=-2]", "C must be"),
-        ("online_svm_r[s=1.0]", "s must be"),
-        ("online_svm_r[m=-1]", "m must be"),
-        ("ramp_cccp[init_fraction=2]", "init_fraction"),
-        ("online_asvm_r[width=-1]", "width"),
-    ):
-        with pytest.raises(ValueError, match=match):
-            make(spec)
+    assert_refused(
+        make,
+        {
+            "online_svm_r[C=0]": "C must be",
+            "online_svm_r[C=-2]": "C must be",
+            "online_svm_r[s=1.0]": "s must be",
+            "online_svm_r[m=-1]": "m must be",
+            "ramp_cccp[init_fraction=2]": "init_fraction",
+            "online_asvm_r[width=-1]": "width",
+        },
+    )
     algo = make("online_svm_r")
     with pytest.raises(ValueError, match="labels must be"):
         algo.learn_one(np.zeros(2), 0.0)
