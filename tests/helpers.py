@@ -122,6 +122,22 @@ def task_data(task: str, n: int, d: int = 3, seed: int = 0) -> tuple[np.ndarray,
     return np.ascontiguousarray(X), y
 
 
+def spec_options(spec: str, words: tuple[str, ...] = ("schedule", "nu_rule", "incremental")):
+    """The options of ``name[key=value,...]`` as a reference's keyword arguments: true and
+    false as booleans, the budget as an int, the options named in ``words`` as text, the
+    others as floats."""
+    out: dict[str, Any] = {}
+    for item in spec[spec.index("[") + 1 : -1].split(","):
+        key, value = item.split("=")
+        if value in ("true", "false"):
+            out[key] = value == "true"
+        elif key in words:
+            out[key] = value
+        else:
+            out[key] = int(value) if key == "budget" else float(value)
+    return out
+
+
 def norma_reference(
     X,
     y,

@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, create, norma_reference, online_kernel_refusals, task_data
+from helpers import (
+    NumpyRBF,
+    create,
+    make_loss,
+    norma_reference,
+    online_kernel_refusals,
+    spec_options,
+    task_data,
+)
 from kbench.core.registry import get_registry
 
 GAMMA = 0.5
@@ -61,19 +69,6 @@ CASES = [
 ]
 
 
-def _params(spec: str) -> dict:
-    out = {}
-    for item in spec[spec.index("[") + 1 : -1].split(","):
-        key, value = item.split("=")
-        if key in ("schedule", "nu_rule"):
-            out[key] = value
-        elif key == "offset":
-            out[key] = value == "true"
-        else:
-            out[key] = int(value) if key == "budget" else float(value)
-    return out
-
-
 @pytest.mark.parametrize(
     ("spec", "loss", "task"),
     CASES,
@@ -97,7 +92,7 @@ def test_norma_matches_plain_reference(spec, loss, task, compiled) -> None:
             algo.learn_one(x, y[i])
         pred = np.array(pred)
     ref_pred, sv, coef, b, eps = norma_reference(
-        X, y, loss=get_registry().create("loss", loss), task=task, gamma=GAMMA, **_params(spec)
+        X, y, loss=make_loss(loss), task=task, gamma=GAMMA, **spec_options(spec)
     )
     if task == "regression":
         assert np.allclose(pred, ref_pred, rtol=1e-9, atol=1e-10)

@@ -13,7 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, create, margin_violation, online_kernel_refusals, python_loss
+from helpers import (
+    NumpyRBF,
+    create,
+    make_loss,
+    margin_violation,
+    online_kernel_refusals,
+    python_loss,
+    spec_options,
+    task_data,
+)
 from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
 from kbench.cython_core import _svmd
@@ -39,20 +48,8 @@ def make(
     return create(spec, kernel=kernel, loss=loss, task=task, n_classes=n_classes)
 
 
-def data(task: str, n: int = 200, d: int = 3, seed: int = 0, n_classes: int = 3):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if task == "binary":
-        y = np.where(X[:, 0] * X[:, 1] + 0.3 * X[:, 2] > 0, 1.0, -1.0)
-    elif task == "multiclass":
-        centres = rng.standard_normal((n_classes, d)) * 1.5
-        y = rng.integers(0, n_classes, n).astype(float)
-        X = X + centres[y.astype(int)]
-    elif task == "regression":
-        y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(n)
-    else:
-        y = np.ones(n)
-    return np.ascontiguousarray(X), y
+def data(task: str, n: int = 200, d: int = 3, seed: int = 0):
+    return task_data(task, n, d, seed)
 
 
 # ------------------------------------------------------------------------------------------
@@ -178,71 +175,53 @@ def run_steps(algo, X, y, *, compiled: bool = True):
 
 
 CASES = [
-    ("svmd[eta=0.3,mu=0.2,lam=0.9,c=0.05]", "hinge", "binary", {}),
-    ("svmd[eta=0.3,mu=0.2,lam=1.0,c=0.05,offset=true]", "logistic", "binary", {}),
-    ("svmd[eta=0.2,mu=0.1,lam=0.9,c=0.05]", "squared", "regression", {}),
+    ("svmd[eta=0.3,mu=0.2,lam=0.9,c=0.05]", "hinge", "binary"),
+    ("svmd[eta=0.3,mu=0.2,lam=1.0,c=0.05,offset=true]", "logistic", "binary"),
+    ("svmd[eta=0.2,mu=0.1,lam=0.9,c=0.05]", "squared", "regression"),
     (
         "svmd[eta=0.2,mu=0.1,lam=0.95,c=0.1,budget=15,offset=true]",
         "huber[delta=0.5]",
         "regression",
-        {},
     ),
     (
         "svmd[eta=0.3,mu=0.3,lam=0.95,c=0.05,budget=20,incremental=exact]",
         "multiclass_hinge",
         "multiclass",
-        {},
     ),
-    ("svmd[eta=0.3,mu=0.3,lam=0.9,c=0.05,offset=true]", "softmax", "multiclass", {}),
-    ("svmd[eta=1.0,mu=1.0,lam=0.95,c=1.0,nu=0.1,budget=30]", "hinge", "binary", {}),
+    ("svmd[eta=0.3,mu=0.3,lam=0.9,c=0.05,offset=true]", "softmax", "multiclass"),
+    ("svmd[eta=1.0,mu=1.0,lam=0.95,c=1.0,nu=0.1,budget=30]", "hinge", "binary"),
     (
         "svmd[eta=1.0,mu=0.5,lam=0.95,c=1.0,nu=0.1,lagged_eps=true]",
         "multiclass_hinge",
         "multiclass",
-        {},
     ),
     (
         "svmd[eta=1.0,mu=1.0,lam=1.0,c=1.0,nu=0.05,budget=40,incremental=exact]",
         "novelty_hinge",
         "novelty",
-        {},
     ),
     (
         "svmd[eta=0.5,mu=0.5,lam=0.9,c=0.1,nu=0.3,margin0=0.5,offset=true]",
         "eps_insensitive",
         "regression",
-        {},
     ),
-    ("svmd[eta=0.3,mu=0.2,lam=0.0,c=0.05,budget=25]", "smooth_hinge", "binary", {}),
+    ("svmd[eta=0.3,mu=0.2,lam=0.0,c=0.05,budget=25]", "smooth_hinge", "binary"),
 ]
 
 
-def _parse(spec: str) -> dict:
-    body = spec[spec.index("[") + 1 : -1]
-    out = {}
-    for item in body.split(","):
-        key, value = item.split("=")
-        out[key] = {"true": True, "false": False}.get(value, value)
-        if key not in ("incremental",) and not isinstance(out[key], bool):
-            out[key] = float(value) if key != "budget" else int(value)
-    return out
-
-
 @pytest.mark.parametrize(
-    ("spec", "loss", "task", "extra"),
+    ("spec", "loss", "task"),
     CASES,
     ids=[f"{c[2]}-{c[1]}-{i}" for i, c in enumerate(CASES)],
 )
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-def test_matches_numpy_reference(spec, loss, task, extra, compiled) -> None:
+def test_matches_numpy_reference(spec, loss, task, compiled) -> None:
     """Both paths reproduce the plain transcription: predictions, η, π, N, ε, η_b, η_ε and
     the final expansion, through buffer evictions."""
     X, y = data(task, n=160)
     algo = make(spec, loss, task, n_classes=3)
     preds, snaps = run_steps(algo, X, y, compiled=compiled)
-    ref = svmd_reference(
-        X, y, loss=get_registry().create("loss", loss), task=task, n_classes=3, **_parse(spec)
-    )
+    ref = svmd_reference(X, y, loss=make_loss(loss), task=task, n_classes=3, **spec_options(spec))
     if task == "regression":
         assert np.allclose(preds, ref["pred"], rtol=1e-9, atol=1e-10)
     else:
