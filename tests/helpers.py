@@ -315,19 +315,28 @@ def assert_refused(make: Callable[[str], Any], refusals: dict[str, str]) -> None
             make(spec)
 
 
+def range_refusals(name: str, ranges: dict[str, str]) -> list[tuple[str, str, str, str]]:
+    """(spec, loss, task, message) of the learner ``name`` (hinge loss, binary task) given
+    out-of-range options: ``name[options]`` must fail with ``name: message``, for every
+    options and message of ``ranges``."""
+    return [
+        (f"{name}[{options}]", "hinge", "binary", f"{name}: {m}") for options, m in ranges.items()
+    ]
+
+
 def online_kernel_refusals(name: str) -> list[tuple[str, str, str, str]]:
     """(spec, loss, task, message) of bad input that the learner ``name`` (NORMA or SVMD)
     refuses through their shared base: parameter ranges and losses that do not fit."""
     return [
-        (f"{name}[eta=0.0]", "hinge", "binary", f"{name}: eta must be in (0"),
-        (f"{name}[budget=0]", "hinge", "binary", f"{name}: budget must be in [1"),
-        (f"{name}[nu=1.0]", "hinge", "binary", f"{name}: nu must be in [0.0, 1.0), got"),
-        (
+        *range_refusals(
             name,
-            "hinge",
-            "multiclass",
-            f"{name}: loss 'hinge' cannot be used for multiclass tasks",
+            {
+                "eta=0.0": "eta must be in (0",
+                "budget=0": "budget must be in [1",
+                "nu=1.0": "nu must be in [0.0, 1.0), got",
+            },
         ),
+        (name, "hinge", "multiclass", f"{name}: loss 'hinge' cannot be used for multiclass tasks"),
         (
             f"{name}[nu=0.1]",
             "logistic",

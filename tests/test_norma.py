@@ -16,6 +16,7 @@ from helpers import (
     make_loss,
     norma_reference,
     online_kernel_refusals,
+    range_refusals,
     spec_options,
     task_data,
 )
@@ -164,9 +165,14 @@ def test_hinge_stores_only_margin_violators() -> None:
     ("spec", "loss", "task", "message"),
     [
         *online_kernel_refusals("norma"),
-        ("norma[eta=2.0,c=0.6]", "hinge", "binary", "norma: eta·c must be ≤ 1"),
-        ("norma[tau=0.0]", "hinge", "binary", "norma: tau must be in (0"),
-        ("norma[margin0=-1.0]", "hinge", "binary", "norma: margin0 must be in (0"),
+        *range_refusals(
+            "norma",
+            {
+                "eta=2.0,c=0.6": "eta·c must be ≤ 1",
+                "tau=0.0": "tau must be in (0",
+                "margin0=-1.0": "margin0 must be in (0",
+            },
+        ),
         (
             "norma",
             "softmax",

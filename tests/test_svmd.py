@@ -20,6 +20,7 @@ from helpers import (
     margin_violation,
     online_kernel_refusals,
     python_loss,
+    range_refusals,
     spec_options,
     task_data,
 )
@@ -770,15 +771,20 @@ def test_compiled_gradients_match_the_loss_plugins(loss) -> None:
     ("spec", "loss", "task", "message"),
     [
         *online_kernel_refusals("svmd"),
-        ("svmd[eta=-1.0]", "hinge", "binary", "svmd: eta must be in (0"),
-        ("svmd[mu=-0.1]", "hinge", "binary", "svmd: mu must be in [0"),
-        ("svmd[lam=1.5]", "hinge", "binary", "svmd: lam must be in [0.0, 1.0], got"),
-        ("svmd[lam=-0.1]", "hinge", "binary", "svmd: lam must be in [0.0, 1.0], got"),
-        ("svmd[nu=-0.2]", "hinge", "binary", "svmd: nu must be in [0.0, 1.0), got"),
-        ("svmd[c=-1.0]", "hinge", "binary", "svmd: c must be in [0"),
-        ("svmd[margin0=0.0]", "hinge", "binary", "svmd: margin0 must be in (0"),
-        ("svmd[eta_eps=0.0]", "hinge", "binary", "svmd: eta_eps must be in (0"),
-        ("svmd[eta=0.5,eta_max=0.1]", "hinge", "binary", "svmd: eta_max must be in [0.5"),
+        *range_refusals(
+            "svmd",
+            {
+                "eta=-1.0": "eta must be in (0",
+                "mu=-0.1": "mu must be in [0",
+                "lam=1.5": "lam must be in [0.0, 1.0], got",
+                "lam=-0.1": "lam must be in [0.0, 1.0], got",
+                "nu=-0.2": "nu must be in [0.0, 1.0), got",
+                "c=-1.0": "c must be in [0",
+                "margin0=0.0": "margin0 must be in (0",
+                "eta_eps=0.0": "eta_eps must be in (0",
+                "eta=0.5,eta_max=0.1": "eta_max must be in [0.5",
+            },
+        ),
         (
             "svmd",
             "multiclass_hinge",
