@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from kbench.core.components import Kernel, Loss
@@ -57,6 +59,17 @@ def kill_9_after(args: list[str], out: Path, tasks: int) -> set[str]:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     return {p.name for p in (out / "tasks").glob("*.parquet")}
+
+
+def assert_runs(out: Path, statuses: dict[str, str], reasons: dict[str, str]) -> None:
+    """The study in ``out`` recorded each algorithm of ``statuses`` with that status, and
+    each of ``reasons`` with a reason that the whole pattern matches."""
+    runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
+    for algorithm, status in statuses.items():
+        assert runs.loc[algorithm, "status"] == status, runs.loc[algorithm, "reason"]
+    for algorithm, pattern in reasons.items():
+        reason = runs.loc[algorithm, "reason"]
+        assert re.fullmatch(pattern, reason, re.DOTALL), reason
 
 
 def script(name: str) -> ModuleType:

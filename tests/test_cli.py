@@ -14,16 +14,9 @@ import pandas as pd
 import pytest
 
 from conftest import MISBEHAVING
+from helpers import KBENCH, assert_runs, kbench
 
-KBENCH = [sys.executable, "-m", "kbench.cli.main"]
 DIGITS = "digits[positive=5-9,scale=minmax,test_size=0.3,n=400]"
-
-
-def kbench(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, COLUMNS="200")
-    return subprocess.run(
-        [*KBENCH, *args], capture_output=True, text=True, timeout=timeout, env=env
-    )
 
 
 def _error_line(proc: subprocess.CompletedProcess[str]) -> str:
@@ -193,17 +186,14 @@ def test_misbehaving_plugins_do_not_stop_the_study(tmp_path: Path, plugin_dist) 
         in proc.stderr
     )
     assert "stream nandata (seed 0): data set 'nandata': training row 7 has a NaN" in proc.stderr
-    runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
-    assert runs.loc["sleeper", "status"] == "timeout"
-    assert (
-        runs.loc["exploder", "status"] == "error"
-        and runs.loc["exploder", "reason"] == "RuntimeError: exploded on purpose"
+    assert_runs(
+        out,
+        {"sleeper": "timeout", "exploder": "error", "crasher": "error", "perceptron": "ok"},
+        {
+            "exploder": "RuntimeError: exploded on purpose",
+            "crasher": r".*worker process died \(exit code 3\).*",
+        },
     )
-    assert (
-        runs.loc["crasher", "status"] == "error"
-        and "worker process died (exit code 3)" in runs.loc["crasher", "reason"]
-    )
-    assert runs.loc["perceptron", "status"] == "ok"
 
 
 def test_corrupted_result_file_is_set_aside_and_rerun(tmp_path: Path) -> None:
