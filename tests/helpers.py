@@ -90,6 +90,15 @@ def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
 
 
+def rbf_of(gamma: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    """The RBF kernel of this ``gamma`` on two vectors: exp(−γ‖a − b‖²) as a float."""
+
+    def k(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.exp(-gamma * np.sum((a - b) ** 2)))
+
+    return k
+
+
 def readonly(a: Any) -> np.ndarray:
     """A read-only C-contiguous float64 copy, as the runner hands a stream's arrays over."""
     a = np.array(a, dtype=np.float64, order="C", copy=True)
@@ -175,9 +184,7 @@ def norma_reference(
     the loss plugin's derivative or the ν-losses at margin ε. Returns the predictions, the
     stored rows, their coefficients, the offsets and the final margin."""
 
-    def k(s, x):
-        return float(np.exp(-gamma * np.sum((s - x) ** 2)))
-
+    k = rbf_of(gamma)
     C = n_classes if task == "multiclass" else 1
     sv, coef, b, eps, preds = [], [], np.zeros(C), margin0, []
     for t, (x, yt) in enumerate(zip(X, y, strict=True)):

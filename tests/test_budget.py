@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, assert_refused, create
+from helpers import NumpyRBF, assert_refused, create, rbf
 from kbench.core.components import Kernel, Loss
 from kbench.core.registry import get_registry
 from kbench.cython_core import _bsgd, _budget_perceptrons
@@ -22,13 +22,6 @@ MASK = (1 << 64) - 1
 
 
 # -- shared reference pieces --------------------------------------------------------------------
-
-
-def rbf(A: np.ndarray, B: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
-    """exp(−γ‖a − b‖²) for every pair of rows."""
-    A, B = np.atleast_2d(A), np.atleast_2d(B)
-    d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
-    return np.exp(-gamma * d2)
 
 
 def krow(S: list, x: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
@@ -278,7 +271,7 @@ def projectron_reference(X, y, budget, eta, plus, C=1, U=None, log=None):
         if not (mistake or (plus and margin < 1)):
             continue
         if S:
-            K = rbf(np.array(S), np.array(S))
+            K = rbf(np.array(S), np.array(S), GAMMA)
             d = np.linalg.solve(K, k)
             delta2 = max(1.0 - k @ d, 0.0)
         else:
@@ -374,7 +367,7 @@ def test_projectron_inverse_equals_direct_inverse() -> None:
     algo.learn_predict_many(X, y)
     m = algo.stats()["n_support"]
     assert m > 20
-    K = rbf(algo._buf.X[:m], algo._buf.X[:m])
+    K = rbf(algo._buf.X[:m], algo._buf.X[:m], GAMMA)
     assert np.allclose(algo.kernel_inverse(), np.linalg.inv(K), rtol=1e-8, atol=1e-8)
     assert np.allclose(algo.kernel_inverse() @ K, np.eye(m), atol=1e-9)
 
@@ -430,7 +423,7 @@ def test_bpa_s_removal_solves_the_constrained_problem() -> None:
     S = rng.standard_normal((5, 3))
     a = rng.standard_normal(5)
     x, yt, C = rng.standard_normal(3), 1.0, 0.7
-    k = rbf(S, x)[:, 0]
+    k = rbf(S, x, GAMMA)[:, 0]
     f = k @ a
     loss = 1 - yt * f
     tau = min(C, loss)
@@ -502,7 +495,7 @@ def sgd_reference(X, y, lam, budget=None, maintenance=None, project=False, C=1):
         A = A * (1 - 1 / t)
         if viol:
             if maintenance == "projection" and S:
-                K = rbf(np.array(S), np.array(S))
+                K = rbf(np.array(S), np.array(S), GAMMA)
                 d = np.linalg.solve(K, k)
                 if 1.0 - k @ d <= 1e-10:
                     A = A + eta * np.outer(d, u)
@@ -518,7 +511,7 @@ def sgd_reference(X, y, lam, budget=None, maintenance=None, project=False, C=1):
                 del S[p], T[p]
                 A = np.delete(A, p, 0)
             elif maintenance == "projection":
-                K = rbf(np.array(S), np.array(S))
+                K = rbf(np.array(S), np.array(S), GAMMA)
                 deg = []
                 for p in range(len(S)):
                     rest = [j for j in range(len(S)) if j != p]
@@ -539,7 +532,7 @@ def sgd_reference(X, y, lam, budget=None, maintenance=None, project=False, C=1):
                     lj = (A[j, 0] >= 0) if C == 1 else int(np.argmax(A[j]))
                     if j == p or lj != lab:
                         continue
-                    kpj = float(rbf(S[p], S[j])[0, 0])
+                    kpj = float(rbf(S[p], S[j], GAMMA)[0, 0])
                     s = 1.0 if A[p, c] + A[j, c] >= 0 else -1.0
                     h = golden_reference(s * A[p, c], s * A[j, c], kpj)
                     az = A[p] * kpj ** ((1 - h) ** 2) + A[j] * kpj ** (h * h)
@@ -557,7 +550,7 @@ def sgd_reference(X, y, lam, budget=None, maintenance=None, project=False, C=1):
                     del S[j], T[j]
                     A = np.delete(A, j, 0)
         if project and S:
-            K = rbf(np.array(S), np.array(S))
+            K = rbf(np.array(S), np.array(S), GAMMA)
             norm2 = float(np.einsum("ic,ij,jc->", A, K, A))
             if norm2 > 1 / lam:
                 A = A / math.sqrt(lam * norm2)
@@ -601,7 +594,7 @@ def test_bsgd_projection_inverse_stays_exact() -> None:
     algo = make("bsgd[budget=20,lam=0.01,maintenance=projection]")
     algo.learn_predict_many(X, y)
     m = algo.stats()["n_support"]
-    K = rbf(algo._buf.X[:m], algo._buf.X[:m])
+    K = rbf(algo._buf.X[:m], algo._buf.X[:m], GAMMA)
     assert algo.stats()["maintenance_steps"] > 100
     assert np.allclose(algo._Kinv[:m, :m] @ K, np.eye(m), atol=1e-8)
 
@@ -802,13 +795,13 @@ def test_nogd_matches_reference_after_the_switch(extra: str, k: int) -> None:
                 first = i + 1
                 break
     L = np.array(Sl)
-    lam, V = np.linalg.eigh(rbf(L, L))
+    lam, V = np.linalg.eigh(rbf(L, L, GAMMA))
     lam, V = lam[::-1][:k], V[:, ::-1][:, :k]  # the k largest eigenvalues
     Mmap = V.T / np.sqrt(lam)[:, None]
     w = (V.T * np.sqrt(lam)[:, None]) @ np.array(Al)
     ref = list(pred[:first])
     for x, yt in zip(X[first:], y[first:], strict=True):
-        z = Mmap @ rbf(L, x)[:, 0]
+        z = Mmap @ rbf(L, x, GAMMA)[:, 0]
         f = float(w @ z)
         ref.append(sign(f))
         if yt * f < 1:
@@ -821,8 +814,8 @@ def test_nogd_matches_reference_after_the_switch(extra: str, k: int) -> None:
         # Before and after the switch f is the same function (full rank).
         probe = np.random.default_rng(1).standard_normal((5, 4))
         assert np.allclose(
-            rbf(probe, L) @ np.array(Al),
-            rbf(probe, L) @ Mmap.T @ ((V.T * np.sqrt(lam)[:, None]) @ np.array(Al)),
+            rbf(probe, L, GAMMA) @ np.array(Al),
+            rbf(probe, L, GAMMA) @ Mmap.T @ ((V.T * np.sqrt(lam)[:, None]) @ np.array(Al)),
         )
 
 

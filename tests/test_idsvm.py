@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from helpers import Sigmoid, zero_bias_svm
+from helpers import Sigmoid, rbf, zero_bias_svm
 from kbench.core.registry import get_registry
 
 GAMMA = 0.5
@@ -24,10 +24,6 @@ def data(
     X = rng.standard_normal((n, d))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + noise * rng.standard_normal(n) > 0.3, 1.0, -1.0)
     return X, y
-
-
-def rbf(A: np.ndarray, B: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
-    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
 
 
 def make(C: float, bias: bool, kernel: str = f"rbf[gamma={GAMMA}]", **extra):
@@ -52,7 +48,7 @@ def assert_kkt(algo, X: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-8) 
     """KKT conditions of every stored example, from margins recomputed from scratch."""
     snap = algo.snapshot()
     a, kind = snap["alpha"], snap["set"]
-    f = rbf(X, X) @ (a * y) + snap["b"]
+    f = rbf(X, X, GAMMA) @ (a * y) + snap["b"]
     h = y * f - 1.0
     assert np.allclose(snap["h"], h, atol=1e-9), "incremental margins drifted from the exact ones"
     R, S, E = kind == 0, kind == 1, kind == 2
@@ -80,7 +76,7 @@ def test_with_bias_equals_libsvm_after_every_example(C: float) -> None:
         snap = algo.snapshot()
         assert np.abs(snap["alpha"] - a_ref).max() <= 1e-5 * C
         if np.any(snap["set"] == 1):  # b is unique only when a margin vector exists
-            f_ref = rbf(grid, X[: t + 1]) @ (a_ref * y[: t + 1]) + b_ref
+            f_ref = rbf(grid, X[: t + 1], GAMMA) @ (a_ref * y[: t + 1]) + b_ref
             f = np.array([algo.decision_one(x) for x in grid])
             assert np.abs(f - f_ref).max() <= 1e-5
             checked += 1
@@ -93,7 +89,7 @@ def test_with_bias_equals_libsvm_after_every_example(C: float) -> None:
 @pytest.mark.parametrize("C", [0.5, 10.0])
 def test_without_bias_equals_the_qp_after_every_example(C: float) -> None:
     X, y = data(seed=1)
-    K = rbf(X, X)
+    K = rbf(X, X, GAMMA)
     grid = np.random.default_rng(8).standard_normal((50, 3))
     algo = make(C, False)
     for t in range(len(X)):
@@ -102,7 +98,7 @@ def test_without_bias_equals_the_qp_after_every_example(C: float) -> None:
         snap = algo.snapshot()
         assert snap["b"] == 0.0
         assert np.abs(snap["alpha"] - a_ref).max() <= 1e-8 * max(C, 1.0)
-        f_ref = rbf(grid, X[: t + 1]) @ (a_ref * y[: t + 1])
+        f_ref = rbf(grid, X[: t + 1], GAMMA) @ (a_ref * y[: t + 1])
         assert np.abs(algo.decision_many(grid) - f_ref).max() <= 1e-7
         assert_kkt(algo, X[: t + 1], y[: t + 1], C)
 
@@ -214,7 +210,8 @@ def test_degenerate_inputs_terminate_with_kkt() -> None:
     algo = make(1.0, False)
     algo.learn_predict_many(X[:15], ones)
     assert (
-        np.abs(algo.snapshot()["alpha"] - zero_bias_qp(rbf(X[:15], X[:15]), ones, 1.0)).max() < 1e-8
+        np.abs(algo.snapshot()["alpha"] - zero_bias_qp(rbf(X[:15], X[:15], GAMMA), ones, 1.0)).max()
+        < 1e-8
     )
 
 
@@ -272,7 +269,7 @@ def test_margin_set_emptied_during_an_increment() -> None:
     X = rng.integers(-2, 3, (30, d)).astype(float)
     y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
     C = float(rng.choice([0.1, 1.0, 100.0]))
-    K = rbf(X, X)
+    K = rbf(X, X, GAMMA)
     algo = make(C, True)
     for t in range(30):
         algo.learn_one(X[t], y[t])

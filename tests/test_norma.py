@@ -17,6 +17,7 @@ from helpers import (
     norma_reference,
     online_kernel_refusals,
     range_refusals,
+    rbf_of,
     spec_options,
     task_data,
 )
@@ -25,8 +26,7 @@ from kbench.core.registry import get_registry
 GAMMA = 0.5
 
 
-def rbf(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.exp(-GAMMA * np.sum((a - b) ** 2)))
+rbf = rbf_of(GAMMA)
 
 
 def make(spec: str, loss: str, task: str = "binary", n_classes: int = 3, kernel: str | None = None):

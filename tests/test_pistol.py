@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss
+from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss, rbf_of
 from kbench.core.registry import get_registry
 from kbench.plugins.algorithms._averaged import MultiplierOverflow
 from kbench.plugins.losses.margin import Logistic
@@ -49,8 +49,7 @@ def data(task: str, n: int = 250, d: int = 3, seed: int = 0):
     return np.ascontiguousarray(X), y
 
 
-def rbf(a, b, gamma=GAMMA):
-    return float(np.exp(-gamma * np.sum((a - b) ** 2)))
+rbf = rbf_of(GAMMA)
 
 
 PythonLogistic = python_loss(Logistic, "python_logistic")

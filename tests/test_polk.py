@@ -20,7 +20,15 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss, task_data
+from helpers import (
+    NumpyRBF,
+    assert_block_labels,
+    create,
+    loss_gradient,
+    python_loss,
+    rbf,
+    task_data,
+)
 from kbench.core.registry import get_registry
 from kbench.cython_core import _polk
 from kbench.plugins.losses.margin import Hinge
@@ -34,12 +42,6 @@ def _one_blas_thread():
     # of POLK only adds overhead (and contention on a shared machine).
     with threadpool_limits(1):
         yield
-
-
-def rbf_matrix(A, B, gamma=GAMMA):
-    A, B = np.atleast_2d(A), np.atleast_2d(B)
-    d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
-    return np.exp(-gamma * d2)
 
 
 def make(spec, loss="hinge", task="binary", n_classes=3, kernel=f"rbf[gamma={GAMMA}]"):
@@ -106,7 +108,7 @@ def polk_reference(
     decisions, snaps = [], []
     pending = []
     for t, (x, yt) in enumerate(zip(X, y, strict=True)):
-        F = (rbf_matrix(atoms, x, gamma)[:, 0] @ W) if len(ids) else np.zeros(C)
+        F = (rbf(atoms, x, gamma)[:, 0] @ W) if len(ids) else np.zeros(C)
         decisions.append(F.copy())
         xi = loss_gradient(loss, F, yt, task)
         pending.append((t, x, xi))
@@ -125,8 +127,8 @@ def polk_reference(
             c = -scale * xib
             cn = float(np.linalg.norm(c))
             if len(hid):
-                k = rbf_matrix(A, xb, gamma)[:, 0]
-                a = np.linalg.solve(rbf_matrix(A, A, gamma), k)
+                k = rbf(A, xb, gamma)[:, 0]
+                a = np.linalg.solve(rbf(A, A, gamma), k)
                 s = 1.0 - float(k @ a)
                 fold = s <= min(tau, 1e-10) or (
                     s <= tau and fold_err + cn * math.sqrt(max(s, 0)) <= budget
@@ -139,7 +141,7 @@ def polk_reference(
             Wh = np.vstack([Wh, c])
             hid.append(pos)
         pending = []
-        KAA = rbf_matrix(A, A, gamma)
+        KAA = rbf(A, A, gamma)
         keep = list(range(len(hid)))
         err2 = 0.0
         while keep:
@@ -264,7 +266,7 @@ def test_c2_fast_komp_equals_literal_algorithm(seed):
     M, C = int(rng.integers(4, 26)), int(rng.integers(1, 4))
     A = rng.standard_normal((M, 2)) * 1.5
     w = rng.standard_normal((M, C))
-    KAA = rbf_matrix(A, A)
+    KAA = rbf(A, A, GAMMA)
     h = math.sqrt(float(np.sum(w * (KAA @ w))))
     eps = h * rng.uniform(0.05, 0.8)
     order, keep, v, err2 = literal_komp(KAA, w, eps)
@@ -293,12 +295,12 @@ def test_c3_newest_atom_score_is_eq_73():
     D = rng.standard_normal((12, 2))
     x = rng.standard_normal(2) * 0.3
     c = 0.7
-    KDD = rbf_matrix(D, D)
-    k = rbf_matrix(D, x)[:, 0]
+    KDD = rbf(D, D, GAMMA)
+    k = rbf(D, x, GAMMA)[:, 0]
     s = 1.0 - float(k @ np.linalg.solve(KDD, k))
     A = np.vstack([D, x])
     G = np.zeros((14, 14))
-    G[:13, :13] = np.linalg.inv(rbf_matrix(A, A))
+    G[:13, :13] = np.linalg.inv(rbf(A, A, GAMMA))
     W = np.zeros((14, 1))
     W[:12, 0] = 10.0 + rng.random(12)  # heavy old atoms: the newest is the cheapest
     W[12, 0] = c
@@ -342,7 +344,7 @@ def test_c1_error_bound_after_every_compression():
             keys = sorted(coef)
             q = np.array([coef[i] for i in keys])
             P = np.array([points[i] for i in keys])
-            KP = rbf_matrix(P, P, gamma)
+            KP = rbf(P, P, gamma)
             err = math.sqrt(max(float(np.sum(q * (KP @ q))), 0.0))
             eps = algo.stats()["eps"]
             t = np.array([tilde.get(i, np.zeros(5)) for i in keys])
@@ -361,7 +363,7 @@ def test_incremental_inverse_equals_fresh_inverse():
     algo.learn_predict_many(X, y)
     d = algo.dictionary()
     assert algo.stats()["deletions"] > 50 and algo.stats()["refreshes"] == 0
-    fresh = np.linalg.inv(rbf_matrix(d["D"], d["D"]))
+    fresh = np.linalg.inv(rbf(d["D"], d["D"], GAMMA))
     np.testing.assert_allclose(d["G"], fresh, rtol=1e-7, atol=1e-7 * np.abs(fresh).max())
 
     # The hard case: multidist seed 1, softmax, K = 0.001 (κ(D, D) conditioned ~1e5 with
@@ -381,7 +383,7 @@ def test_incremental_inverse_equals_fresh_inverse():
     )
     a.learn_predict_many(data_.X, data_.y)
     d = a.dictionary()
-    Kdd = rbf_matrix(d["D"], d["D"], 1 / 1.2)
+    Kdd = rbf(d["D"], d["D"], 1 / 1.2)
     s_err = np.abs(1 - np.einsum("ij,ij->j", Kdd, d["G"] @ Kdd)).max()
     assert s_err < 1e-7
     assert np.abs(d["G"] @ Kdd - np.eye(len(Kdd))).max() < 1e-4
@@ -416,7 +418,7 @@ def test_c4_zero_budget_is_functional_sgd(loss, lam):
     assert polk.stats()["n_support"] == norma.stats()["n_support"]
     assert polk.stats()["deletions"] == polk.stats()["folds"] == 0
     d = polk.dictionary()
-    assert np.linalg.cond(rbf_matrix(d["D"], d["D"], 2.0)) < 1e6
+    assert np.linalg.cond(rbf(d["D"], d["D"], 2.0)) < 1e6
 
 
 def test_c5_growth_condition():
@@ -433,8 +435,8 @@ def test_c5_growth_condition():
         F = algo.decision_one(x)
         gabs = abs(float(lo.derivative(F, yt)))
         if len(d["D"]):
-            k = rbf_matrix(d["D"], x)[:, 0]
-            s = 1.0 - float(k @ np.linalg.solve(rbf_matrix(d["D"], d["D"]), k))
+            k = rbf(d["D"], x, GAMMA)[:, 0]
+            s = 1.0 - float(k @ np.linalg.solve(rbf(d["D"], d["D"], GAMMA), k))
         else:
             s = 1.0
         m = algo.stats()["n_support"]

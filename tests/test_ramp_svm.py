@@ -15,6 +15,7 @@ from helpers import (
     assert_refused,
     binary_stream,
     checkerboard,
+    rbf,
     run_stream,
     zero_bias_svm,
 )
@@ -22,10 +23,6 @@ from kbench.core.registry import get_registry
 from kbench.cython_core import _ramp
 
 GAMMA = 2.0  # δ² = 0.25 on the 4×4 board, as in the spec's prototype
-
-
-def rbf(A: np.ndarray, B: np.ndarray, gamma: float = GAMMA) -> np.ndarray:
-    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
 
 
 def make(spec: str, kernel: str = f"rbf[gamma={GAMMA}]"):
@@ -83,7 +80,7 @@ def check_invariants(
     snap = algo.snapshot()
     a, g, inV = snap["alpha"], snap["g"], snap["in_V"]
     # 1. gradients equal 1 − y f recomputed from scratch (spec claim 2)
-    g_exact = 1 - y * (rbf(X, X) @ (a * y))
+    g_exact = 1 - y * (rbf(X, X, GAMMA) @ (a * y))
     assert np.abs(g - g_exact).max() < 1e-9
     # 2. α = 0 outside V; V members have g ≤ 1 − s
     assert np.all(a[~inV] == 0.0)
@@ -140,7 +137,7 @@ def test_sign_of_the_gradient_update() -> None:
     gradients are wrong from the first step (g_1 = 2 instead of 0), every example runs into
     the CCCP bound, V empties and nothing is learned; with '−' the gradients stay exact."""
     X, y = checkerboard(300, seed=1)
-    K = rbf(X, X)
+    K = rbf(X, X, GAMMA)
     Xt, yt = checkerboard(2000, seed=11, noise=0.0)
     out = {}
     for sign in (-1.0, +1.0):
@@ -150,7 +147,7 @@ def test_sign_of_the_gradient_update() -> None:
         core = new_core(sign)
         core.block(np.ascontiguousarray(X), y, np.empty(len(X)), -1.0)
         a, g = core.alpha_[:300], core.g_[:300]
-        f = rbf(Xt, X) @ (a * y)
+        f = rbf(Xt, X, GAMMA) @ (a * y)
         out[sign] = (
             first,
             np.abs(g - (1 - y * (K @ (a * y)))).max(),
@@ -174,7 +171,7 @@ def test_cccp_fixed_point_and_objective() -> None:
     algo = make(f"online_svm_r[C={C},eps_gain=1e-12,tau=1e-9]")
     algo.learn_predict_many(X, y)
     snap = algo.snapshot()
-    K = rbf(X, X)
+    K = rbf(X, X, GAMMA)
     V = snap["in_V"] | (snap["g"] <= 2.0)  # late arrivals with g ≤ 2 would join V
     a_ref = np.zeros(len(y))
     a_ref[V] = zero_bias_svm(K[np.ix_(V, V)], y[V], C, tol=1e-12)
@@ -220,7 +217,7 @@ def test_online_objective_against_offline_cccp() -> None:
     ratios = []
     for seed in range(8):
         X, y = checkerboard(600, seed=seed)
-        K = rbf(X, X)
+        K = rbf(X, X, GAMMA)
         on = make("online_svm_r[C=10.0]")
         on.learn_predict_many(X, y)
         off = make("ramp_cccp[C=10.0]")
@@ -270,7 +267,7 @@ def test_removal_step() -> None:
         if m is not None:
             assert st["removed"] == 600 - st["n_stored"] > 0
             # what is kept is consistent: gradients exact over the kept examples
-            K = rbf(snap["X"], snap["X"])
+            K = rbf(snap["X"], snap["X"], GAMMA)
             assert (
                 np.abs(snap["g"] - (1 - snap["y"] * (K @ (snap["alpha"] * snap["y"])))).max() < 1e-9
             )

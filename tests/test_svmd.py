@@ -21,9 +21,11 @@ from helpers import (
     online_kernel_refusals,
     python_loss,
     range_refusals,
+    rbf_of,
     spec_options,
     task_data,
 )
+from helpers import rbf as rbf_matrix
 from kbench.core.components import Kernel
 from kbench.core.registry import get_registry
 from kbench.cython_core import _svmd
@@ -34,8 +36,7 @@ from kbench.execution.tasks import Task
 GAMMA = 0.4
 
 
-def rbf(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.exp(-GAMMA * np.sum((a - b) ** 2)))
+rbf = rbf_of(GAMMA)
 
 
 def make(
@@ -257,7 +258,7 @@ def test_matches_numpy_reference(spec, loss, task, compiled) -> None:
 
 
 def gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    return np.exp(-GAMMA * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+    return rbf_matrix(A, B, GAMMA)
 
 
 def naive_scalars(snap: dict) -> tuple[float, float]:
