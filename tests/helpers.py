@@ -189,15 +189,7 @@ def norma_reference(
     sv, coef, b, eps, preds = [], [], np.zeros(C), margin0, []
     for t, (x, yt) in enumerate(zip(X, y, strict=True)):
         F = sum((a * k(s, x) for s, a in zip(sv, coef, strict=True)), np.zeros(C)) + b
-        margin = eps if nu > 0 else getattr(loss, "rho", 0.0)
-        preds.append(
-            {
-                "multiclass": float(np.argmax(F)),
-                "regression": float(F[0]),
-                "novelty": 1.0 if F[0] - margin >= 0 else -1.0,
-                "binary": 1.0 if F[0] >= 0 else -1.0,
-            }[task]
-        )
+        preds.append(task_label(task, F, eps if nu > 0 else getattr(loss, "rho", 0.0)))
         s = 0
         if nu == 0:
             xi = np.atleast_1d(np.asarray(loss.derivative(F if C > 1 else F[0], yt), dtype=float))
@@ -421,6 +413,18 @@ def loss_gradient(loss: Loss, F: np.ndarray, y: float, task: str) -> np.ndarray:
     if task == "multiclass":
         return np.asarray(loss.derivative(F, y), dtype=float)
     return np.array([float(loss.derivative(float(F[0]), y))])
+
+
+def task_label(task: str, F: np.ndarray, margin: float) -> float:
+    """The prediction of each task from the scores F (one per output): the best class, the
+    value, +1 at or above the novelty ``margin`` (else −1), or the sign with 0 as +1."""
+    if task == "multiclass":
+        return float(np.argmax(F))
+    if task == "regression":
+        return float(F[0])
+    if task == "novelty":
+        return 1.0 if F[0] - margin >= 0 else -1.0
+    return 1.0 if F[0] >= 0 else -1.0
 
 
 def margin_violation(task: str, F: np.ndarray, yt: float, eps: float, C: int) -> tuple:

@@ -24,6 +24,7 @@ from helpers import (
     rbf_of,
     spec_options,
     task_data,
+    task_label,
 )
 from helpers import rbf as rbf_matrix
 from kbench.core.components import Kernel
@@ -93,14 +94,7 @@ def svmd_reference(
         F = sum((a * kk for a, kk in zip(A, k, strict=True)), np.zeros(C))
         V = sum((bb * kk for bb, kk in zip(B, k, strict=True)), np.zeros(C))
         Fb = F + b
-        if task == "multiclass":
-            rec["pred"].append(float(np.argmax(Fb)))
-        elif task == "regression":
-            rec["pred"].append(float(Fb[0]))
-        elif task == "novelty":
-            rec["pred"].append(1.0 if Fb[0] - (eps if nu > 0 else loss.rho) >= 0 else -1.0)
-        else:
-            rec["pred"].append(1.0 if Fb[0] >= 0 else -1.0)
+        rec["pred"].append(task_label(task, Fb, eps if nu > 0 else getattr(loss, "rho", 0.0)))
         # ξ, Λ and the violation indicator s.
         Lam = np.zeros((C, C))
         s = 0
