@@ -1,6 +1,7 @@
-"""What the tests share: NumPy kernels with no compiled form, the learner factory, read-only
-arrays and a binary stream built from arrays, small pieces of the algorithm references,
-checks that several learners' tests make alike, the command line in a subprocess, and the
+"""What the tests share: the RBF kernel in NumPy and NumPy kernels with no compiled form, the
+kernel, loss and learner factories, read-only arrays and a binary stream built from arrays,
+small pieces of the algorithm references, checks that several learners' tests make alike
+(refusals of bad specs, a study's recorded runs), the command line in a subprocess, and the
 scripts of ``scripts/`` as modules.
 
 The NumPy kernels take a learner off its compiled kernel rows onto the per-example Python
@@ -144,7 +145,9 @@ def task_data(task: str, n: int, d: int = 3, seed: int = 0) -> tuple[np.ndarray,
     return np.ascontiguousarray(X), y
 
 
-def spec_options(spec: str, words: tuple[str, ...] = ("schedule", "nu_rule", "incremental")):
+def spec_options(
+    spec: str, words: tuple[str, ...] = ("schedule", "nu_rule", "incremental")
+) -> dict[str, Any]:
     """The options of ``name[key=value,...]`` as a reference's keyword arguments: true and
     false as booleans, the budget as an int, the options named in ``words`` as text, the
     others as floats."""
