@@ -12,6 +12,7 @@ update arithmetic is the dense learner's, and the support vectors stay CSR.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,33 @@ def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.ascontiguousarray(X.indices, dtype=np.int32),
         np.ascontiguousarray(X.data, dtype=np.float64),
     )
+
+
+def csr_rows(X: Any) -> Iterator[tuple[int, SparseRow, float]]:
+    """``(i, x, ‖x‖²)`` for every row of a CSR block, x a pair of views of its arrays."""
+    indptr, indices, data = csr_parts(X)
+    for i in range(X.shape[0]):
+        a, b = indptr[i], indptr[i + 1]
+        values = data[a:b]
+        yield i, (indices[a:b], values), float(values @ values)
+
+
+def open_rows(
+    owner: str,
+    rows: MarkedRows | None,
+    buf: SupportBuffer | None,
+    X: Any,
+    make_buffer: Callable[[int], SupportBuffer],
+) -> MarkedRows:
+    """The marked rows of a learner about to learn the CSR block X: ``rows`` when it has
+    them, else new ones beside a buffer of one-value stand-in rows (``make_buffer(1)``); a
+    learner that has learned dense rows (``buf`` without ``rows``) cannot switch."""
+    if rows is not None:
+        return rows
+    if buf is not None:
+        raise TypeError(f"{owner} has learned dense rows; it cannot continue on sparse ones")
+    buf = make_buffer(1)  # stand-in rows of one value: the examples' marks
+    return MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
 
 
 def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:

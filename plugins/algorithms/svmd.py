@@ -17,9 +17,11 @@ from typing import Literal
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import check_range, param
-from kbench.cython_core import _svmd
+from kbench.cython_core import _online_ops, _svmd
 from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, compiled_kernel, csr_rows, open_rows
 
 INCREMENTAL = ("paper", "exact")
 _S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}
@@ -97,6 +99,8 @@ class SVMD(OnlineKernelLearner):
     test_params = {"budget": 16}
     _fields = _S
     columns_per_output = 2
+    #: CSR rows are learned with the per-example update, support vectors kept sparse.
+    sparse_input = True
 
     eta = 0.1
     budget = 512
@@ -134,6 +138,7 @@ class SVMD(OnlineKernelLearner):
         self._V1 = np.zeros(C)
         self._fv = np.zeros(4 * C)
         self._kj = np.zeros(0)
+        self._sparse: MarkedRows | None = None  # the support vectors as CSR rows
 
     def _margin(self) -> float:
         if self._setup.nu_mode != NU_OFF:
@@ -200,7 +205,50 @@ class SVMD(OnlineKernelLearner):
         )
         self._sync()
 
+    def _learn_predict_sparse(self, X, y):
+        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel rows
+        (the example's, and the evicted row's for the exact correction) from the sparse
+        store, the gradient from the loss plugin, then the compiled update on the example's
+        mark (see ``_sparse_rows``)."""
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        C = self.n_outputs
+        exact = self.incremental == "exact"
+        pred = np.empty(X.shape[0])
+        for i, x, xsq in csr_rows(X):
+            k = rows.row(kern, x, xsq, buf)
+            FV = buf.scores(k)
+            pred[i] = self.label_of(self._output(FV[:C] + self._off[:C]))
+            with np.errstate(all="ignore"):  # a diverged model shows in its NaN predictions
+                xi, chi, s = python_gradient(
+                    self._setup,
+                    self.loss,
+                    float(self._state[_S["eps"]]),
+                    FV[:C] + self._off[:C],
+                    FV[C:],
+                    float(y[i]),
+                )
+            m = buf.size
+            inserts = bool(np.any(xi != 0.0) or (self.lam != 0.0 and np.any(chi != 0.0)))
+            if exact and m == buf.capacity and inserts:
+                store = rows.store
+                self._kj[:m] = store.row(self.kernel, store.get(buf.head), store.sq[buf.head])
+                buf.kernel_evals += m
+            mark = rows.next_mark()[0]
+            kxx = _online_ops.compiled_self_kernel(self._cfg, mark, xsq)
+            _svmd.svmd_apply(
+                self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._off, buf.krow,
+                self._kj, mark, xsq, kxx, FV, xi, chi, s, self._V1, self._fv,
+            )  # fmt: skip
+            self._sync()
+            rows.sync(buf, x, rows.count)
+        return pred
+
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
         self._buffer(X.shape[1])  # sizes the eviction row _kj before it is handed over
@@ -212,7 +260,9 @@ class SVMD(OnlineKernelLearner):
     def predict_many(self, X):
         C = self.n_outputs
         if self._buf is None:
-            F = np.zeros((len(X), C))
+            F = np.zeros((X.shape[0], C))
+        elif self._sparse is not None:
+            F = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)[:, :C]
         else:
             F = self._buf.decision_many(self.kernel, X)[:, :C]
         return self._labels(F + self._off[:C])
@@ -253,7 +303,8 @@ class SVMD(OnlineKernelLearner):
             "violations": int(st[_S["violations"]]),
             "evictions": int(st[_S["evictions"]]),
             "steps_eta_c_ge_1": int(st[_S["steps_eta_c_ge_1"]]),
-            "model_bytes": buf.nbytes() if buf else 0,
+            "model_bytes": (buf.nbytes() if buf else 0)
+            + (self._sparse.nbytes() if self._sparse is not None else 0),
         }
         if self.offset:
             out["eta_b"] = float(np.mean(self._off[C : 2 * C]))
