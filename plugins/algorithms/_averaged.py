@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _pistol
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, compiled_kernel, csr_rows, open_rows
 
 MODES = {"pistol": 0, "sgd": 1}
 OUTPUTS = {"average": 0, "last": 1}
@@ -41,6 +43,8 @@ class AveragedExpansion(Algorithm):
     tasks = frozenset({"binary", "multiclass", "regression"})
     uses_loss = True
     default_loss = "logistic"
+    #: CSR rows are learned with the per-example update, support vectors kept sparse.
+    sparse_input = True
 
     _mode: str
     _output: str
@@ -76,6 +80,7 @@ class AveragedExpansion(Algorithm):
         # α_0 = a·L (specs/002 §1.1); SGD never reads it.
         self._state[_S["acc_alpha"]] = a * L
         self._buf: SupportBuffer | None = None
+        self._sparse: MarkedRows | None = None  # the support vectors as CSR rows
         self._one = np.zeros(1)
         C = self._C
         self._GU = np.zeros(2 * C)
@@ -141,17 +146,19 @@ class AveragedExpansion(Algorithm):
 
     def learn_one(self, x, y):
         w, xsq = self._forward(x)
+        self._learn(x, xsq, w, float(y))
+
+    def _learn(self, x: np.ndarray, xsq: float, w: float, y: float) -> None:
+        """The update at the online scores ``_Fon`` of x: a dense row, or on CSR rows the
+        example's mark (k(x, x) of a built-in kernel is computed from ‖x‖² alone)."""
         if self._setup.loss_id != L_PYTHON:
-            _pistol.pistol_gradient(self._cfg, self._Fon, float(y), self._xi, self._chi)
+            _pistol.pistol_gradient(self._cfg, self._Fon, y, self._xi, self._chi)
             xi = self._xi
         else:
             with np.errstate(all="ignore"):
-                xi, _, _ = python_gradient(
-                    self._setup, self.loss, 0.0, self._Fon, self._Fon, float(y)
-                )
+                xi, _, _ = python_gradient(self._setup, self.loss, 0.0, self._Fon, self._Fon, y)
         buf = self._buf
         assert buf is not None
-        kxx = self._self_kernel(x, xsq) if np.any(xi != 0.0) else 0.0
         if buf.size == buf.capacity:
             buf.grow()
         _pistol.pistol_apply(
@@ -162,7 +169,7 @@ class AveragedExpansion(Algorithm):
             buf.alpha,
             x,
             xsq,
-            kxx,
+            self._self_kernel(x, xsq) if np.any(xi != 0.0) else 0.0,
             self._GU,
             w,
             np.ascontiguousarray(xi, dtype=np.float64),
@@ -170,12 +177,33 @@ class AveragedExpansion(Algorithm):
         buf.size = int(self._state[_S["m"]])
         buf.touch()
 
+    def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
+        from the sparse store, then the same compiled steps on the example's mark (see
+        ``_sparse_rows``)."""
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self._owner, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        pred = np.empty(X.shape[0])
+        for i, x, xsq in csr_rows(X):
+            k = rows.row(kern, x, xsq, buf)
+            _kernels.expansion(k, buf.alpha, buf.size, self._GU)
+            w = math.exp(self._log_w())
+            _pistol.pistol_outputs(self._params, self._state, self._GU, w, self._Fon, self._Fout)
+            pred[i] = self.label_of(self._decision(self._Fout))
+            self._learn(rows.next_mark()[0], xsq, w, float(y[i]))
+            rows.sync(buf, x, rows.count)
+        return pred
+
     def _self_kernel(self, x: np.ndarray, xsq: float) -> float:
         if self.kernel.compiled() is not None:
             return float(_pistol.pistol_self_kernel(self._cfg, x, xsq))
         return float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
 
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         if self.kernel.compiled() is None or self._setup.loss_id == L_PYTHON:
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -210,8 +238,11 @@ class AveragedExpansion(Algorithm):
         """The decision for every row of X (n × C), as decision_one computes it."""
         C = self._C
         if self._buf is None or self._buf.size == 0:
-            return np.zeros((len(X), C))
-        GU = self._buf.decision_many(self.kernel, X)
+            return np.zeros((X.shape[0], C))
+        if self._sparse is not None:
+            GU = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)
+        else:
+            GU = self._buf.decision_many(self.kernel, X)
         st = self._state
         if self._output == "last":
             return math.exp(self._log_w()) * GU[:, :C]
@@ -254,6 +285,7 @@ class AveragedExpansion(Algorithm):
         return {
             "n_support": buf.size if buf else 0,
             "kernel_evals": buf.kernel_evals if buf else 0,
-            "model_bytes": buf.nbytes() if buf else 0,
+            "model_bytes": (buf.nbytes() if buf else 0)
+            + (self._sparse.nbytes() if self._sparse is not None else 0),
             "norm_g": math.sqrt(st[_S["norm2"]]),
         }
