@@ -7,10 +7,18 @@ from typing import Literal
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _pa
 from kbench.plugins.algorithms._budget import NOT_COMPILED, expansion_stats, run_growing
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_rows,
+    open_rows,
+    self_kernel,
+)
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
 
@@ -42,6 +50,8 @@ class PassiveAggressive(Algorithm):
     name = "pa"
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
+    #: CSR rows are learned with the same update, support vectors kept sparse.
+    sparse_input = True
 
     variant: Literal["PA", "PA-I", "PA-II"] = param("PA-I")
     C: float = param(1.0, low=0.0, low_open=True)
@@ -55,8 +65,11 @@ class PassiveAggressive(Algorithm):
         assert self.kernel is not None
         self._compiled = self.kernel.compiled()
         self._one = np.empty(1)
+        self._sparse: MarkedRows | None = None  # the support vectors as CSR rows
 
     def _buffer(self, d: int) -> SupportBuffer:
+        if self._sparse is not None:  # the stand-in rows are one value wide
+            raise TypeError("pa has learned sparse rows; it cannot continue on dense ones")
         if self._buf is None:
             self._buf = SupportBuffer(d, 64, growable=True)
         return self._buf
@@ -97,12 +110,43 @@ class PassiveAggressive(Algorithm):
         buf.kernel_evals += evals
         buf.touch()
 
-    def learn_predict_many(self, X, y):
-        if self._compiled is None:
-            return super().learn_predict_many(X, y)
+    def _learn_predict_sparse(self, X, y: np.ndarray) -> np.ndarray:
+        """Predict then learn each CSR row: the kernel row from the sparse store, then the
+        compiled update on the example's mark with that row and k(x, x) given (as for a
+        kernel the loop cannot evaluate; see ``_sparse_rows``)."""
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        pred, one = np.empty(X.shape[0]), np.empty(1)
+        C = float(self.C)
+        for i, x, xsq in csr_rows(X):
+            if buf.size == buf.capacity:
+                buf.grow()
+            rows.row(kern, x, xsq, buf)
+            self._one[0] = y[i]
+            _i, buf.size, _evals = _pa.pa_block(
+                NOT_COMPILED, buf.X, buf.sq, buf.alpha, buf.size, rows.next_mark(), self._one,
+                one, buf.krow, self._v, C, True, self_kernel(kern, xsq), 0,
+            )  # fmt: skip
+            pred[i] = one[0]
+            rows.sync(buf, x, rows.count)
+        buf.touch()
+        return pred
+
+    @staticmethod
+    def _checked(y) -> np.ndarray:
         y = np.ascontiguousarray(y, dtype=np.float64)
         if not np.all((y == 1.0) | (y == -1.0)):
             raise ValueError("pa: labels must be −1 or +1")
+        return y
+
+    def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, self._checked(y))
+        if self._compiled is None:
+            return super().learn_predict_many(X, y)
+        y = self._checked(y)
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
         run_growing(buf, len(X), lambda i: _pa.pa_block(
@@ -113,7 +157,11 @@ class PassiveAggressive(Algorithm):
 
     def predict_many(self, X):
         if self._buf is None or self._buf.size == 0:
-            return np.ones(len(X))
+            return np.ones(X.shape[0])
+        if self._sparse is not None:
+            return self.labels_of(
+                self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)[:, 0]
+            )
         return self.labels_of(self._buf.decision_many(self.kernel, X)[:, 0])
 
     def snapshot(self) -> dict[str, np.ndarray]:
@@ -126,7 +174,9 @@ class PassiveAggressive(Algorithm):
         }
 
     def stats(self):
-        return expansion_stats(self._buf)
+        if self._buf is None or self._sparse is None:
+            return expansion_stats(self._buf)
+        return expansion_stats(self._buf, self._buf.nbytes() + self._sparse.nbytes())
 
 
 @hookimpl
