@@ -12,11 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm
+from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _averaged_perceptron as _ap
 from kbench.plugins.algorithms._example_ids import ExampleIds
+from kbench.plugins.algorithms._sparse_rows import csr_rows
 
 
 class AveragedPerceptron(Algorithm):
@@ -29,14 +31,21 @@ class AveragedPerceptron(Algorithm):
     continue across the passes of the runner's ``epochs``. An example stored in an earlier
     pass (known by its row in the stream, see ``_example_ids``) is updated in place when
     it is a mistake again, not stored twice. No bias, no budget, no hyper-parameters.
+
+    CSR rows are learned with the support vectors in a sparse buffer. They have no
+    identity across passes: a row stored in an earlier pass is stored again, which leaves
+    the averaged function unchanged (its coefficients are summed over equal rows) but
+    counts it twice in ``n_support``.
     """
 
     name = "averaged_perceptron"
     tasks = frozenset({"binary", "multiclass"})
+    #: CSR rows are learned with support vectors kept sparse (the same buffer interface).
+    sparse_input = True
 
     def __post_init__(self) -> None:
         self._C = self.n_classes if self.task == "multiclass" else 1
-        self._buf: SupportBuffer | None = None
+        self._buf: SupportBuffer | SparseSupportBuffer | None = None
         self._sv_ids = np.full(64, -1, dtype=np.int64)
         self._ids = ExampleIds()
         self._id_slot = np.full(0, -1, dtype=np.int64)
@@ -44,9 +53,12 @@ class AveragedPerceptron(Algorithm):
         self._mistakes = 0
         self._scores = np.zeros(2 * self._C)
 
-    def _buffer(self, d: int) -> SupportBuffer:
+    def _buffer(self, d: int, sparse: bool = False) -> SupportBuffer | SparseSupportBuffer:
         if self._buf is None:
-            self._buf = SupportBuffer(d, 64, n_outputs=2 * self._C, growable=True)
+            kind = SparseSupportBuffer if sparse else SupportBuffer
+            self._buf = kind(d, 64, n_outputs=2 * self._C, growable=True)
+        elif sparse != isinstance(self._buf, SparseSupportBuffer):
+            raise TypeError(f"{self.name}: the rows changed between dense and sparse")
         return self._buf
 
     def _grow(self) -> None:
@@ -77,7 +89,20 @@ class AveragedPerceptron(Algorithm):
                 return
             self._grow()
 
+    def _learn_predict_sparse(self, X, y) -> np.ndarray:
+        """Predict then learn each CSR row, as learn_one does a dense one without ids."""
+        buf = self._buffer(X.shape[1], sparse=True)
+        pred = np.empty(X.shape[0])
+        for i, x, xsq in csr_rows(X):
+            s = buf.scores(buf.row(self.kernel, x, xsq))
+            avg = _ap.averaged_scores(s, self._C, self._rounds)
+            pred[i] = self.label_of(avg if self.task == "multiclass" else float(avg[0]))
+            self._step(buf, x, s, float(y[i]), -1)
+        return pred
+
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         if self.kernel.compiled() is None:
             return super().learn_predict_many(X, y)
         ids = self._ids.block(X)
@@ -94,7 +119,11 @@ class AveragedPerceptron(Algorithm):
                       np.empty(1))  # fmt: skip
             return
         buf = self._buffer(len(x))
-        s = buf.scores(buf.row(self.kernel, x))
+        self._step(buf, x, buf.scores(buf.row(self.kernel, x)), y, xid)
+
+    def _step(self, buf, x, s: np.ndarray, y, xid: int) -> None:
+        """One round after the raw scores s = [α | β]ᵀk at x: on a mistake, update the slot
+        of example xid (stored first when new)."""
         C = self._C
         self._rounds += 1
         w = float(self._rounds - 1)
@@ -132,6 +161,9 @@ class AveragedPerceptron(Algorithm):
         return avg if self.task == "multiclass" else float(avg[0])
 
     def _decision_scores(self, x: np.ndarray) -> np.ndarray:
+        if isinstance(x, tuple):  # a CSR row (indices, values)
+            buf = self._buffer(self._buf.d if self._buf else 0, sparse=True)
+            return buf.scores(buf.row(self.kernel, x))
         buf = self._buffer(len(x))
         compiled = self.kernel.compiled()
         if compiled is None:
@@ -142,10 +174,11 @@ class AveragedPerceptron(Algorithm):
 
     def decision_function(self, X: np.ndarray, *, average: bool = True) -> np.ndarray:
         """Scores of the averaged hypothesis (or of the current perceptron, ``average=False``)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        if not is_sparse(X):
+            X = np.ascontiguousarray(X, dtype=np.float64)
         C = self._C
         if self._buf is None:
-            out = np.zeros((len(X), C))
+            out = np.zeros((X.shape[0], C))
         else:
             raw = self._buf.decision_many(self.kernel, X)
             out = raw[:, :C].copy()
