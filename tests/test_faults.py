@@ -629,11 +629,12 @@ def test_a_local_cluster_stopping_under_its_workers_writes_nothing(tmp_path: Pat
     traceback there)."""
     code = (
         "import sys, time\n"
-        "from kbench.execution.executors import DaskExecutor\n"
+        "from kbench.execution.executors import DaskExecutor, _stop_local_cluster_now\n"
         "if __name__ == '__main__':\n"
         "    client, cluster = DaskExecutor(workers=1)._client()\n"
         "    cluster.sync(cluster.scheduler.close)\n"
         "    time.sleep(4)\n"  # a worker heartbeat is due every second or so
+        "    _stop_local_cluster_now(set(), set())\n"  # then kbench stops it, as on Ctrl-C
         "    print('after', file=sys.stderr)\n"
     )
     script = tmp_path / "stop_under_workers.py"
