@@ -12,6 +12,7 @@ computes the gradient with the loss plugin and applies the same compiled update.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -163,11 +164,33 @@ class SVMD(OnlineKernelLearner):
         return self._output(self._scores(x, self._xsq(x))[:C] + self._off[:C])
 
     def learn_one(self, x, y):
-        C = self.n_outputs
         xsq = self._xsq(x)
         FV = self._scores(x, xsq)
         buf = self._buf
         assert buf is not None and self.kernel is not None
+        kxx = float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
+        self._update(
+            FV, y, x, xsq, kxx,
+            lambda j: self.kernel.row(
+                buf.X[: buf.size], buf.X[j], sq=buf.sq[: buf.size], xsq=float(buf.sq[j])
+            ),
+        )  # fmt: skip
+
+    def _update(
+        self,
+        FV: np.ndarray,
+        y: float,
+        x: np.ndarray,
+        xsq: float,
+        kxx: float,
+        evicted_row: Callable[[int], np.ndarray],
+    ) -> None:
+        """Learn an example from its scores FV: the loss plugin's gradient, the kernel row
+        of the row to be evicted when the exact correction needs it (``evicted_row(slot)``),
+        then the compiled step on x (the example, or its mark on CSR rows)."""
+        C = self.n_outputs
+        buf = self._buf
+        assert buf is not None
         with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
             xi, chi, s = python_gradient(
                 self._setup,
@@ -180,69 +203,33 @@ class SVMD(OnlineKernelLearner):
         m = buf.size
         inserts = bool(np.any(xi != 0.0) or (self.lam != 0.0 and np.any(chi != 0.0)))
         if self.incremental == "exact" and m == buf.capacity and inserts:
-            j = buf.head
-            self._kj[:m] = self.kernel.row(buf.X[:m], buf.X[j], sq=buf.sq[:m], xsq=float(buf.sq[j]))
+            self._kj[:m] = evicted_row(buf.head)
             buf.kernel_evals += m
-        kxx = float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
         _svmd.svmd_apply(
-            self._cfg,
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            self._state,
-            self._off,
-            buf.krow,
-            self._kj,
-            x,
-            xsq,
-            kxx,
-            FV,
-            xi,
-            chi,
-            s,
-            self._V1,
-            self._fv,
-        )
+            self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._off, buf.krow, self._kj,
+            x, xsq, kxx, FV, xi, chi, s, self._V1, self._fv,
+        )  # fmt: skip
         self._sync()
 
     def _learn_predict_sparse(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel rows
         (the example's, and the evicted row's for the exact correction) from the sparse
-        store, the gradient from the loss plugin, then the compiled update on the example's
-        mark (see ``_sparse_rows``)."""
+        store, then the update on the example's mark (see ``_sparse_rows``)."""
         kern = compiled_kernel(self.kernel)
         self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
-        buf = self._buf
+        buf, store = self._buf, rows.store
         assert buf is not None
         C = self.n_outputs
-        exact = self.incremental == "exact"
         pred = np.empty(X.shape[0])
         for i, x, xsq in csr_rows(X):
-            k = rows.row(kern, x, xsq, buf)
-            FV = buf.scores(k)
+            FV = buf.scores(rows.row(kern, x, xsq, buf))
             pred[i] = self.label_of(self._output(FV[:C] + self._off[:C]))
-            with np.errstate(all="ignore"):  # a diverged model shows in its NaN predictions
-                xi, chi, s = python_gradient(
-                    self._setup,
-                    self.loss,
-                    float(self._state[_S["eps"]]),
-                    FV[:C] + self._off[:C],
-                    FV[C:],
-                    float(y[i]),
-                )
-            m = buf.size
-            inserts = bool(np.any(xi != 0.0) or (self.lam != 0.0 and np.any(chi != 0.0)))
-            if exact and m == buf.capacity and inserts:
-                store = rows.store
-                self._kj[:m] = store.row(self.kernel, store.get(buf.head), store.sq[buf.head])
-                buf.kernel_evals += m
             mark = rows.next_mark()[0]
             kxx = _online_ops.compiled_self_kernel(self._cfg, mark, xsq)
-            _svmd.svmd_apply(
-                self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._off, buf.krow,
-                self._kj, mark, xsq, kxx, FV, xi, chi, s, self._V1, self._fv,
+            self._update(
+                FV, y[i], mark, xsq, kxx,
+                lambda j: store.row(self.kernel, store.get(j), store.sq[j]),
             )  # fmt: skip
-            self._sync()
             rows.sync(buf, x, rows.count)
         return pred
 
