@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, Kernel, Loss, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels
@@ -285,6 +286,22 @@ class OnlineKernelLearner(Algorithm):
         assert buf is not None
         buf.size, buf.head = int(st[S["m"]]), int(st[S["head"]])
         buf.touch()
+
+    def learn_predict_many(self, X, y):
+        """CSR rows through ``_learn_predict_sparse``; dense rows through the compiled block
+        loop (``_learn_predict_block``) when it can run this kernel and loss, else one at a
+        time."""
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
+        if not self._compiled_block():
+            return super().learn_predict_many(X, y)
+        return self._learn_predict_block(X, y)
+
+    def _learn_predict_block(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{self.name} has no compiled block loop")
+
+    def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
 
     def _run_block(
         self, block: Callable[..., None], X: np.ndarray, y: np.ndarray, offsets: np.ndarray, *work

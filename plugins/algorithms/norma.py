@@ -15,7 +15,6 @@ from typing import Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import is_sparse
 from kbench.core.components import param
 from kbench.core.search_space import LogUniform
 from kbench.cython_core import _norma
@@ -187,11 +186,7 @@ class NORMA(OnlineKernelLearner):
             rows.sync(buf, x, rows.count)
         return pred
 
-    def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
-        if not self._compiled_block():
-            return super().learn_predict_many(X, y)
+    def _learn_predict_block(self, X, y):
         return self._run_block(_norma.norma_block, X, y, self._b, self._work)
 
     def predict_many(self, X):

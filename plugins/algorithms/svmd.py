@@ -18,7 +18,6 @@ from typing import Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import is_sparse
 from kbench.core.components import check_range, param
 from kbench.cython_core import _online_ops, _svmd
 from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
@@ -233,11 +232,7 @@ class SVMD(OnlineKernelLearner):
             rows.sync(buf, x, rows.count)
         return pred
 
-    def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
-        if not self._compiled_block():
-            return super().learn_predict_many(X, y)
+    def _learn_predict_block(self, X, y):
         self._buffer(X.shape[1])  # sizes the eviction row _kj before it is handed over
         pred = self._run_block(_svmd.svmd_block, X, y, self._off, self._kj, self._work)
         C = self.n_outputs
