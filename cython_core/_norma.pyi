@@ -10,28 +10,11 @@ from kbench.cython_core._types import F64
 
 STATE_FIELDS: tuple[str, ...]
 
+#: (SV, sq, A, state, b): the buffer's rows, squared norms and coefficients, the state
+#: array and the offsets.
+Model = tuple[F64, F64, F64, F64, F64]
+
 def norma_block(
-    cfg: OnlineConfig,
-    SV: F64,
-    sq: F64,
-    A: F64,
-    state: F64,
-    b: F64,
-    X: F64,
-    y: F64,
-    pred: F64,
-    krow: F64,
-    work: F64,
+    cfg: OnlineConfig, model: Model, X: F64, y: F64, pred: F64, krow: F64, work: F64
 ) -> None: ...
-def norma_apply(
-    cfg: OnlineConfig,
-    SV: F64,
-    sq: F64,
-    A: F64,
-    state: F64,
-    b: F64,
-    x: F64,
-    xsq: float,
-    xi: F64,
-    s: int,
-) -> None: ...
+def norma_apply(cfg: OnlineConfig, model: Model, x: F64, xsq: float, xi: F64, s: int) -> None: ...

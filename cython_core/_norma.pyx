@@ -96,17 +96,20 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
     st[N_SCALE] = cs
 
 
-def norma_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
-                double[::1] state, double[::1] b, const double[:, ::1] X, const double[::1] y,
-                double[::1] pred, double[::1] krow, double[::1] work):
+def norma_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
+                const double[::1] y, double[::1] pred, double[::1] krow, double[::1] work):
     """Predict then learn every row of X; predictions (made before each update) go to pred.
 
-    ``A`` is the buffer's cap × C coefficient block, ``state`` the array named by
+    ``model`` is ``(SV, sq, A, state, b)``: the buffer's rows and squared norms, ``A`` its
+    cap × C coefficient block, ``state`` the array named by
     STATE_FIELDS, ``b`` the offsets (C) and ``work`` scratch of at least 3·C entries.
     Binary predictions are ±1 (ties to +1), multiclass the arg-max (lowest index on
     ties), novelty +1 unless f + b falls below the margin, regression f + b; NaN once a
     score is not finite.
     """
+    cdef double[:, ::1] SV, A
+    cdef double[::1] sq, state, b
+    SV, sq, A, state, b = model
     cdef Cfg g = cfg.c
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
     cdef Py_ssize_t C = g.C
@@ -136,11 +139,14 @@ def norma_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, do
                           &X[i, 0], xsq, xi, s)
 
 
-def norma_apply(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] A,
-                double[::1] state, double[::1] b, const double[::1] x, double xsq,
+def norma_apply(OnlineConfig cfg not None, tuple model, const double[::1] x, double xsq,
                 const double[::1] xi, int s):
     """The update of one example whose gradient ξ (and violation indicator s) the caller
-    computed at the current scores; the per-example Python path of the learner."""
+    computed at the current scores; the per-example Python path of the learner. ``model``
+    as for :func:`norma_block`."""
+    cdef double[:, ::1] SV, A
+    cdef double[::1] sq, state, b
+    SV, sq, A, state, b = model
     cdef Cfg g = cfg.c
     if A.shape[1] != g.C or b.shape[0] != g.C or xi.shape[0] != g.C or state.shape[0] != N_SIZE:
         raise ValueError("kbench: norma_apply array shapes do not match the configuration")

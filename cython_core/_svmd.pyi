@@ -12,27 +12,16 @@ from kbench.cython_core._types import F64
 
 STATE_FIELDS: tuple[str, ...]
 
+#: (SV, sq, AB, state, off): the buffer's rows, squared norms and [α | β] rows, the state
+#: array and the offsets with their step sizes and traces.
+Model = tuple[F64, F64, F64, F64, F64]
+
 def svmd_block(
-    cfg: OnlineConfig,
-    SV: F64,
-    sq: F64,
-    AB: F64,
-    state: F64,
-    off: F64,
-    X: F64,
-    y: F64,
-    pred: F64,
-    krow: F64,
-    kj: F64,
-    work: F64,
+    cfg: OnlineConfig, model: Model, X: F64, y: F64, pred: F64, krow: F64, kj: F64, work: F64
 ) -> None: ...
 def svmd_apply(
     cfg: OnlineConfig,
-    SV: F64,
-    sq: F64,
-    AB: F64,
-    state: F64,
-    off: F64,
+    model: Model,
     k: F64,
     kj: F64,
     x: F64,

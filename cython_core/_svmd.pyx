@@ -174,17 +174,21 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     st[V_T] += 1.0
 
 
-def svmd_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] AB,
-               double[::1] state, double[::1] off, const double[:, ::1] X, const double[::1] y,
-               double[::1] pred, double[::1] krow, double[::1] kj, double[::1] work):
+def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
+               const double[::1] y, double[::1] pred, double[::1] krow, double[::1] kj,
+               double[::1] work):
     """Predict then learn every row of X; predictions (made before each update) go to pred.
 
-    ``AB`` is the buffer's cap × 2C block of [α | β] rows, ``state`` the array named by
+    ``model`` is ``(SV, sq, AB, state, off)``: the buffer's rows and squared norms, ``AB``
+    its cap × 2C block of [α | β] rows, ``state`` the array named by
     STATE_FIELDS, ``off`` the offsets, their step sizes and traces (3 × C, flattened),
     ``kj`` scratch of the buffer's capacity and ``work`` scratch of at least 10·C entries.
     Predictions follow the rules of kbench's online learners (NaN once a score is not
     finite).
     """
+    cdef double[:, ::1] SV, AB
+    cdef double[::1] sq, state, off
+    SV, sq, AB, state, off = model
     cdef Cfg g = cfg.c
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
     cdef Py_ssize_t C = g.C
@@ -224,8 +228,7 @@ def svmd_block(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, dou
                          &krow[0], &kj[0], &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv)
 
 
-def svmd_apply(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, double[:, ::1] AB,
-               double[::1] state, double[::1] off, const double[::1] k, const double[::1] kj,
+def svmd_apply(OnlineConfig cfg not None, tuple model, const double[::1] k, const double[::1] kj,
                const double[::1] x, double xsq, double kxx, const double[::1] FV,
                const double[::1] xi, const double[::1] chi, int s, double[::1] V1,
                double[::1] fv):
@@ -233,7 +236,10 @@ def svmd_apply(OnlineConfig cfg not None, double[:, ::1] SV, double[::1] sq, dou
     indicator s the caller computed at the current scores FV = [F | V]; the per-example
     Python path of the learner. kj is the kernel row of the oldest stored row (only read
     with the exact eviction correction when the buffer is full); V1 (C entries) receives
-    v_{t+1}(x_t); fv is scratch of 4C entries."""
+    v_{t+1}(x_t); fv is scratch of 4C entries. ``model`` as for :func:`svmd_block`."""
+    cdef double[:, ::1] SV, AB
+    cdef double[::1] sq, state, off
+    SV, sq, AB, state, off = model
     cdef Cfg g = cfg.c
     cdef Py_ssize_t C = g.C, m = <Py_ssize_t>state[V_M]
     if (AB.shape[1] != 2 * C or off.shape[0] != 3 * C or FV.shape[0] != 2 * C

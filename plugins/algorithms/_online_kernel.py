@@ -303,17 +303,24 @@ class OnlineKernelLearner(Algorithm):
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
         raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
 
+    def _model(self, offsets: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What the compiled loops update: the buffer's rows, squared norms and
+        coefficients, the state array and ``offsets``."""
+        buf = self._buf
+        assert buf is not None
+        return buf.X, buf.sq, buf.alpha, self._state, offsets
+
     def _run_block(
         self, block: Callable[..., None], X: np.ndarray, y: np.ndarray, offsets: np.ndarray, *work
     ) -> np.ndarray:
         """Predict then learn every row of X with the compiled block loop ``block`` (its
-        arguments: the configuration, the buffer, the state, ``offsets``, the examples, the
+        arguments: the configuration, the model (:meth:`_model`), the examples, the
         predictions, the kernel row and ``work``); return the predictions."""
         buf = self._buffer(X.shape[1])
         pred = np.empty(len(X))
         st, evals = self._state, self._fields["kernel_evals"]
         st[evals] = buf.kernel_evals
-        block(self._cfg, buf.X, buf.sq, buf.alpha, st, offsets, X, y, pred, buf.krow, *work)
+        block(self._cfg, self._model(offsets), X, y, pred, buf.krow, *work)
         buf.kernel_evals = int(st[evals])
         self._sync()
         return pred

@@ -152,7 +152,7 @@ class NORMA(OnlineKernelLearner):
             )
         buf = self._buf
         assert buf is not None
-        _norma.norma_apply(self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, x, xsq, xi, s)
+        _norma.norma_apply(self._cfg, self._model(self._b), x, xsq, xi, s)
         self._sync()
 
     def _learn_predict_sparse(self, X, y):
@@ -179,9 +179,7 @@ class NORMA(OnlineKernelLearner):
                     self._setup, self.loss, float(self._state[_S["eps"]]), Fb, Fb, float(y[i])
                 )
             mark = rows.next_mark()[0]
-            _norma.norma_apply(
-                self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._b, mark, xsq, xi, s
-            )
+            _norma.norma_apply(self._cfg, self._model(self._b), mark, xsq, xi, s)
             self._sync()
             rows.sync(buf, x, rows.count)
         return pred

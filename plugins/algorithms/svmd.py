@@ -205,8 +205,8 @@ class SVMD(OnlineKernelLearner):
             self._kj[:m] = evicted_row(buf.head)
             buf.kernel_evals += m
         _svmd.svmd_apply(
-            self._cfg, buf.X, buf.sq, buf.alpha, self._state, self._off, buf.krow, self._kj,
-            x, xsq, kxx, FV, xi, chi, s, self._V1, self._fv,
+            self._cfg, self._model(self._off), buf.krow, self._kj, x, xsq, kxx, FV, xi, chi, s,
+            self._V1, self._fv,
         )  # fmt: skip
         self._sync()
 
