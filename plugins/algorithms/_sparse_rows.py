@@ -162,6 +162,61 @@ class MarkedRows:
         # polynomial k(x_j, x_j) may be read from them).
         buf.sq[:m_new] = store.sq[:m_new]
 
+    def sync_many(self, buf: SupportBuffer, pending: dict[float, SparseRow]) -> None:
+        """Mirror an update that stored several examples at once: ``pending`` maps the mark
+        of each example it may have stored to its row; other changed slots hold rows moved
+        from elsewhere in the store."""
+        store = self.store
+        m_old, m_new = store.size, buf.size
+        if len(self.marks) < buf.capacity:
+            self.marks = np.concatenate([self.marks, np.zeros(buf.capacity - len(self.marks))])
+        new, old = buf.X[:m_new, 0], self.marks[:m_old]
+        common = min(m_old, m_new)
+        changed = np.flatnonzero(new[:common] != old[:common]).tolist() + list(range(m_old, m_new))
+        placed = {
+            slot: pending[new[slot]]
+            if new[slot] in pending
+            else store.get(int(np.flatnonzero(old == new[slot])[0]))
+            for slot in changed
+        }  # read before any write: a moved row's old slot may change below
+        while store.size > m_new:
+            store.remove(store.size - 1)
+        for slot, x in placed.items():
+            if slot < store.size:
+                store.replace(slot, x, 0.0)
+            else:
+                store.add(x, 0.0)
+        self.marks[:m_new] = new
+        buf.sq[:m_new] = store.sq[:m_new]
+
+    def gram_into(
+        self,
+        compiled: tuple[int, float, float, float, float],
+        out: np.ndarray,
+        rows: list[SparseRow] | None = None,
+    ) -> None:
+        """The Gram matrix of the stored rows (or of ``rows``) into ``out[:n, :n]``, one
+        compiled call (``out`` C-contiguous)."""
+        store = self.store
+        if rows is None:
+            n = store.size
+            starts, ends, sq = store.starts[:n], store.ends[:n], store.sq[:n]
+            indices, data = store.indices, store.data
+        else:
+            n = len(rows)
+            ends = np.cumsum([len(r[0]) for r in rows], dtype=np.int64)
+            starts = np.concatenate([[0], ends[:-1]]).astype(np.int64)
+            indices = np.concatenate([r[0] for r in rows] or [np.zeros(0, np.int32)])
+            data = np.concatenate([r[1] for r in rows] or [np.zeros(0)])
+            sq = np.array([float(r[1] @ r[1]) for r in rows])
+        if n == 0:
+            return
+        _sparse.kernel_block(
+            compiled, starts, ends, indices, data, sq, starts, ends, indices, data, sq,
+            out, n, store._strategy, store.work,
+        )  # fmt: skip
+        store.kernel_evals += n * n
+
     def decision_many(self, kernel: Kernel, X: Any, alpha: np.ndarray, scale: float) -> np.ndarray:
         """Outputs for the rows of the CSR matrix X with the dense learner's coefficients."""
         store = self.store

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm, param
+from kbench.core.sparse_buffer import SparseRow
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _polk
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, compiled_kernel, csr_rows, open_rows
 
 SCHEDULES = {"constant": 0, "diminishing": 1}
 REDUCES = {"mean": 0, "sum": 1}
@@ -97,6 +99,8 @@ class POLK(Algorithm):
     uses_loss = True
     default_loss = "hinge"
     test_params = {"K": 0.05, "eta": 0.5, "batch_size": 4, "refresh_every": 5}
+    #: CSR rows are learned with the per-example update, the dictionary kept sparse.
+    sparse_input = True
 
     eta: float = param(1.0, low=0.0, low_open=True)
     lam: float = param(1e-6, low=0.0)
@@ -164,6 +168,9 @@ class POLK(Algorithm):
         self._idb = np.zeros(B)
         self._Kbb = np.zeros((B, B))
         self._one = np.zeros(1)
+        # CSR rows: the dictionary's sparse rows, and the pending batch's rows by mark.
+        self._sparse: MarkedRows | None = None
+        self._pending: dict[float, SparseRow] = {}
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -231,20 +238,30 @@ class POLK(Algorithm):
 
     def learn_one(self, x, y):
         k, xsq = self._forward(x)
+        self._learn(x, xsq, k, float(y), self._self_kernel)
+
+    def _learn(
+        self, x: np.ndarray, xsq: float, k: np.ndarray, y: float, kxx: Any, row: Any = None
+    ) -> None:
+        """Record x in the pending batch when its gradient at the scores is not zero
+        (``kxx(x, xsq)`` gives k(x, x)), then run the update when the batch is full. On CSR
+        rows x is the example's mark and ``row`` its sparse row."""
         C = self._C
         F = self._scores[:C]
         if self._setup.loss_id != L_PYTHON:
             xi = self._scores[C : 2 * C]
-            _polk.polk_gradient(self._cfg, F, float(y), xi, self._scores[2 * C :])
+            _polk.polk_gradient(self._cfg, F, y, xi, self._scores[2 * C :])
         else:
             with np.errstate(all="ignore"):
-                xi, _, _ = python_gradient(self._setup, self.loss, 0.0, F, F, float(y))
+                xi, _, _ = python_gradient(self._setup, self.loss, 0.0, F, F, y)
         st = self._state
         if np.any(xi != 0.0):
+            if row is not None:
+                self._pending[float(x[0])] = row
             ns = int(st[_S["nstored"]])
             self._Xb[ns] = x
             self._xsqb[ns] = xsq
-            self._kdb[ns] = self._self_kernel(x, xsq)
+            self._kdb[ns] = kxx(x, xsq)
             self._XI[ns] = xi
             self._idb[ns] = st[_S["t"]]
             self._Kb[ns, : len(k)] = k
@@ -254,6 +271,25 @@ class POLK(Algorithm):
         if int(st[_S["nseen"]]) == self.batch_size:
             self._update()
 
+    def _learn_predict_sparse(self, X, y) -> np.ndarray:
+        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
+        from the sparse store, then the same steps on the example's mark; the batch Gram
+        block, the probe row and the refresh Gram matrix come from the sparse rows (see
+        ``_sparse_rows``)."""
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        C = self._C
+        F = self._scores[:C]
+        pred = np.empty(X.shape[0])
+        for i, x, xsq in csr_rows(X):
+            k = rows.row(kern, x, xsq, buf)
+            _kernels.expansion(k, buf.alpha, buf.size, F)
+            pred[i] = self.label_of(F.copy() if self.task == "multiclass" else float(F[0]))
+            self._learn(rows.next_mark()[0], xsq, k, float(y[i]), self._self_kernel, x)
+        return pred
+
     def _update(self) -> None:
         """The POLK step on the pending mini-batch (the per-example path)."""
         buf = self._buf
@@ -261,7 +297,13 @@ class POLK(Algorithm):
         st = self._state
         ns = int(st[_S["nstored"]])
         self._ensure(int(st[_S["m"]]) + ns)
-        if self.kernel.compiled() is not None:
+        rows = self._sparse
+        if rows is not None:  # the pending rows' Gram block from their sparse rows
+            K = np.empty((ns, ns))
+            rows.gram_into(compiled_kernel(self.kernel), K, list(self._pending.values()))
+            low = np.tril_indices(ns, -1)
+            self._Kbb[low] = K[low]
+        elif self.kernel.compiled() is not None:
             _polk.polk_batch_gram(self._cfg, self._Xb, self._xsqb, ns, self._Kbb)
         else:
             for b in range(1, ns):
@@ -274,6 +316,9 @@ class POLK(Algorithm):
         M = int(st[_S["m"]])
         buf.size = M
         buf.touch()
+        if rows is not None:
+            rows.sync_many(buf, self._pending)
+            self._pending.clear()
         if self._R.size == 0 or M == 0:
             self._check_zero_trap()
             return
@@ -283,13 +328,18 @@ class POLK(Algorithm):
         if self.refresh_tol > 0.0:
             # The probe of the inverse on its most sensitive atom (see _polk._finish).
             j = int(_polk.polk_probe_index(self._G, M))
-            if compiled is not None:
+            if rows is not None:
+                store = rows.store
+                row[:M] = store.row(self.kernel, store.get(j), store.sq[j])
+            elif compiled is not None:
                 _kernels.kernel_row(compiled, buf.X, buf.sq, buf.X[j], float(buf.sq[j]), row, M)
             else:
                 row[:M] = self.kernel.row(buf.X[:M], buf.X[j])
             buf.kernel_evals += M
         if _polk.polk_probe(self._params, st, self._G, M, row, j, self._work):
-            if compiled is not None:
+            if rows is not None:
+                rows.gram_into(compiled_kernel(self.kernel), self._R)
+            elif compiled is not None:
                 _polk.polk_gram(self._cfg, buf.X, buf.sq, M, self._R)
             else:
                 self._R[:M, :M] = self.kernel.matrix(buf.X[:M], buf.X[:M])
@@ -299,6 +349,8 @@ class POLK(Algorithm):
         self._check_zero_trap()
 
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            return self._learn_predict_sparse(X, y)
         if self.kernel.compiled() is None or self._setup.loss_id == L_PYTHON:
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -321,7 +373,12 @@ class POLK(Algorithm):
 
     def predict_many(self, X):
         buf = self._buf
-        F = np.zeros((len(X), self._C)) if buf is None else buf.decision_many(self.kernel, X)
+        if buf is None:
+            F = np.zeros((X.shape[0], self._C))
+        elif self._sparse is not None:
+            F = self._sparse.decision_many(self.kernel, X, buf.alpha, 1.0)
+        else:
+            F = buf.decision_many(self.kernel, X)
         return self.labels_of(F if self.task == "multiclass" else F[:, 0])
 
     # -- the zero trap ----------------------------------------------------------------------
@@ -371,6 +428,8 @@ class POLK(Algorithm):
         nbytes = 0
         if buf is not None:
             nbytes = buf.nbytes() + self._G.nbytes + self._R.nbytes + self._Kb.nbytes
+            if self._sparse is not None:
+                nbytes += self._sparse.nbytes()
         eps = st[_S["last_eps"]]
         return {
             "n_support": buf.size if buf else 0,
