@@ -15,8 +15,8 @@ from libc.math cimport sqrt
 from libc.string cimport memcpy
 
 from kbench.cython_core._online_ops cimport (
-    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
-    _row_scores,
+    Cfg, Model, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
+    _row_scores, model_of,
 )
 
 
@@ -107,36 +107,33 @@ def norma_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     ties), novelty +1 unless f + b falls below the margin, regression f + b; NaN once a
     score is not finite.
     """
-    cdef double[:, ::1] SV, A
-    cdef double[::1] sq, state, b
-    SV, sq, A, state, b = model
+    cdef Model mo = model_of(model)
     cdef Cfg g = cfg.c
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = mo.cap, i, c, m
     cdef Py_ssize_t C = g.C
     cdef double xsq, cs, eps
     cdef double* F = &work[0]
     cdef double* xi = &work[C]
     cdef double* chi = &work[2 * C]
     cdef int s
-    if A.shape[1] != C or b.shape[0] != C or work.shape[0] < 3 * C or state.shape[0] != N_SIZE:
+    if mo.ncol != C or mo.nb != C or work.shape[0] < 3 * C or mo.nstate != N_SIZE:
         raise ValueError("kbench: norma_block array shapes do not match the configuration")
-    if X.shape[0] and (d != SV.shape[1] or krow.shape[0] < cap):
+    if X.shape[0] and (d != mo.d or krow.shape[0] < cap):
         raise ValueError("kbench: norma_block got rows of the wrong dimension")
     if n == 0:
         return
     with nogil:
         for i in range(n):
-            m = <Py_ssize_t>state[N_M]
-            state[N_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
-                                          &A[0, 0], C, F)
-            cs = state[N_SCALE]
+            m = <Py_ssize_t>mo.state[N_M]
+            mo.state[N_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
+                                             mo.A, C, F)
+            cs = mo.state[N_SCALE]
             for c in range(C):
-                F[c] = cs * F[c] + b[c]
-            eps = state[N_EPS]
+                F[c] = cs * F[c] + mo.b[c]
+            eps = mo.state[N_EPS]
             pred[i] = _predict(&g, F, eps if g.nu_mode != NU_OFF else g.margin)
             s = _gradient(&g, eps, F, F, y[i], xi, chi)
-            _norma_update(&g, &state[0], &b[0], &SV[0, 0], &sq[0], &A[0, 0], d, cap,
-                          &X[i, 0], xsq, xi, s)
+            _norma_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, d, cap, &X[i, 0], xsq, xi, s)
 
 
 def norma_apply(OnlineConfig cfg not None, tuple model, const double[::1] x, double xsq,
@@ -144,13 +141,11 @@ def norma_apply(OnlineConfig cfg not None, tuple model, const double[::1] x, dou
     """The update of one example whose gradient ξ (and violation indicator s) the caller
     computed at the current scores; the per-example Python path of the learner. ``model``
     as for :func:`norma_block`."""
-    cdef double[:, ::1] SV, A
-    cdef double[::1] sq, state, b
-    SV, sq, A, state, b = model
+    cdef Model mo = model_of(model)
     cdef Cfg g = cfg.c
-    if A.shape[1] != g.C or b.shape[0] != g.C or xi.shape[0] != g.C or state.shape[0] != N_SIZE:
+    if mo.ncol != g.C or mo.nb != g.C or xi.shape[0] != g.C or mo.nstate != N_SIZE:
         raise ValueError("kbench: norma_apply array shapes do not match the configuration")
-    if x.shape[0] != SV.shape[1]:
+    if x.shape[0] != mo.d:
         raise ValueError("kbench: norma_apply got a row of the wrong dimension")
-    _norma_update(&g, &state[0], &b[0], &SV[0, 0], &sq[0], &A[0, 0], SV.shape[1], SV.shape[0],
+    _norma_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, mo.d, mo.cap,
                   &x[0] if x.shape[0] else NULL, xsq, &xi[0], s)

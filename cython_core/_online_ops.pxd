@@ -64,6 +64,22 @@ cdef struct Cfg:
 
 # A Cfg owned by a Python object: the learners build one per configuration and pass it to
 # every compiled call (a type check, where a configuration array had to be read again).
+# The arrays a learner's compiled step updates, as one record: the buffer's rows SV (cap ×
+# d) and their squared norms, the coefficient block A (cap × ncol), the state array and the
+# offsets b. Built by model_of from the tuple the Python side passes
+# (OnlineKernelLearner._model), which keeps the arrays alive during the call.
+cdef struct Model:
+    double* SV
+    double* sq
+    double* A
+    double* state
+    double* b
+    Py_ssize_t cap, d, ncol, nstate, nb
+
+
+cdef Model model_of(tuple model) except *
+
+
 cdef class OnlineConfig:
     cdef Cfg c
 

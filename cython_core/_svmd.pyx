@@ -17,8 +17,8 @@ from libc.string cimport memcpy
 
 from kbench.cython_core._kernels cimport _expansion, _kernel_row
 from kbench.cython_core._online_ops cimport (
-    Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
-    _ring_slot, _row_scores, _self_kernel,
+    Cfg, L_PYTHON, Model, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
+    _ring_slot, _row_scores, _self_kernel, model_of,
 )
 
 
@@ -186,11 +186,9 @@ def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     Predictions follow the rules of kbench's online learners (NaN once a score is not
     finite).
     """
-    cdef double[:, ::1] SV, AB
-    cdef double[::1] sq, state, off
-    SV, sq, AB, state, off = model
+    cdef Model mo = model_of(model)
     cdef Cfg g = cfg.c
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], i, c, m
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = mo.cap, i, c, m, head
     cdef Py_ssize_t C = g.C
     cdef double xsq, kxx, eps
     cdef double* FV = &work[0]
@@ -200,32 +198,31 @@ def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     cdef double* V1 = &work[5 * C]
     cdef double* fv = &work[6 * C]
     cdef int s
-    if (AB.shape[1] != 2 * C or off.shape[0] != 3 * C or work.shape[0] < 10 * C
-            or state.shape[0] != V_SIZE):
+    if mo.ncol != 2 * C or mo.nb != 3 * C or work.shape[0] < 10 * C or mo.nstate != V_SIZE:
         raise ValueError("kbench: svmd_block array shapes do not match the configuration")
-    if X.shape[0] and (d != SV.shape[1] or krow.shape[0] < cap or kj.shape[0] < cap):
+    if X.shape[0] and (d != mo.d or krow.shape[0] < cap or kj.shape[0] < cap):
         raise ValueError("kbench: svmd_block got rows of the wrong dimension")
     if n == 0:
         return
     with nogil:
         for i in range(n):
-            m = <Py_ssize_t>state[V_M]
-            state[V_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
-                                          &AB[0, 0], 2 * C, FV)
+            m = <Py_ssize_t>mo.state[V_M]
+            mo.state[V_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
+                                             mo.A, 2 * C, FV)
             for c in range(C):
-                Fb[c] = FV[c] + off[c]
-            eps = state[V_EPS]
+                Fb[c] = FV[c] + mo.b[c]
+            eps = mo.state[V_EPS]
             pred[i] = _predict(&g, Fb, eps if g.nu_mode != NU_OFF else g.margin)
             s = _gradient(&g, eps, Fb, FV + C, y[i], xi, chi)
             if g.exact and m == cap and _inserts(&g, xi, chi):
                 # The row of the entry about to be evicted, for the exact correction.
-                _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, &SV[0, 0], m, d,
-                            &sq[0], &SV[<Py_ssize_t>state[V_HEAD], 0],
-                            sq[<Py_ssize_t>state[V_HEAD]], &kj[0])
-                state[V_EVALS] += m
+                head = <Py_ssize_t>mo.state[V_HEAD]
+                _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, mo.SV, m, d, mo.sq,
+                            mo.SV + head * d, mo.sq[head], &kj[0])
+                mo.state[V_EVALS] += m
             kxx = _self_kernel(&g, &X[i, 0], d, xsq)
-            _svmd_update(&g, &state[0], &off[0], &SV[0, 0], &sq[0], &AB[0, 0], d, cap,
-                         &krow[0], &kj[0], &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv)
+            _svmd_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, d, cap, &krow[0], &kj[0],
+                         &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv)
 
 
 def svmd_apply(OnlineConfig cfg not None, tuple model, const double[::1] k, const double[::1] kj,
@@ -237,18 +234,17 @@ def svmd_apply(OnlineConfig cfg not None, tuple model, const double[::1] k, cons
     Python path of the learner. kj is the kernel row of the oldest stored row (only read
     with the exact eviction correction when the buffer is full); V1 (C entries) receives
     v_{t+1}(x_t); fv is scratch of 4C entries. ``model`` as for :func:`svmd_block`."""
-    cdef double[:, ::1] SV, AB
-    cdef double[::1] sq, state, off
-    SV, sq, AB, state, off = model
+    cdef Model mo = model_of(model)
     cdef Cfg g = cfg.c
-    cdef Py_ssize_t C = g.C, m = <Py_ssize_t>state[V_M]
-    if (AB.shape[1] != 2 * C or off.shape[0] != 3 * C or FV.shape[0] != 2 * C
+    cdef Py_ssize_t C = g.C
+    if (mo.ncol != 2 * C or mo.nb != 3 * C or FV.shape[0] != 2 * C
             or xi.shape[0] != C or chi.shape[0] != C or V1.shape[0] < C
-            or fv.shape[0] < 4 * C or state.shape[0] != V_SIZE):
+            or fv.shape[0] < 4 * C or mo.nstate != V_SIZE):
         raise ValueError("kbench: svmd_apply array shapes do not match the configuration")
-    if x.shape[0] != SV.shape[1] or k.shape[0] < m or kj.shape[0] < m:
+    cdef Py_ssize_t m = <Py_ssize_t>mo.state[V_M]
+    if x.shape[0] != mo.d or k.shape[0] < m or kj.shape[0] < m:
         raise ValueError("kbench: svmd_apply got a row of the wrong length")
-    _svmd_update(&g, &state[0], &off[0], &SV[0, 0], &sq[0], &AB[0, 0], SV.shape[1], SV.shape[0],
+    _svmd_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, mo.d, mo.cap,
                  &k[0] if k.shape[0] else NULL, &kj[0] if kj.shape[0] else NULL,
                  &x[0] if x.shape[0] else NULL, xsq, kxx, &FV[0], &xi[0], &chi[0], s,
                  &V1[0], &fv[0])
