@@ -15,47 +15,24 @@ STATE_FIELDS: tuple[str, ...]
 S_FLOOR: float
 
 def work_size(cap: int, C: int, B: int) -> int: ...
+
+#: (D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work): the dictionary, the pending
+#: mini-batch and the scratch.
+Arrays = tuple[F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64]
+
 def polk_block(
     cfg: OnlineConfig,
     params: F64,
     state: F64,
-    D: F64,
-    sq: F64,
-    W: F64,
-    G: F64,
-    ids: F64,
+    arrays: Arrays,
     R: F64,
-    Xb: F64,
-    xsqb: F64,
-    kdb: F64,
-    XI: F64,
-    idb: F64,
-    Kb: F64,
-    Kbb: F64,
-    work: F64,
     scores: F64,
     X: F64,
     y: F64,
     pred: F64,
     start: int,
 ) -> int: ...
-def polk_update(
-    params: F64,
-    state: F64,
-    D: F64,
-    sq: F64,
-    W: F64,
-    G: F64,
-    ids: F64,
-    Xb: F64,
-    xsqb: F64,
-    kdb: F64,
-    XI: F64,
-    idb: F64,
-    Kb: F64,
-    Kbb: F64,
-    work: F64,
-) -> None: ...
+def polk_update(params: F64, state: F64, arrays: Arrays) -> None: ...
 def polk_probe_index(G: F64, M: int) -> int: ...
 def polk_probe(params: F64, state: F64, G: F64, M: int, krow: F64, j: int, work: F64) -> bool: ...
 def polk_refresh(G: F64, R: F64, M: int) -> bool: ...

@@ -509,10 +509,12 @@ cdef inline void _finish(const Cfg* g, const QCfg* q, double* st, Model* mo,
             st[S_REFRESH_FAIL] += 1.0
 
 
-cdef inline Model _model(double[:, ::1] D, double[::1] sq, double[:, ::1] W, double[:, ::1] G,
-                         double[::1] ids, double[:, ::1] Xb, double[::1] xsqb, double[::1] kdb,
-                         double[:, ::1] XI, double[::1] idb, double[:, ::1] Kb,
-                         double[:, ::1] Kbb, double[::1] work, Py_ssize_t B) except *:
+cdef inline Model _model(tuple arrays, Py_ssize_t B) except *:
+    """The record of the arrays tuple ``(D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb,
+    work)``: the dictionary, the pending mini-batch and the scratch (see polk_block)."""
+    cdef double[:, ::1] D, W, G, Xb, XI, Kb, Kbb
+    cdef double[::1] sq, ids, xsqb, kdb, idb, work
+    D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work = arrays
     cdef Model mo
     cdef Py_ssize_t cap = D.shape[0], C = W.shape[1]
     if (sq.shape[0] != cap or W.shape[0] != cap or G.shape[0] != cap or G.shape[1] != cap
@@ -542,15 +544,14 @@ cdef inline Model _model(double[:, ::1] D, double[::1] sq, double[:, ::1] W, dou
 
 
 def polk_block(OnlineConfig cfg not None, const double[::1] params, double[::1] state,
-               double[:, ::1] D, double[::1] sq, double[:, ::1] W, double[:, ::1] G,
-               double[::1] ids, double[:, ::1] R, double[:, ::1] Xb, double[::1] xsqb,
-               double[::1] kdb, double[:, ::1] XI, double[::1] idb, double[:, ::1] Kb,
-               double[:, ::1] Kbb, double[::1] work, double[::1] scores,
-               const double[:, ::1] X, const double[::1] y, double[::1] pred, Py_ssize_t start):
+               tuple arrays, double[:, ::1] R, double[::1] scores, const double[:, ::1] X,
+               const double[::1] y, double[::1] pred, Py_ssize_t start):
     """Predict then learn rows start, start+1, … of X (compiled kernel and loss).
 
-    The dictionary (D, sq, W, G, ids; capacity rows) and the pending mini-batch (Xb, xsqb,
-    kdb, XI, idb, Kb, Kbb; batch_size rows) persist between calls. ``R`` is the refresh
+    ``arrays`` is ``(D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work)``: the
+    dictionary (D, sq, W, G, ids; capacity rows) and the pending mini-batch (Xb, xsqb, kdb,
+    XI, idb, Kb, Kbb; batch_size rows), which persist between calls, and the scratch
+    ``work``. ``R`` is the refresh
     scratch (cap × cap; 0 × 0 when refreshes are off), ``scores`` scratch of 3·C entries.
     A batch whose update does not fit the capacity sets ``state["update_due"]`` and
     returns; the caller grows the arrays and calls again from the returned index, and the
@@ -558,7 +559,7 @@ def polk_block(OnlineConfig cfg not None, const double[::1] params, double[::1] 
     """
     cdef Cfg g = cfg.c
     cdef QCfg q = _read_q(params)
-    cdef Model mo = _model(D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work, q.B)
+    cdef Model mo = _model(arrays, q.B)
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], C = mo.C, cap = mo.cap, i, c, M, ns
     cdef double xsq
     cdef double* F = &scores[0]
@@ -612,14 +613,12 @@ def polk_block(OnlineConfig cfg not None, const double[::1] params, double[::1] 
     return i
 
 
-def polk_update(const double[::1] params, double[::1] state, double[:, ::1] D, double[::1] sq,
-                double[:, ::1] W, double[:, ::1] G, double[::1] ids, double[:, ::1] Xb,
-                double[::1] xsqb, double[::1] kdb, double[:, ::1] XI, double[::1] idb,
-                double[:, ::1] Kb, double[:, ::1] Kbb, double[::1] work):
+def polk_update(const double[::1] params, double[::1] state, tuple arrays):
     """The POLK step on the pending mini-batch, given its Gram block Kbb (lower part); the
-    per-example path's update. The capacity must hold M + (pending points)."""
+    per-example path's update. ``arrays`` as for :func:`polk_block`; the capacity must
+    hold M + (pending points)."""
     cdef QCfg q = _read_q(params)
-    cdef Model mo = _model(D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work, q.B)
+    cdef Model mo = _model(arrays, q.B)
     if state.shape[0] != S_SIZE:
         raise ValueError("kbench: polk_update got a state of the wrong size")
     if <Py_ssize_t>state[S_M] + <Py_ssize_t>state[S_NSTORED] > mo.cap:

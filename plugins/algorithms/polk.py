@@ -194,11 +194,18 @@ class POLK(Algorithm):
         self._probe_row = np.zeros(cap)
         self._work = np.zeros(_polk.work_size(cap, self._C, self.batch_size))
 
-    def _batch(self) -> tuple[np.ndarray, ...]:
-        """The pending batch as the compiled update reads it: its rows, their ‖x‖², k(x, x),
-        gradients and stream positions, their kernel rows over the dictionary and their own
-        Gram matrix."""
-        return self._Xb, self._xsqb, self._kdb, self._XI, self._idb, self._Kb, self._Kbb
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        """What the compiled update reads and writes: the dictionary (rows, ‖x‖², weights,
+        inverse Gram matrix, stream positions), the pending batch (its rows, their ‖x‖²,
+        k(x, x), gradients and stream positions, their kernel rows over the dictionary and
+        their own Gram matrix) and the scratch."""
+        buf = self._buf
+        assert buf is not None
+        return (
+            buf.X, buf.sq, buf.alpha, self._G, self._ids,
+            self._Xb, self._xsqb, self._kdb, self._XI, self._idb, self._Kb, self._Kbb,
+            self._work,
+        )  # fmt: skip
 
     def _ensure(self, need: int) -> None:
         """Grow every capacity-sized array to hold ``need`` atoms (by half again at least)."""
@@ -309,10 +316,7 @@ class POLK(Algorithm):
             for b in range(1, ns):
                 self._Kbb[b, :b] = self.kernel.row(self._Xb[:b], self._Xb[b])
         buf.kernel_evals += ns * (ns - 1) // 2
-        _polk.polk_update(
-            self._params, st, buf.X, buf.sq, buf.alpha, self._G, self._ids, *self._batch(),
-            self._work,
-        )  # fmt: skip
+        _polk.polk_update(self._params, st, self._arrays())
         M = int(st[_S["m"]])
         buf.size = M
         buf.touch()
@@ -360,9 +364,8 @@ class POLK(Algorithm):
         while True:
             st[_S["kernel_evals"]] = buf.kernel_evals
             i = _polk.polk_block(
-                self._cfg, self._params, st, buf.X, buf.sq, buf.alpha, self._G, self._ids,
-                self._R, *self._batch(), self._work, self._scores, X, y, pred, i,
-            )  # fmt: skip
+                self._cfg, self._params, st, self._arrays(), self._R, self._scores, X, y, pred, i
+            )
             buf.kernel_evals = int(st[_S["kernel_evals"]])
             buf.size = int(st[_S["m"]])
             buf.touch()
