@@ -25,13 +25,6 @@ CAUSES: dict[tuple[str, str], str] = {
         "0.17 with σ = 4 (λ = 1, buffer 512) and 0.19 with σ = 4, λ = 0.95, η₀ = 3, where the "
         "paper's σ = 8 gives 0.28–0.29"
     ),
-    ("ramp", "9"): (
-        "cause: the study's 3 000-example stream and fixed C = 1, γ = 2, not a defect: "
-        "scripts/repro_ramp_ncheckerboard.py at the paper's 10 000 examples (one seed): "
-        "OnlineSVM^R with C = 50, γ = 4 (the paper's C grid) reaches 98.4% with 642 SVs against "
-        "IDSVM stopped after 2·10⁸ kernel values (97.0%, 3 683 SVs) and LIBSVM (97.4%, 4 567): "
-        "+1.4 and +1.0 points with a #SV ratio of 0.17 (the paper's 554/3 196); at C = 1 the ratio is 0.56"
-    ),
     ("pistol", "C4"): (
         "cause: the paper's unstated a, b and γ, not a defect: scripts/repro_pistol_a9a.py step "
         "matches an independent NumPy Algorithm 3 to 1e-15; its sweep (54 settings) never leaves "
