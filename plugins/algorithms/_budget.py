@@ -24,7 +24,7 @@ from kbench.cython_core import _bsgd, _budget_perceptrons
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
-    csr_parts,
+    csr_rows,
     self_kernel,
 )
 
@@ -226,17 +226,12 @@ class BudgetLearner(CompiledBlocks):
         compiled update on the example's mark with that row (as for a Python kernel)."""
         rows = self._sparse_rows(X)
         buf = self._buf
-        indptr, indices, data = csr_parts(X)
-        n = X.shape[0]
-        pred = np.empty(n)
+        pred = np.empty(X.shape[0])
         one, label = np.empty(1), np.empty(1)
         kern = compiled_kernel(self.kernel)
         compiled, self._compiled = self._compiled, None  # the update reads krow and kxx
         try:
-            for i in range(n):
-                a, b = indptr[i], indptr[i + 1]
-                x = (indices[a:b], data[a:b])
-                xsq = float(x[1] @ x[1])
+            for i, x, xsq in csr_rows(X):
                 rows.row(kern, x, xsq, buf)
                 mark = rows.next_mark()
                 self._given_kxx = self_kernel(kern, xsq)

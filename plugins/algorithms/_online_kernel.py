@@ -298,9 +298,13 @@ class OnlineKernelLearner(Algorithm):
         return self._learn_predict_block(X, y)
 
     def _learn_predict_block(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        raise NotImplementedError(f"{self.name} has no compiled block loop")
+        """Predict then learn the rows of X with the subclass's compiled block loop (an
+        abstract hook: NORMA and SVMD, the registered subclasses, define it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _learn_predict_block")
 
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """CSR rows, for a subclass that declares ``sparse_input`` (NORMA and SVMD define
+        it); any other refuses them."""
         raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
 
     def _model(self, offsets: np.ndarray) -> tuple[np.ndarray, ...]:

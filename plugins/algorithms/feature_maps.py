@@ -212,16 +212,9 @@ class FOGD(_LinearOGD):
     def predict_many(self, X):
         self._setup(X.shape[1])
         F = np.empty((X.shape[0], self._outputs))
-        if not F.size:
-            pass
-        elif is_sparse(X):
-            indptr, indices, data = self._csr(X)
-            _feature_maps.fogd_decision_many(
-                self._Omega, self._W, (indptr, indices, data), F, self._u, self._z
-            )
-        else:
-            X = np.ascontiguousarray(X, dtype=np.float64)
-            _feature_maps.fogd_decision_many(self._Omega, self._W, X, F, self._u, self._z)
+        if F.size:
+            rows = self._csr(X) if is_sparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+            _feature_maps.fogd_decision_many(self._Omega, self._W, rows, F, self._u, self._z)
         return self._labels(F)
 
     def stats(self):

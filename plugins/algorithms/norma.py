@@ -22,7 +22,8 @@ from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,
-    csr_parts,
+    csr_rows,
+    open_rows,
 )
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
@@ -160,17 +161,11 @@ class NORMA(OnlineKernelLearner):
         from the sparse store, the gradient from the loss plugin, then the compiled update
         on the example's mark (see ``_sparse_rows``)."""
         kern = compiled_kernel(self.kernel)
-        if self._sparse is None:
-            if self._buf is not None:
-                raise TypeError("norma has learned dense rows; it cannot continue on sparse ones")
-            buf = self._buffer(1)  # stand-in rows of one value: the examples' marks
-            self._sparse = MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
-        rows, buf = self._sparse, self._buf
-        indptr, indices, data = csr_parts(X)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
         pred = np.empty(X.shape[0])
-        for i in range(X.shape[0]):
-            x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
-            xsq = float(x[1] @ x[1])
+        for i, x, xsq in csr_rows(X):
             k = rows.row(kern, x, xsq, buf)
             Fb = self._state[_S["scale"]] * buf.scores(k) + self._b
             pred[i] = self.label_of(self._output(Fb))
