@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from helpers import NumpyRBF, assert_refused, create, rbf
 from kbench.core.components import Kernel, Loss
@@ -578,6 +579,25 @@ def test_bsgd_matches_reference(maintenance: str, task: str, C: int) -> None:
     assert np.array_equal(algo.learn_predict_many(X, y), ref)
     assert algo.stats()["n_support"] == m == 10
     assert algo.stats()["maintenance_steps"] > 20
+
+
+@pytest.mark.parametrize("maintenance", ["removal", "projection"])
+@pytest.mark.parametrize(("task", "C"), [("binary", 1), ("multiclass", 3)])
+def test_bsgd_takes_csr_rows_except_when_merging(maintenance: str, task: str, C: int) -> None:
+    """Removal and projection take CSR rows as they are and match the reference (to 1e-10:
+    the sparse kernel row sums its products in another order); merging does not take them."""
+    X, y = binary_stream(160) if C == 1 else multiclass_stream(160)
+    X = X * (np.random.default_rng(5).random(X.shape) < 0.6)
+    ref, m = sgd_reference(X, y, lam=0.02, budget=10, maintenance=maintenance, C=C)
+    spec = f"bsgd[budget=10,lam=0.02,maintenance={maintenance}]"
+    algo = make(spec, task=task, n_classes=max(C, 2))
+    assert algo.sparse_input
+    pred = algo.learn_predict_many(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(pred, ref, rtol=0, atol=1e-10)
+    assert algo.stats()["n_support"] == m == 10
+    assert algo.stats()["maintenance_steps"] > 20
+    merging = make("bsgd[budget=10,lam=0.02,maintenance=merge]", task=task, n_classes=max(C, 2))
+    assert not merging.sparse_input
 
 
 def test_bsgd_large_budget_is_pegasos() -> None:

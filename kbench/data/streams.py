@@ -82,7 +82,8 @@ class StreamSpec:
         fitted on the training stream.
     dense
         Densify a sparse data set's features (a dense data set is unchanged). Without
-        it a sparse stream stays CSR, and learners that take only dense rows are skipped.
+        it a sparse stream stays CSR, and learners that take only dense rows get its rows
+        densified a block at a time.
     """
 
     dataset: str

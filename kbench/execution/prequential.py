@@ -4,8 +4,8 @@ For each example the learner predicts, the prediction is scored, then the learne
 learns. Between checkpoints the learner's block fast path ``learn_predict_many`` is
 used; an active learner (``wants_label``) is driven one example at a time. Only learner
 calls are timed; held-out evaluation at checkpoints is not. A sparse stream's blocks are
-CSR matrices, passed as they are to learners that declare ``sparse_input`` (the planner
-skips the others, see ``docs/sparse.md``).
+CSR matrices, passed as they are to learners that declare ``sparse_input``; the others
+get them densified a bounded block at a time (``kbench.core.dense_rows``, ``docs/sparse.md``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kbench import __version__
+from kbench.core.dense_rows import for_sparse_rows
 from kbench.core.registry import Registry, format_exception_line
 from kbench.data.paging import release_rows
 from kbench.data.streams import Stream
@@ -150,10 +151,12 @@ def run_task(
 
 
 def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
-    """Construct the task's algorithm with its kernel, loss and the stream's task."""
+    """Construct the task's algorithm with its kernel, loss and the stream's task; on a
+    sparse stream, a learner that takes only dense rows comes behind
+    :class:`~kbench.core.dense_rows.DenseRows`."""
     kernel = registry.create("kernel", task.kernel) if task.kernel else None
     loss = registry.create("loss", task.loss) if task.loss else None
-    return registry.create(
+    algo = registry.create(
         "algorithm",
         task.algorithm,
         kernel=kernel,
@@ -162,6 +165,7 @@ def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
         n_classes=stream.n_classes,
         seed=task.seed,
     )
+    return for_sparse_rows(algo) if stream.sparse else algo
 
 
 def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:

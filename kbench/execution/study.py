@@ -197,21 +197,6 @@ class Plan:
     skipped: list[tuple[str, str]]
 
 
-def _sparse_refusal(
-    cls: Any, dataset: str, options: dict[str, Any], registry: Registry
-) -> str | None:
-    """Why ``cls`` cannot run on this data set's stream because the stream is sparse."""
-    dataset_cls, _ = registry.resolve("dataset", dataset)
-    if not getattr(dataset_cls, "sparse", False) or options.get("dense"):
-        return None
-    if getattr(cls, "sparse_input", False):
-        return None
-    return (
-        f"{cls.name} takes only dense rows and {dataset.split('[')[0]} is sparse; "
-        f"add dense=true to the data set to densify it (if it fits in memory)"
-    )
-
-
 def plan(experiments: list[Experiment], registry: Registry) -> Plan:
     """Expand experiments into tasks, validating every spec before anything runs."""
     tasks: dict[str, Task] = {}
@@ -267,7 +252,7 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                     )
                     cls, _ = registry.resolve("algorithm", algorithm)
                 label = f"{cls.name} on {dataset}"
-                reason = cls.supports(task_kind) or _sparse_refusal(cls, dataset, options, registry)
+                reason = cls.supports(task_kind)
                 if reason:
                     skipped.append((label, reason))
                     continue

@@ -79,6 +79,13 @@ class BSGD(PegasosFamily):
         self._mode = MAINTENANCE[maintenance]
         self._init_state()
 
+    @property
+    def sparse_input(self) -> bool:  # type: ignore[override]
+        """CSR rows as they are for removal and projection. A merge writes a new point,
+        ``h x_m + (1−h) x_n``, into a support-vector slot, which the one-value stand-in
+        rows of the sparse path cannot hold: with merging the runner densifies the rows."""
+        return self.maintenance != "merge"
+
 
 @hookimpl
 def kbench_register_algorithms(register):

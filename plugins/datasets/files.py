@@ -113,7 +113,8 @@ class Libsvm(_FileDataset):
     The format of the LIBSVM data-set page; gzip, bz2 and xz files are read as they are.
     Without ``n_features`` the dimension is the highest feature index of the two files.
     The features are read sparse (CSR) and stay sparse through the stream; the stream
-    option ``dense=true`` densifies them for learners that take only dense rows.
+    option ``dense=true`` densifies the whole stream (learners that take only dense rows
+    otherwise get its rows densified a block at a time).
     ``libsvm[name=ijcnn1]`` reads the collection's entry (``kbench list datasets`` shows
     them all): its files are downloaded once into ``$KBENCH_DATA/libsvm/``, verified, and
     decompressed; a file placed there by hand is used without the network (see
