@@ -128,6 +128,28 @@ def test_river_plugin_is_river_on_the_same_examples() -> None:
     assert (pred == y).mean() > 0.85
 
 
+def test_river_plugin_reads_csr_rows_as_dicts_of_their_non_zeros() -> None:
+    """On CSR rows river gets the same dicts as on the dense rows: stored zeros are left
+    out as a dense row's zeros are; with RBFSampler (every feature) the rows are densified."""
+    import scipy.sparse as sp
+
+    from kbench.core.dense_rows import DenseRows, for_sparse_rows
+
+    X, y = _stream("binary")
+    X = X * (np.random.default_rng(2).random(X.shape) < 0.5)
+    csr = sp.csr_matrix(X)
+    csr.data[::3] = 0.0  # stored zeros
+    spec = 'river[model=linear_model.PAClassifier,args="C=0.5,mode=2"]'
+    make = lambda s: get_registry().create("algorithm", s, task="binary", n_classes=2, seed=0)  # noqa: E731
+    a, b = make(spec), make(spec)
+    assert for_sparse_rows(a) is a
+    np.testing.assert_array_equal(
+        a.learn_predict_many(csr, y), b.learn_predict_many(csr.toarray(), y)
+    )
+    np.testing.assert_array_equal(a.predict_many(csr), b.predict_many(csr.toarray()))
+    assert isinstance(for_sparse_rows(make("river[features=rbf_sampler]")), DenseRows)
+
+
 def test_river_plugin_multiclass_and_random_features() -> None:
     X, y = _stream("multiclass")
     registry = get_registry()

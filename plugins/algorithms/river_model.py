@@ -13,11 +13,13 @@ import ast
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.specs import suggest
 
@@ -148,6 +150,12 @@ class RiverModel(Algorithm):
         self._river = estimator
         self._has_proba = True
 
+    @property
+    def sparse_input(self) -> bool:
+        """CSR rows as they are with the raw features (river reads a dict of the non-zero
+        ones either way); RBFSampler needs every feature, so its rows are densified."""
+        return self.features == "none"
+
     def _dict(self, x: np.ndarray) -> dict[int, float]:
         if self.features == "rbf_sampler":
             # RBFSampler maps a feature of value 0 to cos(offset) ≠ 0: it needs every feature.
@@ -155,11 +163,38 @@ class RiverModel(Algorithm):
         nz = np.flatnonzero(x)
         return dict(zip(nz.tolist(), x[nz].tolist(), strict=True))
 
+    def _dicts(self, X: Any) -> Iterator[dict[int, float]]:
+        """The dicts river is handed for the rows of a dense or CSR block."""
+        if not is_sparse(X):
+            yield from map(self._dict, X)
+            return
+        X = X.tocsr()
+        indptr, indices, data = X.indptr, X.indices.tolist(), X.data.tolist()
+        for i in range(X.shape[0]):
+            a, b = indptr[i], indptr[i + 1]
+            # Stored zeros are left out, as a dense row's zeros are.
+            yield {j: v for j, v in zip(indices[a:b], data[a:b], strict=True) if v != 0.0}
+
     def _label(self, y: float) -> Any:
         return bool(y > 0) if self.task == "binary" else int(y)
 
     def decision_one(self, x):
-        xd = self._dict(x)
+        return self._decision(self._dict(x))
+
+    def learn_one(self, x, y):
+        self._river.learn_one(self._dict(x), self._label(y))
+
+    def learn_predict_many(self, X, y):
+        pred = np.empty(X.shape[0])
+        for i, xd in enumerate(self._dicts(X)):
+            pred[i] = self.label_of(self._decision(xd))
+            self._river.learn_one(xd, self._label(y[i]))
+        return pred
+
+    def predict_many(self, X):
+        return np.array([self.label_of(self._decision(xd)) for xd in self._dicts(X)], dtype=float)
+
+    def _decision(self, xd: dict[int, float]) -> Any:
         proba: dict[Any, float] | None = None
         if self._has_proba:
             try:
@@ -181,9 +216,6 @@ class RiverModel(Algorithm):
             if guess is not None:
                 scores[int(guess)] = 1.0
         return scores
-
-    def learn_one(self, x, y):
-        self._river.learn_one(self._dict(x), self._label(y))
 
     def stats(self):
         return {
