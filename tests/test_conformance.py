@@ -76,3 +76,35 @@ def test_dense_and_csr_rows_give_the_same_predictions(name: str) -> None:
         else:
             np.testing.assert_allclose(csr, dense, rtol=0, atol=1e-10, err_msg=f"{name} {task}")
             np.testing.assert_allclose(csr_test, dense_test, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("spec", "inspect"),
+    [
+        ("norma[budget=30]", lambda a: a.snapshot()["X"]),
+        ("svmd[budget=30]", lambda a: a.snapshot()["X"]),
+        ("pa", lambda a: a.snapshot()["X"]),
+        ("pistol", lambda a: a.coefficients()[0]),
+        ("polk", lambda a: a.dictionary()["D"]),
+    ],
+)
+def test_inspection_on_csr_rows_returns_the_stored_rows(spec: str, inspect) -> None:
+    """A learner that learned CSR rows shows its real stored rows (CSR, in slot order), the
+    rows it stores on the dense rows of the same data, not the one-value stand-ins its
+    compiled update keeps."""
+    from kbench.core.registry import get_registry
+
+    reg = get_registry()
+    X, y, _ = _sparse_toy("binary")
+    got = []
+    for A in (X, sp.csr_matrix(X)):
+        algo = reg.create(
+            "algorithm", spec, kernel=reg.create("kernel", "rbf[gamma=0.3]"),
+            loss=reg.create("loss", "hinge") if reg.entry("algorithm", spec.split("[")[0]).cls.uses_loss else None,
+            task="binary", n_classes=2, seed=3,
+        )  # fmt: skip
+        algo.learn_predict_many(A, y)
+        got.append(inspect(algo))
+    dense, csr = got
+    assert sp.issparse(csr) and csr.shape == dense.shape and dense.shape[0] > 5
+    np.testing.assert_array_equal(csr.toarray(), dense)

@@ -24,7 +24,13 @@ from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _pistol
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, compiled_kernel, csr_rows, open_rows
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_rows,
+    open_rows,
+    stored_rows,
+)
 
 MODES = {"pistol": 0, "sgd": 1}
 OUTPUTS = {"average": 0, "last": 1}
@@ -256,7 +262,7 @@ class AveragedExpansion(Algorithm):
     # -- inspection -------------------------------------------------------------------------
 
     def coefficients(self, output: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the stored vectors and the coefficients (m × C) of ``output``
+        """Copies of the stored vectors (CSR once it has learned CSR rows) and the coefficients (m × C) of ``output``
         (``average``, ``last`` or ``raw`` for g itself; default: the learner's output)."""
         output = output or self._output
         buf = self._buf
@@ -273,7 +279,7 @@ class AveragedExpansion(Algorithm):
         else:
             T = st[_S["t"]]
             coef = (st[_S["W"]] * c - u) / T if T > 0 else np.zeros_like(c)
-        return buf.X[:m].copy(), coef
+        return stored_rows(buf, self._sparse), coef
 
     def state(self) -> dict[str, float]:
         """The scalar state: t, m, norm2 (‖g‖²), acc_alpha (α), W, kernel_evals, …"""

@@ -235,3 +235,21 @@ class MarkedRows:
     def nbytes(self) -> int:
         """Memory held by the sparse rows."""
         return self.store.nbytes() + self.marks.nbytes
+
+
+def stored_rows(buf: SupportBuffer | None, rows: MarkedRows | None) -> Any:
+    """Copies of a learner's stored rows in slot order, for its inspection methods: the
+    dense rows, or, once it has learned CSR rows, a CSR matrix of them (its dense array then
+    holds the one-value stand-in marks, which are no support vectors)."""
+    if buf is None:
+        return np.zeros((0, 0))
+    m = buf.size
+    if rows is None:
+        return buf.X[:m].copy()
+    import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
+
+    parts = [rows.store.get(slot) for slot in range(m)]
+    indptr = np.concatenate([[0], np.cumsum([len(i) for i, _ in parts])]).astype(np.int64)
+    indices = np.concatenate([i for i, _ in parts] or [np.zeros(0, np.int32)])
+    data = np.concatenate([v for _, v in parts] or [np.zeros(0)])
+    return sp.csr_matrix((data, indices, indptr), shape=(m, rows.store.d))

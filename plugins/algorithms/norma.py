@@ -24,6 +24,7 @@ from kbench.plugins.algorithms._sparse_rows import (
     compiled_kernel,
     csr_rows,
     open_rows,
+    stored_rows,
 )
 
 SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
@@ -194,13 +195,13 @@ class NORMA(OnlineKernelLearner):
     # -- inspection -------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, np.ndarray | float]:
-        """Copies of the model: stored rows ``X``, true coefficients ``alpha`` (m × C, the
+        """Copies of the model: stored rows ``X`` (CSR once it has learned CSR rows), true coefficients ``alpha`` (m × C, the
         lazy scale applied), offsets ``b``, the margin ``eps`` and the examples seen ``t``."""
         buf = self._buf
         m = buf.size if buf else 0
         alpha = buf.alpha[:m] if buf else np.zeros((0, self.n_outputs))
         return {
-            "X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
+            "X": stored_rows(buf, self._sparse),
             "alpha": self._state[_S["scale"]] * alpha,
             "b": self._b.copy(),
             "eps": float(self._state[_S["eps"]]),

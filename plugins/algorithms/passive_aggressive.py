@@ -18,6 +18,7 @@ from kbench.plugins.algorithms._sparse_rows import (
     csr_rows,
     open_rows,
     self_kernel,
+    stored_rows,
 )
 
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
@@ -165,11 +166,11 @@ class PassiveAggressive(Algorithm):
         return self.labels_of(self._buf.decision_many(self.kernel, X)[:, 0])
 
     def snapshot(self) -> dict[str, np.ndarray]:
-        """Copies of the support vectors X and their coefficients alpha (α_i = τ_i y_i)."""
+        """Copies of the support vectors X (CSR once it has learned CSR rows) and their coefficients alpha (α_i = τ_i y_i)."""
         buf = self._buf
         m = buf.size if buf else 0
         return {
-            "X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
+            "X": stored_rows(buf, self._sparse),
             "alpha": buf.alpha[:m, 0].copy() if buf else np.zeros(0),
         }
 

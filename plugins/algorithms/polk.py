@@ -23,7 +23,13 @@ from kbench.core.sparse_buffer import SparseRow
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _polk
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, compiled_kernel, csr_rows, open_rows
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_rows,
+    open_rows,
+    stored_rows,
+)
 
 SCHEDULES = {"constant": 0, "diminishing": 1}
 REDUCES = {"mean": 0, "sum": 1}
@@ -403,7 +409,7 @@ class POLK(Algorithm):
     # -- inspection -------------------------------------------------------------------------
 
     def dictionary(self) -> dict[str, np.ndarray]:
-        """Copies of the model: atoms ``D`` (M × d), weights ``W`` (M × C), the inverse
+        """Copies of the model: atoms ``D`` (M × d; CSR once it has learned CSR rows), weights ``W`` (M × C), the inverse
         Gram matrix ``G`` (M × M) and ``ids``, each atom's position in the stream."""
         buf = self._buf
         M = buf.size if buf else 0
@@ -415,7 +421,7 @@ class POLK(Algorithm):
                 "ids": np.zeros(0),
             }
         return {
-            "D": buf.X[:M].copy(),
+            "D": stored_rows(buf, self._sparse),
             "W": buf.alpha[:M].copy(),
             "G": self._G[:M, :M].copy(),
             "ids": self._ids[:M].copy(),

@@ -21,7 +21,13 @@ from kbench import hookimpl
 from kbench.core.components import check_range, param
 from kbench.cython_core import _online_ops, _svmd
 from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, compiled_kernel, csr_rows, open_rows
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    compiled_kernel,
+    csr_rows,
+    open_rows,
+    stored_rows,
+)
 
 INCREMENTAL = ("paper", "exact")
 _S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}
@@ -252,8 +258,8 @@ class SVMD(OnlineKernelLearner):
     # -- inspection -------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, np.ndarray | float]:
-        """Copies of the model and its SMD state: stored rows ``X`` (oldest first is not
-        guaranteed; rows are in slot order), coefficients ``alpha`` and ``beta`` (m × C),
+        """Copies of the model and its SMD state: stored rows ``X`` (CSR once it has
+        learned CSR rows; in slot order, oldest first is not guaranteed), coefficients ``alpha`` and ``beta`` (m × C),
         offsets ``b`` with step sizes ``eta_b`` and traces ``v_b``, the last closed-form
         ``V1`` = v_{t+1}(x_t), and the scalars of STATE_FIELDS (``eta``, ``pi``,
         ``norm_sq``, ``eps``, ``gv`` = ⟨g_t, v_t⟩ of the last step, …)."""
@@ -262,7 +268,7 @@ class SVMD(OnlineKernelLearner):
         m = buf.size if buf else 0
         AB = buf.alpha[:m] if buf else np.zeros((0, 2 * C))
         out: dict[str, np.ndarray | float] = {
-            "X": buf.X[:m].copy() if buf else np.zeros((0, 0)),
+            "X": stored_rows(buf, self._sparse),
             "alpha": AB[:, :C].copy(),
             "beta": AB[:, C:].copy(),
             "b": self._off[:C].copy(),
