@@ -86,7 +86,16 @@ def _write(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize(
-    "algorithm", ["huller", "lasvm", "bsgd[budget=20]", "idsvm", "online_svm_r", "ramp_cccp"]
+    "algorithm",
+    [
+        "huller",
+        "lasvm",
+        "bsgd[budget=20]",
+        "idsvm",
+        "online_svm_r",
+        "ramp_cccp",
+        "active_margin[base=rbp[budget=20]]",  # one row at a time: the runner's active loop
+    ],
 )
 def test_a_study_on_a_sparse_file_equals_the_one_with_dense_true(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, algorithm: str

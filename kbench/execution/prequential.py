@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kbench import __version__
-from kbench.core.dense_rows import for_sparse_rows
+from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.registry import Registry, format_exception_line
 from kbench.data.paging import release_rows
 from kbench.data.streams import Stream
@@ -293,14 +293,15 @@ def _active_block(algo, Xb: np.ndarray, yb: np.ndarray, left: int) -> tuple[np.n
     used (0: no budget). Returns the predictions made and the labels revealed."""
     pred = np.empty(Xb.shape[0])
     asked = 0
-    for i in range(Xb.shape[0]):
-        x = Xb[i]
-        pred[i] = algo.predict_one(x)
-        if algo.wants_label(x):
-            algo.learn_one(x, yb[i])
-            asked += 1
-            if left and asked >= left:
-                return pred[: i + 1], asked
+    for a, b, rows, learner in row_blocks(algo, Xb):
+        for i in range(a, b):
+            x = rows[i - a]
+            pred[i] = learner.predict_one(x)
+            if learner.wants_label(x):
+                learner.learn_one(x, yb[i])
+                asked += 1
+                if left and asked >= left:
+                    return pred[: i + 1], asked
     return pred, asked
 
 
