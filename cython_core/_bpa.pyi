@@ -5,6 +5,7 @@ third-party kernel (one example with ``have_row`` and ``kxx_given``). Arrays are
 C-contiguous float64 and are updated in place; ``state`` is ``[m, kernel_evals, removals]``.
 """
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, Kernel
 
 def bpa_s_block(
@@ -21,4 +22,5 @@ def bpa_s_block(
     krow: F64,
     have_row: bool,
     kxx_given: float,
+    sparse: SparseBlock | None = None,
 ) -> None: ...

@@ -1,8 +1,7 @@
 """Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
-from libc.string cimport memcpy
-
-from kbench.cython_core._kernels cimport _expansion, _kernel_one, _sq_row
+from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _sign_label
+from kbench.cython_core._sparse cimport SparseRows, _attach, _row_at, _self_at, _store_at
 
 
 cdef enum:
@@ -13,13 +12,14 @@ def bpa_s_block(tuple kernel,
                 double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] kdiag,
                 double[::1] state, double C,
                 const double[:, ::1] X, const double[::1] y, double[::1] pred,
-                double[::1] krow, bint have_row, double kxx_given):
+                double[::1] krow, bint have_row, double kxx_given, sparse=None):
     """BPA-S (Wang and Vucetic 2010) on every row of X.
 
     ``state`` = ``[m, kernel_evals, removals]``; ``kdiag[j]`` = k(x_j, x_j). On a hinge loss
     ℓ = 1 − y f(x) > 0: τ = min(C, ℓ / k(x, x)); below the budget x is added with α = τy;
     at the budget the support vector r minimising α_r² (k(x_r, x_r) − k(x_r, x)²/k(x, x))
-    is replaced by x with α = τy + α_r k(x_r, x)/k(x, x).
+    is replaced by x with α = τy + α_r k(x_r, x)/k(x, x). ``sparse``: CSR rows, as for
+    :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
     """
     cdef int kind
     cdef double gamma, kscale, koffset, degree
@@ -28,10 +28,11 @@ def bpa_s_block(tuple kernel,
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
     cdef double evals = state[1], removals = state[2]
     cdef double f, xsq, kxx, loss, tau, cost, best, beta
+    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
             _expansion(&krow[0], &a[0], m, 1, 1.0, &f)
             pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f
@@ -40,8 +41,7 @@ def bpa_s_block(tuple kernel,
             if kind == NOT_COMPILED and have_row and i == 0:
                 kxx = kxx_given
             else:
-                kxx = _kernel_one(kind, gamma, kscale, koffset, degree, &X[i, 0], &X[i, 0], d,
-                                  xsq, xsq)
+                kxx = _self_at(sp, kind, gamma, kscale, koffset, degree, &X[i, 0], d, xsq)
                 evals += 1.0
             if kxx <= 0.0:
                 continue  # k(x, ·) = 0: there is no direction to move in
@@ -49,7 +49,7 @@ def bpa_s_block(tuple kernel,
             if tau > C:
                 tau = C
             if m < B:
-                memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
                 sq[m] = xsq
                 a[m] = tau * y[i]
                 kdiag[m] = kxx
@@ -63,7 +63,7 @@ def bpa_s_block(tuple kernel,
                     best = cost
                     r = j
             beta = tau * y[i] + a[r] * krow[r] / kxx
-            memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
+            _store_at(sp, i, &SV[0, 0], r, &X[i, 0], d)
             sq[r] = xsq
             a[r] = beta
             kdiag[r] = kxx

@@ -5,6 +5,7 @@ Kernels are passed as ``(kind, gamma, scale, offset, degree)`` with ``kind`` one
 ``have_row`` set). Arrays are C-contiguous float64 and are updated in place.
 """
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, U64, Kernel
 
 def scores(krow: F64, alpha: F64, m: int, cs: float, out: F64) -> None: ...
@@ -23,6 +24,7 @@ def rbp_block(
     krow: F64,
     scores: F64,
     have_row: bool,
+    sparse: SparseBlock | None = None,
 ) -> tuple[int, int]: ...
 def forgetron_block(
     kernel: Kernel,
@@ -37,6 +39,7 @@ def forgetron_block(
     krow2: F64,
     have_row: bool,
     have_row2: bool,
+    sparse: SparseBlock | None = None,
 ) -> None: ...
 def projectron_block(
     kernel: Kernel,
@@ -56,4 +59,5 @@ def projectron_block(
     have_row: bool,
     kxx_given: float,
     U: float = ...,
+    sparse: SparseBlock | None = None,
 ) -> None: ...

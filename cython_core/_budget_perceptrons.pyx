@@ -1,18 +1,20 @@
 """Compiled prequential block loops of the budget perceptrons: RBP, Forgetron, Projectron(++).
 
 Every loop predicts then learns examples in turn, computing one kernel row per example
-(``_kernel_row``) and reusing it for the prediction and the update. The per-example
+(``_row_at``) and reusing it for the prediction and the update. The per-example
 Python path (``learn_one``) calls the same loop on one example with ``have_row`` set: the
 row it passes in is then used as is, so a third-party kernel (``kind < 0``) can be used
 and both paths run the same update code.
 """
 from libc.math cimport fabs, sqrt
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy
 
-from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_one, _kernel_row, _sq_row
+from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
+from kbench.cython_core._sparse cimport (
+    SparseRows, _attach, _row_at, _self_at, _store_at, _stored_row_at,
+)
 from kbench.cython_core._budget_ops cimport (
     _fold_scale, _kinv_append, _kinv_solve, _rng_below, _rng_uniform,
 )
@@ -20,12 +22,6 @@ from kbench.cython_core._budget_ops cimport (
 
 cdef enum:
     NOT_COMPILED = -1  # a third-party kernel: rows come from Python
-
-
-cdef inline double _self_kernel(int kind, double gamma, double kscale, double koffset,
-                                double degree, const double* x, Py_ssize_t d,
-                                double xsq) noexcept nogil:
-    return _kernel_one(kind, gamma, kscale, koffset, degree, x, x, d, xsq, xsq)
 
 
 def scores(const double[::1] krow, const double[:, ::1] alpha, Py_ssize_t m, double cs,
@@ -54,12 +50,15 @@ def rng_draws(unsigned long long state, Py_ssize_t n):
 def rbp_block(tuple kernel,
               double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, uint64_t[::1] rng,
               Py_ssize_t m, const double[:, ::1] X, const double[::1] y, double[::1] pred,
-              double[::1] krow, double[::1] scores, bint have_row):
+              double[::1] krow, double[::1] scores, bint have_row, sparse=None):
     """Random budget perceptron on every row of X; returns ``(m, kernel_evals)``.
 
     Binary: on y·f(x) ≤ 0 store x with α = y. Multiclass (C columns): on a mistake store x
     with +1 for the true class and −1 for the predicted one. When the B slots are full the
-    new vector overwrites a slot drawn uniformly from the generator ``rng``.
+    new vector overwrites a slot drawn uniformly from the generator ``rng``. With a
+    ``sparse`` block (:class:`kbench.cython_core._sparse.SparseBlock`) the rows of X are
+    the examples' marks, their kernel rows come from the block's CSR rows against its
+    store, and a stored example is written into the store too.
     """
     cdef int kind
     cdef double gamma, kscale, koffset, degree
@@ -69,10 +68,11 @@ def rbp_block(tuple kernel,
     cdef long long evals = 0
     cdef double f, xsq
     cdef bint mistake
+    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
             _expansion(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
             if C == 1:
                 f = scores[0]
@@ -90,7 +90,7 @@ def rbp_block(tuple kernel,
                 m += 1
             else:
                 slot = _rng_below(&rng[0], B)
-            memcpy(&SV[slot, 0], &X[i, 0], d * sizeof(double))
+            _store_at(sp, i, &SV[0, 0], slot, &X[i, 0], d)
             sq[slot] = xsq
             if C == 1:
                 alpha[slot, 0] = y[i]
@@ -143,13 +143,15 @@ cdef inline double _forgetron_phi(double sigma, double mu, double room) noexcept
 def forgetron_block(tuple kernel,
                     double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
                     const double[:, ::1] X, const double[::1] y, double[::1] pred,
-                    double[::1] krow, double[::1] krow2, bint have_row, bint have_row2):
+                    double[::1] krow, double[::1] krow2, bint have_row, bint have_row2,
+                    sparse=None):
     """Self-tuned Forgetron on every row of X (binary).
 
     ``state`` = ``[m, head, cs, Q, M, kernel_evals]``: the true coefficients are cs·a[j];
     head is the oldest slot; Q the accumulated removal damage; M the number of mistakes.
     ``have_row2`` says krow2 already holds the row of the oldest vector (per-example path
-    with a third-party kernel); otherwise it is computed when needed.
+    with a third-party kernel); otherwise it is computed when needed. ``sparse``: CSR rows,
+    as for :func:`rbp_block`.
     """
     cdef int kind
     cdef double gamma, kscale, koffset, degree
@@ -158,10 +160,11 @@ def forgetron_block(tuple kernel,
     cdef Py_ssize_t m = <Py_ssize_t>state[0], head = <Py_ssize_t>state[1], i, j, r
     cdef double cs = state[2], Q = state[3], M = state[4], evals = state[5]
     cdef double f, xsq, fr, yr, mu, sigma, phi, out
+    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
             _expansion(&krow[0], &a[0], m, 1, cs, &out)
             f = out
             pred[i] = _sign_label(f)
@@ -169,7 +172,7 @@ def forgetron_block(tuple kernel,
                 continue
             M += 1.0
             if m < B:
-                memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
                 sq[m] = xsq
                 a[m] = y[i] / cs
                 m += 1
@@ -177,9 +180,8 @@ def forgetron_block(tuple kernel,
             # Full: the perceptron step makes B+1 terms; shrink by φ, then drop the oldest.
             r = head
             if not (have_row2 and i == 0):
-                _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                            &SV[r, 0], sq[r], &krow2[0])
-                evals += m
+                evals += _stored_row_at(sp, r, kind, gamma, kscale, koffset, degree, &SV[0, 0],
+                                        m, d, &sq[0], &krow2[0])
             _expansion(&krow2[0], &a[0], m, 1, cs, &out)
             fr = out + y[i] * krow[r]  # f'(x_r) with f' = f + y_t k(x_t, ·)
             yr = 1.0 if a[r] > 0.0 else -1.0  # shrinking keeps the sign of the label
@@ -187,7 +189,7 @@ def forgetron_block(tuple kernel,
             sigma = fabs(cs * a[r])
             phi = _forgetron_phi(sigma, mu, 15.0 / 32.0 * M - Q)
             Q += _forgetron_psi(sigma, phi, mu)
-            memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
+            _store_at(sp, i, &SV[0, 0], r, &X[i, 0], d)
             sq[r] = xsq
             a[r] = y[i] / cs  # true coefficient φ·y once cs is multiplied by φ below
             head = (head + 1) % B
@@ -216,7 +218,7 @@ def projectron_block(tuple kernel,
                      double[:, ::1] Kinv, double[::1] state, double eta, bint plus,
                      const double[:, ::1] X, const double[::1] y, double[::1] pred,
                      double[::1] krow, double[::1] dvec, double[::1] scores,
-                     bint have_row, double kxx_given, double U=-1.0):
+                     bint have_row, double kxx_given, double U=-1.0, sparse=None):
     """Projectron (``plus`` false) or Projectron++ (``plus`` true) on every row of X.
 
     ``state`` = ``[m, kernel_evals, n_projected, n_margin_updates]``. Kinv (B×B) holds the
@@ -225,6 +227,7 @@ def projectron_block(tuple kernel,
     Projectron++: with ``U`` ≥ 0 the step τ = min(ℓ/‖Pk‖², 1) is taken when
     β = τ(2ℓ − τ‖Pk‖² − 2U‖δ‖) ≥ 0 (U bounds the competitor's norm in the mistake bound);
     with ``U`` < 0 the test is ℓ − δ²/η > 0 and τ is also capped by 2(ℓ − δ²/η)/‖Pk‖².
+    ``sparse``: CSR rows, as for :func:`rbp_block`.
     """
     cdef int kind
     cdef double gamma, kscale, koffset, degree
@@ -235,10 +238,11 @@ def projectron_block(tuple kernel,
     cdef double f, xsq, kxx, margin, delta2, pk2, loss, excess, tau, mult, dirn
     cdef bint mistake
     cdef int one = 1, mm, nc = <int>C
+    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
             _expansion(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
             yi = <Py_ssize_t>y[i]
             if C == 1:
@@ -259,7 +263,7 @@ def projectron_block(tuple kernel,
             if kind == NOT_COMPILED and have_row and i == 0:
                 kxx = kxx_given
             else:
-                kxx = _self_kernel(kind, gamma, kscale, koffset, degree, &X[i, 0], d, xsq)
+                kxx = _self_at(sp, kind, gamma, kscale, koffset, degree, &X[i, 0], d, xsq)
                 evals += 1.0
             if m > 0:
                 _kinv_solve(&Kinv[0, 0], B, m, &krow[0], &dvec[0])
@@ -277,7 +281,7 @@ def projectron_block(tuple kernel,
                 # floor keeps a point that is numerically in the span out of Kinv.
                 if m == 0 or (m < B and delta2 > eta and delta2 > 1e-10 * kxx):
                     _kinv_append(&Kinv[0, 0], B, m, &dvec[0], delta2)
-                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
                     sq[m] = xsq
                     if C == 1:
                         alpha[m, 0] = y[i]

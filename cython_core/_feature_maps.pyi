@@ -5,6 +5,7 @@ or for multiclass 0 (Crammer–Singer hinge) / 1 (softmax); −1 reads the gradi
 Arrays are C-contiguous float64, updated in place.
 """
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, I32, I64, Kernel
 
 def sincos_block(u: F64, scale: float, c_out: F64, s_out: F64) -> None: ...
@@ -55,4 +56,5 @@ def nogd_block(
     g: F64,
     have_row: bool,
     start: int,
+    sparse: SparseBlock | None = None,
 ) -> tuple[int, int, int]: ...

@@ -8,12 +8,12 @@ Multiclass losses: 0 Crammer–Singer hinge, 1 softmax.
 """
 from libc.math cimport exp, sqrt
 from libc.stdint cimport int32_t, int64_t
-from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy, dgemv
 
-from kbench.cython_core._kernels cimport _dot, _expansion, _sq_row
+from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
+from kbench.cython_core._sparse cimport SparseRows, _attach, _row_at, _store_at
 
 
 cdef extern from "_sincos_simd.h" nogil:
@@ -292,7 +292,7 @@ def nogd_block(tuple kernel,
                int task, int loss_kind, double loss_p1,
                const double[:, ::1] X, const double[::1] y, double[::1] pred,
                double[::1] krow, double[::1] z, double[::1] scores, double[::1] g,
-               bint have_row, Py_ssize_t start):
+               bint have_row, Py_ssize_t start, sparse=None):
     """NOGD on rows start, start+1, … of X; returns ``(next_row, m, kernel_evals)``.
 
     Before the Nyström map exists (``nystrom`` false) this is kernel OGD: f = Σ_j A_j
@@ -300,6 +300,7 @@ def nogd_block(tuple kernel,
     the addition that fills the B slots, so that Python can build the map. Afterwards
     z = Mmap k_B(x) (Mmap is r×B) and W ← W − η z gᵀ. With ``loss_kind`` < 0 the gradient
     of the first row is read from ``g`` (per-example path of a loss without compiled form).
+    ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
     """
     cdef int kind
     cdef double gamma, kscale, koffset, degree
@@ -311,11 +312,12 @@ def nogd_block(tuple kernel,
     cdef bint nonzero
     cdef int one = 1, rr = <int>r, BB = <int>B
     cdef char tr = b'T'
+    cdef SparseRows* sp = _attach(sparse, n, B)
     i = start
     with nogil:
         while i < n:
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == start, &xsq, &krow[0])
+            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                             &sq[0], &X[i, 0], have_row and i == start, &xsq, &krow[0])
             if nystrom:
                 # z = Mmap k: Mmap row-major r×B is column-major B×r, so z = Mmap_cmᵀ k.
                 dgemv(&tr, &BB, &rr, &a1, <double*>&Mmap[0, 0], &BB, <double*>&krow[0], &one, &b0, &z[0],
@@ -337,7 +339,7 @@ def nogd_block(tuple kernel,
             if nystrom:
                 _linear_step(&W[0, 0], r, C, &z[0], &g[0], eta)
                 continue
-            memcpy(&SV[m, 0], &X[i - 1, 0], d * sizeof(double))
+            _store_at(sp, i - 1, &SV[0, 0], m, &X[i - 1, 0], d)
             sq[m] = xsq
             for c in range(C):
                 A[m, c] = -eta * g[c]

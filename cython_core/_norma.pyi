@@ -6,6 +6,7 @@
 """
 
 from kbench.cython_core._online_ops import OnlineConfig
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64
 
 STATE_FIELDS: tuple[str, ...]
@@ -15,6 +16,13 @@ STATE_FIELDS: tuple[str, ...]
 Model = tuple[F64, F64, F64, F64, F64]
 
 def norma_block(
-    cfg: OnlineConfig, model: Model, X: F64, y: F64, pred: F64, krow: F64, work: F64
+    cfg: OnlineConfig,
+    model: Model,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
+    work: F64,
+    sparse: SparseBlock | None = None,
 ) -> None: ...
 def norma_apply(cfg: OnlineConfig, model: Model, x: F64, xsq: float, xi: F64, s: int) -> None: ...

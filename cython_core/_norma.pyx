@@ -12,12 +12,13 @@ the learner calls it after computing the gradient with the loss plugin, so that 
 paths share one implementation of the update.
 """
 from libc.math cimport sqrt
-from libc.string cimport memcpy
 
 from kbench.cython_core._online_ops cimport (
     Cfg, Model, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
     _row_scores, model_of,
 )
+from kbench.cython_core._kernels cimport _expansion
+from kbench.cython_core._sparse cimport SparseRows, _attach, _block_row, _store_at
 
 
 cdef enum:
@@ -51,8 +52,10 @@ cdef inline double _step(int schedule, double eta0, double tau, double t) noexce
 
 cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, double* sq,
                                double* A, Py_ssize_t d, Py_ssize_t cap, const double* x,
-                               double xsq, const double* xi, int s) noexcept nogil:
-    """One NORMA step after the prediction: shrink, store −η ξ, move the offset and margin."""
+                               double xsq, const double* xi, int s, SparseRows* sp,
+                               Py_ssize_t i) noexcept nogil:
+    """One NORMA step after the prediction: shrink, store −η ξ, move the offset and margin.
+    With sparse rows ``sp``, x is example i's mark and its CSR row is stored too."""
     cdef Py_ssize_t C = g.C, m = <Py_ssize_t>st[N_M], head = <Py_ssize_t>st[N_HEAD]
     cdef Py_ssize_t c, j, slot
     cdef double t = st[N_T], cs = st[N_SCALE], eta, eta_e, grad
@@ -70,7 +73,7 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
             nonzero = True
     if nonzero:
         slot = _ring_slot(&m, &head, cap, &st[N_EVICT])
-        memcpy(SV + slot * d, x, d * sizeof(double))
+        _store_at(sp, i, SV, slot, x, d)
         sq[slot] = xsq
         for c in range(C):
             A[slot * C + c] = -eta * xi[c] / cs
@@ -97,7 +100,8 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
 
 
 def norma_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
-                const double[::1] y, double[::1] pred, double[::1] krow, double[::1] work):
+                const double[::1] y, double[::1] pred, double[::1] krow, double[::1] work,
+                sparse=None):
     """Predict then learn every row of X; predictions (made before each update) go to pred.
 
     ``model`` is ``(SV, sq, A, state, b)``: the buffer's rows and squared norms, ``A`` its
@@ -105,7 +109,9 @@ def norma_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     STATE_FIELDS, ``b`` the offsets (C) and ``work`` scratch of at least 3·C entries.
     Binary predictions are ±1 (ties to +1), multiclass the arg-max (lowest index on
     ties), novelty +1 unless f + b falls below the margin, regression f + b; NaN once a
-    score is not finite.
+    score is not finite. With a ``sparse`` block (:class:`kbench.cython_core._sparse.SparseBlock`)
+    the rows of X and SV are the examples' marks, the kernel rows come from the block's CSR
+    rows against its store and a stored example goes into the store too.
     """
     cdef Model mo = model_of(model)
     cdef Cfg g = cfg.c
@@ -120,20 +126,26 @@ def norma_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
         raise ValueError("kbench: norma_block array shapes do not match the configuration")
     if X.shape[0] and (d != mo.d or krow.shape[0] < cap):
         raise ValueError("kbench: norma_block got rows of the wrong dimension")
+    cdef SparseRows* sp = _attach(sparse, n, cap)
     if n == 0:
         return
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>mo.state[N_M]
-            mo.state[N_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
-                                             mo.A, C, F)
+            if sp == NULL:
+                mo.state[N_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq,
+                                                 &krow[0], mo.A, C, F)
+            else:
+                mo.state[N_EVALS] += _block_row(sp, i, m, &xsq, &krow[0])
+                _expansion(&krow[0], mo.A, m, C, 1.0, F)
             cs = mo.state[N_SCALE]
             for c in range(C):
                 F[c] = cs * F[c] + mo.b[c]
             eps = mo.state[N_EPS]
             pred[i] = _predict(&g, F, eps if g.nu_mode != NU_OFF else g.margin)
             s = _gradient(&g, eps, F, F, y[i], xi, chi)
-            _norma_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, d, cap, &X[i, 0], xsq, xi, s)
+            _norma_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, d, cap, &X[i, 0], xsq, xi, s,
+                          sp, i)
 
 
 def norma_apply(OnlineConfig cfg not None, tuple model, const double[::1] x, double xsq,
@@ -148,4 +160,4 @@ def norma_apply(OnlineConfig cfg not None, tuple model, const double[::1] x, dou
     if x.shape[0] != mo.d:
         raise ValueError("kbench: norma_apply got a row of the wrong dimension")
     _norma_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, mo.d, mo.cap,
-                  &x[0] if x.shape[0] else NULL, xsq, &xi[0], s)
+                  &x[0] if x.shape[0] else NULL, xsq, &xi[0], s, NULL, 0)

@@ -1,16 +1,16 @@
 """Compiled prequential block loop of the kernel perceptron (binary and multiclass)."""
-from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dgemv
 
-from kbench.cython_core._kernels cimport _dot, _sq_row
+from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _class_label, _sign_label
+from kbench.cython_core._sparse cimport SparseRows, _attach, _row_at, _store_at
 
 
 def perceptron_block(tuple kernel,
                      double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
                      Py_ssize_t m, const double[:, ::1] X, const double[::1] y,
                      double[::1] pred, double[::1] krow, double[::1] scores,
-                     Py_ssize_t start):
+                     Py_ssize_t start, sparse=None):
     """Predict then learn examples start, start+1, … of X until done or the buffer is full.
 
     Binary (alpha has one column): predict sign(f), f = Σ αᵢ k(xᵢ, x); on y·f ≤ 0 store x
@@ -18,7 +18,9 @@ def perceptron_block(tuple kernel,
     with +1 for the true class and −1 for the predicted one.
 
     Returns ``(next_index, m, kernel_evals)``; next_index < len(X) means the buffer is
-    full and must grow before the loop is resumed from there.
+    full and must grow before the loop is resumed from there. ``sparse``: CSR rows, as for
+    :func:`kbench.cython_core._budget_perceptrons.rbp_block` (the rows of X and SV then
+    hold marks, which are not read).
     """
     cdef int kind
     cdef double gamma, scale, offset, degree
@@ -30,11 +32,12 @@ def perceptron_block(tuple kernel,
     cdef int one = 1, mm, nc = <int>C
     cdef double a1 = 1.0, b0 = 0.0
     cdef char nt = b'N'
+    cdef SparseRows* sp = _attach(sparse, n, cap)
     i = start
     with nogil:
         while i < n:
-            evals += _sq_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], False, &xsq, &krow[0])
+            evals += _row_at(sp, i, kind, gamma, scale, offset, degree, &SV[0, 0], m, d,
+                             &sq[0], &X[i, 0], False, &xsq, &krow[0])
             if C == 1:
                 f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
                 pred[i] = _sign_label(f)
@@ -42,7 +45,7 @@ def perceptron_block(tuple kernel,
                     if m == cap:
                         evals -= m  # this example is redone after the buffer grows
                         break
-                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
                     sq[m] = xsq
                     alpha[m, 0] = y[i]
                     m += 1
@@ -66,7 +69,7 @@ def perceptron_block(tuple kernel,
                     if m == cap:
                         evals -= m
                         break
-                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
                     sq[m] = xsq
                     for c in range(C):
                         alpha[m, c] = 0.0

@@ -47,3 +47,31 @@ def kernel_block(
     work: F64 | None = None,
 ) -> None: ...
 def row_sq_norms(starts: I64, ends: I64, data: F64, out: F64) -> None: ...
+
+class SparseBlock:
+    """CSR examples to learn against a sparse store, for one call of a learner's loop."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        strategy: int,
+        work: F64 | None,
+        starts: I64,
+        ends: I64,
+        room: I64,
+        indices: I32,
+        data: F64,
+        sq: F64,
+        pool_end: int,
+        owned: int,
+        xp: I64,
+        x_indices: I32,
+        x_data: F64,
+    ) -> None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def pool_end(self) -> int: ...
+    @property
+    def owned(self) -> int: ...
+    def check(self) -> None: ...

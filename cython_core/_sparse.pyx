@@ -35,7 +35,9 @@ cnp.import_array()
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t
 
-from kbench.cython_core._kernels cimport K_LAPLACIAN, K_LINEAR, K_RBF, _transform_row, kb_vexp_d
+from kbench.cython_core._kernels cimport (
+    K_LAPLACIAN, K_LINEAR, K_RBF, _transform, _transform_row, kb_vexp_d,
+)
 
 STRATEGY_AUTO = 0
 STRATEGY_MERGE = 1
@@ -457,3 +459,161 @@ def row_sq_norms(starts, ends, data, out):
             po[i] = s
     if bad >= 0:
         _span_error(bad, ps, pe, pool)
+
+
+# -- a block of CSR examples learned against a sparse store --------------------------------------
+
+cdef Py_ssize_t _block_row(SparseRows* R, Py_ssize_t i, Py_ssize_t m, double* xsq,
+                           double* out) noexcept nogil:
+    """‖x_i‖² (in index order, as row_sq_norms) into xsq and the kernel row of example i
+    against the first m stored rows into out; m."""
+    cdef int64_t a = R.xp[i], b = R.xp[i + 1], t
+    cdef double s = 0.0
+    for t in range(a, b):
+        s += R.xd[t] * R.xd[t]
+    xsq[0] = s
+    _sparse_row(R.kind, R.gamma, R.scale, R.offset, R.degree, R.xi + a, R.xd + a, b - a, s,
+                R.starts, R.ends, R.indices, R.data, R.sq, m, R.strategy, R.work, out)
+    return m
+
+
+cdef void _block_put(SparseRows* R, Py_ssize_t i, Py_ssize_t slot) noexcept nogil:
+    """Write example i and its squared norm into the store's slot: in the slot's own region
+    when it fits, else at the pool's end (reserved for the block by the caller), as
+    SparseSupportBuffer places a row."""
+    cdef int64_t a = R.xp[i], n = R.xp[i + 1] - a, start, t
+    cdef double s = 0.0
+    if n <= R.room[slot]:
+        start = R.starts[slot]
+    else:
+        if R.pool_end + n > R.pool_len:  # not reserved: the caller raises after the loop
+            R.overflow = True
+            return
+        R.owned += n - R.room[slot]
+        start = R.pool_end
+        R.pool_end += n
+        R.room[slot] = n
+    memcpy(R.indices + start, R.xi + a, n * sizeof(int32_t))
+    memcpy(R.data + start, R.xd + a, n * sizeof(double))
+    R.starts[slot] = start
+    R.ends[slot] = start + n
+    for t in range(a, a + n):  # as _block_row sums it
+        s += R.xd[t] * R.xd[t]
+    R.sq[slot] = s
+
+
+cdef Py_ssize_t _block_stored_row(SparseRows* R, Py_ssize_t r, Py_ssize_t m,
+                                  double* out) noexcept nogil:
+    """The kernel row of stored row r against the first m stored rows into out; m."""
+    cdef int64_t a = R.starts[r]
+    _sparse_row(R.kind, R.gamma, R.scale, R.offset, R.degree, R.indices + a, R.data + a,
+                R.ends[r] - a, R.sq[r], R.starts, R.ends, R.indices, R.data, R.sq, m,
+                R.strategy, R.work, out)
+    return m
+
+
+cdef double _block_self(const SparseRows* R, double xsq) noexcept nogil:
+    """k(x, x) from ‖x‖², as kbench.cython_core._kernels.kernel_diag gives it."""
+    if R.kind == K_RBF or R.kind == K_LAPLACIAN:
+        return 1.0
+    return _transform(R.kind, xsq, xsq, xsq, R.gamma, R.scale, R.offset, R.degree)
+
+
+cdef SparseRows* _attach(object block, Py_ssize_t n, Py_ssize_t cap) except? NULL:
+    """The rows of a SparseBlock for a loop over n examples that may write slots below cap;
+    NULL for None (dense rows)."""
+    if block is None:
+        return NULL
+    if not isinstance(block, SparseBlock):
+        raise TypeError(f"kbench: expected a SparseBlock, got {type(block).__name__}")
+    cdef SparseBlock b = <SparseBlock>block
+    if b.r.n != n:
+        raise ValueError(f"kbench: a sparse block of {b.r.n} examples given with {n} marks")
+    if b.r.cap < cap:
+        raise ValueError(f"kbench: a sparse store of {b.r.cap} rows given for {cap} slots")
+    return &b.r
+
+
+cdef class SparseBlock:
+    """CSR examples to learn against a sparse store, for one call of a learner's block loop.
+
+    The store's arrays (``starts``, ``ends``, ``room`` int64; pool ``indices`` int32 and
+    ``data`` float64; ``sq`` float64; one entry per row, ``cap`` rows) are written in place
+    by the loop; ``pool_end`` and ``owned`` are the pool's entries in use and owned by live
+    rows, read back after the call. The examples are rows ``xp[i]:xp[i + 1]`` (int64) of
+    ``x_indices`` (int32) and ``x_data`` (float64), checked here (strictly increasing, below
+    ``len(work)`` when scattering). The pool must have room for every example of the block
+    beyond ``pool_end``, so that nothing grows inside the loop.
+    """
+
+    def __init__(self, tuple kernel, int strategy, work, starts, ends, room, indices, data,
+                 sq, Py_ssize_t pool_end, Py_ssize_t owned, xp, x_indices, x_data):
+        cdef int kind
+        cdef double gamma, scale, offset, degree
+        kind, gamma, scale, offset, degree = kernel
+        cdef Py_ssize_t d
+        strategy = _choose(kind, strategy, work, "block", &d)
+        for a, name in ((starts, "starts"), (ends, "ends"), (room, "room")):
+            _need(a, cnp.NPY_INT64, True, name, "int64")
+        _need(indices, cnp.NPY_INT32, True, "indices", "int32")
+        _need(data, cnp.NPY_DOUBLE, True, "data", "float64")
+        cdef Py_ssize_t cap = _len(starts)
+        if _len(ends) != cap or _len(room) != cap:
+            raise ValueError("kbench: sparse block: starts, ends and room differ in length")
+        _need_n(sq, cnp.NPY_DOUBLE, True, "sq", "float64", cap, "block")
+        if _len(indices) != _len(data):
+            raise ValueError(f"kbench: sparse block: the pool has {_len(indices)} indices but "
+                             f"{_len(data)} values")
+        _need(xp, cnp.NPY_INT64, False, "xp", "int64")
+        _need(x_indices, cnp.NPY_INT32, False, "x_indices", "int32")
+        _need(x_data, cnp.NPY_DOUBLE, False, "x_data", "float64")
+        if _len(xp) < 1 or _len(x_indices) != _len(x_data):
+            raise ValueError("kbench: sparse block: xp needs n + 1 entries, x_indices and "
+                             "x_data one length")
+        cdef Py_ssize_t n = _len(xp) - 1
+        check_rows(xp[:n], xp[1:], x_indices, d)
+        cdef const int64_t* p = <const int64_t*>_data(xp)
+        if not (0 <= owned <= pool_end <= _len(indices)):
+            raise ValueError(f"kbench: sparse block: pool_end {pool_end} outside the pool")
+        if pool_end + (p[n] - p[0]) > _len(indices):
+            raise ValueError(f"kbench: sparse block: the pool has {_len(indices) - pool_end} "
+                             f"free entries for {p[n] - p[0]} non-zeros; reserve them first")
+        self._keep = (work, starts, ends, room, indices, data, sq, xp, x_indices, x_data)
+        cdef SparseRows* r = &self.r
+        r.kind, r.gamma, r.scale, r.offset, r.degree = kind, gamma, scale, offset, degree
+        r.strategy = strategy
+        r.work = <double*>_data(work) if strategy == S_SCATTER else NULL
+        r.starts = <int64_t*>_data(starts)
+        r.ends = <int64_t*>_data(ends)
+        r.room = <int64_t*>_data(room)
+        r.indices = <int32_t*>_data(indices)
+        r.data = <double*>_data(data)
+        r.sq = <double*>_data(sq)
+        r.cap = cap
+        r.pool_end, r.pool_len, r.owned = pool_end, _len(indices), owned
+        r.xp = p
+        r.xi = <const int32_t*>_data(x_indices)
+        r.xd = <const double*>_data(x_data)
+        r.n = n
+        r.overflow = False
+
+    @property
+    def n(self):
+        """Number of examples."""
+        return self.r.n
+
+    @property
+    def pool_end(self):
+        """Pool entries in use after the loop (live or freed)."""
+        return self.r.pool_end
+
+    @property
+    def owned(self):
+        """Pool entries owned by live rows after the loop."""
+        return self.r.owned
+
+    def check(self):
+        """Raise RuntimeError if a loop wrote beyond the reserved pool (never, when the
+        pool was reserved for the block)."""
+        if self.r.overflow:
+            raise RuntimeError("kbench: a sparse block outgrew its reserved pool")

@@ -296,6 +296,46 @@ class SparseSupportBuffer(RowStore):
         self.room[:m] = lengths
         self.pool_end = self._owned = total
 
+    def _reserve(self, n: int) -> None:
+        """Make room for n more entries at the pool's end, compacting it first when it would
+        otherwise grow and at least half of it is free."""
+        if (
+            self.pool_end + n > len(self.indices)
+            and 2 * (self.pool_end - self._owned) >= self.pool_end > 0
+        ):
+            self._compact()
+        self._indices.reserve(self.pool_end + n)
+        self._data.reserve(self.pool_end + n)
+
+    def block(
+        self,
+        compiled: tuple[int, float, float, float, float],
+        xp: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+    ) -> _sparse.SparseBlock:
+        """CSR examples for one call of a compiled learner's loop against this store.
+
+        Example i is ``indices[xp[i]:xp[i + 1]]``, ``data[...]`` (xp int64; the rows are
+        checked). The pool is compacted if need be and reserved for every non-zero of the
+        examples, so that the loop, which writes the rows it stores in place
+        (:func:`kbench.cython_core._sparse.SparseBlock`), never has to grow it. Call
+        :meth:`absorb` after the loop, and make a new block after the store grows.
+        """
+        self._reserve(int(xp[-1] - xp[0]))
+        return _sparse.SparseBlock(
+            compiled, self._strategy, self.work, self.starts, self.ends, self.room, self.indices,
+            self.data, self.sq, self.pool_end, self._owned, xp, indices, data,
+        )  # fmt: skip
+
+    def absorb(self, block: _sparse.SparseBlock, size: int) -> None:
+        """Take in what a compiled loop did through ``block``: the pool's use and the
+        number of rows, ``size`` (the rows themselves were written in place)."""
+        block.check()
+        self.pool_end, self._owned = block.pool_end, block.owned
+        self.size = size
+        self._version += 1
+
     def _place(self, slot: int, indices: np.ndarray, data: np.ndarray, fresh: bool) -> None:
         """Write a row into slot: in its own region when it fits, else at the pool's end."""
         n = len(indices)
@@ -306,13 +346,7 @@ class SparseSupportBuffer(RowStore):
                 self._owned -= int(self.room[slot])
                 self.room[slot] = 0
                 self.starts[slot] = self.ends[slot] = 0
-            if (
-                self.pool_end + n > len(self.indices)
-                and 2 * (self.pool_end - self._owned) >= self.pool_end > 0
-            ):
-                self._compact()
-            self._indices.reserve(self.pool_end + n)
-            self._data.reserve(self.pool_end + n)
+            self._reserve(n)
             start = self.pool_end
             self.pool_end += n
             self.room[slot] = n

@@ -141,6 +141,9 @@ class BudgetLearner(CompiledBlocks):
     #: The learner's own arrays beside the buffer (set by :meth:`_allocate`), counted in
     #: ``model_bytes``.
     model_arrays: ClassVar[tuple[str, ...]] = ()
+    #: Whether :meth:`_run` takes CSR rows (a trailing ``SparseBlock``, on the examples'
+    #: marks, see ``_sparse_rows``): then a CSR block is learned in compiled code.
+    sparse_loop = False
 
     def __post_init__(self) -> None:
         self._outputs = self.n_classes if self.task == "multiclass" else 1
@@ -222,6 +225,23 @@ class BudgetLearner(CompiledBlocks):
         return self._sparse
 
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn the CSR rows: with a loop that takes them (``sparse_loop``),
+        one compiled call per block of rows (:meth:`MarkedRows.learn`), else one call per
+        row (:meth:`_learn_predict_marked`)."""
+        if not self.sparse_loop:
+            return self._learn_predict_marked(X, y)
+        rows = self._sparse_rows(X)
+        buf = self._buf
+        kern = compiled_kernel(self.kernel)
+        pred = np.empty(X.shape[0])
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        rows.learn(kern, X, buf, lambda a, b, marks, block: self._run(
+            marks, y[a:b], pred[a:b], False, block
+        ))  # fmt: skip
+        buf.touch()
+        return pred
+
+    def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
         """Predict then learn each CSR row: the kernel row from the sparse store, then the
         compiled update on the example's mark with that row (as for a Python kernel)."""
         rows = self._sparse_rows(X)

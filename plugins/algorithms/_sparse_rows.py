@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from kbench.core.arrays import grown
 from kbench.core.components import Kernel
 from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
@@ -24,6 +25,10 @@ from kbench.cython_core import _sparse
 
 #: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
 K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
+
+#: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
+#: non-zeros before each call.
+BLOCK_ROWS = 4096
 
 
 def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,6 +132,47 @@ class MarkedRows:
         store.kernel_evals += m
         buf.kernel_evals += m
         return buf.krow[:m]
+
+    def learn(
+        self,
+        compiled: tuple[int, float, float, float, float],
+        X: Any,
+        buf: SupportBuffer,
+        step: Callable[[int, int, np.ndarray, _sparse.SparseBlock], None],
+        rows: int | None = None,
+    ) -> None:
+        """Learn the CSR block X with a compiled loop that takes a
+        :class:`~kbench.cython_core._sparse.SparseBlock`, ``rows`` examples a call.
+
+        ``rows`` defaults to ``BLOCK_ROWS``. ``step(a, b, marks, block)`` runs the
+        learner's loop on examples a:b: ``marks``
+        (``(b − a) × 1``) are their stand-in rows, ``block`` their CSR rows against the
+        store, whose pool is reserved for them beforehand (so it grows, or is compacted,
+        only between calls). The loop updates the dense stand-in rows as on dense data and
+        the store in step; :meth:`settle` then records the store's new size.
+        """
+        if X.shape[1] != self.store.d:
+            raise ValueError(f"X has {X.shape[1]} columns but the rows have {self.store.d}")
+        indptr, indices, data = csr_parts(X)
+        indptr = indptr.astype(np.int64, copy=False)
+        rows = rows or BLOCK_ROWS
+        for a in range(0, X.shape[0], rows):
+            b = min(a + rows, X.shape[0])
+            marks = (self.count + np.arange(1.0, b - a + 1.0))[:, None]
+            self.count += b - a
+            block = self.store.block(compiled, indptr[a : b + 1], indices, data)
+            step(a, b, marks, block)
+            self.settle(block, buf)
+
+    def settle(self, block: _sparse.SparseBlock, buf: SupportBuffer) -> None:
+        """After a compiled loop on ``block``: the store takes the dense buffer's size, the
+        marks and the dense squared norms follow the rows."""
+        m = buf.size
+        self.store.absorb(block, m)
+        if len(self.marks) < buf.capacity:
+            self.marks = grown(self.marks, buf.capacity)
+        self.marks[:m] = buf.X[:m, 0]
+        buf.sq[:m] = self.store.sq[:m]
 
     def sync(self, buf: SupportBuffer, x: SparseRow, mark: float) -> None:
         """Mirror in the sparse store what the update did to the dense stand-in rows."""

@@ -37,6 +37,7 @@ class BudgetPA(BudgetLearner):
     state_stats = {"removals": 2}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    sparse_loop = True
 
     budget: int = param(100, low=1)
     C: float = param(1.0, low=0.0, low_open=True)
@@ -48,13 +49,13 @@ class BudgetPA(BudgetLearner):
     def _allocate(self, d):
         self._kdiag = np.zeros(self.budget)
 
-    def _run(self, X, y, pred, have_row):
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
         kxx = self._loop_kxx(X, have_row)
         with self._counted(evals=1) as st:
             _bpa.bpa_s_block(
                 self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st, self.C,
-                X, y, pred, buf.krow, have_row, kxx,
+                X, y, pred, buf.krow, have_row, kxx, sparse,
             )  # fmt: skip
 
 

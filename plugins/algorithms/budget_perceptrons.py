@@ -39,6 +39,7 @@ class RandomBudgetPerceptron(BudgetLearner):
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    sparse_loop = True
 
     budget: int = param(100, low=1)
 
@@ -49,7 +50,7 @@ class RandomBudgetPerceptron(BudgetLearner):
     def _allocate(self, d):
         self._scores = np.empty(self._outputs)
 
-    def _run(self, X, y, pred, have_row):
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
         buf.size, evals = _bp.rbp_block(
             self._kargs(),
@@ -64,6 +65,7 @@ class RandomBudgetPerceptron(BudgetLearner):
             buf.krow,
             self._scores,
             have_row,
+            sparse,
         )
         buf.kernel_evals += evals
 
@@ -100,6 +102,7 @@ class Forgetron(BudgetLearner):
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    sparse_loop = True
     state_stats = {"scale": 2, "removal_damage": 3}
     model_arrays = ("_krow2",)
 
@@ -116,7 +119,7 @@ class Forgetron(BudgetLearner):
     def _scale(self):
         return float(self._state[2])
 
-    def _run(self, X, y, pred, have_row):
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf, st = self._buf, self._state
         have_row2 = False
         if have_row and self._compiled is None and buf.size == self.budget:
@@ -138,7 +141,7 @@ class Forgetron(BudgetLearner):
         with self._counted(evals=5):
             _bp.forgetron_block(
                 self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st,
-                X, y, pred, buf.krow, self._krow2, have_row, have_row2,
+                X, y, pred, buf.krow, self._krow2, have_row, have_row2, sparse,
             )  # fmt: skip
 
 
@@ -179,6 +182,7 @@ class Projectron(BudgetLearner):
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
     sparse_input = True
+    sparse_loop = True
     state_stats = {"projected_updates": 2, "margin_updates": 3}
     model_arrays = ("_Kinv", "_d")
     _plus = False
@@ -196,13 +200,14 @@ class Projectron(BudgetLearner):
         self._d = np.zeros(self.budget)
         self._scores = np.empty(self._outputs)
 
-    def _run(self, X, y, pred, have_row):
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
         kxx = self._loop_kxx(X, have_row)
         with self._counted(evals=1) as st:
             _bp.projectron_block(
                 self._kargs(), buf.X, buf.sq, buf.alpha, self._Kinv, st, self.eta, self._plus,
                 X, y, pred, buf.krow, self._d, self._scores, have_row, kxx, self._margin_U(),
+                sparse,
             )  # fmt: skip
 
     def _margin_U(self) -> float:

@@ -354,7 +354,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
         self._run(x[None, :], np.array([float(y)]), np.empty(1), True)
         self._buf.touch()
 
-    def _run(self, X, y, pred, have_row):
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
         kargs = self._compiled if self._compiled is not None else NOT_COMPILED
         loss_kind, p1 = self._loss_c if self._loss_c is not None else (-1, 0.0)
@@ -382,22 +382,44 @@ class NOGD(CompiledBlocks, _LinearOGD):
                 self._g,
                 have_row,
                 start,
+                sparse,
             )
             buf.kernel_evals += evals
             if not self._nystrom and buf.size == self.budget:
+                if sparse is not None:  # the landmarks' CSR rows, for their Gram matrix
+                    self._sparse.settle(sparse, buf)
                 self._build_map()
                 buf.touch()
             have_row = False
 
     def _learn_predict_sparse(self, X, y):
-        """Predict then learn each CSR row: its kernel row over the sparse landmarks, then
-        the compiled step on the example's mark (see ``_sparse_rows``)."""
+        """Predict then learn the CSR rows: with a compiled loss, the compiled loop on the
+        examples' marks and CSR rows (:meth:`MarkedRows.learn`), else one row at a time
+        (:meth:`_learn_predict_marked`)."""
+        if self._loss_c is None:
+            return self._learn_predict_marked(X, y)
         kern = compiled_kernel(self.kernel)
+        rows, buf = self._open_rows(X), self._buffer(1)
+        pred = np.empty(X.shape[0])
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        rows.learn(kern, X, buf, lambda a, b, marks, block: self._run(
+            marks, y[a:b], pred[a:b], False, block
+        ))  # fmt: skip
+        buf.touch()
+        return pred
+
+    def _open_rows(self, X) -> MarkedRows:
         if self._sparse is None:
             if self._buf is not None:
                 raise TypeError("nogd has learned dense rows; it cannot continue on sparse ones")
             self._sparse = MarkedRows(X.shape[1], self.budget, self._outputs)
-        rows, buf = self._sparse, self._buffer(1)
+        return self._sparse
+
+    def _learn_predict_marked(self, X, y):
+        """Predict then learn each CSR row: its kernel row over the sparse landmarks, then
+        the compiled step on the example's mark (see ``_sparse_rows``)."""
+        kern = compiled_kernel(self.kernel)
+        rows, buf = self._open_rows(X), self._buffer(1)
         indptr, indices, data = csr_parts(X)
         loss_kind, p1 = self._loss_c if self._loss_c is not None else (-1, 0.0)
         pred, one, label = np.empty(X.shape[0]), np.empty(1), np.empty(1)

@@ -10,7 +10,7 @@ compiled update, so both make the same predictions.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -158,6 +158,32 @@ class NORMA(OnlineKernelLearner):
         self._sync()
 
     def _learn_predict_sparse(self, X, y):
+        """Predict then learn the CSR rows: with a compiled kernel and loss, the compiled
+        block loop on the examples' marks and CSR rows (:meth:`MarkedRows.learn`), else
+        one row at a time (:meth:`_learn_predict_marked`)."""
+        if not self._compiled_block():
+            return self._learn_predict_marked(X, y)
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        pred = np.empty(X.shape[0])
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        st, evals = self._state, _S["kernel_evals"]
+        model = self._model(self._b)  # on the stand-in rows
+
+        def step(a: int, b: int, marks: np.ndarray, block: Any) -> None:
+            st[evals] = buf.kernel_evals
+            _norma.norma_block(
+                self._cfg, model, marks, y[a:b], pred[a:b], buf.krow, self._work, block
+            )
+            buf.kernel_evals = int(st[evals])
+            self._sync()
+
+        rows.learn(kern, X, buf, step)
+        return pred
+
+    def _learn_predict_marked(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
         from the sparse store, the gradient from the loss plugin, then the compiled update
         on the example's mark (see ``_sparse_rows``)."""

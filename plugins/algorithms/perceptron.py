@@ -10,8 +10,9 @@ from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
+from kbench.plugins.algorithms import _sparse_rows
 from kbench.plugins.algorithms._budget import expansion_stats, run_growing
-from kbench.plugins.algorithms._sparse_rows import csr_parts
+from kbench.plugins.algorithms._sparse_rows import compiled_kernel, csr_parts
 
 
 class KernelPerceptron(Algorithm):
@@ -41,14 +42,35 @@ class KernelPerceptron(Algorithm):
         return self._buf
 
     def _learn_predict_sparse(self, X, y):
-        """Predict then learn each CSR row, as learn_one does a dense one."""
-        self._buffer(X.shape[1], sparse=True)
+        """Predict then learn the CSR rows with the compiled loop, which stores them in the
+        sparse buffer (its pool reserved for the rows beforehand, the buffer doubled when
+        full), on stand-in rows that it copies and never reads."""
+        compiled = compiled_kernel(self.kernel)
+        buf = self._buffer(X.shape[1], sparse=True)
+        if X.shape[1] != buf.d:
+            raise ValueError(f"X has {X.shape[1]} columns but the buffer holds {buf.d}")
         indptr, indices, data = csr_parts(X)
+        indptr = indptr.astype(np.int64, copy=False)
+        y = np.ascontiguousarray(y, dtype=np.float64)
         pred = np.empty(X.shape[0])
-        for i in range(X.shape[0]):
-            x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
-            pred[i] = self.predict_one(x)
-            self.learn_one(x, y[i])
+        scores = np.empty(self._outputs)
+        rows = _sparse_rows.BLOCK_ROWS
+        stand_in = np.zeros((rows, 1))
+        for a in range(0, X.shape[0], rows):
+            b = min(a + rows, X.shape[0])
+            i = 0
+            while True:
+                # A new block after the buffer grows: its arrays are new.
+                block = buf.block(compiled, indptr[a : b + 1], indices, data)
+                i, m, evals = _perceptron.perceptron_block(
+                    compiled, np.zeros((buf.capacity, 1)), buf.sq, buf.alpha, buf.size,
+                    stand_in[: b - a], y[a:b], pred[a:b], buf.krow, scores, i, block,
+                )  # fmt: skip
+                buf.absorb(block, m)
+                buf.kernel_evals += evals
+                if i == b - a:
+                    break
+                buf.grow()
         return pred
 
     def decision_one(self, x):

@@ -1,0 +1,177 @@
+"""The compiled loops over CSR rows (``SparseBlock``, ``MarkedRows.learn``).
+
+A learner that declares a sparse loop learns a CSR block in one compiled call per block of
+rows: the kernel rows come from the sparse store, and the rows it stores are written into
+the store's pool, reserved beforehand. These tests hold the loops to the per-example path
+(one compiled call per row, the store kept in step from Python), through blocks that fill
+and overflow the budget, and check the store's pool between blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from helpers import create
+from kbench.core.sparse_buffer import SparseSupportBuffer
+from kbench.cython_core import _budget_perceptrons, _sparse
+from kbench.plugins.algorithms import _sparse_rows
+
+RBF = (1, 0.5, 1.0, 0.0, 1.0)  # Kernel.compiled() of rbf[gamma=0.5]
+
+
+def stream(
+    n: int, d: int = 60, seed: int = 0, classes: int = 2
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """n CSR rows of about 8 non-zeros (some empty), labels from a random hyperplane."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=8 / d, format="lil", random_state=rng, dtype=np.float64)
+    X[::17] = 0.0  # empty rows
+    X = X.tocsr()
+    X.data = rng.uniform(-1.0, 1.0, X.nnz)
+    score = X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n)
+    if classes == 2:
+        return X, np.where(score > 0.0, 1.0, -1.0)
+    return X, np.digitize(score, np.quantile(score, [1 / 3, 2 / 3])).astype(float)
+
+
+CASES = {
+    "rbp": ("rbp[budget=8]", None, "rbf[gamma=0.5]", 2),
+    "rbp multiclass": ("rbp[budget=8]", None, "rbf[gamma=0.5]", 3),
+    "bpa_s": ("bpa_s[budget=8]", None, "rbf[gamma=0.5]", 2),
+    "bpa_s poly": ("bpa_s[budget=8]", None, "poly[degree=2,offset=1.0]", 2),
+    "forgetron": ("forgetron[budget=6]", None, "rbf[gamma=0.5]", 2),
+    "projectron": ("projectron[budget=8,eta=0.05]", None, "rbf[gamma=0.5]", 2),
+    "projectronpp multiclass": ("projectronpp[budget=8]", None, "linear", 3),
+    "norma": ("norma[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
+    "nogd": ("nogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
+}
+
+
+def learner(case: str, *, marked: bool):
+    spec, loss, kernel, classes = CASES[case]
+    task = "binary" if classes == 2 else "multiclass"
+    algo = create(spec, kernel=kernel, loss=loss, task=task, n_classes=classes, seed=3)
+    if marked:  # the per-example path: one compiled call per row, the store synced from Python
+        algo._learn_predict_sparse = algo._learn_predict_marked
+    return algo
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
+    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 7)  # many blocks, the budget full in one
+    X, y = stream(300, classes=CASES[case][3])
+    got, want = learner(case, marked=False), learner(case, marked=True)
+    preds = []
+    for algo in (got, want):
+        # Two calls: the second continues the store the first left.
+        preds.append(
+            np.concatenate(
+                [
+                    algo.learn_predict_many(X[:100], y[:100]),
+                    algo.learn_predict_many(X[100:], y[100:]),
+                ]
+            )
+        )
+    np.testing.assert_array_equal(preds[0], preds[1])
+    a, b = got._sparse.store, want._sparse.store
+    assert a.size == b.size == got._buf.size == want._buf.size > 0
+    np.testing.assert_array_equal(a.to_dense(), b.to_dense())
+    np.testing.assert_allclose(a.sq[: a.size], b.sq[: b.size], rtol=1e-14)
+    np.testing.assert_allclose(got._buf.alpha, want._buf.alpha, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(got._buf.X[: a.size], want._buf.X[: b.size])  # the marks
+    np.testing.assert_array_equal(got._sparse.marks[: a.size], got._buf.X[: a.size, 0])
+    np.testing.assert_array_equal(got.predict_many(X[:60]), want.predict_many(X[:60]))
+    # The counts of the dense learner on the same rows (kernel evaluations included: the
+    # per-example path, handed k(x, x), does not count it); the model's size differs.
+    dense = learner(case, marked=False)
+    dense.learn_predict_many(X.toarray(), y)
+    got_stats, dense_stats = got.stats(), dense.stats()
+    del got_stats["model_bytes"], dense_stats["model_bytes"]
+    assert got_stats == pytest.approx(dense_stats, rel=1e-12)
+    # The budget was filled and then overflowed (rows replaced or the map built).
+    assert got._sparse.count == 300
+
+
+def test_perceptron_block_loop_grows_the_buffer_within_a_block(monkeypatch) -> None:
+    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 50)
+    X, y = stream(400, seed=1)
+    y[::3] *= -1.0  # noise: more mistakes than the 64 rows allocated at first
+    got, dense = (create("perceptron", kernel="rbf[gamma=0.5]", loss=None) for _ in range(2))
+    pred = np.concatenate(
+        [got.learn_predict_many(X[:130], y[:130]), got.learn_predict_many(X[130:], y[130:])]
+    )
+    np.testing.assert_array_equal(pred, dense.learn_predict_many(X.toarray(), y))
+    m = dense._buf.size
+    assert got._buf.capacity > 64 and got._buf.size == m
+    np.testing.assert_array_equal(got._buf.to_dense(), dense._buf.X[:m])
+    np.testing.assert_array_equal(got._buf.alpha[:m], dense._buf.alpha[:m])
+    np.testing.assert_allclose(got._buf.sq[:m], dense._buf.sq[:m], rtol=1e-14)
+    assert got._buf.kernel_evals == dense._buf.kernel_evals
+
+
+def test_the_pool_stays_bounded_over_many_blocks(monkeypatch) -> None:
+    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 10)
+    X, y = stream(2000, seed=2)
+    y[::2] *= -1.0  # many mistakes: rows replaced all the time
+    algo = create("rbp[budget=8]", kernel="rbf[gamma=0.5]", loss=None)
+    algo.learn_predict_many(X, y)
+    store = algo._sparse.store
+    assert store.nnz == int(np.count_nonzero(store.to_dense()))
+    # Freed regions are reclaimed between blocks: far below the 16 000 non-zeros learned.
+    block_nnz = max(X.indptr[a + 10] - X.indptr[a] for a in range(0, 1990, 10))
+    assert len(store.indices) <= 2 * (2 * store.nnz + 16 * 8 + block_nnz)
+
+
+def test_block_reserves_and_compacts_the_pool() -> None:
+    store = SparseSupportBuffer(30, 4, nnz_capacity=100)
+    for _ in range(4):
+        store.add((np.arange(0, 20, 4, dtype=np.int32), np.ones(5)), 1.0)
+    for n in (20, 21, 22):  # longer rows into slot 0: each frees the region before it
+        store.replace(0, (np.arange(n, dtype=np.int32), np.ones(n)), 1.0)
+    live = store.nnz
+    assert live == 37 and store.pool_end == 83
+    X = sp.random(6, 30, density=0.5, format="csr", random_state=0)
+    assert store.pool_end + X.nnz > len(store.indices)  # the block's rows do not fit
+    before = store.to_dense()
+    block = store.block(RBF, X.indptr.astype(np.int64), X.indices, X.data)
+    # Compacted (at least half of the pool was free) and reserved for the block's rows.
+    assert store.pool_end == live and len(store.indices) >= live + X.nnz
+    assert block.n == 6 and block.pool_end == live and block.owned == live
+    np.testing.assert_array_equal(store.to_dense(), before)
+    store.absorb(block, 4)
+    assert store.size == 4 and store.nnz == live
+    np.testing.assert_array_equal(store.to_dense(), before)
+
+
+def test_sparse_block_refusals() -> None:
+    store = SparseSupportBuffer(10, 2, nnz_capacity=4)
+    X = sp.csr_matrix(np.array([[1.0, 0, 2.0, 0, 0, 0, 0, 0, 0, 0]] * 3))
+    xp = X.indptr.astype(np.int64)
+    args = (RBF, _sparse.STRATEGY_SCATTER, store.work, store.starts, store.ends, store.room)
+    pool = (store.indices, store.data, store.sq)
+    with pytest.raises(ValueError, match="reserve them first"):
+        _sparse.SparseBlock(*args, *pool, 0, 0, xp, X.indices, X.data)
+    store._reserve(6)
+    unsorted = np.array([2, 0] * 3, dtype=np.int32)
+    with pytest.raises(ValueError, match="not sorted"):
+        _sparse.SparseBlock(*args, store.indices, store.data, store.sq, 0, 0, xp, unsorted, X.data)
+    block = store.block(RBF, xp, X.indices, X.data)
+    SV, sq, alpha = np.zeros((2, 1)), store.sq, np.zeros((2, 1))
+    rng, krow, scores = np.zeros(1, dtype=np.uint64), np.zeros(2), np.zeros(1)
+    with pytest.raises(ValueError, match="3 examples given with 2 marks"):
+        _budget_perceptrons.rbp_block(
+            RBF, SV, sq, alpha, rng, 0, np.zeros((2, 1)), np.ones(2), np.zeros(2), krow, scores,
+            False, block,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="2 rows given for 3 slots"):
+        _budget_perceptrons.rbp_block(
+            RBF, np.zeros((3, 1)), np.zeros(3), np.zeros((3, 1)), rng, 0, np.zeros((3, 1)),
+            np.ones(3), np.zeros(3), np.zeros(3), scores, False, block,
+        )  # fmt: skip
+    with pytest.raises(TypeError, match="SparseBlock"):
+        _budget_perceptrons.rbp_block(
+            RBF, SV, sq, alpha, rng, 0, np.zeros((3, 1)), np.ones(3), np.zeros(3), krow, scores,
+            False, "rows",
+        )  # fmt: skip
