@@ -16,16 +16,17 @@
 3. The learners (``--part 3``): µs per example of ``learn_predict_many`` (predict, then
    learn) for rbp, bpa_s, nogd, norma (budget 500) and the perceptron, after a warm-up
    that fills the budget, on
-   (a) a9a (the bundled data set, 11 % dense) as dense rows and as CSR rows: goal CSR ≤
-       1.0× dense;
+   (a) a9a (the bundled data set, 11 % dense) as dense rows and as CSR rows (best of 5),
+       and as CSR rows through the per-row path (one compiled call per row, the path before
+       the compiled loops over CSR blocks): goal CSR ≤ 1.0× dense;
    (b) an rcv1-shaped synthetic stream (47 236 features, 75 non-zeros on average) as CSR
        and densified (fewer timed examples: the dense rows and store take 0.4 GB): goal
        sparse ≥ 20× faster;
    (c) the rcv1 shape as the non-zeros per example double (CSR): goal within 1.2× of
        linear (time / nnz).
 
-Every figure is the best of several repeats (the least disturbed by other processes);
-ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
+Every figure but those of 3b (one run each) is the best of several repeats (the least
+disturbed by other processes); ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
 [--quick]``. Prints tables and the load (``uptime``); nothing is written.
 """
 
@@ -152,14 +153,33 @@ LEARNERS = (
 )
 
 
-def learner_us(spec: str, X, y: np.ndarray, warm: int) -> float:
-    """µs per example of learn_predict_many on X[warm:] after learning X[:warm]."""
+def one_row_at_a_time(algo, X, y: np.ndarray) -> np.ndarray:
+    """Predict then learn each CSR row from Python (the perceptron's path before its
+    compiled loop took CSR rows)."""
+    pred = np.empty(X.shape[0])
+    for i in range(X.shape[0]):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        x = (X.indices[a:b].astype(np.int32), X.data[a:b])
+        pred[i] = algo.predict_one(x)
+        algo.learn_one(x, y[i])
+    return pred
+
+
+def learner_us(spec: str, X, y: np.ndarray, warm: int, per_row: bool = False) -> float:
+    """µs per example of learn_predict_many on X[warm:] after learning X[:warm]; with
+    ``per_row``, CSR rows go through the per-row path (one compiled call per row, or the
+    perceptron's Python loop), the path before the compiled loops over CSR blocks."""
     reg = get_registry()
     cls = reg.entry("algorithm", spec.split("[")[0]).cls
     loss = reg.create("loss", "hinge") if cls.uses_loss else None
     algo = reg.create(
         "algorithm", spec, kernel=reg.create("kernel", "rbf[gamma=0.5]"), loss=loss, seed=0
     )
+    if per_row:
+        marked = getattr(algo, "_learn_predict_marked", None)
+        algo._learn_predict_sparse = marked or (lambda X, y: one_row_at_a_time(algo, X, y))
+        if marked is None:  # the perceptron: its first row makes the sparse buffer
+            algo._buffer(X.shape[1], sparse=True)
     algo.learn_predict_many(X[:warm], y[:warm])
     t0 = time.perf_counter()
     algo.learn_predict_many(X[warm:], y[warm:])
@@ -187,11 +207,21 @@ def learners(quick: bool, rng: np.random.Generator) -> None:
     a9a = build_stream(StreamSpec("a9a", n=n_a9a), get_registry())
     Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
     Xs = sp.csr_matrix(Xd)
-    print(f"\n3a. a9a, {n_a9a - warm} timed examples after {warm}: µs per example (RBF)\n")
-    print(f"{'learner':20} {'dense':>9} {'CSR':>9} {'CSR/dense':>10}")
+    print(
+        f"\n3a. a9a, {n_a9a - warm} timed examples after {warm}: µs per example (RBF, best of 5)\n"
+    )
+    print("CSR per row: one compiled call per row (the path before the block loops)\n")
+    print(f"{'learner':20} {'dense':>9} {'CSR':>9} {'CSR/dense':>10} {'per row':>9} {'/dense':>7}")
     for spec in LEARNERS:
-        td, ts = learner_us(spec, Xd, y, warm), learner_us(spec, Xs, y, warm)
-        print(f"{spec:20} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x", flush=True)
+        # Best of 5 (a fresh learner each): the cells take a fraction of a second.
+        td, ts, tr = (
+            min(learner_us(spec, X, y, warm, per_row) for _ in range(5))
+            for X, per_row in ((Xd, False), (Xs, False), (Xs, True))
+        )
+        print(
+            f"{spec:20} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x {tr:9.1f} {tr / td:6.2f}x",
+            flush=True,
+        )
 
     n_s, n_d, warm = (1200, 600, 550) if quick else (3000, 650, 550)
     X, y = rcv1_like(rng, n_s, 75)
@@ -205,7 +235,10 @@ def learners(quick: bool, rng: np.random.Generator) -> None:
         td = learner_us(spec, X[:n_d].toarray(), y[:n_d], warm)
         print(f"{spec:20} {td:10.1f} {ts:9.1f} {td / ts:9.1f}x", flush=True)
 
-    print("\n3c. rcv1 shape as nnz doubles (CSR): µs per example; scaled = (t/nnz)/(t₀/nnz₀)\n")
+    print(
+        "\n3c. rcv1 shape as nnz doubles (CSR): µs per example (best of 5); "
+        "scaled = (t/nnz)/(t₀/nnz₀)\n"
+    )
     sizes = (25, 50, 100) if quick else (25, 50, 100, 200, 400)
     print(f"{'learner':20} " + " ".join(f"{f'nnz={k}':>16}" for k in sizes))
     data = {k: rcv1_like(rng, 1500 if quick else 2000, k) for k in sizes}
@@ -213,7 +246,7 @@ def learners(quick: bool, rng: np.random.Generator) -> None:
         cells, base = [], None
         for k in sizes:
             X, y = data[k]
-            t = learner_us(spec, X, y, 550)
+            t = min(learner_us(spec, X, y, 550) for _ in range(5))
             base = base or t / k
             cells.append(f"{t:8.1f} ({t / k / base:4.2f})")
         print(f"{spec:20} " + " ".join(f"{c:>16}" for c in cells), flush=True)

@@ -28,7 +28,7 @@ K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
 
 #: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
 #: non-zeros before each call.
-BLOCK_ROWS = 4096
+BLOCK_ROWS = 1024
 
 
 def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
