@@ -1,7 +1,6 @@
 """Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
-from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport SparseRows, _attach, _row_at, _self_at, _store_at
+from kbench.cython_core._sparse cimport SparseRows, _attach, _scores_at, _self_at, _store_at
 
 
 cdef enum:
@@ -31,9 +30,9 @@ def bpa_s_block(tuple kernel,
     cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
-            _expansion(&krow[0], &a[0], m, 1, 1.0, &f)
+            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
+                                &a[0], 1, 1.0, &f)
             pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f
             if loss <= 0.0:

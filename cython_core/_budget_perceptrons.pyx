@@ -1,7 +1,7 @@
 """Compiled prequential block loops of the budget perceptrons: RBP, Forgetron, Projectron(++).
 
 Every loop predicts then learns examples in turn, computing one kernel row per example
-(``_row_at``) and reusing it for the prediction and the update. The per-example
+(``_scores_at``) and reusing it for the prediction and the update. The per-example
 Python path (``learn_one``) calls the same loop on one example with ``have_row`` set: the
 row it passes in is then used as is, so a third-party kernel (``kind < 0``) can be used
 and both paths run the same update code.
@@ -13,7 +13,7 @@ from scipy.linalg.cython_blas cimport daxpy
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._sparse cimport (
-    SparseRows, _attach, _row_at, _self_at, _store_at, _stored_row_at,
+    SparseRows, _attach, _scores_at, _self_at, _store_at, _stored_row_at,
 )
 from kbench.cython_core._budget_ops cimport (
     _fold_scale, _kinv_append, _kinv_solve, _rng_below, _rng_uniform,
@@ -71,9 +71,9 @@ def rbp_block(tuple kernel,
     cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
-            _expansion(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
+            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
+                                &alpha[0, 0], C, 1.0, &scores[0])
             if C == 1:
                 f = scores[0]
                 pred[i] = _sign_label(f)
@@ -163,9 +163,9 @@ def forgetron_block(tuple kernel,
     cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
-            _expansion(&krow[0], &a[0], m, 1, cs, &out)
+            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
+                                &a[0], 1, cs, &out)
             f = out
             pred[i] = _sign_label(f)
             if y[i] * f > 0.0:
@@ -241,9 +241,9 @@ def projectron_block(tuple kernel,
     cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                             &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0])
-            _expansion(&krow[0], &alpha[0, 0], m, C, 1.0, &scores[0])
+            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
+                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
+                                &alpha[0, 0], C, 1.0, &scores[0])
             yi = <Py_ssize_t>y[i]
             if C == 1:
                 f = scores[0]

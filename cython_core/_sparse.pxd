@@ -7,7 +7,7 @@
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _kernel_one, _kernel_row, _sq_row
+from kbench.cython_core._kernels cimport _expansion, _kernel_one, _kernel_row, _sq_row
 
 
 # The store (a pool of indices and values; row j is [starts[j], ends[j]), of which it owns
@@ -64,6 +64,20 @@ cdef inline Py_ssize_t _row_at(SparseRows* sp, Py_ssize_t i, int kind, double ga
     if sp == NULL:
         return _sq_row(kind, gamma, scale, offset, degree, S, m, d, sq, x, have_row, xsq, out)
     return _block_row(sp, i, m, xsq, out)
+
+
+cdef inline Py_ssize_t _scores_at(SparseRows* sp, Py_ssize_t i, int kind, double gamma,
+                                  double scale, double offset, double degree, const double* S,
+                                  Py_ssize_t m, Py_ssize_t d, const double* sq, const double* x,
+                                  bint have_row, double* xsq, double* krow, const double* A,
+                                  Py_ssize_t nc, double cs, double* out) noexcept nogil:
+    """The first steps of a budget learner's loop: ``_row_at`` into krow, then the scores
+    out = cs · Aᵀ krow of the expansion over the m × nc coefficient block A; the number of
+    kernel values computed."""
+    cdef Py_ssize_t evals = _row_at(sp, i, kind, gamma, scale, offset, degree, S, m, d, sq, x,
+                                    have_row, xsq, krow)
+    _expansion(krow, A, m, nc, cs, out)
+    return evals
 
 
 cdef inline void _store_at(SparseRows* sp, Py_ssize_t i, double* SV, Py_ssize_t slot,

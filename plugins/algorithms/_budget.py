@@ -231,15 +231,11 @@ class BudgetLearner(CompiledBlocks):
         if not self.sparse_loop:
             return self._learn_predict_marked(X, y)
         rows = self._sparse_rows(X)
-        buf = self._buf
-        kern = compiled_kernel(self.kernel)
-        pred = np.empty(X.shape[0])
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        rows.learn(kern, X, buf, lambda a, b, marks, block: self._run(
-            marks, y[a:b], pred[a:b], False, block
-        ))  # fmt: skip
-        buf.touch()
-        return pred
+        return rows.learn(compiled_kernel(self.kernel), X, y, self._buf, self._run_sparse)
+
+    def _run_sparse(self, marks: np.ndarray, y: np.ndarray, pred: np.ndarray, block: Any) -> None:
+        """:meth:`_run` on a run of CSR rows (the step of :meth:`MarkedRows.learn`)."""
+        self._run(marks, y, pred, False, block)
 
     def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
         """Predict then learn each CSR row: the kernel row from the sparse store, then the

@@ -137,32 +137,38 @@ class MarkedRows:
         self,
         compiled: tuple[int, float, float, float, float],
         X: Any,
+        y: np.ndarray,
         buf: SupportBuffer,
-        step: Callable[[int, int, np.ndarray, _sparse.SparseBlock], None],
+        step: Callable[[np.ndarray, np.ndarray, np.ndarray, _sparse.SparseBlock], None],
         rows: int | None = None,
-    ) -> None:
-        """Learn the CSR block X with a compiled loop that takes a
-        :class:`~kbench.cython_core._sparse.SparseBlock`, ``rows`` examples a call.
+    ) -> np.ndarray:
+        """Predict then learn the CSR block X with labels y through a compiled loop that
+        takes a :class:`~kbench.cython_core._sparse.SparseBlock`, ``rows`` examples a call
+        (``BLOCK_ROWS`` by default); return the predictions.
 
-        ``rows`` defaults to ``BLOCK_ROWS``. ``step(a, b, marks, block)`` runs the
-        learner's loop on examples a:b: ``marks``
-        (``(b − a) × 1``) are their stand-in rows, ``block`` their CSR rows against the
-        store, whose pool is reserved for them beforehand (so it grows, or is compacted,
-        only between calls). The loop updates the dense stand-in rows as on dense data and
-        the store in step; :meth:`settle` then records the store's new size.
+        ``step(marks, y, pred, block)`` runs the learner's loop on a run of examples:
+        ``marks`` (n × 1) are their stand-in rows, ``y`` their labels, ``pred`` (a view)
+        receives the predictions, ``block`` holds their CSR rows against the store, whose
+        pool is reserved for them beforehand (so it grows, or is compacted, only between
+        calls). The loop updates the dense stand-in rows as on dense data and the store in
+        step; :meth:`settle` then records the store's new size.
         """
         if X.shape[1] != self.store.d:
             raise ValueError(f"X has {X.shape[1]} columns but the rows have {self.store.d}")
         indptr, indices, data = csr_parts(X)
         indptr = indptr.astype(np.int64, copy=False)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        pred = np.empty(X.shape[0])
         rows = rows or BLOCK_ROWS
         for a in range(0, X.shape[0], rows):
             b = min(a + rows, X.shape[0])
             marks = (self.count + np.arange(1.0, b - a + 1.0))[:, None]
             self.count += b - a
             block = self.store.block(compiled, indptr[a : b + 1], indices, data)
-            step(a, b, marks, block)
+            step(marks, y[a:b], pred[a:b], block)
             self.settle(block, buf)
+        buf.touch()
+        return pred
 
     def settle(self, block: _sparse.SparseBlock, buf: SupportBuffer) -> None:
         """After a compiled loop on ``block``: the store takes the dense buffer's size, the

@@ -398,15 +398,11 @@ class NOGD(CompiledBlocks, _LinearOGD):
         (:meth:`_learn_predict_marked`)."""
         if self._loss_c is None:
             return self._learn_predict_marked(X, y)
-        kern = compiled_kernel(self.kernel)
         rows, buf = self._open_rows(X), self._buffer(1)
-        pred = np.empty(X.shape[0])
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        rows.learn(kern, X, buf, lambda a, b, marks, block: self._run(
-            marks, y[a:b], pred[a:b], False, block
-        ))  # fmt: skip
-        buf.touch()
-        return pred
+        return rows.learn(
+            compiled_kernel(self.kernel), X, y, buf,
+            lambda marks, y, pred, block: self._run(marks, y, pred, False, block),
+        )  # fmt: skip
 
     def _open_rows(self, X) -> MarkedRows:
         if self._sparse is None:

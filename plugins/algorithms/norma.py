@@ -167,21 +167,16 @@ class NORMA(OnlineKernelLearner):
         self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
         buf = self._buf
         assert buf is not None
-        pred = np.empty(X.shape[0])
-        y = np.ascontiguousarray(y, dtype=np.float64)
         st, evals = self._state, _S["kernel_evals"]
         model = self._model(self._b)  # on the stand-in rows
 
-        def step(a: int, b: int, marks: np.ndarray, block: Any) -> None:
+        def step(marks: np.ndarray, y: np.ndarray, pred: np.ndarray, block: Any) -> None:
             st[evals] = buf.kernel_evals
-            _norma.norma_block(
-                self._cfg, model, marks, y[a:b], pred[a:b], buf.krow, self._work, block
-            )
+            _norma.norma_block(self._cfg, model, marks, y, pred, buf.krow, self._work, block)
             buf.kernel_evals = int(st[evals])
             self._sync()
 
-        rows.learn(kern, X, buf, step)
-        return pred
+        return rows.learn(kern, X, y, buf, step)
 
     def _learn_predict_marked(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
