@@ -8,6 +8,12 @@ O(nnz) per stored row), runs the same compiled update on a one-value stand-in ro
 holding the example's *mark* (its serial number), and then reads from the marks where
 the update put, overwrote or moved examples, mirroring that in the sparse store. So the
 update arithmetic is the dense learner's, and the support vectors stay CSR.
+
+A learner whose compiled loop takes a :class:`~kbench.cython_core._sparse.SparseBlock`
+(rbp, bpa_s, the Forgetron, the Projectrons, NORMA, NOGD) learns a CSR block without
+Python per example (:meth:`MarkedRows.learn`): the loop runs on the examples' marks as
+above, computes each kernel row from the store and writes each row it stores into the
+store's pool, reserved for the block beforehand, so marks and store stay in step.
 """
 
 from __future__ import annotations
