@@ -1,10 +1,6 @@
 """Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport SparseRows, _attach, _scores_at, _self_at, _store_at
-
-
-cdef enum:
-    NOT_COMPILED = -1  # a third-party kernel: rows come from Python
+from kbench.cython_core._sparse cimport LoopRows, _rows_of, _scores_at, _self_at, _store_at
 
 
 def bpa_s_block(tuple kernel,
@@ -20,35 +16,26 @@ def bpa_s_block(tuple kernel,
     is replaced by x with α = τy + α_r k(x_r, x)/k(x, x). ``sparse``: CSR rows, as for
     :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
     cdef double evals = state[1], removals = state[2]
     cdef double f, xsq, kxx, loss, tau, cost, best, beta
-    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
-                                &a[0], 1, 1.0, &f)
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0], &a[0], 1, 1.0, &f)
             pred[i] = _sign_label(f)
             loss = 1.0 - y[i] * f
             if loss <= 0.0:
                 continue
-            if kind == NOT_COMPILED and have_row and i == 0:
-                kxx = kxx_given
-            else:
-                kxx = _self_at(sp, kind, gamma, kscale, koffset, degree, &X[i, 0], d, xsq)
-                evals += 1.0
+            kxx = _self_at(&R, i, xsq, have_row and i == 0, kxx_given, &evals)
             if kxx <= 0.0:
                 continue  # k(x, ·) = 0: there is no direction to move in
             tau = loss / kxx
             if tau > C:
                 tau = C
             if m < B:
-                _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
+                _store_at(&R, i, m)
                 sq[m] = xsq
                 a[m] = tau * y[i]
                 kdiag[m] = kxx
@@ -62,7 +49,7 @@ def bpa_s_block(tuple kernel,
                     best = cost
                     r = j
             beta = tau * y[i] + a[r] * krow[r] / kxx
-            _store_at(sp, i, &SV[0, 0], r, &X[i, 0], d)
+            _store_at(&R, i, r)
             sq[r] = xsq
             a[r] = beta
             kdiag[r] = kxx

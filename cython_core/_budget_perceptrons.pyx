@@ -13,15 +13,11 @@ from scipy.linalg.cython_blas cimport daxpy
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._sparse cimport (
-    SparseRows, _attach, _scores_at, _self_at, _store_at, _stored_row_at,
+    LoopRows, _rows_of, _scores_at, _self_at, _store_at, _stored_row_at,
 )
 from kbench.cython_core._budget_ops cimport (
     _fold_scale, _kinv_append, _kinv_solve, _rng_below, _rng_uniform,
 )
-
-
-cdef enum:
-    NOT_COMPILED = -1  # a third-party kernel: rows come from Python
 
 
 def scores(const double[::1] krow, const double[:, ::1] alpha, Py_ssize_t m, double cs,
@@ -60,19 +56,15 @@ def rbp_block(tuple kernel,
     the examples' marks, their kernel rows come from the block's CSR rows against its
     store, and a stored example is written into the store too.
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t i, c, guess, yi, slot
     cdef long long evals = 0
     cdef double f, xsq
     cdef bint mistake
-    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0],
                                 &alpha[0, 0], C, 1.0, &scores[0])
             if C == 1:
                 f = scores[0]
@@ -90,7 +82,7 @@ def rbp_block(tuple kernel,
                 m += 1
             else:
                 slot = _rng_below(&rng[0], B)
-            _store_at(sp, i, &SV[0, 0], slot, &X[i, 0], d)
+            _store_at(&R, i, slot)
             sq[slot] = xsq
             if C == 1:
                 alpha[slot, 0] = y[i]
@@ -153,26 +145,21 @@ def forgetron_block(tuple kernel,
     with a third-party kernel); otherwise it is computed when needed. ``sparse``: CSR rows,
     as for :func:`rbp_block`.
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], head = <Py_ssize_t>state[1], i, j, r
     cdef double cs = state[2], Q = state[3], M = state[4], evals = state[5]
     cdef double f, xsq, fr, yr, mu, sigma, phi, out
-    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
-                                &a[0], 1, cs, &out)
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0], &a[0], 1, cs, &out)
             f = out
             pred[i] = _sign_label(f)
             if y[i] * f > 0.0:
                 continue
             M += 1.0
             if m < B:
-                _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
+                _store_at(&R, i, m)
                 sq[m] = xsq
                 a[m] = y[i] / cs
                 m += 1
@@ -180,8 +167,7 @@ def forgetron_block(tuple kernel,
             # Full: the perceptron step makes B+1 terms; shrink by φ, then drop the oldest.
             r = head
             if not (have_row2 and i == 0):
-                evals += _stored_row_at(sp, r, kind, gamma, kscale, koffset, degree, &SV[0, 0],
-                                        m, d, &sq[0], &krow2[0])
+                evals += _stored_row_at(&R, r, m, &krow2[0])
             _expansion(&krow2[0], &a[0], m, 1, cs, &out)
             fr = out + y[i] * krow[r]  # f'(x_r) with f' = f + y_t k(x_t, ·)
             yr = 1.0 if a[r] > 0.0 else -1.0  # shrinking keeps the sign of the label
@@ -189,7 +175,7 @@ def forgetron_block(tuple kernel,
             sigma = fabs(cs * a[r])
             phi = _forgetron_phi(sigma, mu, 15.0 / 32.0 * M - Q)
             Q += _forgetron_psi(sigma, phi, mu)
-            _store_at(sp, i, &SV[0, 0], r, &X[i, 0], d)
+            _store_at(&R, i, r)
             sq[r] = xsq
             a[r] = y[i] / cs  # true coefficient φ·y once cs is multiplied by φ below
             head = (head + 1) % B
@@ -229,20 +215,16 @@ def projectron_block(tuple kernel,
     with ``U`` < 0 the test is ℓ − δ²/η > 0 and τ is also capped by 2(ℓ − δ²/η)/‖Pk‖².
     ``sparse``: CSR rows, as for :func:`rbp_block`.
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = alpha.shape[1]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, c, guess, yi, rv
     cdef double evals = state[1], nproj = state[2], nmargin = state[3]
     cdef double f, xsq, kxx, margin, delta2, pk2, loss, excess, tau, mult, dirn
     cdef bint mistake
     cdef int one = 1, mm, nc = <int>C
-    cdef SparseRows* sp = _attach(sparse, n, B)
     with nogil:
         for i in range(n):
-            evals += _scores_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                                &sq[0], &X[i, 0], have_row and i == 0, &xsq, &krow[0],
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0],
                                 &alpha[0, 0], C, 1.0, &scores[0])
             yi = <Py_ssize_t>y[i]
             if C == 1:
@@ -260,11 +242,7 @@ def projectron_block(tuple kernel,
                 margin = scores[yi] - scores[rv]
             if not (mistake or (plus and margin < 1.0)):
                 continue
-            if kind == NOT_COMPILED and have_row and i == 0:
-                kxx = kxx_given
-            else:
-                kxx = _self_at(sp, kind, gamma, kscale, koffset, degree, &X[i, 0], d, xsq)
-                evals += 1.0
+            kxx = _self_at(&R, i, xsq, have_row and i == 0, kxx_given, &evals)
             if m > 0:
                 _kinv_solve(&Kinv[0, 0], B, m, &krow[0], &dvec[0])
                 pk2 = _dot(&krow[0], &dvec[0], <int>m)
@@ -281,7 +259,7 @@ def projectron_block(tuple kernel,
                 # floor keeps a point that is numerically in the span out of Kinv.
                 if m == 0 or (m < B and delta2 > eta and delta2 > 1e-10 * kxx):
                     _kinv_append(&Kinv[0, 0], B, m, &dvec[0], delta2)
-                    _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
+                    _store_at(&R, i, m)
                     sq[m] = xsq
                     if C == 1:
                         alpha[m, 0] = y[i]

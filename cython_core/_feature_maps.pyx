@@ -13,7 +13,7 @@ from scipy.linalg.cython_blas cimport daxpy, dgemv
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
-from kbench.cython_core._sparse cimport SparseRows, _attach, _row_at, _store_at
+from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 
 
 cdef extern from "_sincos_simd.h" nogil:
@@ -302,22 +302,18 @@ def nogd_block(tuple kernel,
     of the first row is read from ``g`` (per-example path of a loss without compiled form).
     ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0], C = W.shape[1]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0], C = W.shape[1]
     cdef Py_ssize_t r = Mmap.shape[0], i, c
     cdef long long evals = 0
     cdef double xsq, a1 = 1.0, b0 = 0.0
     cdef bint nonzero
     cdef int one = 1, rr = <int>r, BB = <int>B
     cdef char tr = b'T'
-    cdef SparseRows* sp = _attach(sparse, n, B)
     i = start
     with nogil:
         while i < n:
-            evals += _row_at(sp, i, kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                             &sq[0], &X[i, 0], have_row and i == start, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, have_row and i == start, &xsq, &krow[0])
             if nystrom:
                 # z = Mmap k: Mmap row-major r×B is column-major B×r, so z = Mmap_cmᵀ k.
                 dgemv(&tr, &BB, &rr, &a1, <double*>&Mmap[0, 0], &BB, <double*>&krow[0], &one, &b0, &z[0],
@@ -339,7 +335,7 @@ def nogd_block(tuple kernel,
             if nystrom:
                 _linear_step(&W[0, 0], r, C, &z[0], &g[0], eta)
                 continue
-            _store_at(sp, i - 1, &SV[0, 0], m, &X[i - 1, 0], d)
+            _store_at(&R, i - 1, m)
             sq[m] = xsq
             for c in range(C):
                 A[m, c] = -eta * g[c]

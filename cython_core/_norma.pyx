@@ -18,7 +18,7 @@ from kbench.cython_core._online_ops cimport (
     _row_scores, model_of,
 )
 from kbench.cython_core._kernels cimport _expansion
-from kbench.cython_core._sparse cimport SparseRows, _attach, _block_row, _store_at
+from kbench.cython_core._sparse cimport SparseRows, _attach, _block_row, _copy_at
 
 
 cdef enum:
@@ -73,7 +73,7 @@ cdef inline void _norma_update(const Cfg* g, double* st, double* b, double* SV, 
             nonzero = True
     if nonzero:
         slot = _ring_slot(&m, &head, cap, &st[N_EVICT])
-        _store_at(sp, i, SV, slot, x, d)
+        _copy_at(sp, i, SV, slot, x, d)
         sq[slot] = xsq
         for c in range(C):
             A[slot * C + c] = -eta * xi[c] / cs

@@ -3,7 +3,7 @@ from scipy.linalg.cython_blas cimport dgemv
 
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _class_label, _sign_label
-from kbench.cython_core._sparse cimport SparseRows, _attach, _row_at, _store_at
+from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 
 
 def perceptron_block(tuple kernel,
@@ -22,22 +22,18 @@ def perceptron_block(tuple kernel,
     :func:`kbench.cython_core._budget_perceptrons.rbp_block` (the rows of X and SV then
     hold marks, which are not read).
     """
-    cdef int kind
-    cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], cap = SV.shape[0]
     cdef Py_ssize_t C = alpha.shape[1], i, c, best, yi
     cdef long long evals = 0
     cdef double f, xsq, bestv
     cdef int one = 1, mm, nc = <int>C
     cdef double a1 = 1.0, b0 = 0.0
     cdef char nt = b'N'
-    cdef SparseRows* sp = _attach(sparse, n, cap)
     i = start
     with nogil:
         while i < n:
-            evals += _row_at(sp, i, kind, gamma, scale, offset, degree, &SV[0, 0], m, d,
-                             &sq[0], &X[i, 0], False, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, False, &xsq, &krow[0])
             if C == 1:
                 f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
                 pred[i] = _sign_label(f)
@@ -45,7 +41,7 @@ def perceptron_block(tuple kernel,
                     if m == cap:
                         evals -= m  # this example is redone after the buffer grows
                         break
-                    _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
+                    _store_at(&R, i, m)
                     sq[m] = xsq
                     alpha[m, 0] = y[i]
                     m += 1
@@ -69,7 +65,7 @@ def perceptron_block(tuple kernel,
                     if m == cap:
                         evals -= m
                         break
-                    _store_at(sp, i, &SV[0, 0], m, &X[i, 0], d)
+                    _store_at(&R, i, m)
                     sq[m] = xsq
                     for c in range(C):
                         alpha[m, c] = 0.0

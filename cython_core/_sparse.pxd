@@ -53,57 +53,80 @@ cdef double _block_self(const SparseRows* R, double xsq) noexcept nogil
 cdef SparseRows* _attach(object block, Py_ssize_t n, Py_ssize_t cap) except? NULL
 
 
-# -- what a learner's loop calls (sp NULL: dense rows) ----------------------------------------
+# -- what a learner's loop calls -------------------------------------------------------------
 
-cdef inline Py_ssize_t _row_at(SparseRows* sp, Py_ssize_t i, int kind, double gamma,
-                               double scale, double offset, double degree, const double* S,
-                               Py_ssize_t m, Py_ssize_t d, const double* sq, const double* x,
-                               bint have_row, double* xsq, double* out) noexcept nogil:
+# The rows a learner's loop reads and writes: the kernel, the stored rows SV (cap × d) and
+# their squared norms, the examples X (n × d), and sp: NULL for dense rows, else the CSR
+# rows and store of a SparseBlock (SV and X then hold the examples' marks, d = 1).
+cdef struct LoopRows:
+    int kind
+    double gamma, scale, offset, degree
+    double* SV
+    double* sq
+    const double* X
+    Py_ssize_t d
+    SparseRows* sp
+
+
+cdef LoopRows _rows_of(tuple kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
+                   object sparse) except *
+
+
+cdef inline Py_ssize_t _row_at(const LoopRows* R, Py_ssize_t i, Py_ssize_t m, bint have_row,
+                               double* xsq, double* out) noexcept nogil:
     """``_sq_row`` of example i: ‖x‖² into xsq and its kernel row against the first m stored
-    rows into out; the number of kernel values computed."""
-    if sp == NULL:
-        return _sq_row(kind, gamma, scale, offset, degree, S, m, d, sq, x, have_row, xsq, out)
-    return _block_row(sp, i, m, xsq, out)
+    rows into out (unless ``have_row``, dense rows only); the kernel values computed."""
+    if R.sp == NULL:
+        return _sq_row(R.kind, R.gamma, R.scale, R.offset, R.degree, R.SV, m, R.d, R.sq,
+                       R.X + i * R.d, have_row, xsq, out)
+    return _block_row(R.sp, i, m, xsq, out)
 
 
-cdef inline Py_ssize_t _scores_at(SparseRows* sp, Py_ssize_t i, int kind, double gamma,
-                                  double scale, double offset, double degree, const double* S,
-                                  Py_ssize_t m, Py_ssize_t d, const double* sq, const double* x,
-                                  bint have_row, double* xsq, double* krow, const double* A,
-                                  Py_ssize_t nc, double cs, double* out) noexcept nogil:
+cdef inline Py_ssize_t _scores_at(const LoopRows* R, Py_ssize_t i, Py_ssize_t m, bint have_row,
+                                  double* xsq, double* krow, const double* A, Py_ssize_t nc,
+                                  double cs, double* out) noexcept nogil:
     """The first steps of a budget learner's loop: ``_row_at`` into krow, then the scores
     out = cs · Aᵀ krow of the expansion over the m × nc coefficient block A; the number of
     kernel values computed."""
-    cdef Py_ssize_t evals = _row_at(sp, i, kind, gamma, scale, offset, degree, S, m, d, sq, x,
-                                    have_row, xsq, krow)
+    cdef Py_ssize_t evals = _row_at(R, i, m, have_row, xsq, krow)
     _expansion(krow, A, m, nc, cs, out)
     return evals
 
 
-cdef inline void _store_at(SparseRows* sp, Py_ssize_t i, double* SV, Py_ssize_t slot,
-                           const double* x, Py_ssize_t d) noexcept nogil:
-    """Copy example i (its dense row, or its mark) into slot, and its CSR row and squared
-    norm into the store."""
+cdef inline void _copy_at(SparseRows* sp, Py_ssize_t i, double* SV, Py_ssize_t slot,
+                          const double* x, Py_ssize_t d) noexcept nogil:
+    """Copy example i, x (its dense row, or its mark), into slot of SV, and with CSR rows
+    (sp not NULL) its CSR row and squared norm into the store."""
     memcpy(SV + slot * d, x, d * sizeof(double))
     if sp != NULL:
         _block_put(sp, i, slot)
 
 
-cdef inline double _self_at(SparseRows* sp, int kind, double gamma, double scale,
-                            double offset, double degree, const double* x, Py_ssize_t d,
-                            double xsq) noexcept nogil:
-    """k(x, x) of the example (x its dense row, unread for a CSR row)."""
-    if sp == NULL:
-        return _kernel_one(kind, gamma, scale, offset, degree, x, x, d, xsq, xsq)
-    return _block_self(sp, xsq)
+cdef inline void _store_at(const LoopRows* R, Py_ssize_t i, Py_ssize_t slot) noexcept nogil:
+    """Copy example i into slot (``_copy_at``)."""
+    _copy_at(R.sp, i, R.SV, slot, R.X + i * R.d, R.d)
 
 
-cdef inline Py_ssize_t _stored_row_at(SparseRows* sp, Py_ssize_t r, int kind, double gamma,
-                                      double scale, double offset, double degree,
-                                      const double* S, Py_ssize_t m, Py_ssize_t d,
-                                      const double* sq, double* out) noexcept nogil:
-    """The kernel row of stored row r against the first m stored rows; m."""
-    if sp == NULL:
-        _kernel_row(kind, gamma, scale, offset, degree, S, m, d, sq, S + r * d, sq[r], out)
+cdef inline double _self_at(const LoopRows* R, Py_ssize_t i, double xsq, bint have_row,
+                            double kxx_given, double* evals) noexcept nogil:
+    """k(x, x) of example i, whose squared norm is xsq: ``kxx_given`` when the loop was
+    handed it with the example's kernel row (``have_row``, a kernel the loop cannot
+    compute), else computed here and counted in evals."""
+    cdef const double* x
+    if R.kind < 0 and have_row:
+        return kxx_given
+    evals[0] += 1.0
+    if R.sp == NULL:
+        x = R.X + i * R.d
+        return _kernel_one(R.kind, R.gamma, R.scale, R.offset, R.degree, x, x, R.d, xsq, xsq)
+    return _block_self(R.sp, xsq)
+
+
+cdef inline Py_ssize_t _stored_row_at(const LoopRows* R, Py_ssize_t r, Py_ssize_t m,
+                                      double* out) noexcept nogil:
+    """The kernel row of stored row r against the first m stored rows into out; m."""
+    if R.sp == NULL:
+        _kernel_row(R.kind, R.gamma, R.scale, R.offset, R.degree, R.SV, m, R.d, R.sq,
+                    R.SV + r * R.d, R.sq[r], out)
         return m
-    return _block_stored_row(sp, r, m, out)
+    return _block_stored_row(R.sp, r, m, out)
