@@ -319,7 +319,7 @@ class SparseSupportBuffer(RowStore):
         Example i is ``indices[xp[i]:xp[i + 1]]``, ``data[...]`` (xp int64; the rows are
         checked). The pool is compacted if need be and reserved for every non-zero of the
         examples, so that the loop, which writes the rows it stores in place
-        (:func:`kbench.cython_core._sparse.SparseBlock`), never has to grow it. Call
+        (:class:`kbench.cython_core._sparse.SparseBlock`), never has to grow it. Call
         :meth:`absorb` after the loop, and make a new block after the store grows.
         """
         self._reserve(int(xp[-1] - xp[0]))
