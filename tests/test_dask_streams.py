@@ -70,7 +70,7 @@ def test_dask_builds_each_stream_once_and_matches_local(tmp_path: Path, plugin_d
     cache = Path(os.environ["KBENCH_CACHE"])
     # The workers start with this environment: the plugin on their path, the shared cache.
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
     ) as cluster:
         builds = _study(
             tmp_path / "dask", "--executor", "dask", "--scheduler", cluster.scheduler_address

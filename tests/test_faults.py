@@ -71,7 +71,7 @@ def test_dask_scheduler_address_and_isolation_on_workers(tmp_path: Path, plugin_
 
     plugin_dist("kb_misbehaving", MISBEHAVING)  # before the workers start, so they see it
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
     ) as cluster:
         proc = kbench(
             "run",

@@ -343,7 +343,9 @@ class DaskExecutor(TaskLimits):
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            # Its HTTP server on a free port: the default, 8787, may be another cluster's
+            # (a second study at once), and taking it would warn on kbench's stderr.
+            dashboard_address=":0",
             # The workers' own log would reach kbench's stderr: on Ctrl-C a worker can outlive
             # the scheduler for a moment and log a heartbeat traceback. kbench reports what
             # matters of this cluster itself: every task's failure and a lost worker are
