@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _pistol
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
+    OneRowMethods,
     compiled_kernel,
     csr_rows,
     open_rows,
@@ -43,7 +43,7 @@ class MultiplierOverflow(FloatingPointError):
     """PiSTOL's multiplier exp(‖g‖²/(2α)) would exceed the range of float64."""
 
 
-class AveragedExpansion(Algorithm):
+class AveragedExpansion(OneRowMethods, Algorithm):
     """Common machinery of PiSTOL and kernel SGD (not registered itself)."""
 
     tasks = frozenset({"binary", "multiclass", "regression"})
@@ -146,11 +146,11 @@ class AveragedExpansion(Algorithm):
 
     # -- the online protocol ----------------------------------------------------------------
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         self._forward(x)
         return self._decision(self._Fout)
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         w, xsq = self._forward(x)
         self._learn(x, xsq, w, float(y))
 
@@ -208,8 +208,8 @@ class AveragedExpansion(Algorithm):
         return float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, y)
         if self.kernel.compiled() is None or self._setup.loss_id == L_PYTHON:
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -255,9 +255,9 @@ class AveragedExpansion(Algorithm):
         T = st[_S["t"]]
         return (st[_S["W"]] * GU[:, :C] - GU[:, C:]) / T
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         F = self._scores_many(X)
-        return self.labels_of(F if self.task == "multiclass" else F[:, 0])
+        return F if self.task == "multiclass" else F[:, 0]
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -17,14 +17,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kbench.core.arrays import grown, is_sparse
+from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _bsgd, _budget_perceptrons
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
+    OneRowMethods,
     compiled_kernel,
     csr_rows,
+    open_rows,
     self_kernel,
 )
 
@@ -69,10 +71,11 @@ def run_growing(buf: Any, n: int, loop: Callable[[int], tuple[int, int, int]]) -
         buf.grow()
 
 
-class CompiledBlocks(Algorithm):
+class CompiledBlocks(OneRowMethods, Algorithm):
     """The block path of a learner whose compiled loop ``_run`` predicts then learns the
     rows of a block in its buffer (``_buffer``): CSR rows through ``_learn_predict_sparse``,
-    the per-example path when the loop cannot run on its own, else the loop."""
+    the per-example path when the loop cannot run on its own, else the loop. Its one-row
+    methods take dense or CSR rows (:class:`OneRowMethods`)."""
 
     _compiled: Any
     _buf: SupportBuffer | None
@@ -94,8 +97,8 @@ class CompiledBlocks(Algorithm):
         raise NotImplementedError
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, np.asarray(y, dtype=np.float64))
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, np.asarray(y, dtype=np.float64))
         if not self._fast_ok():
             return super().learn_predict_many(X, y)
         self._buffer(X.shape[1])
@@ -199,14 +202,14 @@ class BudgetLearner(CompiledBlocks):
         the new size and the kernel evaluations it counted in ``state[evals]``."""
         return _Counted(self, evals)
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         self._row(x)
         buf = self._buf
         out = np.empty(self._outputs)
         _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, self._scale(), out)
         return out if self.task == "multiclass" else float(out[0])
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         self._row(x)
         pred = np.empty(1)
         self._run(x[None, :], np.array([float(y)]), pred, True)
@@ -215,13 +218,7 @@ class BudgetLearner(CompiledBlocks):
     def _sparse_rows(self, X: Any) -> MarkedRows:
         if not getattr(self, "sparse_input", False):
             raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
-        if self._buf is not None and self._sparse is None:
-            raise TypeError(
-                f"{self.name} has learned dense rows; it cannot continue on sparse ones"
-            )
-        if self._sparse is None:
-            buf = self._buffer(1)  # stand-in rows of one value: the examples' marks
-            self._sparse = MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
+        self._sparse = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
         return self._sparse
 
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
@@ -260,15 +257,14 @@ class BudgetLearner(CompiledBlocks):
             buf.touch()
         return pred
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         if self._buf is None or self._buf.size == 0:
-            n = X.shape[0]
-            return np.zeros(n) if self.task == "multiclass" else np.ones(n)
-        if self._sparse is not None:
+            out = np.zeros((X.shape[0], self._outputs))
+        elif self._sparse is not None:
             out = self._sparse.decision_many(self.kernel, X, self._buf.alpha, self._scale())
         else:
             out = self._buf.decision_many(self.kernel, X, scale=self._scale())
-        return self.labels_of(out if self.task == "multiclass" else out[:, 0])
+        return out if self.task == "multiclass" else out[:, 0]
 
     def stats(self) -> dict[str, Any]:
         return expansion_stats(self._buf, self._nbytes()) | {

@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, Kernel, Loss, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels
 from kbench.cython_core._online_ops import MulticlassLoss, NuMode, OnlineConfig, Task
+from kbench.plugins.algorithms._sparse_rows import OneRowMethods
 from kbench.plugins.losses.margin import Hinge
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 from kbench.plugins.losses.novelty import NoveltyHinge
@@ -191,8 +191,9 @@ def python_gradient(
     return xi, chi, s
 
 
-class OnlineKernelLearner(Algorithm):
+class OnlineKernelLearner(OneRowMethods, Algorithm):
     """Common machinery of NORMA and SVMD: a circular buffer of the ω most recent terms.
+    Its one-row methods take dense or CSR rows (:class:`OneRowMethods`).
 
     Not registered itself. Subclasses set ``columns_per_output`` (coefficient columns per
     score: 1 for f alone, 2 for f and SVMD's trace v) and implement the update.
@@ -271,13 +272,14 @@ class OnlineKernelLearner(Algorithm):
             return float(Fb[0] - self._margin())
         return float(Fb[0])
 
-    def _labels(self, F: np.ndarray) -> np.ndarray:
-        """Labels of a block of scores (n × C, offsets included), as ``label_of`` gives them."""
+    def _decision_values(self, F: np.ndarray) -> np.ndarray:
+        """The decision values of a block of scores (n × C, offsets included), as
+        :meth:`_output` gives them one row at a time."""
         if self.task == "multiclass":
-            return self.labels_of(F)
+            return F
         if self.task == "novelty":
-            return self.labels_of(F[:, 0] - self._margin())
-        return self.labels_of(F[:, 0])
+            return F[:, 0] - self._margin()
+        return F[:, 0]
 
     def _sync(self) -> None:
         """Record the compiled update's new buffer size and head (from the state vector) in
@@ -291,8 +293,8 @@ class OnlineKernelLearner(Algorithm):
         """CSR rows through ``_learn_predict_sparse``; dense rows through the compiled block
         loop (``_learn_predict_block``) when it can run this kernel and loss, else one at a
         time."""
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, y)
         if not self._compiled_block():
             return super().learn_predict_many(X, y)
         return self._learn_predict_block(X, y)

@@ -14,6 +14,12 @@ A learner whose compiled loop takes a :class:`~kbench.cython_core._sparse.Sparse
 Python per example (:meth:`MarkedRows.learn`): the loop runs on the examples' marks as
 above, computes each kernel row from the store and writes each row it stores into the
 store's pool, reserved for the block beforehand, so marks and store stay in step.
+
+The one-row methods (:class:`OneRowMethods`) take a dense 1-D row or a one-row CSR matrix
+whichever rows the learner learned: once the dense array holds marks, a dense row's
+kernel values against it would be meaningless, so decisions then come from the block
+scores (:meth:`OneRowMethods.decision_many`) of the row as a one-row CSR block, and
+learning from ``learn_predict_many`` on that block.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Kernel
+from kbench.core.dense_rows import dense, dense_blocks, takes_csr
 from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _sparse
@@ -49,6 +56,28 @@ def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+def as_csr(X: Any) -> Any:
+    """X (a dense 2-D block, or CSR) as a CSR matrix."""
+    if is_sparse(X):
+        return X.tocsr() if X.format != "csr" else X
+    import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
+
+    return sp.csr_matrix(np.asarray(X, dtype=np.float64))
+
+
+def one_row(x: Any) -> Any:
+    """x, a dense 1-D row or one sparse row, as a one-row CSR matrix."""
+    if not is_sparse(x):
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim != 1:
+            raise ValueError(f"a one-row method takes a 1-D row, got shape {x.shape}")
+        return as_csr(x[None, :])
+    x = as_csr(x.reshape(1, -1) if x.ndim == 1 else x)
+    if x.shape[0] != 1:
+        raise ValueError(f"a one-row method takes one row, got {x.shape[0]}")
+    return x
+
+
 def csr_rows(X: Any) -> Iterator[tuple[int, SparseRow, float]]:
     """``(i, x, ‖x‖²)`` for every row of a CSR block, x a pair of views of its arrays."""
     indptr, indices, data = csr_parts(X)
@@ -71,9 +100,16 @@ def open_rows(
     if rows is not None:
         return rows
     if buf is not None:
-        raise TypeError(f"{owner} has learned dense rows; it cannot continue on sparse ones")
+        refuse_switch(owner, True)
     buf = make_buffer(1)  # stand-in rows of one value: the examples' marks
     return MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
+
+
+def refuse_switch(owner: str, sparse: bool) -> None:
+    """Raise the one-line TypeError of a learner handed CSR rows after dense ones (``sparse``)
+    or dense rows after CSR ones: its stored rows are of the other kind."""
+    learned, given = ("dense", "sparse") if sparse else ("sparse", "dense")
+    raise TypeError(f"{owner} has learned {learned} rows; it cannot continue on {given} ones")
 
 
 def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:
@@ -92,6 +128,82 @@ def self_kernel(compiled: tuple[int, float, float, float, float], xsq: float) ->
     if kind == K_POLY:
         return float((scale * xsq + offset) ** degree)
     return 1.0  # RBF and Laplacian
+
+
+class OneRowMethods:
+    """``decision_one``, ``learn_one``, ``decision_many`` and ``predict_many`` of a learner
+    that may take CSR blocks, for dense rows or CSR ones whichever rows it learned.
+
+    The learner defines its dense one-row methods, ``_decision_dense(x)`` and
+    ``_learn_dense(x, y)``, and ``_decisions(X)``, the decision values of a block of the
+    rows it holds (CSR once it has learned CSR rows, dense once it has learned dense ones,
+    either before). Then:
+
+    * decisions of a learner that learned CSR rows (or of a CSR row before it learned any)
+      come from ``_decisions`` on the row as a one-row CSR block: its dense array holds
+      one-value stand-ins, not rows;
+    * a learner that learned dense rows, or takes only dense rows, is handed a CSR row
+      densified;
+    * ``learn_one`` of a CSR row, or once CSR rows were learned, is ``learn_predict_many``
+      on the one-row CSR block (which a learner that learned dense rows refuses, as it
+      refuses a CSR block).
+
+    Listed first among the bases, before :class:`~kbench.core.components.Algorithm`.
+    """
+
+    def _rows_learned(self) -> str | None:
+        """``"csr"`` or ``"dense"``: the rows the learner's model holds; None before it
+        holds any (or for a model that keeps no rows, e.g. a feature map). A learner that
+        takes only dense rows answers ``"dense"``."""
+        if not takes_csr(self):
+            return "dense"
+        if getattr(self, "_sparse", None) is not None:
+            return "csr"
+        return "dense" if getattr(self, "_buf", None) is not None else None
+
+    def _csr_block(self, X: Any) -> Any:
+        """X as CSR when the learner must learn it on its CSR path (X is CSR, or the
+        learner has learned CSR rows: its dense array holds stand-ins), else None."""
+        if is_sparse(X) or self._rows_learned() == "csr":
+            return as_csr(X)
+        return None
+
+    def _decision_dense(self, x: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def _learn_dense(self, x: np.ndarray, y: float) -> None:
+        raise NotImplementedError
+
+    def _decisions(self, X: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def decision_one(self, x: Any) -> Any:
+        rows = self._rows_learned()
+        if rows == "dense" or (rows is None and not is_sparse(x)):
+            return self._decision_dense(dense(x).reshape(-1) if is_sparse(x) else x)
+        F = self._decisions(one_row(x))
+        return F[0].copy() if F.ndim == 2 else float(F[0])
+
+    def learn_one(self, x: Any, y: float) -> None:
+        rows = self._rows_learned()
+        if rows == "csr" or (is_sparse(x) and takes_csr(self)):
+            self.learn_predict_many(one_row(x), np.array([float(y)]))  # type: ignore[attr-defined]
+        else:
+            self._learn_dense(dense(x).reshape(-1) if is_sparse(x) else x, y)
+
+    def decision_many(self, X: Any) -> np.ndarray:
+        """Decision values of the rows of X (dense or CSR), without learning: shape (n,),
+        or (n, C) class scores on multiclass tasks; ``predict_many`` gives their labels."""
+        rows = self._rows_learned()
+        if rows == "csr" and not is_sparse(X):
+            X = as_csr(X)
+        elif rows == "dense" and is_sparse(X):
+            parts = [self._decisions(block) for _, _, block in dense_blocks(X)]
+            return np.concatenate(parts) if parts else self._decisions(np.zeros((0, X.shape[1])))
+        return self._decisions(X)
+
+    def predict_many(self, X: Any) -> np.ndarray:
+        return self.labels_of(self.decision_many(X))  # type: ignore[attr-defined]
 
 
 class MarkedRows:

@@ -18,10 +18,10 @@ from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _averaged_perceptron as _ap
 from kbench.plugins.algorithms._example_ids import ExampleIds
-from kbench.plugins.algorithms._sparse_rows import csr_rows
+from kbench.plugins.algorithms._sparse_rows import OneRowMethods, csr_rows, refuse_switch
 
 
-class AveragedPerceptron(Algorithm):
+class AveragedPerceptron(OneRowMethods, Algorithm):
     """Averaged kernel perceptron: the mistake-driven perceptron, predicting with the mean of its iterates.
 
     Binary: on ``y f(x) ≤ 0`` (f the current perceptron) add ``y k(x, ·)``. Multiclass
@@ -58,8 +58,13 @@ class AveragedPerceptron(Algorithm):
             kind = SparseSupportBuffer if sparse else SupportBuffer
             self._buf = kind(d, 64, n_outputs=2 * self._C, growable=True)
         elif sparse != isinstance(self._buf, SparseSupportBuffer):
-            raise TypeError(f"{self.name}: the rows changed between dense and sparse")
+            refuse_switch(self.name, sparse)
         return self._buf
+
+    def _rows_learned(self):
+        if self._buf is None:
+            return None
+        return "csr" if isinstance(self._buf, SparseSupportBuffer) else "dense"
 
     def _grow(self) -> None:
         buf = self._buf
@@ -101,8 +106,8 @@ class AveragedPerceptron(Algorithm):
         return pred
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, y)
         if self.kernel.compiled() is None:
             return super().learn_predict_many(X, y)
         ids = self._ids.block(X)
@@ -111,7 +116,7 @@ class AveragedPerceptron(Algorithm):
         self._run(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
         return pred
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         xid = self._ids.one(x)
         self._bind_ids()
         if self.kernel.compiled() is not None:
@@ -155,15 +160,12 @@ class AveragedPerceptron(Algorithm):
 
     # -- prediction ---------------------------------------------------------------------------
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         s = self._decision_scores(x)
         avg = _ap.averaged_scores(s, self._C, self._rounds)
         return avg if self.task == "multiclass" else float(avg[0])
 
     def _decision_scores(self, x: np.ndarray) -> np.ndarray:
-        if isinstance(x, tuple):  # a CSR row (indices, values)
-            buf = self._buffer(self._buf.d if self._buf else 0, sparse=True)
-            return buf.scores(buf.row(self.kernel, x))
         buf = self._buffer(len(x))
         compiled = self.kernel.compiled()
         if compiled is None:
@@ -186,8 +188,8 @@ class AveragedPerceptron(Algorithm):
                 out = out - raw[:, C:] / self._rounds if self._rounds else np.zeros_like(out)
         return out if self.task == "multiclass" else out[:, 0]
 
-    def predict_many(self, X):
-        return self.labels_of(self.decision_function(X))
+    def _decisions(self, X):
+        return self.decision_function(X)
 
     def stats(self):
         buf = self._buf

@@ -7,8 +7,10 @@ import numpy as np
 from kbench import hookimpl
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
+from kbench.core.dense_rows import dense
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, KIND_RBF
 from kbench.core.sparse_buffer import SparseSupportBuffer
+from kbench.plugins.algorithms._sparse_rows import one_row
 
 
 class LibSVMReference(Algorithm):
@@ -42,6 +44,16 @@ class LibSVMReference(Algorithm):
     def __post_init__(self) -> None:
         self._svc = None
         self._X: np.ndarray | None = None
+        self._fit_sparse = False
+
+    def _block(self, X):
+        """Rows to predict as the fitted model takes them: CSR rows densified for a model
+        fitted on dense rows (a model fitted on CSR rows takes dense ones as they are)."""
+        return dense(X) if is_sparse(X) and not self._fit_sparse else X
+
+    def _one(self, x):
+        """One row (dense 1-D or one-row CSR) as a one-row block, as :meth:`_block` gives it."""
+        return self._block(one_row(x) if is_sparse(x) else x[None, :])
 
     def _make(self):
         from sklearn.svm import SVC
@@ -63,6 +75,7 @@ class LibSVMReference(Algorithm):
 
     def fit(self, X, y):
         self._svc, self._precomputed = self._make()
+        self._fit_sparse = is_sparse(X)
         if self._precomputed:
             self._X = X.copy() if is_sparse(X) else np.array(X)
             self._svc.fit(self._gram(X), y)
@@ -86,13 +99,15 @@ class LibSVMReference(Algorithm):
     def predict_many(self, X):
         if self._svc is None:
             return np.full(X.shape[0], 0.0 if self.task == "multiclass" else 1.0)
+        X = self._block(X)
         Z = self._gram(X) if self._precomputed else X
         return np.asarray(self._svc.predict(Z), dtype=float)
 
     def decision_one(self, x):
         if self._svc is None:
             return np.zeros(self.n_classes) if self.task == "multiclass" else 0.0
-        Z = self._gram(x[None, :]) if self._precomputed else x[None, :]
+        X = self._one(x)
+        Z = self._gram(X) if self._precomputed else X
         f = self._svc.decision_function(Z)[0]
         if self.task == "multiclass":
             scores = np.full(self.n_classes, -np.inf)
@@ -101,7 +116,7 @@ class LibSVMReference(Algorithm):
         return float(f)
 
     def predict_one(self, x):
-        return float(self.predict_many(x[None, :])[0])
+        return float(self.predict_many(self._one(x))[0])
 
     def stats(self):
         n_sv = int(self._svc.n_support_.sum()) if self._svc is not None else 0

@@ -16,8 +16,10 @@ from kbench.cython_core import _budget_perceptrons, _feature_maps, _sparse
 from kbench.plugins.algorithms._budget import NOT_COMPILED, CompiledBlocks, sqnorm
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
+    OneRowMethods,
     compiled_kernel,
     csr_parts,
+    refuse_switch,
 )
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 
@@ -55,11 +57,12 @@ class _LinearOGD(Algorithm):
             return np.ascontiguousarray(self.loss.derivative(scores, y), dtype=np.float64)
         return np.array([float(self.loss.derivative(float(scores[0]), float(y)))])
 
-    def _labels(self, F: np.ndarray) -> np.ndarray:
-        return self.labels_of(F if self.task == "multiclass" else F[:, 0])
+    def _first(self, F: np.ndarray) -> np.ndarray:
+        """The decision values of scores F (n × outputs): F, or its column on one output."""
+        return F if self.task == "multiclass" else F[:, 0]
 
 
-class FOGD(_LinearOGD):
+class FOGD(OneRowMethods, _LinearOGD):
     """Fourier online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
 
     Random Fourier features of a shift-invariant kernel (Rahimi and Recht 2007): D
@@ -130,13 +133,13 @@ class FOGD(_LinearOGD):
         _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
         return self._z.copy()
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         self._setup(len(x))
         _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
         _feature_maps.linear_scores(self._W, self._z, self._scores)
         return self._scores.copy() if self.task == "multiclass" else float(self._scores[0])
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         self._setup(len(x))
         if self._loss_c is not None:
             self._block(x[None, :], np.array([float(y)]), np.empty(1))
@@ -209,13 +212,13 @@ class FOGD(_LinearOGD):
         _sparse.check_rows(indptr[:-1], indptr[1:], indices, X.shape[1])
         return indptr, indices, data
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         self._setup(X.shape[1])
         F = np.empty((X.shape[0], self._outputs))
         if F.size:
             rows = self._csr(X) if is_sparse(X) else np.ascontiguousarray(X, dtype=np.float64)
             _feature_maps.fogd_decision_many(self._Omega, self._W, rows, F, self._u, self._z)
-        return self._labels(F)
+        return self._first(F)
 
     def stats(self):
         nbytes = 0 if self._Omega is None else self._Omega.nbytes + self._W.nbytes
@@ -341,12 +344,12 @@ class NOGD(CompiledBlocks, _LinearOGD):
             _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, 1.0, self._scores)
         return self._scores
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         self._row(x)
         s = self._scores_from_row()
         return s.copy() if self.task == "multiclass" else float(s[0])
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         self._row(x)
         if self._loss_c is None:
             # The loop recomputes the scores itself; only the gradient comes from Python.
@@ -407,7 +410,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
     def _open_rows(self, X) -> MarkedRows:
         if self._sparse is None:
             if self._buf is not None:
-                raise TypeError("nogd has learned dense rows; it cannot continue on sparse ones")
+                refuse_switch(self.name, True)
             self._sparse = MarkedRows(X.shape[1], self.budget, self._outputs)
         return self._sparse
 
@@ -441,24 +444,22 @@ class NOGD(CompiledBlocks, _LinearOGD):
     def _fast_ok(self):
         return self._compiled is not None and self._loss_c is not None
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         buf = self._buf
-        if self._sparse is not None and buf is not None and buf.size:
+        if buf is None or buf.size == 0:
+            return self._first(np.zeros((X.shape[0], self._outputs)))
+        if self._sparse is not None:
             # K(X, landmarks)·(MᵀW): the Nyström scores; before the map, the expansion
             alpha = self._M.T @ self._W if self._nystrom else buf.alpha
-            return self._labels(self._sparse.decision_many(self.kernel, X, alpha, 1.0))
-        if is_sparse(X):
-            return self._labels(np.zeros((X.shape[0], self._outputs)))
+            return self._first(self._sparse.decision_many(self.kernel, X, alpha, 1.0))
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if buf is None or buf.size == 0:
-            return self._labels(np.zeros((len(X), self._outputs)))
         if not self._nystrom:
-            return self._labels(buf.decision_many(self.kernel, X))
+            return self._first(buf.decision_many(self.kernel, X))
         F = np.empty((len(X), self._outputs))
         for a in range(0, len(X), 2048):
             Z = np.asarray(self.kernel.matrix(X[a : a + 2048], buf.X)) @ self._M.T
             F[a : a + 2048] = Z @ self._W
-        return self._labels(F)
+        return self._first(F)
 
     def stats(self):
         buf = self._buf

@@ -142,10 +142,10 @@ class NORMA(OnlineKernelLearner):
         k = buf.row(self.kernel, x, xsq)
         return self._state[_S["scale"]] * buf.scores(k) + self._b
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         return self._output(self._scores(x, self._xsq(x)))
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         xsq = self._xsq(x)
         Fb = self._scores(x, xsq)
         with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
@@ -204,14 +204,14 @@ class NORMA(OnlineKernelLearner):
     def _learn_predict_block(self, X, y):
         return self._run_block(_norma.norma_block, X, y, self._b, self._work)
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         if self._buf is None:
             F = np.zeros((X.shape[0], self.n_outputs))
         elif self._sparse is not None:
             F = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)
         else:
             F = self._buf.decision_many(self.kernel, X)
-        return self._labels(self._state[_S["scale"]] * F + self._b)
+        return self._decision_values(self._state[_S["scale"]] * F + self._b)
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -7,16 +7,17 @@ from typing import Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _pa
 from kbench.plugins.algorithms._budget import NOT_COMPILED, expansion_stats, run_growing
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
+    OneRowMethods,
     compiled_kernel,
     csr_rows,
     open_rows,
+    refuse_switch,
     self_kernel,
     stored_rows,
 )
@@ -24,7 +25,7 @@ from kbench.plugins.algorithms._sparse_rows import (
 VARIANTS = {"PA": 0, "PA-I": 1, "PA-II": 2}
 
 
-class PassiveAggressive(Algorithm):
+class PassiveAggressive(OneRowMethods, Algorithm):
     """Kernel passive–aggressive classifier without a budget (Crammer, Dekel, Keshet,
     Shalev-Shwartz and Singer 2006), binary.
 
@@ -70,16 +71,16 @@ class PassiveAggressive(Algorithm):
 
     def _buffer(self, d: int) -> SupportBuffer:
         if self._sparse is not None:  # the stand-in rows are one value wide
-            raise TypeError("pa has learned sparse rows; it cannot continue on dense ones")
+            refuse_switch(self.name, False)
         if self._buf is None:
             self._buf = SupportBuffer(d, 64, growable=True)
         return self._buf
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         buf = self._buffer(len(x))
         return float(buf.scores(buf.row(self.kernel, x))[0])
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         if y != 1.0 and y != -1.0:
             raise ValueError(f"pa: labels must be −1 or +1, got {y!r}")
         buf = self._buffer(len(x))
@@ -143,8 +144,8 @@ class PassiveAggressive(Algorithm):
         return y
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, self._checked(y))
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, self._checked(y))
         if self._compiled is None:
             return super().learn_predict_many(X, y)
         y = self._checked(y)
@@ -156,14 +157,12 @@ class PassiveAggressive(Algorithm):
         ))  # fmt: skip
         return pred
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         if self._buf is None or self._buf.size == 0:
-            return np.ones(X.shape[0])
+            return np.zeros(X.shape[0])
         if self._sparse is not None:
-            return self.labels_of(
-                self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)[:, 0]
-            )
-        return self.labels_of(self._buf.decision_many(self.kernel, X)[:, 0])
+            return self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)[:, 0]
+        return self._buf.decision_many(self.kernel, X)[:, 0]
 
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of the support vectors X (CSR once it has learned CSR rows) and their coefficients alpha (α_i = τ_i y_i)."""

@@ -5,17 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
 from kbench.plugins.algorithms import _sparse_rows
 from kbench.plugins.algorithms._budget import expansion_stats, run_growing
-from kbench.plugins.algorithms._sparse_rows import compiled_kernel, csr_parts
+from kbench.plugins.algorithms._sparse_rows import (
+    OneRowMethods,
+    compiled_kernel,
+    csr_parts,
+    refuse_switch,
+)
 
 
-class KernelPerceptron(Algorithm):
+class KernelPerceptron(OneRowMethods, Algorithm):
     """Kernel perceptron (Rosenblatt 1958, in the kernel form of Freund and Schapire 1999).
 
     Binary: predict ``sign f(x)``, ``f = Σ αᵢ k(xᵢ, x)``; when ``y f(x) ≤ 0`` store x with
@@ -38,8 +42,13 @@ class KernelPerceptron(Algorithm):
             kind = SparseSupportBuffer if sparse else SupportBuffer
             self._buf = kind(d, 64, n_outputs=self._outputs, growable=True)
         elif sparse != isinstance(self._buf, SparseSupportBuffer):
-            raise TypeError("perceptron: the rows changed between dense and sparse")
+            refuse_switch(self.name, sparse)
         return self._buf
+
+    def _rows_learned(self):
+        if self._buf is None:
+            return None
+        return "csr" if isinstance(self._buf, SparseSupportBuffer) else "dense"
 
     def _learn_predict_sparse(self, X, y):
         """Predict then learn the CSR rows with the compiled loop, which stores them in the
@@ -73,13 +82,13 @@ class KernelPerceptron(Algorithm):
                 buf.grow()
         return pred
 
-    def decision_one(self, x):
-        buf = self._buffer(self._buf.d if isinstance(x, tuple) else len(x), isinstance(x, tuple))
+    def _decision_dense(self, x):
+        buf = self._buffer(len(x))
         s = buf.scores(buf.row(self.kernel, x))
         return s if self.task == "multiclass" else float(s[0])
 
-    def learn_one(self, x, y):
-        buf = self._buffer(self._buf.d if isinstance(x, tuple) else len(x), isinstance(x, tuple))
+    def _learn_dense(self, x, y):
+        buf = self._buffer(len(x))
         s = buf.scores(buf.row(self.kernel, x))
         if self.task == "multiclass":
             guess = int(np.argmax(s))
@@ -92,8 +101,8 @@ class KernelPerceptron(Algorithm):
             buf.add(x, y)
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, y)
         compiled = self.kernel.compiled()
         if compiled is None:
             return super().learn_predict_many(X, y)
@@ -105,11 +114,12 @@ class KernelPerceptron(Algorithm):
         ))  # fmt: skip
         return pred
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         if self._buf is None:
-            return np.full(X.shape[0], 0.0 if self.task == "multiclass" else 1.0)
-        out = self._buf.decision_many(self.kernel, X)
-        return self.labels_of(out if self.task == "multiclass" else out[:, 0])
+            out = np.zeros((X.shape[0], self._outputs))
+        else:
+            out = self._buf.decision_many(self.kernel, X)
+        return out if self.task == "multiclass" else out[:, 0]
 
     def stats(self):
         return expansion_stats(self._buf)

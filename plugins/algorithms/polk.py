@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import grown, is_sparse
+from kbench.core.arrays import grown
 from kbench.core.components import Algorithm, param
 from kbench.core.sparse_buffer import SparseRow
 from kbench.core.support_buffer import SupportBuffer
@@ -25,6 +25,7 @@ from kbench.cython_core import _kernels, _polk
 from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
+    OneRowMethods,
     compiled_kernel,
     csr_rows,
     open_rows,
@@ -41,7 +42,7 @@ _S = {name: i for i, name in enumerate(_polk.STATE_FIELDS)}
 ZERO_ALARM = 10
 
 
-class POLK(Algorithm):
+class POLK(OneRowMethods, Algorithm):
     """POLK (Koppel et al. 2017, Algorithms 1 and 2): functional SGD compressed by KOMP.
 
     Each mini-batch of B examples is first predicted with the current f (scores
@@ -244,12 +245,12 @@ class POLK(Algorithm):
         _kernels.expansion(k, buf.alpha, buf.size, F)
         return k, xsq
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         self._forward(x)
         F = self._scores[: self._C]
         return F.copy() if self.task == "multiclass" else float(F[0])
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         k, xsq = self._forward(x)
         self._learn(x, xsq, k, float(y), self._self_kernel)
 
@@ -359,8 +360,8 @@ class POLK(Algorithm):
         self._check_zero_trap()
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, y)
         if self.kernel.compiled() is None or self._setup.loss_id == L_PYTHON:
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
@@ -380,7 +381,7 @@ class POLK(Algorithm):
                 return pred
             self._ensure(int(st[_S["m"]]) + int(st[_S["nstored"]]))
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         buf = self._buf
         if buf is None:
             F = np.zeros((X.shape[0], self._C))
@@ -388,7 +389,7 @@ class POLK(Algorithm):
             F = self._sparse.decision_many(self.kernel, X, buf.alpha, 1.0)
         else:
             F = buf.decision_many(self.kernel, X)
-        return self.labels_of(F if self.task == "multiclass" else F[:, 0])
+        return F if self.task == "multiclass" else F[:, 0]
 
     # -- the zero trap ----------------------------------------------------------------------
 

@@ -164,11 +164,11 @@ class SVMD(OnlineKernelLearner):
         buf = self._buffer(len(x))
         return buf.scores(buf.row(self.kernel, x, xsq))
 
-    def decision_one(self, x):
+    def _decision_dense(self, x):
         C = self.n_outputs
         return self._output(self._scores(x, self._xsq(x))[:C] + self._off[:C])
 
-    def learn_one(self, x, y):
+    def _learn_dense(self, x, y):
         xsq = self._xsq(x)
         FV = self._scores(x, xsq)
         buf = self._buf
@@ -245,7 +245,7 @@ class SVMD(OnlineKernelLearner):
         self._V1[:] = self._work[5 * C : 6 * C]
         return pred
 
-    def predict_many(self, X):
+    def _decisions(self, X):
         C = self.n_outputs
         if self._buf is None:
             F = np.zeros((X.shape[0], C))
@@ -253,7 +253,7 @@ class SVMD(OnlineKernelLearner):
             F = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)[:, :C]
         else:
             F = self._buf.decision_many(self.kernel, X)[:, :C]
-        return self._labels(F + self._off[:C])
+        return self._decision_values(F + self._off[:C])
 
     # -- inspection -------------------------------------------------------------------------
 
