@@ -5,7 +5,8 @@ algorithm (a spec string such as ``"bsgd[budget=50]"``) with a kernel and, for t
 algorithms that take one, a loss. ``fit`` trains a fresh learner online, one pass per
 epoch, on the rows in the order given; ``partial_fit`` continues the same learner on
 another block. They work in pipelines, grid searches and cross-validation like any
-scikit-learn estimator.
+scikit-learn estimator. X may be a scipy.sparse matrix: a learner that takes CSR rows
+learns and scores them as they are, any other is handed them densified a block at a time.
 
 Labels are encoded to the algorithm's task: two classes become −1/+1 (``classes_[1]`` is
 +1), more become 0..C−1. A binary-only algorithm (LASVM, the Forgetron, ...) on more than
@@ -45,7 +46,9 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(*args, **kwargs)
 
 
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm
+from kbench.core.dense_rows import dense_blocks, for_sparse_rows, takes_csr
 from kbench.core.registry import get_registry
 
 __all__ = ["OnlineKernelClassifier", "OnlineKernelRegressor"]
@@ -102,23 +105,37 @@ def _native(algorithm: str, loss: str | None, task: str) -> bool:
     return cls.supports(task, loss_obj) is None
 
 
-def _rows(X: np.ndarray) -> np.ndarray:
-    """The rows kbench's learners read: C-contiguous float64, not written into."""
+def _rows(X: Any) -> Any:
+    """The rows kbench's learners read, not written into: C-contiguous float64, or CSR
+    float64 rows with sorted indices (validation has turned other sparse formats to CSR)."""
+    if is_sparse(X):
+        X = X.tocsr().astype(np.float64, copy=False)
+        return X if X.has_sorted_indices else X.sorted_indices()
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
-def _train(learner: Algorithm, X: np.ndarray, y: np.ndarray) -> None:
-    """One online pass over the rows, then the end-of-pass step (LASVM's finishing)."""
+def _train(learner: Algorithm, X: Any, y: np.ndarray) -> None:
+    """One online pass over the rows, then the end-of-pass step (LASVM's finishing). CSR
+    rows go as they are to a learner that takes them, densified a block at a time to any
+    other (:func:`~kbench.core.dense_rows.for_sparse_rows`)."""
+    taker = for_sparse_rows(learner) if is_sparse(X) else learner
     if learner.offline:
-        learner.fit(X, y)
+        taker.fit(X, y)
         return
-    learner.learn_predict_many(X, np.ascontiguousarray(y, dtype=np.float64))
+    taker.learn_predict_many(X, np.ascontiguousarray(y, dtype=np.float64))
     if learner.end_pass is not None:
         learner.end_pass()
 
 
-def _decisions(learner: Algorithm, X: np.ndarray) -> np.ndarray:
+def _decisions(learner: Algorithm, X: Any) -> np.ndarray:
     """Decision values of a block: shape (n,) for one score, (n, C) for class scores."""
+    if is_sparse(X):
+        many = getattr(learner, "decision_many", None)
+        if takes_csr(learner) and callable(many):  # the CSR rows' kernel rows, in blocks
+            return np.asarray(many(X), dtype=np.float64)
+        # One row at a time (a learner without block decisions): the rows densified a
+        # block at a time, as a learner that takes only dense rows learned them.
+        return np.concatenate([_decisions(learner, rows) for _, _, rows in dense_blocks(X)])
     # One kernel row per example; the expansion itself runs in the compiled core.
     return np.array([learner.decision_one(x) for x in X], dtype=np.float64)
 
@@ -179,7 +196,9 @@ class _OnlineKernelBase(BaseEstimator):
         # Learners are deterministic given random_state (checks set it), and every
         # row must be finite: a kernel of NaN is NaN.
         tags.input_tags.allow_nan = False
-        tags.input_tags.sparse = False
+        # CSR rows go as they are to the learners that take them, densified a block at a
+        # time to the others.
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -220,7 +239,7 @@ class OnlineKernelClassifier(ClassifierMixin, _OnlineKernelBase):
     def fit(self, X: Any, y: Any) -> OnlineKernelClassifier:
         """Train a new learner on (X, y) for ``n_epochs`` passes, rows in the order given."""
         self._check_params()
-        X, y = _validate_data(self, X, y, dtype=np.float64, order="C")
+        X, y = _validate_data(self, X, y, dtype=np.float64, order="C", accept_sparse="csr")
         check_classification_targets(y)
         self._setup(np.unique(y))
         for _ in range(self.n_epochs):
@@ -235,7 +254,9 @@ class OnlineKernelClassifier(ClassifierMixin, _OnlineKernelBase):
         """
         first = not hasattr(self, "classes_")
         self._check_params()
-        X, y = _validate_data(self, X, y, dtype=np.float64, order="C", reset=first)
+        X, y = _validate_data(
+            self, X, y, dtype=np.float64, order="C", accept_sparse="csr", reset=first
+        )
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -285,11 +306,14 @@ class OnlineKernelClassifier(ClassifierMixin, _OnlineKernelBase):
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores: shape (n,) for two classes (of ``classes_[1]``), (n, C) for more."""
         check_is_fitted(self)
-        X = _rows(_validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        X = _rows(
+            _validate_data(self, X, dtype=np.float64, order="C", accept_sparse="csr", reset=False)
+        )
         if self._ovr:
             return np.column_stack([_decisions(learner, X) for learner in self.learners_])
         F = _decisions(self.learners_[0], X)
-        return F.reshape(len(X), -1) if len(self.classes_) > 2 else F.reshape(len(X))
+        n = X.shape[0]
+        return F.reshape(n, -1) if len(self.classes_) > 2 else F.reshape(n)
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of each row, from :meth:`decision_function`."""
@@ -317,7 +341,9 @@ class OnlineKernelRegressor(RegressorMixin, _OnlineKernelBase):
     def fit(self, X: Any, y: Any) -> OnlineKernelRegressor:
         """Train a new learner on (X, y) for ``n_epochs`` passes, rows in the order given."""
         self._check_params()
-        X, y = _validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+        X, y = _validate_data(
+            self, X, y, dtype=np.float64, order="C", accept_sparse="csr", y_numeric=True
+        )
         self.learner_ = _make(
             self.algorithm, self.kernel, self.loss, "regression", 1, _seed(self.random_state)
         )
@@ -329,7 +355,16 @@ class OnlineKernelRegressor(RegressorMixin, _OnlineKernelBase):
         """One online pass over (X, y), continuing the current learner."""
         first = not hasattr(self, "learner_")
         self._check_params()
-        X, y = _validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True, reset=first)
+        X, y = _validate_data(
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            order="C",
+            accept_sparse="csr",
+            y_numeric=True,
+            reset=first,
+        )
         if first:
             self.learner_ = _make(
                 self.algorithm, self.kernel, self.loss, "regression", 1, _seed(self.random_state)
@@ -340,5 +375,7 @@ class OnlineKernelRegressor(RegressorMixin, _OnlineKernelBase):
     def predict(self, X: Any) -> np.ndarray:
         """The learner's prediction for each row."""
         check_is_fitted(self)
-        X = _rows(_validate_data(self, X, dtype=np.float64, order="C", reset=False))
-        return _decisions(self.learner_, X).reshape(len(X))
+        X = _rows(
+            _validate_data(self, X, dtype=np.float64, order="C", accept_sparse="csr", reset=False)
+        )
+        return _decisions(self.learner_, X).reshape(X.shape[0])

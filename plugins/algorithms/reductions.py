@@ -29,6 +29,14 @@ path; learners that build new vectors (BSGD's merge), transform x or ignore the 
 do not share (``share`` has no effect on them) and run unchanged, and ``kernel_evals``
 is then the sum of their counts.
 
+CSR rows
+--------
+A reduction takes CSR rows as they are when its base learner does (``sparse_input``):
+each row is handed to the binary learners as a one-row CSR matrix. The tag column is
+for dense rows only, so on CSR rows the learners do not share kernel rows: a reduction
+that has learned nothing yet rebuilds its learners with the plain kernel on its first
+CSR rows, and one that has learned dense rows with shared ones refuses CSR rows.
+
 The module name does not start with an underscore: the registry loads it as a plugin.
 """
 
@@ -40,7 +48,9 @@ from typing import Any
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, Kernel
+from kbench.core.dense_rows import dense, takes_csr
 from kbench.core.registry import get_registry
 from kbench.core.specs import parse_spec
 from kbench.cython_core import _shared_rows
@@ -193,6 +203,11 @@ class _Reduction(Algorithm):
         self.base, self.share = base, bool(share)
         self._build(self.name, self._learners_for(int(n_classes)))
 
+    @property
+    def sparse_input(self) -> bool:  # type: ignore[override]
+        """CSR rows as they are when the base learner takes them."""
+        return takes_csr(self.learners[0])
+
     def _learners_for(self, n_classes: int) -> int:
         """How many binary learners the reduction trains for ``n_classes`` classes (and
         whatever the subclass needs to map classes to learners)."""
@@ -207,7 +222,7 @@ class _Reduction(Algorithm):
             )
         return None
 
-    def _build(self, owner: str, n_learners: int) -> None:
+    def _build(self, owner: str, n_learners: int, share: bool = True) -> None:
         registry = get_registry()
         try:
             cls: Any = registry.entry("algorithm", parse_spec(self.base)[0]).cls
@@ -233,7 +248,7 @@ class _Reduction(Algorithm):
             raise ValueError(f"{owner}: needs at least 2 classes, got {self.n_classes}")
         self._shared: SharedRowKernel | None = None
         kernel = self.kernel if cls.uses_kernel else None
-        if self.share and kernel is not None and cls.name in SHAREABLE:
+        if share and self.share and kernel is not None and cls.name in SHAREABLE:
             self._shared = kernel = SharedRowKernel(kernel)
         loss = registry.create("loss", cls.default_loss or "hinge") if cls.uses_loss else None
         self.learners: list[Any] = [
@@ -250,9 +265,30 @@ class _Reduction(Algorithm):
         ]
         self._t = 0
         self._last: tuple[Any, np.ndarray] | None = None
+        self._learned = False
 
-    def _tagged(self, x: np.ndarray) -> np.ndarray:
-        """x as the learners see it: with its stream tag when rows are shared."""
+    def _rows(self, X: Any, learn: bool) -> Any:
+        """The rows X (``learn``: to be learned), once the learners suit them: on CSR rows
+        a reduction that has learned nothing stops sharing kernel rows (its learners are
+        rebuilt with the plain kernel); one that has learned dense rows with shared ones
+        refuses to learn CSR rows (it predicts them densified, see :meth:`_tagged`)."""
+        if is_sparse(X) and self._shared is not None and self.sparse_input:
+            if not self._learned:
+                self._build(self.name, len(self.learners), share=False)
+            elif learn:
+                raise TypeError(
+                    f"{self.name} has learned dense rows; it cannot continue on sparse ones"
+                )
+        self._learned = self._learned or learn
+        return X
+
+    def _tagged(self, x: Any) -> Any:
+        """x as the learners see it: a CSR row as it is to learners that take CSR rows
+        without sharing, else densified; with its stream tag when rows are shared."""
+        if is_sparse(x):
+            if self._shared is None and self.sparse_input:
+                return x
+            x = dense(x).reshape(-1)
         if self._shared is None:
             return x
         last = self._last
@@ -270,8 +306,9 @@ class _Reduction(Algorithm):
         return np.array([float(m.decision_one(xt)) for m in self.learners])
 
     def learn_predict_many(self, X, y):
-        pred = np.empty(len(X))
-        for i in range(len(X)):
+        X = self._rows(X, learn=True)
+        pred = np.empty(X.shape[0])
+        for i in range(X.shape[0]):
             xt = self._tagged(X[i])
             pred[i] = self.label_of(self._decision(xt))
             self._learn(xt, y[i])
@@ -279,16 +316,22 @@ class _Reduction(Algorithm):
         return pred
 
     def decision_one(self, x):
-        return self._decision(self._tagged(x))
+        return self._decision(self._tagged(self._rows(x, learn=False)))
 
     def learn_one(self, x, y):
-        self._learn(self._tagged(x), y)
+        self._learn(self._tagged(self._rows(x, learn=True)), y)
         self._last = None
 
-    def predict_many(self, X):
-        out = np.array([self.predict_one(x) for x in X], dtype=float)
+    def decision_many(self, X):
+        """Class scores of the rows of X (dense or CSR), n × C, without learning."""
+        X = self._rows(X, learn=False)
+        n = X.shape[0]
+        F = np.array([self._decision(self._tagged(X[i])) for i in range(n)]).reshape(n, -1)
         self._last = None
-        return out
+        return F
+
+    def predict_many(self, X):
+        return self.labels_of(self.decision_many(X))
 
     def stats(self):
         per = [m.stats() for m in self.learners]
