@@ -178,18 +178,21 @@ class OneRowMethods:
         raise NotImplementedError
 
     def decision_one(self, x: Any) -> Any:
+        # A dense row to a learner of dense rows first: the per-example path of the runner.
+        sparse = type(x) is not np.ndarray and is_sparse(x)
         rows = self._rows_learned()
-        if rows == "dense" or (rows is None and not is_sparse(x)):
-            return self._decision_dense(dense(x).reshape(-1) if is_sparse(x) else x)
+        if rows == "dense" or (rows is None and not sparse):
+            return self._decision_dense(dense(x).reshape(-1) if sparse else x)
         F = self._decisions(one_row(x))
         return F[0].copy() if F.ndim == 2 else float(F[0])
 
     def learn_one(self, x: Any, y: float) -> None:
+        sparse = type(x) is not np.ndarray and is_sparse(x)
         rows = self._rows_learned()
-        if rows == "csr" or (is_sparse(x) and takes_csr(self)):
+        if rows == "csr" or (sparse and takes_csr(self)):
             self.learn_predict_many(one_row(x), np.array([float(y)]))  # type: ignore[attr-defined]
         else:
-            self._learn_dense(dense(x).reshape(-1) if is_sparse(x) else x, y)
+            self._learn_dense(dense(x).reshape(-1) if sparse else x, y)
 
     def decision_many(self, X: Any) -> np.ndarray:
         """Decision values of the rows of X (dense or CSR), without learning: shape (n,),
