@@ -19,9 +19,6 @@ from kbench.testing import make_test_algorithm
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
 TASKS = ("binary", "multiclass", "regression", "novelty")
-#: Learners whose one-row methods take dense rows only: river hands its model each row as
-#: a dict of the row's values, from a dense row (its blocks take CSR rows).
-DENSE_ONE_ROW = frozenset({"river"})
 #: Learners whose test parameters make them take dense rows only (BSGD merges).
 SPECS = (
     "bsgd[budget=12,lam=0.01,maintenance=removal]",
@@ -35,7 +32,7 @@ def _cases() -> list:
     cases = []
     for name in reg.names("algorithm"):
         cls = reg.entry("algorithm", name).cls
-        if cls.offline or name in DENSE_ONE_ROW:
+        if cls.offline:
             continue
         for task in sorted(set(cls.tasks) & set(TASKS)):
             if cls.supports(task) is None and takes_csr(make_test_algorithm(cls, task, reg)):
@@ -144,8 +141,8 @@ def test_dense_learner_refuses_csr_rows_in_one_line(name, task) -> None:
     X, y = _data(task, 4)
     learner = _learner(name, task)
     learner.learn_predict_many(X[:40], y[:40])
-    if name == "fogd":  # a feature map: its model holds no rows, it learns either kind
-        return
+    if name in ("fogd", "river"):  # no stored rows (a feature map, river's own model):
+        return  # either kind of row is learned the same way
     for call in (
         lambda: learner.learn_one(sp.csr_matrix(X[40:41]), y[40]),
         lambda: learner.learn_predict_many(sp.csr_matrix(X[40:]), y[40:]),

@@ -156,7 +156,11 @@ class RiverModel(Algorithm):
         ones either way); RBFSampler needs every feature, so its rows are densified."""
         return self.features == "none"
 
-    def _dict(self, x: np.ndarray) -> dict[int, float]:
+    def _dict(self, x: Any) -> dict[int, float]:
+        if is_sparse(x):  # a one-row CSR matrix
+            if self.features == "rbf_sampler":
+                return self._dict(x.toarray().ravel())
+            return next(self._dicts(x))
         if self.features == "rbf_sampler":
             # RBFSampler maps a feature of value 0 to cos(offset) ≠ 0: it needs every feature.
             return dict(enumerate(x.tolist()))
@@ -190,6 +194,10 @@ class RiverModel(Algorithm):
             pred[i] = self.label_of(self._decision(xd))
             self._river.learn_one(xd, self._label(y[i]))
         return pred
+
+    def decision_many(self, X: Any) -> np.ndarray:
+        """Decision values of the rows of a dense or CSR block (n, or n × C)."""
+        return np.array([self._decision(xd) for xd in self._dicts(X)], dtype=float)
 
     def predict_many(self, X):
         return np.array([self.label_of(self._decision(xd)) for xd in self._dicts(X)], dtype=float)
