@@ -19,12 +19,11 @@ methods with rows it computes itself (``learn_row``, ``pick``, ``update_sv``).
 """
 import numpy as np
 
-from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport ddot
 
-from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
+from kbench.cython_core._kernel_cache import check_block_rows as _check_rows
 
 
 # Status of a block (and of learn_row): resume at the returned index after acting.
@@ -205,12 +204,12 @@ cdef class HullerCore(CachedStore):
                 self._remove(i)
             i -= 1
 
-    cdef void _append(self, const double* x, double xsq, double y, long long xid,
-                      double alpha, double kap, bint cache_row) noexcept nogil:
-        """Store a new support vector in slot m; its kernel row (in krow) goes to the cache."""
+    cdef void _append(self, Py_ssize_t i, const double* x, double xsq, double y,
+                      long long xid, double alpha, double kap, bint cache_row) noexcept nogil:
+        """Store a new support vector (x, or example i of the attached CSR block) in slot m;
+        its kernel row (in krow) goes to the cache."""
         cdef Py_ssize_t s = self.m
-        memcpy(&self.SV[s, 0], x, self.d * sizeof(double))
-        self.sq[s] = xsq
+        self._put(s, i, x, xsq)
         self.lab[s] = y
         if y > 0:
             self.ap[s] = alpha
@@ -236,9 +235,10 @@ cdef class HullerCore(CachedStore):
             if d2 <= SEP_EPS * max(self.PP, self.NN):
                 self.nonseparable = True
 
-    cdef int _learn(self, const double* x, double xsq, double y, long long xid,
+    cdef int _learn(self, Py_ssize_t i, const double* x, double xsq, double y, long long xid,
                     const double* row, double kap) noexcept nogil:
-        """The insertion attempt for one example given its row (ST_* status).
+        """The insertion attempt for one example (x, or example i of the attached CSR block)
+        given its row (ST_* status).
 
         row: k(x, SV[j]) for j < m; for a new example it must be self.krow (the row is
         cached when the example is stored). kap = k(x, x).
@@ -265,7 +265,7 @@ cdef class HullerCore(CachedStore):
                 self.avg_neg += 1
                 lam = 1.0 / self.avg_neg
             self._update(-1, y, A, B, kap, lam, &alpha)
-            self._append(x, xsq, y, xid, alpha, kap, self.m + 1 <= self.cap)
+            self._append(i, x, xsq, y, xid, alpha, kap, self.m + 1 <= self.cap)
             self._check_separable()
             if first_of_class and self.n_pending > 0 and self.n_pos > 0 and self.n_neg > 0:
                 return ST_FLUSH
@@ -275,7 +275,7 @@ cdef class HullerCore(CachedStore):
         mm = <int>self.m
         if self._update(-1, y, A, B, kap, 0.0, &alpha) == U_STEP:
             # After a collapse (λ = 1) the row no longer matches the slots: not cached.
-            self._append(x, xsq, y, xid, alpha, kap, self.m == mm)
+            self._append(i, x, xsq, y, xid, alpha, kap, self.m == mm)
         self._check_separable()
         return ST_DONE
 
@@ -310,7 +310,8 @@ cdef class HullerCore(CachedStore):
         """Predict then learn rows start.. of X (compiled kernels); returns (index, status).
 
         insert_only: no predictions and no removal attempts (the rows kept before both
-        classes had an example).
+        classes had an example). With a CSR block attached, row i is the block's example i
+        and X (n × 0) is not read.
         """
         cdef Py_ssize_t n = X.shape[0], i = start, j, r, mm
         cdef const double* x
@@ -320,19 +321,20 @@ cdef class HullerCore(CachedStore):
         cdef int status = ST_DONE, one = 1, im
         if not self.compiled_kernel:
             raise ValueError("kbench huller: block needs a compiled kernel")
+        _check_rows(self, X.shape[0])
         with nogil:
             while i < n:
                 if self.m == self.cap:
                     status = ST_GROW
                     break
                 x = &X[i, 0]
-                xsq = _dot(x, x, <int>self.d) if self.d > 0 else 0.0
+                xsq = 0.0
                 k = self._slot_of(xids[i])
                 if k >= 0:
                     row = self._cached_row(k, &self.scratch[0])
                     kap = row[k]
                 else:
-                    kap = self._new_row(x, xsq)
+                    kap = self._new_row(i, x, &xsq)
                     row = &self.krow[0]
                 if not insert_only:
                     A = B = 0.0
@@ -341,7 +343,7 @@ cdef class HullerCore(CachedStore):
                         A = ddot(&im, &self.ap[0], &one, <double*>row, &one)
                         B = ddot(&im, &self.an[0], &one, <double*>row, &one)
                     pred[i] = self._predict(A, B)
-                status = self._learn(x, xsq, y[i], xids[i], row, kap)
+                status = self._learn(i, x, xsq, y[i], xids[i], row, kap)
                 i += 1
                 if status == ST_PENDING or status == ST_FLUSH:
                     break
@@ -382,7 +384,7 @@ cdef class HullerCore(CachedStore):
             return ST_GROW
         if self._slot_of(xid) < 0 and &row[0] != &self.krow[0]:
             raise ValueError("kbench huller: a new example's row must be in krow")
-        return self._learn(&x[0], xsq, y, xid, &row[0] if row.shape[0] > 0 else NULL, kap)
+        return self._learn(0, &x[0], xsq, y, xid, &row[0] if row.shape[0] > 0 else NULL, kap)
 
     def pick(self):
         """Slot of the next removal attempt (advancing the generator), or -1."""

@@ -18,6 +18,7 @@
 from libc.string cimport memcpy
 
 from kbench.cython_core._kernels cimport _kernel_row
+from kbench.cython_core._sparse cimport SparseRows, _sparse_row
 
 
 # Indices of the ``counters`` array; _kernel_cache.COUNTERS names them, in this order.
@@ -131,15 +132,31 @@ cdef inline long long _kc_lookup(KCache* c, long long key, Py_ssize_t m,
     return _kc_take(c, key)
 
 
+cdef inline void _stored_rows(const KParams* kp, SparseRows* sp, Py_ssize_t key,
+                              Py_ssize_t a, Py_ssize_t b, const double* SV, const double* sq,
+                              Py_ssize_t d, double* out) noexcept nogil:
+    """k(S[key], S[j]) for a <= j < b into out[0:b-a]: S the dense rows SV, or (sp not
+    NULL) the CSR rows of the sparse store."""
+    cdef long long s
+    if sp == NULL:
+        _kp_row(kp, SV + a * d, b - a, d, sq + a, SV + key * d, sq[key], out)
+        return
+    s = sp.starts[key]
+    _sparse_row(kp.kind, kp.gamma, kp.scale, kp.offset, kp.degree, sp.indices + s,
+                sp.data + s, sp.ends[key] - s, sp.sq[key], sp.starts + a, sp.ends + a,
+                sp.indices, sp.data, sp.sq + a, b - a, sp.strategy, sp.work, out)
+
+
 cdef inline double* _kc_fetch(KCache* c, KParams* kp, long long key, Py_ssize_t m,
                               const double* SV, const double* sq, Py_ssize_t d,
-                              double* scratch) noexcept nogil:
-    """k(SV[key], SV[j]) for j < m: a cached row, extended as needed, or scratch."""
+                              double* scratch, SparseRows* sp=NULL) noexcept nogil:
+    """k(SV[key], SV[j]) for j < m: a cached row, extended as needed, or scratch (the rows
+    of the sparse store sp when it is given)."""
     cdef long long have
     cdef long long s = _kc_lookup(c, key, m, &have)
     cdef double* row = scratch if s < 0 else c.rows + s * c.L
     if have < m:
-        _kp_row(kp, SV + have * d, m - have, d, sq + have, SV + key * d, sq[key], row + have)
+        _stored_rows(kp, sp, key, have, m, SV, sq, d, row + have)
         c.counters[KC_EVALS] += m - have
         if s >= 0:
             c.length[s] = m
@@ -217,18 +234,36 @@ cdef inline void _kc_clear(KCache* c) noexcept nogil:
         c.length[s] = 0
 
 
+cdef inline void _sp_move(SparseRows* sp, Py_ssize_t i, Py_ssize_t last) noexcept nogil:
+    """The sparse store's side of a removal, as SparseSupportBuffer.remove: slot i's pool
+    region is freed and the last row's span and squared norm move into slot i."""
+    sp.owned -= sp.room[i]
+    if i != last:
+        sp.starts[i] = sp.starts[last]
+        sp.ends[i] = sp.ends[last]
+        sp.room[i] = sp.room[last]
+        sp.sq[i] = sp.sq[last]
+    sp.starts[last] = sp.ends[last] = sp.room[last] = 0
+    sp.sq[last] = 0.0
+
+
 cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
                                  long long* ids, long long* id_slot, Py_ssize_t n_ids,
-                                 Py_ssize_t d, Py_ssize_t i, Py_ssize_t last) noexcept nogil:
+                                 Py_ssize_t d, Py_ssize_t i, Py_ssize_t last,
+                                 SparseRows* sp=NULL) noexcept nogil:
     """Delete support vector i of a learner's store of ``last + 1``: its training id (ids,
     mapped back by id_slot for ids below n_ids) is forgotten, and the last vector, its norm,
-    label and id move into slot i, here and in the cache. The learner moves its own
-    coefficients and shrinks its count."""
+    label and id move into slot i, here and in the cache. With a sparse store sp the moved
+    vector is its CSR row (sq is then the store's). The learner moves its own coefficients
+    and shrinks its count."""
     if ids[i] >= 0 and ids[i] < n_ids:
         id_slot[ids[i]] = -1
+    if sp != NULL:
+        _sp_move(sp, i, last)
     if i != last:
-        memcpy(SV + i * d, SV + last * d, d * sizeof(double))
-        sq[i] = sq[last]
+        if sp == NULL:
+            memcpy(SV + i * d, SV + last * d, d * sizeof(double))
+            sq[i] = sq[last]
         lab[i] = lab[last]
         ids[i] = ids[last]
         if ids[i] >= 0 and ids[i] < n_ids:
@@ -240,7 +275,9 @@ cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
 # subclass it and add their coefficients): vectors, squared norms, labels and training ids
 # in slots 0..m-1, the map from training ids to slots, the kernel, and the cache of rows
 # between support vectors. The Python wrapper allocates and grows the arrays and binds
-# them; _kernel_cache.pyx defines the methods.
+# them; _kernel_cache.pyx defines the methods. On CSR rows (``attach``) the vectors are the
+# CSR rows of a sparse store (kbench.core.sparse_buffer.SparseSupportBuffer, through the
+# SparseBlock of the call): kernel rows come from its pool, a stored example goes into it.
 cdef class CachedStore:
     cdef KParams kp
     cdef public bint compiled_kernel
@@ -255,11 +292,14 @@ cdef class CachedStore:
     cdef public long long n_pos, n_neg, n_pending
     cdef public long long removed
     cdef public long long row_evals                 # kernel values of rows outside the cache
+    cdef SparseRows* sp                             # CSR rows of the attached block, or NULL
+    cdef object sp_block
 
     cdef void _bind_store(self, double[:, ::1] SV, double[::1] sq, double[::1] lab,
                           long long[::1] ids, double[::1] krow, double[::1] scratch)
     cdef long long _slot_of(self, long long xid) noexcept nogil
     cdef const double* _cached_row(self, Py_ssize_t s, double* scratch) noexcept nogil
-    cdef double _new_row(self, const double* x, double xsq) noexcept nogil
+    cdef double _new_row(self, Py_ssize_t i, const double* x, double* xsq) noexcept nogil
+    cdef void _put(self, Py_ssize_t s, Py_ssize_t i, const double* x, double xsq) noexcept nogil
     cdef void _row_into(self, const double* x, double xsq, double* out) noexcept nogil
     cdef void _drop_slot(self, Py_ssize_t i) noexcept nogil

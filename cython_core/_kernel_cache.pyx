@@ -13,7 +13,10 @@ arrays, finding a training id's slot, computing and caching rows, and removing a
 """
 import numpy as np
 
-from kbench.cython_core._kernels cimport _kernel_one
+from kbench.cython_core._kernels cimport _dot, _kernel_one
+from libc.string cimport memcpy
+
+from kbench.cython_core._sparse cimport _attach, _block_put, _block_row, _block_self
 
 
 #: The counters' names, in the order of the ``counters`` array (KC_HITS ... KC_EVALS).
@@ -110,6 +113,12 @@ def kc_order(long long[:, ::1] meta):
     return out
 
 
+def check_block_rows(CachedStore store, Py_ssize_t n):
+    """Raise ValueError unless a block loop over n rows fits the attached CSR block."""
+    if store.sp != NULL and store.sp.n != n:
+        raise ValueError(f"kbench: a sparse block of {store.sp.n} examples given with {n} rows")
+
+
 cdef class CachedStore:
     """Slots 0..m-1 of support vectors with their kernel-row cache; see _kernel_cache.pxd.
 
@@ -144,17 +153,50 @@ cdef class CachedStore:
             return -1
         return self.id_slot[xid]
 
+    def attach(self, block):
+        """Learn the CSR rows of a SparseBlock (kbench.cython_core._sparse) until
+        :meth:`detach`: the support vectors are the block's sparse store (its capacity at
+        least this store's), the loops' example i is the block's example i. None: dense
+        rows again."""
+        self.sp = _attach(block, block.n if block is not None else 0, self.cap)
+        self.sp_block = block
+
+    def detach(self):
+        """Stop using the attached block (the caller then absorbs it into its store)."""
+        self.sp = NULL
+        self.sp_block = None
+
+    @property
+    def sparse(self):
+        """Whether a block of CSR rows is attached."""
+        return self.sp != NULL
+
     cdef const double* _cached_row(self, Py_ssize_t s, double* scratch) noexcept nogil:
         """k(SV[s], SV[j]) for j < m, through the cache (or computed into scratch)."""
         return _kc_fetch(&self.cache, &self.kp, s, self.m, &self.SV[0, 0], &self.sq[0],
-                         self.d, scratch)
+                         self.d, scratch, self.sp)
 
-    cdef double _new_row(self, const double* x, double xsq) noexcept nogil:
-        """The kernel row of an example not stored, into krow (counted); returns k(x, x)."""
-        self._row_into(x, xsq, &self.krow[0])
+    cdef double _new_row(self, Py_ssize_t i, const double* x, double* xsq) noexcept nogil:
+        """The kernel row of an example not stored (x dense, or example i of the attached
+        block), into krow (counted), and ‖x‖² into xsq; returns k(x, x)."""
         self.row_evals += self.m
+        if self.sp != NULL:
+            _block_row(self.sp, i, self.m, xsq, &self.krow[0])
+            return _block_self(self.sp, xsq[0])
+        xsq[0] = _dot(x, x, <int>self.d) if self.d > 0 else 0.0
+        self._row_into(x, xsq[0], &self.krow[0])
         return _kernel_one(self.kp.kind, self.kp.gamma, self.kp.scale, self.kp.offset,
-                           self.kp.degree, x, x, self.d, xsq, xsq)
+                           self.kp.degree, x, x, self.d, xsq[0], xsq[0])
+
+    cdef void _put(self, Py_ssize_t s, Py_ssize_t i, const double* x,
+                   double xsq) noexcept nogil:
+        """Store the example (x dense, or example i of the attached block) and its squared
+        norm in slot s."""
+        if self.sp != NULL:
+            _block_put(self.sp, i, s)
+            return
+        memcpy(&self.SV[s, 0], x, self.d * sizeof(double))
+        self.sq[s] = xsq
 
     cdef void _row_into(self, const double* x, double xsq, double* out) noexcept nogil:
         """k(SV[j], x) for j < m into out."""
@@ -170,6 +212,6 @@ cdef class CachedStore:
             self.n_neg -= 1
         _kc_remove_slot(&self.cache, &self.SV[0, 0], &self.sq[0], &self.lab[0], &self.ids[0],
                         &self.id_slot[0] if self.n_ids > 0 else NULL, self.n_ids, self.d, i,
-                        last)
+                        last, self.sp)
         self.m = last
         self.removed += 1

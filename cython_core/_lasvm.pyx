@@ -27,9 +27,9 @@ import numpy as np
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy, ddot
 
-from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
+from kbench.cython_core._kernel_cache import check_block_rows as _check_rows
 
 
 cdef enum:
@@ -243,10 +243,10 @@ cdef class LasvmCore(CachedStore):
             i[0] = -1
             j[0] = -1
 
-    cdef int _add(self, const double* x, double xsq, double y, long long xid,
+    cdef int _add(self, Py_ssize_t i, const double* x, double xsq, double y, long long xid,
                   double kap, double kdot) noexcept nogil:
-        """PROCESS's insertion of a new example whose row is in krow, given kdot = Σ αₛ krowₛ
-        (a status; slot m-1)."""
+        """PROCESS's insertion of a new example (x, or example i of the attached CSR block)
+        whose row is in krow, given kdot = Σ αₛ krowₛ (a status; slot m-1)."""
         cdef Py_ssize_t s = self.m
         cdef long long mine = self.n_pos if y > 0 else self.n_neg
         cdef long long other = self.n_neg if y > 0 else self.n_pos
@@ -273,8 +273,7 @@ cdef class LasvmCore(CachedStore):
                     self.partner = -2
                     self.discarded += 1
                     return ST_DISCARD
-        memcpy(&self.SV[s, 0], x, self.d * sizeof(double))
-        self.sq[s] = xsq
+        self._put(s, i, x, xsq)
         self.lab[s] = y
         self.alpha[s] = 0.0
         self.g[s] = gk
@@ -314,7 +313,8 @@ cdef class LasvmCore(CachedStore):
         """Predict, PROCESS and REPROCESS rows start.. of X; returns (index, status).
 
         process_only: no predictions and no REPROCESS (rows kept before both classes had an
-        example).
+        example). With a CSR block attached, row i is the block's example i and X (n × 0) is
+        not read.
         """
         cdef Py_ssize_t n = X.shape[0], i = start, k, pi, pj
         cdef const double* x
@@ -324,6 +324,7 @@ cdef class LasvmCore(CachedStore):
         cdef int status = ST_DONE
         if not self.compiled_kernel:
             raise ValueError("kbench lasvm: block needs a compiled kernel")
+        _check_rows(self, X.shape[0])
         with nogil:
             while i < n:
                 if self.m == self.cap:
@@ -338,14 +339,13 @@ cdef class LasvmCore(CachedStore):
                         pred[i] = _sign_label(self._f(row))
                     status = ST_DONE
                 else:
-                    xsq = _dot(x, x, <int>self.d) if self.d > 0 else 0.0
-                    kap = self._new_row(x, xsq)
+                    kap = self._new_row(i, x, &xsq)
                     # Σ αₛ k(xₛ, x), once for the prediction and PROCESS's gradient.
                     mm = <int>self.m
                     kdot = ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0
                     if not process_only:
                         pred[i] = _sign_label(self._f_dot(kdot))
-                    status = self._add(x, xsq, y[i], xids[i], kap, kdot)
+                    status = self._add(i, x, xsq, y[i], xids[i], kap, kdot)
                     if status == ST_DONE:
                         self._pair_process(self.m - 1, &pi, &pj)
                         if pi >= 0:
@@ -405,7 +405,7 @@ cdef class LasvmCore(CachedStore):
         if self.m == self.cap:
             return ST_GROW
         kdot = ddot(&mm, &self.alpha[0], &one, &self.krow[0], &one) if mm > 0 else 0.0
-        return self._add(&x[0], xsq, y, xid, kap, kdot)
+        return self._add(0, &x[0], xsq, y, xid, kap, kdot)
 
     def pair(self, bint process):
         """The τ-violating pair of PROCESS (for the last slot) or REPROCESS; (-1, -1): none."""

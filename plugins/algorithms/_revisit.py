@@ -7,20 +7,33 @@ only one class has been seen. The cores share a protocol: ``block(X, y, ids, pre
 start[, insert_only])`` returns ``(next_row, status)`` with the statuses ``STATUS_*`` of
 their module; ``bind``, ``bind_cache`` and ``bind_ids`` take the arrays.
 
+CSR rows (``sparse_input``) are learned natively: the support vectors are the CSR rows of
+a :class:`~kbench.core.sparse_buffer.SparseSupportBuffer`, and the core's compiled loop runs
+with a :class:`~kbench.cython_core._sparse.SparseBlock` of the rows attached (at most
+``BLOCK_ROWS`` a call, the store's pool reserved for them beforehand), so that the kernel
+row of a new example, the cached rows between support vectors and the removals all read
+and write the sparse store in compiled code (``_kernel_cache.pxd``). CSR blocks are copies
+(scipy slices copy), so their rows have no identity across passes: like dense rows that
+are not views of the stream, each is a new example.
+
 The module name starts with an underscore, so the registry does not load it as a plugin.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
 
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm
+from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.cython_core import _kernels
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
+from kbench.plugins.algorithms._sparse_rows import BLOCK_ROWS, compiled_kernel, csr_parts
 
 #: Slots allocated at first; the arrays double when full.
 INITIAL_CAPACITY = 64
@@ -36,6 +49,10 @@ class RevisitingLearner(Algorithm):
     """
 
     _module: Any = None
+    #: CSR rows are learned with the same core, the support vectors kept sparse.
+    sparse_input = True
+    #: Coefficient columns of the held-out decision (``decision_function``'s ``coef``).
+    _n_coef = 1
 
     def _setup(self, cache_mb: float) -> None:
         compiled = self.kernel.compiled()
@@ -46,8 +63,10 @@ class RevisitingLearner(Algorithm):
         self._id_slot = np.full(0, -1, dtype=np.int64)
         self._cache: KernelCache | None = None
         self._d = -1
-        self._pending: list[tuple[np.ndarray, float, int]] = []
+        self._pending: list[tuple[Any, float, int]] = []
         self._pending_ids: set[int] = set()
+        # The CSR support vectors, when the learner takes CSR rows (set by _ensure).
+        self._store: SparseSupportBuffer | None = None
 
     # -- storage ------------------------------------------------------------------------------
 
@@ -59,11 +78,21 @@ class RevisitingLearner(Algorithm):
         """Pass the arrays to the core."""
         raise NotImplementedError
 
-    def _ensure(self, d: int) -> None:
-        if self._d == d:
+    def _ensure(self, d: int, sparse: bool = False) -> None:
+        if self._d == d and sparse == (self._store is not None):
             return
         if self._d >= 0:
-            raise ValueError(f"{self.name}: examples have {d} features, earlier ones had {self._d}")
+            if self._d != d:
+                raise ValueError(
+                    f"{self.name}: examples have {d} features, earlier ones had {self._d}"
+                )
+            kind = "sparse" if self._store is not None else "dense"
+            raise TypeError(f"{self.name} has learned {kind} rows; it cannot switch")
+        if sparse:
+            compiled_kernel(self.kernel)  # CSR rows need a built-in kernel
+            self._store = SparseSupportBuffer(
+                d, INITIAL_CAPACITY, n_outputs=self._n_coef, growable=True
+            )
         self._d = d
         self._cache = KernelCache(self._cache_budget, INITIAL_CAPACITY)
         self._allocate(INITIAL_CAPACITY, 0)
@@ -71,12 +100,16 @@ class RevisitingLearner(Algorithm):
 
     def _allocate(self, cap: int, keep: int) -> None:
         if not hasattr(self, "_SV"):  # the first allocation grows empty arrays
-            self._SV, self._sv_ids = np.zeros((0, self._d)), np.zeros(0, dtype=np.int64)
+            # On CSR rows the vectors live in the sparse store: no dense columns.
+            width = 0 if self._store is not None else self._d
+            self._SV, self._sv_ids = np.zeros((0, width)), np.zeros(0, dtype=np.int64)
             for name in self._array_names():
                 setattr(self, name, np.zeros(0))
         for name in ("_SV", "_sv_ids", *self._array_names()):
             fill = -1 if name == "_sv_ids" else 0
             setattr(self, name, grown(getattr(self, name), cap, keep=keep, fill=fill))
+        if self._store is not None and self._store.capacity < cap:
+            self._store.grow(cap)
         self._bind_arrays()
         assert self._cache is not None
         if self._cache.capacity != cap:
@@ -90,6 +123,73 @@ class RevisitingLearner(Algorithm):
         if len(self._id_slot) != self._ids.n:
             self._id_slot = np.full(self._ids.n, -1, dtype=np.int64)
             self._core.bind_ids(self._id_slot)
+
+    # -- CSR rows -----------------------------------------------------------------------------
+
+    @contextmanager
+    def _attached(self, xp: np.ndarray, indices: np.ndarray, data: np.ndarray) -> Iterator[None]:
+        """The core's loops read the CSR examples ``xp`` (int64 row pointers into indices
+        and data) against the sparse store; the store takes back what they wrote after."""
+        store = self._store
+        assert store is not None and self._compiled is not None
+        block = store.block(self._compiled, xp, indices, data)
+        self._core.attach(block)
+        try:
+            yield
+        finally:
+            self._core.detach()
+            store.absorb(block, self._core.m)
+
+    def _attached_store(self) -> Any:
+        """:meth:`_attached` with no examples (the core revisits its support vectors only);
+        a no-op context on dense rows."""
+        if self._store is None:
+            return nullcontext()
+        return self._attached(np.zeros(1, dtype=np.int64), np.zeros(0, np.int32), np.zeros(0))
+
+    def _block_csr(
+        self,
+        xp: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        y: np.ndarray,
+        ids: np.ndarray,
+        pred: np.ndarray,
+        first_pass: bool = True,
+    ) -> None:
+        """:meth:`_block` on CSR rows ``xp`` (``BLOCK_ROWS`` or fewer): each call of the
+        core's loop gets a block of the rows not yet learned (a new one after the store
+        grows); ``first_pass`` False for held examples (no predictions nor revisits)."""
+        core, mod = self._core, self._module
+        i, n = 0, len(xp) - 1
+        while i < n:
+            with self._attached(xp[i:], indices, data):
+                j, status = core.block(
+                    np.empty((n - i, 0)), y[i:], ids[i:], pred[i:], 0, not first_pass
+                )
+            i += j
+            if status == mod.STATUS_GROW:
+                self._grow()
+            elif status == mod.STATUS_PENDING:
+                a, b = xp[i - 1], xp[i]
+                self._keep((indices[a:b], data[a:b]), float(y[i - 1]), -1)
+            elif status == mod.STATUS_FLUSH:
+                self._flush()
+            else:
+                break
+
+    def _learn_predict_csr(self, X: Any, y: np.ndarray) -> np.ndarray:
+        indptr, indices, data = csr_parts(X)
+        indptr = indptr.astype(np.int64, copy=False)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        n = X.shape[0]
+        ids = np.full(n, -1, dtype=np.int64)  # CSR blocks are copies: new examples
+        pred = np.empty(n)
+        for a in range(0, n, BLOCK_ROWS):
+            b = min(a + BLOCK_ROWS, n)
+            self._block_csr(indptr[a : b + 1], indices, data, y[a:b], ids[a:b], pred[a:b])
+        self._after(-1)
+        return pred
 
     # -- learning -----------------------------------------------------------------------------
 
@@ -113,14 +213,24 @@ class RevisitingLearner(Algorithm):
             if xid in self._pending_ids:
                 return
             self._pending_ids.add(xid)
-        self._pending.append((x if xid >= 0 else x.copy(), y, xid))
+        if xid < 0:  # a CSR row is a pair of arrays
+            x = tuple(a.copy() for a in x) if isinstance(x, tuple) else x.copy()
+        self._pending.append((x, y, xid))
         self._core.n_pending = len(self._pending)
 
     def _flush(self) -> None:
         """Learn the held examples (without predictions), now that both classes have one."""
         pending, self._pending, self._pending_ids = self._pending, [], set()
         self._core.n_pending = 0
-        if self._compiled is not None:
+        if self._store is not None:
+            lengths = [len(p[0][0]) for p in pending]
+            xp = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+            indices = np.concatenate([p[0][0] for p in pending]).astype(np.int32, copy=False)
+            data = np.concatenate([p[0][1] for p in pending]).astype(np.float64, copy=False)
+            yP = np.array([p[1] for p in pending])
+            idP = np.array([p[2] for p in pending], dtype=np.int64)
+            self._block_csr(xp, indices, data, yP, idP, np.empty(len(pending)), False)
+        elif self._compiled is not None:
             P = np.ascontiguousarray(np.array([p[0] for p in pending]))
             yP = np.array([p[1] for p in pending])
             idP = np.array([p[2] for p in pending], dtype=np.int64)
@@ -152,6 +262,9 @@ class RevisitingLearner(Algorithm):
         """Called after each learning call with the id of its last example."""
 
     def learn_predict_many(self, X, y):
+        if is_sparse(X):
+            self._ensure(X.shape[1], True)
+            return self._learn_predict_csr(X, y)
         self._ensure(X.shape[1])
         if self._compiled is None:
             return super().learn_predict_many(X, y)
@@ -163,6 +276,9 @@ class RevisitingLearner(Algorithm):
         return pred
 
     def learn_one(self, x, y):
+        if is_sparse(x):
+            self.learn_predict_many(x, np.array([float(y)]))
+            return
         self._ensure(len(x))
         xid = self._ids.one(x)
         self._bind_ids()
@@ -200,9 +316,24 @@ class RevisitingLearner(Algorithm):
         self._core.row_evals += m
         return row, float(np.asarray(self.kernel.diag(x[None, :]))[0])
 
-    def _gram_block(self, X: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        """``k(X, SV[:m]) @ coef`` in blocks (compiled kernels) or through ``kernel.matrix``."""
+    def _features(self, X: Any) -> Any:
+        """X as the rows the support vectors are kept in: CSR on CSR rows, else C-order
+        float64."""
+        if self._store is not None:
+            import scipy.sparse as sp
+
+            return X if is_sparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
+        if is_sparse(X):
+            X = X.toarray()
+        return np.ascontiguousarray(X, dtype=np.float64)
+
+    def _gram_block(self, X: Any, coef: np.ndarray) -> np.ndarray:
+        """``k(X, SV[:m]) @ coef`` in blocks (compiled kernels) or through ``kernel.matrix``;
+        on CSR rows from the sparse store (X CSR, see :meth:`_features`)."""
         m = self._core.m
+        if self._store is not None:
+            self._store.alpha[:m] = coef[:m]
+            return self._store.decision_many(self.kernel, X)
         out = np.empty((len(X), coef.shape[1]))
         if self._compiled is None:
             out[:] = np.asarray(self.kernel.matrix(X, self._SV[:m])) @ coef
@@ -216,6 +347,21 @@ class RevisitingLearner(Algorithm):
                 self._compiled, self._SV, self._sq, coef, m, X[a:b], xsq[a:b], K, out[a:b]
             )
         return out
+
+    def _support_rows(self) -> Any:
+        """The stored vectors: dense rows, or on CSR rows a CSR matrix of the store's rows."""
+        m = self._m
+        if self._store is None:
+            return self._SV[:m].copy() if m else np.zeros((0, max(self._d, 0)))
+        import scipy.sparse as sp
+
+        store = self._store
+        rows = [store.get(i) for i in range(m)]
+        lengths = [len(r[0]) for r in rows]
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        indices = np.concatenate([r[0] for r in rows] or [np.zeros(0, np.int32)])
+        data = np.concatenate([r[1] for r in rows] or [np.zeros(0)])
+        return sp.csr_matrix((data, indices, indptr), shape=(m, self._d))
 
     def _cache_stats(self) -> dict[str, float]:
         return self._cache.stats() if self._cache is not None else {}

@@ -15,10 +15,12 @@ same core with rows computed by ``kernel.row`` (the Python path).
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import param
 from kbench.cython_core import _huller
 from kbench.plugins.algorithms._revisit import RevisitingLearner
@@ -72,6 +74,7 @@ class Huller(RevisitingLearner):
     tasks = frozenset({"binary"})
     test_params = {"cache_mb": 1.0}
     _module = _huller
+    _n_coef = 2
 
     C: float | None = param(None, low=0.0, low_open=True)
     n_init_per_class: int = param(5, low=1)
@@ -171,6 +174,8 @@ class Huller(RevisitingLearner):
     def decision_one(self, x):
         if self._d < 0:
             return 0.0
+        if is_sparse(x) or self._store is not None:
+            return float(self.decision_function(x)[0])
         fixed = self._one_class_value()
         if fixed is not None:
             return fixed
@@ -178,28 +183,29 @@ class Huller(RevisitingLearner):
 
     def decision_function(self, X: np.ndarray, *, canonical: bool = True) -> np.ndarray:
         """Decision values of the rows of X: in the SVM scale, or the raw ŷ (``canonical=False``)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = self._features(X)
         c = self._core
         m = self._m
         if m == 0:
-            return np.zeros(len(X))
+            return np.zeros(X.shape[0])
         AB = self._gram_block(
             X, np.ascontiguousarray(np.column_stack([self._ap[:m], self._an[:m]]))
         )
         raw = AB[:, 0] - AB[:, 1] + 0.5 * (c.NN - c.PP)
         fixed = self._one_class_value()
         if fixed is not None:
-            return np.full(len(X), fixed)
+            return np.full(X.shape[0], fixed)
         return raw / self._scale() if canonical else raw
 
     # -- inspection ---------------------------------------------------------------------------
 
-    def support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(SV, y, α)``: the support vectors, their labels and hull coefficients (each class sums to 1)."""
+    def support(self) -> tuple[Any, np.ndarray, np.ndarray]:
+        """``(SV, y, α)``: the support vectors (a CSR matrix on CSR rows), their labels and
+        hull coefficients (each class sums to 1)."""
         m = self._m
         if m == 0:
-            return np.zeros((0, max(self._d, 0))), np.zeros(0), np.zeros(0)
-        return (self._SV[:m].copy(), self._lab[:m].copy(), (self._ap + self._an)[:m].copy())
+            return self._support_rows(), np.zeros(0), np.zeros(0)
+        return self._support_rows(), self._lab[:m].copy(), (self._ap + self._an)[:m].copy()
 
     def svm_dual(self) -> tuple[np.ndarray, float]:
         """The standard SVM's signed dual coefficients ``2yᵢαᵢ/d²`` and bias ``(X_N·X_N − X_P·X_P)/d²``."""
@@ -216,10 +222,13 @@ class Huller(RevisitingLearner):
     def exact_scalars(self) -> tuple[float, float, float]:
         """``(X_P·X_P, X_N·X_P, X_N·X_N)`` recomputed from the Gram matrix of the support vectors."""
         SV, _, _ = self.support()
-        m = len(SV)
+        m = SV.shape[0]
         if m == 0:
             return 0.0, 0.0, 0.0
-        K = np.asarray(self.kernel.matrix(SV, SV))
+        if self._store is not None:
+            K = self._store.gram(self.kernel, SV)
+        else:
+            K = np.asarray(self.kernel.matrix(SV, SV))
         if self.C is not None:
             K = K + np.eye(m) / self.C
         ap, an = self._ap[:m], self._an[:m]

@@ -13,9 +13,12 @@ same core with rows computed by ``kernel.row`` (the Python path).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import param
 from kbench.cython_core import _lasvm
 from kbench.plugins.algorithms._revisit import RevisitingLearner
@@ -150,7 +153,8 @@ class LASVM(RevisitingLearner):
             return 0
         # A kernel with no compiled form takes each step through Python (rows it computes).
         step = None if self._compiled is not None else self._step_python
-        steps = core.finish(self.max_finish_iter, step)
+        with self._attached_store():  # on CSR rows the steps read the sparse store
+            steps = core.finish(self.max_finish_iter, step)
         if steps >= self.max_finish_iter:
             self._finish_capped += 1
         return steps
@@ -161,6 +165,8 @@ class LASVM(RevisitingLearner):
         core = self._core
         if self._d < 0:
             return 0.0
+        if is_sparse(x) or self._store is not None:
+            return float(self.decision_function(x)[0])
         if self._compiled is not None:
             return float(core.decision(x, float(x @ x)))
         m = core.m
@@ -169,22 +175,23 @@ class LASVM(RevisitingLearner):
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """f(x) for each row of X."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = self._features(X)
         c = self._core
         if self._m == 0:
-            return np.zeros(len(X))
+            return np.zeros(X.shape[0])
         if c.n_pos == 0 or c.n_neg == 0:
-            return np.full(len(X), -1.0 if c.n_neg > 0 else 1.0)
+            return np.full(X.shape[0], -1.0 if c.n_neg > 0 else 1.0)
         return self._gram_block(X, np.ascontiguousarray(self._alpha[: c.m, None]))[:, 0] + c.b
 
     # -- inspection ---------------------------------------------------------------------------
 
-    def support(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(X, y, α)`` of the active set (α signed; zero for members that are not SVs)."""
+    def support(self) -> tuple[Any, np.ndarray, np.ndarray]:
+        """``(X, y, α)`` of the active set (X a CSR matrix on CSR rows; α signed, zero for
+        members that are not SVs)."""
         m = self._m
         if m == 0:
-            return np.zeros((0, max(self._d, 0))), np.zeros(0), np.zeros(0)
-        return self._SV[:m].copy(), self._lab[:m].copy(), self._alpha[:m].copy()
+            return self._support_rows(), np.zeros(0), np.zeros(0)
+        return self._support_rows(), self._lab[:m].copy(), self._alpha[:m].copy()
 
     def dual_objective(self) -> float:
         """W(α) = Σ αₛyₛ − ½ αᵀKα from the gradients: ½ Σ αₛ(yₛ + gₛ)."""
