@@ -17,8 +17,14 @@ reference, the time of ``SVC.fit``). Tables:
 - ``faststart``: how many examples the Huller has learned when its kernel evaluations
   reach those of one and of five LIBSVM working pairs (2n and 10n; specs/003 claim 15,
   the paper: at least 500 and 1 500 of MNIST's 60 000).
+- ``sparse``: µs per example of ``learn_predict_many`` (LASVM's finishing step included)
+  on dense rows and on the same rows as CSR (the learners' native CSR path, support
+  vectors kept sparse): the first 4 000 examples of a9a (``A9A_FILE``, 123 features, 11 %
+  non-zero) and an rcv1-shaped synthetic stream (``bench_sparse.rcv1_like``: 47 236
+  features, 75 non-zeros), densified only for 300 examples. Each CSR run is checked
+  against the dense one (predictions and support vectors).
 
-    .venv/bin/python scripts/bench_huller_lasvm.py [--part a9a|sizes|cache|faststart|all]
+    .venv/bin/python scripts/bench_huller_lasvm.py [--part a9a|sizes|cache|faststart|sparse|all]
     .venv/bin/python scripts/bench_huller_lasvm.py --study huller-results
 
 ``--study RESULTS`` prints, instead, the tables of docs/huller.md from the results folder
@@ -34,9 +40,12 @@ whole script is printed at the end to show how much waiting the wall times inclu
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+import warnings
 
+import numpy as np
 from _bench_common import fastest_run
 
 from kbench.core.registry import get_registry
@@ -234,10 +243,59 @@ def study_tables(folder: str) -> None:
         print(pd.DataFrame(100 * table).round(2).astype(object).fillna("–").to_markdown())
 
 
+#: The LIBSVM training file of a9a used by the ``sparse`` table.
+A9A_FILE = "/work/shared/data/a9a/a9a_train.txt"
+
+
+def _timed(name: str, kernel: str, X, y, repeat: int) -> tuple[float, np.ndarray, int]:
+    """Best-of-``repeat`` µs per example of one pass (fresh learners), its predictions and
+    support vectors."""
+    reg = get_registry()
+    best, pred, n_sv = np.inf, np.zeros(0), 0
+    for _ in range(repeat):
+        algo = reg.create("algorithm", name, kernel=reg.create("kernel", kernel), task="binary")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the hard-margin Huller on non-separable data
+            t0 = time.perf_counter()
+            pred = algo.learn_predict_many(X, y)
+            if callable(getattr(algo, "end_pass", None)):
+                algo.end_pass()
+            best = min(best, time.perf_counter() - t0)
+        n_sv = int(algo.stats()["n_support"])
+    return 1e6 * best / X.shape[0], pred, n_sv
+
+
+def sparse_table(repeat: int) -> None:
+    import scipy.sparse as sp
+    from bench_sparse import rcv1_like
+    from sklearn.datasets import load_svmlight_file
+
+    X, y = load_svmlight_file(A9A_FILE, n_features=123)
+    X, y = sp.csr_matrix(X[:4000], dtype=np.float64), np.asarray(y[:4000], dtype=np.float64)
+    R, yr = rcv1_like(np.random.default_rng(0), 2000, 75)
+    print(f"\nsparse: µs per example, dense rows against CSR rows (best of {repeat})\n")
+    print(f"{'data':24} {'learner':8} {'n':>5} {'dense':>9} {'CSR':>9} {'CSR/dense':>9} SVs")
+    for label, kernel, Xs, ys, n_dense in (
+        ("a9a (4 000)", A9A_KERNEL, X, y, 4000),
+        ("rcv1 shape", "rbf[gamma=1]", R, yr, 300),
+    ):
+        for name in ("huller", "lasvm"):
+            Xd = Xs[:n_dense].toarray()
+            t_d, p_d, m_d = _timed(name, kernel, Xd, ys[:n_dense], repeat)
+            t_c, p_c, m_c = _timed(name, kernel, Xs[:n_dense], ys[:n_dense], repeat)
+            same = "same" if m_c == m_d and np.array_equal(p_c, p_d) else "DIFFERENT"
+            print(f"{label:24} {name:8} {n_dense:5} {t_d:9.1f} {t_c:9.1f} "
+                  f"{t_c / t_d:8.3g}x {m_d} / {m_c} ({same})")  # fmt: skip
+            if Xs.shape[0] > n_dense:
+                t_c, _, m_c = _timed(name, kernel, Xs, ys, repeat)
+                print(f"{label:24} {name:8} {Xs.shape[0]:5} {'-':>9} {t_c:9.1f} {'-':>9} {m_c}")
+    print(f"\nload: {os.getloadavg()}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--part", choices=["a9a", "sizes", "cache", "faststart", "all"], default="all"
+        "--part", choices=["a9a", "sizes", "cache", "faststart", "sparse", "all"], default="all"
     )
     parser.add_argument("--repeat", type=int, default=1, help="timing runs per configuration")
     parser.add_argument("--study", metavar="RESULTS", help="print the study's tables")
@@ -254,6 +312,8 @@ def main(argv: list[str] | None = None) -> None:
         cache_table(max(1, args.repeat))
     if args.part in ("faststart", "all"):
         faststart_table()
+    if args.part in ("sparse", "all"):
+        sparse_table(max(1, args.repeat))
     print(
         f"\nscript: {time.perf_counter() - wall0:.0f} s wall, "
         f"{time.process_time() - cpu0:.0f} s CPU"
