@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import kbench
 from kbench.core.registry import get_registry
 from kbench.testing import toy_stream
 
@@ -43,18 +46,20 @@ def _make(name: str, params: dict):
     return cls(**params, kernel=reg.create("kernel", "rbf[gamma=0.3]"), task="binary", seed=3)
 
 
-def _run(name: str, params: dict, rows, epochs: int, one_class_first: bool = False):
-    """Passes of two blocks each (the runner's end of a pass after each), as writeable
-    copies: rows without identity, as CSR blocks always are."""
+def _run(name: str, params: dict, csr: bool, epochs: int, one_class_first: bool = False):
+    """Passes of two blocks each, as the runner gives them: views of one read-only array
+    (dense rows, known again by their place in it) or slices of a CSR matrix (copies,
+    known again by their position in the pass), the end of each pass signalled."""
     X, y, Xt = _toy(one_class_first=one_class_first)
+    X.setflags(write=False)
+    rows = sp.csr_matrix(X) if csr else X
     algo = _make(name, params)
     online = []
     for _ in range(epochs):
         for a, b in ((0, 130), (130, len(X))):
-            online.append(algo.learn_predict_many(rows(X[a:b].copy()), y[a:b]))
-        if callable(getattr(algo, "end_pass", None)):
-            algo.end_pass()
-    return algo, np.concatenate(online), algo.predict_many(rows(Xt))
+            online.append(algo.learn_predict_many(rows[a:b], y[a:b]))
+        algo.end_pass()
+    return algo, np.concatenate(online), algo.predict_many(sp.csr_matrix(Xt) if csr else Xt)
 
 
 @pytest.mark.parametrize("one_class_first", [False, True])
@@ -69,8 +74,8 @@ def test_csr_rows_give_the_dense_model(name: str, params: dict, one_class_first:
     # (9 of 900 predictions in the third pass of the held-back stream), so that stream
     # is compared over two passes.
     epochs = 2 if one_class_first else 3
-    dense, d_online, d_test = _run(name, params, np.array, epochs, one_class_first)
-    csr, c_online, c_test = _run(name, params, sp.csr_matrix, epochs, one_class_first)
+    dense, d_online, d_test = _run(name, params, False, epochs, one_class_first)
+    csr, c_online, c_test = _run(name, params, True, epochs, one_class_first)
     assert csr._store is not None and dense._store is None
     np.testing.assert_allclose(c_online, d_online, rtol=0, atol=1e-10)
     np.testing.assert_allclose(c_test, d_test, rtol=0, atol=1e-10)
@@ -101,17 +106,18 @@ def test_removals_are_mirrored_in_a_bounded_pool(name: str, params: dict) -> Non
     algo = _make(name, params)
     stored = 0
     for _ in range(8):
+        # No end_pass: the rows are new examples every time (positions keep counting).
         algo.learn_predict_many(sp.csr_matrix(X), y)
-        if callable(getattr(algo, "end_pass", None)):
-            algo.end_pass()
+        if name == "lasvm":
+            algo.finish()
         store, m = algo._store, algo._core.m
         assert store.size == m
         S, _, _ = algo.support()
         assert store.nnz == S.nnz == store._owned
         stored = max(stored, store.nnz)
     assert algo._core.removed > 100
-    # Every pass stores new copies of the rows (CSR rows carry no identity), far more
-    # non-zeros than the pool holds: without reclaiming it would keep growing.
+    # Every call stores new copies of the rows, far more non-zeros than the pool holds:
+    # without reclaiming the regions of removed rows it would keep growing.
     assert len(store.indices) <= 4 * (stored + X.astype(bool).sum())
 
 
@@ -132,3 +138,59 @@ def test_one_row_methods_and_no_switching() -> None:
         c.learn_predict_many(X, y)
         with pytest.raises(TypeError, match="dense rows"):
             c.learn_predict_many(sp.csr_matrix(X), y)
+
+
+@pytest.mark.parametrize("algorithm", ["huller", "lasvm[cache_mb=0.01]"])
+def test_a_study_on_a_sparse_file_equals_the_one_with_dense_true(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, algorithm: str
+) -> None:
+    """Through the runner (two passes, LASVM finishing at the end of each), a sparse LIBSVM
+    stream gives the errors and support vectors of the same stream with dense=true."""
+    monkeypatch.setenv("KBENCH_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(3)
+    X = sp.random(300, 40, density=0.1, format="csr", random_state=rng)
+    y = np.where(X @ rng.normal(size=40) >= 0, 1.0, -1.0)
+    for name, rows in (("train", slice(0, 200)), ("test", slice(200, 300))):
+        lines = [
+            f"{int(label):+d} "
+            + " ".join(f"{j + 1}:{v:.6g}" for j, v in zip(r.indices, r.data, strict=True))
+            for r, label in zip(X[rows], y[rows], strict=True)
+        ]
+        (tmp_path / f"{name}.svm").write_text("\n".join(lines) + "\n")
+    files = f"path={tmp_path / 'train.svm'},test_path={tmp_path / 'test.svm'}"
+    got = {}
+    for dense in (False, True):
+        study = kbench.Experiment(
+            algorithms=[algorithm],
+            kernels=["rbf[gamma=0.5]"],
+            datasets=[f"libsvm[{files}{',dense=true' if dense else ''}]"],
+            seeds=[0],
+            epochs=2,
+        )
+        got[dense] = kbench.run(study, out=str(tmp_path / f"out{dense}"), workers=0).runs
+    sparse_run, dense_run = got[False].iloc[0], got[True].iloc[0]
+    assert sparse_run["status"] == dense_run["status"] == "ok", sparse_run["reason"]
+    for column in ("online_error", "test_error", "n_support"):
+        assert sparse_run[column] == dense_run[column], column
+
+
+def test_csr_rows_are_known_by_their_place_in_the_pass_and_their_content() -> None:
+    """Row k of a pass gets id k when its content is that of row k of the first pass,
+    else -1 (a new example); without end_pass positions keep counting."""
+    from kbench.plugins.algorithms._example_ids import PassIds
+
+    X = sp.random(12, 30, density=0.2, format="csr", random_state=np.random.default_rng(1))
+
+    def ids(ids_: PassIds, M) -> list[int]:
+        return ids_.block(M.indptr.astype(np.int64), M.indices, M.data).tolist()
+
+    p = PassIds()
+    assert ids(p, X[:5]) + ids(p, X[5:]) == list(range(12))
+    p.end_pass()
+    assert ids(p, X[:7]) == list(range(7))
+    changed = X[7:].toarray()
+    changed[1, 0] += 1.0  # row 8 is not the first pass's row 8
+    assert ids(p, sp.csr_matrix(changed)) == [7, -1, 9, 10, 11]
+    assert ids(p, X[:2]) == [12, 13]  # no end_pass: new positions, new examples
+    p.end_pass()
+    assert ids(p, X[1:3]) == [-1, -1]  # other rows at positions 0 and 1

@@ -81,3 +81,64 @@ class ExampleIds:
         if x.ndim != 1 or not self._register(_root(x), len(x)) or x.strides[0] != 8:
             return -1
         return self._index(x.__array_interface__["data"][0])
+
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, elementwise on uint64 (wrapping)."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def row_hashes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each CSR row's content (its indices, the bits of its values and
+    its length), vectorised: O(nnz)."""
+    with np.errstate(over="ignore"):
+        terms = _mix(data.view(np.uint64) ^ (indices.astype(np.uint64) * _GOLD))
+        sums = np.concatenate([np.zeros(1, np.uint64), np.cumsum(terms, dtype=np.uint64)])
+        lo, hi = indptr[:-1], indptr[1:]
+        return _mix((sums[hi] - sums[lo]) ^ ((hi - lo).astype(np.uint64) * _MIX2))  # wraps mod 2^64
+
+
+class PassIds:
+    """Ids of CSR rows by their position in the pass, so that a runner's passes over a
+    sparse stream know their rows again although each CSR block is a copy.
+
+    The runner gives the rows of every pass in the same order and calls ``end_pass``
+    after the last one: row k of a pass gets id k, kept only when its content hash is
+    that of row k of the first pass (a caller that gives other rows gets id -1, a new
+    example). Without ``end_pass`` the positions keep counting, so rows are never known
+    again (as dense rows that are not views of the stream).
+    """
+
+    def __init__(self) -> None:
+        self.hashes = np.zeros(0, dtype=np.uint64)
+        self.n = 0  # ids assigned (rows of the longest pass so far)
+        self.position = 0  # rows given in the current pass
+
+    def block(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray) -> np.ndarray:
+        """Ids of the rows of a CSR block (int64)."""
+        h = row_hashes(indptr, indices, data)
+        ids = self.position + np.arange(len(h), dtype=np.int64)
+        self.position += len(h)
+        known = ids < self.n
+        ids[known] = np.where(self.hashes[ids[known]] == h[known], ids[known], -1)
+        fresh = ~known
+        if fresh.any():
+            end = int(ids[fresh][-1]) + 1
+            if end > len(self.hashes):
+                grown = np.zeros(max(end, 2 * len(self.hashes)), dtype=np.uint64)
+                grown[: self.n] = self.hashes[: self.n]
+                self.hashes = grown
+            self.hashes[ids[fresh]] = h[fresh]
+            self.n = end
+        return ids
+
+    def end_pass(self) -> None:
+        """The next row starts a pass."""
+        self.position = 0

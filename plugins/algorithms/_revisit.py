@@ -13,8 +13,9 @@ with a :class:`~kbench.cython_core._sparse.SparseBlock` of the rows attached (at
 ``BLOCK_ROWS`` a call, the store's pool reserved for them beforehand), so that the kernel
 row of a new example, the cached rows between support vectors and the removals all read
 and write the sparse store in compiled code (``_kernel_cache.pxd``). CSR blocks are copies
-(scipy slices copy), so their rows have no identity across passes: like dense rows that
-are not views of the stream, each is a new example.
+(scipy slices copy), so a CSR row is known again by its position in the runner's pass
+(:class:`~kbench.plugins.algorithms._example_ids.PassIds`, checked by a hash of its
+content).
 
 The module name starts with an underscore, so the registry does not load it as a plugin.
 """
@@ -31,7 +32,7 @@ from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.cython_core import _kernels
-from kbench.plugins.algorithms._example_ids import ExampleIds
+from kbench.plugins.algorithms._example_ids import ExampleIds, PassIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 from kbench.plugins.algorithms._sparse_rows import BLOCK_ROWS, compiled_kernel, csr_parts
 
@@ -60,6 +61,7 @@ class RevisitingLearner(Algorithm):
         self._kernel_args = (compiled or (0, 0.0, 0.0, 0.0, 0.0), compiled is not None)
         self._cache_budget = int(cache_mb * MB)
         self._ids = ExampleIds()
+        self._pass_ids = PassIds()  # CSR rows: ids by position in the pass
         self._id_slot = np.full(0, -1, dtype=np.int64)
         self._cache: KernelCache | None = None
         self._d = -1
@@ -172,7 +174,7 @@ class RevisitingLearner(Algorithm):
                 self._grow()
             elif status == mod.STATUS_PENDING:
                 a, b = xp[i - 1], xp[i]
-                self._keep((indices[a:b], data[a:b]), float(y[i - 1]), -1)
+                self._keep((indices[a:b], data[a:b]), float(y[i - 1]), int(ids[i - 1]))
             elif status == mod.STATUS_FLUSH:
                 self._flush()
             else:
@@ -183,7 +185,12 @@ class RevisitingLearner(Algorithm):
         indptr = indptr.astype(np.int64, copy=False)
         y = np.ascontiguousarray(y, dtype=np.float64)
         n = X.shape[0]
-        ids = np.full(n, -1, dtype=np.int64)  # CSR blocks are copies: new examples
+        ids = self._pass_ids.block(indptr, indices, data)
+        if len(self._id_slot) < self._pass_ids.n:  # keep the slots of the ids known
+            self._id_slot = grown(
+                self._id_slot, max(self._pass_ids.n, 2 * len(self._id_slot)), fill=-1
+            )
+            self._core.bind_ids(self._id_slot)
         pred = np.empty(n)
         for a in range(0, n, BLOCK_ROWS):
             b = min(a + BLOCK_ROWS, n)
@@ -213,8 +220,10 @@ class RevisitingLearner(Algorithm):
             if xid in self._pending_ids:
                 return
             self._pending_ids.add(xid)
-        if xid < 0:  # a CSR row is a pair of arrays
-            x = tuple(a.copy() for a in x) if isinstance(x, tuple) else x.copy()
+        if isinstance(x, tuple):  # a CSR row: a pair of arrays of the caller's block
+            x = (x[0].copy(), x[1].copy())
+        elif xid < 0:
+            x = x.copy()
         self._pending.append((x, y, xid))
         self._core.n_pending = len(self._pending)
 
@@ -260,6 +269,10 @@ class RevisitingLearner(Algorithm):
 
     def _after(self, last_id: int) -> None:
         """Called after each learning call with the id of its last example."""
+
+    def end_pass(self) -> None:
+        """The runner's end of a pass: the next CSR row is the first of a pass."""
+        self._pass_ids.end_pass()
 
     def learn_predict_many(self, X, y):
         if is_sparse(X):

@@ -142,6 +142,7 @@ class LASVM(RevisitingLearner):
 
     def end_pass(self) -> None:
         """The runner's end of a pass: the finishing step (when ``finishing``)."""
+        super().end_pass()
         if self.finishing and not self._finished:
             self.finish()
 
