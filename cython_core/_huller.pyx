@@ -23,7 +23,7 @@ from scipy.linalg.cython_blas cimport ddot
 
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
-from kbench.cython_core._kernel_cache import check_block_rows as _check_rows
+from kbench.cython_core._kernel_cache import check_block as _check_block
 
 
 # Status of a block (and of learn_row): resume at the returned index after acting.
@@ -319,9 +319,7 @@ cdef class HullerCore(CachedStore):
         cdef double xsq, kap, A, B
         cdef long long k
         cdef int status = ST_DONE, one = 1, im
-        if not self.compiled_kernel:
-            raise ValueError("kbench huller: block needs a compiled kernel")
-        _check_rows(self, X.shape[0])
+        _check_block(self, X.shape[0], "huller")
         with nogil:
             while i < n:
                 if self.m == self.cap:

@@ -113,8 +113,11 @@ def kc_order(long long[:, ::1] meta):
     return out
 
 
-def check_block_rows(CachedStore store, Py_ssize_t n):
-    """Raise ValueError unless a block loop over n rows fits the attached CSR block."""
+def check_block(CachedStore store, Py_ssize_t n, str who):
+    """Raise ValueError unless ``who``'s compiled block loop can run over n rows: a
+    compiled kernel, and as many rows as the attached CSR block's."""
+    if not store.compiled_kernel:
+        raise ValueError(f"kbench {who}: block needs a compiled kernel")
     if store.sp != NULL and store.sp.n != n:
         raise ValueError(f"kbench: a sparse block of {store.sp.n} examples given with {n} rows")
 

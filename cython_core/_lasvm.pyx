@@ -29,7 +29,7 @@ from scipy.linalg.cython_blas cimport daxpy, ddot
 
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
-from kbench.cython_core._kernel_cache import check_block_rows as _check_rows
+from kbench.cython_core._kernel_cache import check_block as _check_block
 
 
 cdef enum:
@@ -322,9 +322,7 @@ cdef class LasvmCore(CachedStore):
         cdef double xsq, kap, kdot
         cdef int one = 1, mm
         cdef int status = ST_DONE
-        if not self.compiled_kernel:
-            raise ValueError("kbench lasvm: block needs a compiled kernel")
-        _check_rows(self, X.shape[0])
+        _check_block(self, X.shape[0], "lasvm")
         with nogil:
             while i < n:
                 if self.m == self.cap:
