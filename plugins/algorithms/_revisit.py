@@ -181,6 +181,7 @@ class RevisitingLearner(Algorithm):
                 break
 
     def _learn_predict_csr(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn the rows of the CSR matrix X, ``BLOCK_ROWS`` a call."""
         indptr, indices, data = csr_parts(X)
         indptr = indptr.astype(np.int64, copy=False)
         y = np.ascontiguousarray(y, dtype=np.float64)
@@ -232,10 +233,7 @@ class RevisitingLearner(Algorithm):
         pending, self._pending, self._pending_ids = self._pending, [], set()
         self._core.n_pending = 0
         if self._store is not None:
-            lengths = [len(p[0][0]) for p in pending]
-            xp = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-            indices = np.concatenate([p[0][0] for p in pending]).astype(np.int32, copy=False)
-            data = np.concatenate([p[0][1] for p in pending]).astype(np.float64, copy=False)
+            xp, indices, data = _packed([p[0] for p in pending])
             yP = np.array([p[1] for p in pending])
             idP = np.array([p[2] for p in pending], dtype=np.int64)
             self._block_csr(xp, indices, data, yP, idP, np.empty(len(pending)), False)
@@ -368,12 +366,7 @@ class RevisitingLearner(Algorithm):
             return self._SV[:m].copy() if m else np.zeros((0, max(self._d, 0)))
         import scipy.sparse as sp
 
-        store = self._store
-        rows = [store.get(i) for i in range(m)]
-        lengths = [len(r[0]) for r in rows]
-        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        indices = np.concatenate([r[0] for r in rows] or [np.zeros(0, np.int32)])
-        data = np.concatenate([r[1] for r in rows] or [np.zeros(0)])
+        indptr, indices, data = _packed([self._store.get(i) for i in range(m)])
         return sp.csr_matrix((data, indices, indptr), shape=(m, self._d))
 
     def _cache_stats(self) -> dict[str, float]:
@@ -382,3 +375,12 @@ class RevisitingLearner(Algorithm):
     def _kernel_evals(self) -> int:
         cache = self._cache.kernel_evals if self._cache is not None else 0
         return int(self._core.row_evals) + cache
+
+
+def _packed(rows: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
+    """Row pointers (int64), indices (int32) and values of CSR rows given as pairs."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r[0]) for r in rows], out=indptr[1:])
+    indices = np.concatenate([r[0] for r in rows] or [np.zeros(0)]).astype(np.int32)
+    data = np.concatenate([r[1] for r in rows] or [np.zeros(0)]).astype(np.float64)
+    return indptr, indices, data
