@@ -36,10 +36,10 @@ def test_blocks_are_bounded_and_hold_the_rows() -> None:
 def test_a_learner_that_takes_csr_is_not_wrapped() -> None:
     rbp = create("rbp[budget=10]", kernel="rbf[gamma=0.3]", loss=None)
     assert for_sparse_rows(rbp) is rbp
-    huller = create("huller", kernel="rbf[gamma=0.3]", loss=None)
-    wrapped = for_sparse_rows(huller)
-    assert isinstance(wrapped, DenseRows) and wrapped.learner is huller
-    assert wrapped.name == "huller" and wrapped.offline is False  # the learner's own
+    idsvm = create("idsvm", kernel="rbf[gamma=0.3]", loss=None)
+    wrapped = for_sparse_rows(idsvm)
+    assert isinstance(wrapped, DenseRows) and wrapped.learner is idsvm
+    assert wrapped.name == "idsvm" and wrapped.offline is False  # the learner's own
     assert (
         for_sparse_rows(
             create("bsgd[maintenance=removal]", kernel="rbf[gamma=0.3]", loss=None)
@@ -88,8 +88,6 @@ def _write(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
 @pytest.mark.parametrize(
     "algorithm",
     [
-        "huller",
-        "lasvm",
         "bsgd[budget=20]",
         "idsvm",
         "online_svm_r",
