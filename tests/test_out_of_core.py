@@ -15,7 +15,7 @@ from kbench.core.registry import get_registry
 from kbench.data import gathered
 from kbench.data.cache import get_stream
 from kbench.data.gathered import RowGather
-from kbench.data.paging import release_rows
+from kbench.data.paging import is_mapped, release_rows
 from kbench.data.streams import StreamSpec
 from kbench.execution import prequential
 from kbench.execution.prequential import run_task
@@ -31,8 +31,12 @@ class Blobs(Dataset):
     name = "blobs"
     size: int = param(3000)
     sparse: bool = param(False)
+    d: int = param(20)
     def load(self, seed):
         rng = np.random.default_rng(seed)
+        if self.d != 20:
+            X = rng.standard_normal((self.size, self.d))
+            return Data(X=X, y=np.where(X[:, 0] > 0, 1.0, -1.0), task="binary", n_classes=2)
         if self.sparse:
             X = sp.random(self.size, 300, density=8 / 300, format="csr", random_state=seed)
             X.data = rng.uniform(0.1, 1.0, X.nnz)
@@ -99,6 +103,144 @@ def test_gathered_stream_equals_the_eager_gather(
         assert np.array_equal(got.outcomes, want.outcomes)
         for key in ("online_error", "test_error", "n_support", "constant_predictions"):
             assert got.run[key] == want.run[key], key
+
+
+def _same_stream(a, b) -> None:
+    """Same id, labels and rows (compared in slices: a gathered stream is read by slices)."""
+    assert a.stream_id == b.stream_id and a.sparse == b.sparse and a.X.shape == b.X.shape
+    assert np.array_equal(a.y, b.y) and (a.y_test is None) == (b.y_test is None)
+    for lo, hi in ((0, a.n), (7, 130), (a.n - 3, a.n)):
+        _same_rows(a.X[lo:hi], b.X[lo:hi])
+    if a.y_test is not None:
+        assert np.array_equal(a.y_test, b.y_test)
+        _same_rows(a.X_test[0 : len(a.y_test)], b.X_test[0 : len(b.y_test)])
+
+
+def test_a_large_shuffled_stream_maps_its_order_file(
+    tmp_path: Path, plugin_dist, monkeypatch
+) -> None:
+    """A large shuffled stream's permutation (as row indices) and its labels are written
+    once to an order file in the cache and mapped by every load: the stream holds no array
+    of its length, and its rows are exactly the data set's rows in the seed's permutation."""
+    plugin_dist("kb_blobs", BLOBS)
+    reg = get_registry()
+    spec = StreamSpec("blobs[size=3000]", seed=7, n=2500)
+    eager = get_stream(spec, reg, cache=tmp_path / "eager")
+    monkeypatch.setattr(gathered, "LAZY_BYTES", 0)
+    built = get_stream(spec, reg, cache=tmp_path / "lazy")
+    (order,) = (tmp_path / "lazy").rglob("*.order")
+    loaded = get_stream(spec, reg, cache=tmp_path / "lazy")
+    for s in (built, loaded):
+        _same_stream(s, eager)
+        assert is_mapped(s.y) and is_mapped(s.X.rows) and s.X.rows.dtype == np.int32
+    # the rows of the data set in the order NumPy's generator draws for the seed
+    file_order = StreamSpec("blobs[size=3000]", seed=7, order="file")
+    data = get_stream(file_order, reg, cache=tmp_path / "f")
+    perm = np.random.default_rng(7).permutation(3000)[:2500]
+    assert np.array_equal(np.asarray(loaded.X.rows), perm)
+    assert np.array_equal(loaded.X[0:2500], data.X[perm]) and np.array_equal(loaded.y, data.y[perm])
+    assert order.stat().st_size < 2500 * 12 + 1024  # indices and labels: 12 bytes an example
+
+
+@pytest.mark.parametrize(
+    "dataset, options",
+    [
+        ("blobs[size=2000]", {"scale": "standard", "test_size": 0.2}),
+        ("blobs[size=2000]", {"scale": "minmax", "order": "file", "n": 1500}),
+        ("blobs[size=2000,d=1]", {"scale": "standard"}),
+        ("blobs[size=2000,sparse=true]", {"dense": True, "test_size": 0.25}),
+        ("blobs[size=2000,sparse=true]", {"dense": True, "scale": "standard", "order": "file"}),
+    ],
+)
+def test_options_on_a_large_stream_are_applied_a_chunk_at_a_time(
+    dataset: str, options: dict, tmp_path: Path, plugin_dist, monkeypatch
+) -> None:
+    """test_size, scale and dense=true on a large stream of a mapped data set are applied
+    to each slice as it is read (held-out rows gathered likewise), bit for bit the arrays
+    and stream id of the options applied to whole copies; the column scale is computed
+    once, a chunk at a time, and stored with the stream's order."""
+    plugin_dist("kb_blobs", BLOBS)
+    reg = get_registry()
+    spec = StreamSpec(dataset, seed=3, **options)
+    eager = get_stream(spec, reg, cache=tmp_path / "eager")
+    monkeypatch.setattr(gathered, "LAZY_BYTES", 0)
+    monkeypatch.setattr(gathered, "_CHUNK", 333)  # the scale summed over several chunks
+    built = get_stream(spec, reg, cache=tmp_path / "lazy")
+    loaded = get_stream(spec, reg, cache=tmp_path / "lazy")
+    for s in (built, loaded):
+        assert isinstance(s.X, RowGather) and not s.sparse
+        _same_stream(s, eager)
+    if "test_size" in options:
+        assert isinstance(loaded.X_test, RowGather)
+        task = _task(spec, False)
+        want, got = run_task(task, eager, reg), run_task(task, loaded, reg)
+        assert got.status == want.status == "ok", got.run["reason"]
+        assert got.run["test_error"] == want.run["test_error"]
+        assert np.array_equal(got.outcomes, want.outcomes)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "header", "missing"])
+def test_a_damaged_order_file_is_rebuilt_never_read(
+    damage: str, tmp_path: Path, plugin_dist, monkeypatch
+) -> None:
+    """An order file shorter than its record says (a write cut short, a full disk), with
+    a bad header, or removed, gives the stream rebuilt from its seed: the same rows and id."""
+    plugin_dist("kb_blobs", BLOBS)
+    reg = get_registry()
+    spec = StreamSpec("blobs[size=2000]", seed=5, test_size=0.1)
+    want = get_stream(spec, reg, cache=tmp_path / "eager")
+    monkeypatch.setattr(gathered, "LAZY_BYTES", 0)
+    cache = tmp_path / "lazy"
+    get_stream(spec, reg, cache=cache)  # (its map is not read again: the file changes below)
+    (order,) = cache.rglob("*.order")
+    size = order.stat().st_size
+    if damage == "truncated":
+        order.write_bytes(order.read_bytes()[: size // 2])
+    elif damage == "header":
+        order.write_bytes(b"X" * 16 + order.read_bytes()[16:])
+    else:
+        order.unlink()
+    got = get_stream(spec, reg, cache=cache)
+    _same_stream(got, want)
+    assert order.stat().st_size == size  # written again
+    _same_stream(get_stream(spec, reg, cache=cache), want)
+
+
+def test_a_long_shuffled_stream_keeps_the_memory_of_a_short_one(
+    tmp_path: Path, plugin_dist, monkeypatch
+) -> None:
+    """Loading a shuffled stream of 10^6 examples from the cache and running a task on it
+    grows the process's peak resident memory (kbench's own measurement, PeakMemory) by
+    about as much as 10^5 examples of the same data set do.
+
+    The margin, 6 MB, is above what must grow (the outcomes, 1 byte an example: 0.9 MB)
+    and the allocator's noise, and below what holding the order in memory cost: the row
+    indices (4 bytes an example) and the labels (8), 10.8 MB more at 10^6 examples than at
+    10^5. Both streams read random rows of the same 16 MB file: the kernel maps the cached
+    pages (whole folios) around each row read until the gather gives them back, as much
+    for either stream."""
+    from kbench.execution.memory import PeakMemory
+
+    plugin_dist("kb_blobs", BLOBS)
+    reg = get_registry()
+    monkeypatch.setattr(gathered, "LAZY_BYTES", 2**20)
+    growth = {}
+    for n in (100_000, 1_000_000):
+        spec = StreamSpec("blobs[size=1000000,d=2]", seed=2, n=n)
+        get_stream(spec, reg, cache=tmp_path)  # built once (drawing the permutation)
+        memory = PeakMemory()
+        if memory.mode != "rss":
+            pytest.skip("needs /proc/self/clear_refs to measure the resident set")
+        memory.begin()
+        stream = get_stream(spec, reg, cache=tmp_path)
+        task = Task(algorithm="rbp[budget=20]", kernel="linear", loss=None, stream=spec)
+        result = run_task(task, stream, reg, trace_memory=False)
+        memory.end()
+        assert result.status == "ok", result.run["reason"]
+        assert isinstance(stream.X, RowGather) and is_mapped(stream.y)
+        growth[n] = memory.peak
+        del stream, result
+    assert growth[1_000_000] - growth[100_000] < 6 * 2**20, growth
 
 
 @pytest.mark.parametrize("sparse", [False, True])

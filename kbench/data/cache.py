@@ -31,7 +31,16 @@ from kbench.data import gathered
 from kbench.data.downloads import cache_dir
 from kbench.data.paging import register_map
 from kbench.data.readers import sha256_of
-from kbench.data.streams import Stream, StreamSpec, _Base, _derive, _load_base
+from kbench.data.streams import (
+    Plan,
+    Stream,
+    StreamSpec,
+    _apply,
+    _Base,
+    _load_base,
+    _plan,
+    lazy_stream,
+)
 
 # ---------------------------------------------------------------------------------------------
 # The data cache
@@ -42,14 +51,20 @@ from kbench.data.streams import Stream, StreamSpec, _Base, _derive, _load_base
 #                                             local files it was read from
 # <cache>/data/<data set>/<key>.stream.json   one per stream (spec and seed): its id and
 #                                             the content id it was derived from
+# <cache>/data/<data set>/<key>.order         a large stream's order file: the arrays its
+#                                             seed and options derive (row indices, labels,
+#                                             column scale), named in its record
 #
-# A stream is re-derived from the data set's arrays on every load (the seeded orders are
-# recomputed: a few milliseconds), so 200 seeds cost 200 small records, not 200 copies.
+# A small stream is re-derived from the data set's arrays on every load (the seeded orders
+# are recomputed: a few milliseconds), so 200 seeds cost 200 small records, not 200 copies.
+# A large one (more than gathered.LAZY_BYTES of features and labels) maps its order file
+# instead: drawing its permutation again would hold 8 bytes per row in every task.
 # ---------------------------------------------------------------------------------------------
 
 #: Version of the cache layout; part of every cache key.
 CACHE_FORMAT = 2
 _MAGIC = b"KBENCH-DATA\x00"
+_ORDER_MAGIC = b"KBENCH-ORDER"
 _ALIGN = 64
 _ARRAY_NAMES = ("X", "y", "X_test", "y_test")
 #: The arrays of a CSR matrix in a data file, in the order scipy's constructor takes them.
@@ -193,32 +208,20 @@ def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any
         "time_ordered": base.time_ordered,
     }
     h = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
-    layout: dict[str, list[Any]] = {}
-    offset = 0
     for k, a in arrays.items():
-        # dense entries are hashed and laid out as before sparse entries existed
+        # dense entries are hashed as before sparse entries existed
         h.update(
             f"{k}{a.shape}".encode() if a.dtype == np.float64 else f"{k}{a.shape}{a.dtype}".encode()
         )
         h.update(a.data)
-        layout[k] = [list(a.shape), offset] + ([] if a.dtype == np.float64 else [a.dtype.str])
-        offset += _padded(a.nbytes)
     data_id = h.hexdigest()[:32]
     extra = {"sparse": sparse} if sparse else {}
-    head = json.dumps({**meta, "data_id": data_id, "arrays": layout, **extra}).encode()
-    prefix = _MAGIC + len(head).to_bytes(8, "little") + head
-
-    def write(fh: BinaryIO) -> None:
-        fh.write(prefix + bytes(_padded(len(prefix)) - len(prefix)))
-        for a in arrays.values():
-            fh.write(a.data.cast("B"))
-            fh.write(bytes(_padded(a.nbytes) - a.nbytes))
-
+    head = {**meta, "data_id": data_id, "arrays": _layout(arrays), **extra}
     record_path, data_path = folder / f"{key}.json", folder / f"{key}.data"
     folder.mkdir(parents=True, exist_ok=True)
     record_path.unlink(missing_ok=True)
     try:
-        atomic_write(data_path, write)
+        _write_arrays(data_path, _MAGIC, head, arrays)
         record = {"data_id": data_id, "size": data_path.stat().st_size, "sources": sources}
         atomic_write_bytes(record_path, json.dumps(record).encode())
     except BaseException:
@@ -229,16 +232,44 @@ def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any
     return data_id
 
 
-def _read_base(path: Path) -> tuple[_Base, str]:
-    """Map a cached data file read-only; return its arrays and content id."""
+def _layout(arrays: dict[str, np.ndarray]) -> dict[str, list[Any]]:
+    """Where each array lies after the header: shape, offset, and dtype unless float64."""
+    layout: dict[str, list[Any]] = {}
+    offset = 0
+    for k, a in arrays.items():
+        layout[k] = [list(a.shape), offset] + ([] if a.dtype == np.float64 else [a.dtype.str])
+        offset += _padded(a.nbytes)
+    return layout
+
+
+def _write_arrays(path: Path, magic: bytes, head: dict[str, Any], arrays: dict[str, Any]) -> None:
+    """Write ``magic``, the JSON ``head`` (whose ``arrays`` is their :func:`_layout`) and
+    the arrays, each at a multiple of 64 bytes, atomically."""
+    text = json.dumps(head).encode()
+    prefix = magic + len(text).to_bytes(8, "little") + text
+
+    def write(fh: BinaryIO) -> None:
+        fh.write(prefix + bytes(_padded(len(prefix)) - len(prefix)))
+        for a in arrays.values():
+            a = np.ascontiguousarray(a)
+            fh.write(a.data.cast("B"))
+            fh.write(bytes(_padded(a.nbytes) - a.nbytes))
+
+    atomic_write(path, write)
+
+
+def _map_arrays(path: Path, magic: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Map a file of :func:`_write_arrays` read-only; return its head and arrays.
+
+    Raises ValueError when the file is not such a file or is shorter than its arrays."""
     with open(path, "rb") as fh:
-        if fh.read(len(_MAGIC)) != _MAGIC:
-            raise ValueError(f"{path} is not a kbench data file")
+        if fh.read(len(magic)) != magic:
+            raise ValueError(f"{path} is not a kbench cache file")
         n = int.from_bytes(fh.read(8), "little")
         head = json.loads(fh.read(n))
         buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     register_map(buffer)  # read-only and file-backed: a task may give back the pages it read
-    start = _padded(len(_MAGIC) + 8 + n)
+    start = _padded(len(magic) + 8 + n)
     arrays: dict[str, Any] = {
         k: np.ndarray(
             tuple(spec[0]),
@@ -248,6 +279,12 @@ def _read_base(path: Path) -> tuple[_Base, str]:
         )
         for k, spec in head["arrays"].items()
     }
+    return head, arrays
+
+
+def _read_base(path: Path) -> tuple[_Base, str]:
+    """Map a cached data file read-only; return its arrays and content id."""
+    head, arrays = _map_arrays(path, _MAGIC)
     for k, shape in head.get("sparse", {}).items():
         import scipy.sparse as sp
 
@@ -302,7 +339,9 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
     A cached stream is used only while the local files its data set was read from keep
     their content (checked by size and mtime, then by SHA-256 when those changed); an
     edited file gives a rebuilt stream, with a new ``stream_id``. A cache that cannot be
-    written (read-only, full) only costs a rebuild next time.
+    written (read-only, full) only costs a rebuild next time. A large stream's order file
+    (its row indices and labels) that is missing, damaged or shorter than its record says
+    gives a rebuilt one, never other rows.
     """
     folder = (cache or cache_dir()) / "data" / _folder_name(spec)
     entry = folder / f"{_stream_key(spec)}.stream.json"
@@ -311,9 +350,9 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
         try:
             found = _cached_base(folder, meta["data_key"], meta["data_id"])
             if found is not None:
-                return Stream.of(spec, _derive(spec, found[0]), str(meta["stream_id"]))
-        except (KeyError, TypeError):
-            pass  # a damaged record is rebuilt
+                return _served(spec, found[0], _cached_plan(entry, meta, found[0]), entry, meta)
+        except (KeyError, TypeError, _Damaged):
+            pass  # a damaged record or order file is rebuilt
     cls, _ = registry.resolve("dataset", spec.dataset)
     key = _data_key(spec, seeded=getattr(cls, "source", "generator") == "generator")
     found = _cached_base(folder, key, None)
@@ -332,17 +371,87 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
             # data set's arrays (a small one keeps the arrays it was built from).
             written = _cached_base(folder, key, data_id)
             base = written[0] if written is not None else base
-    stream = Stream.of(spec, _derive(spec, base))
-    if data_id is not None:
-        record = {
-            "data_key": key,
-            "data_id": data_id,
-            "stream_id": stream.stream_id,
-            "spec": spec.to_dict(),
-        }
-        with contextlib.suppress(OSError):
-            atomic_write_bytes(entry, json.dumps(record).encode())
+    record = (
+        None if data_id is None else {"data_key": key, "data_id": data_id, "spec": spec.to_dict()}
+    )
+    return _served(spec, base, None, entry, record)
+
+
+def _served(
+    spec: StreamSpec, base: _Base, plan: Plan | None, entry: Path, record: dict[str, Any] | None
+) -> Stream:
+    """The stream of ``spec`` over ``base``: its plan as cached, or drawn from the seed.
+
+    A plan drawn for a large stream of a mapped data set is written to the stream's order
+    file and mapped back, so that the stream holds no array of its length (the rows and
+    labels are read a chunk at a time); the stream's record (``record``, without its id
+    if new) is written with the order file's size.
+    """
+    if plan is not None:
+        arrays, _ = _apply(spec, base, plan)
+        return Stream.of(spec, arrays, str(record["stream_id"]))  # type: ignore[index]
+    plan = _plan(spec, base)
+    arrays, plan = _apply(spec, base, plan)
+    stream_id = None if record is None else record.get("stream_id")
+    stream = Stream.of(spec, arrays, stream_id)
+    stored = plan.stored(base) if lazy_stream(spec, base, len(plan.y)) else {}
+    if record is None or (stream_id is not None and not stored):
+        return stream  # no cache, or a small stream whose record is written already
+    record = {**record, "stream_id": stream.stream_id}
+    with contextlib.suppress(OSError, _Damaged):
+        if stored:
+            order = _order_path(entry)
+            head = {"n": len(plan.y), "task": plan.task, "n_classes": plan.n_classes}
+            _write_arrays(order, _ORDER_MAGIC, {**head, "arrays": _layout(stored)}, stored)
+            record["order"] = {"size": order.stat().st_size}
+            mapped = _cached_plan(entry, record, base)
+            if mapped is not None:
+                # the drawn arrays are dropped: the stream reads the order file's map
+                arrays, _ = _apply(spec, base, mapped)
+                stream = Stream.of(spec, arrays, stream.stream_id)
+        atomic_write_bytes(entry, json.dumps(record).encode())
     return stream
+
+
+def _order_path(entry: Path) -> Path:
+    """The order file beside a stream's record."""
+    return entry.with_name(entry.name.replace(".stream.json", ".order"))
+
+
+class _Damaged(Exception):
+    """A stream's order file is missing, damaged, or not the size its record says."""
+
+
+def _cached_plan(entry: Path, record: dict[str, Any], base: _Base) -> Plan | None:
+    """The plan of a stream's order file, mapped; None when its record names none (the
+    stream is small: its plan is drawn again).
+
+    Raises
+    ------
+    _Damaged
+        When the file is missing, damaged or not the size its record says (the stream is
+        then rebuilt).
+    """
+    if "order" not in record:
+        return None
+    path = _order_path(entry)
+    try:
+        if path.stat().st_size != record["order"]["size"]:
+            raise _Damaged(path)
+        head, arrays = _map_arrays(path, _ORDER_MAGIC)
+        n, data = int(head["n"]), base.data
+        return Plan(
+            y=arrays.get("y", data.y[:n]),
+            y_test=arrays.get("y_test", data.y_test),
+            rows=arrays.get("rows"),
+            test_rows=arrays.get("test_rows"),
+            task=str(head["task"]),
+            n_classes=int(head["n_classes"]),
+            center=arrays.get("center"),
+            width=arrays.get("width"),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _Damaged(path) from exc
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,11 @@ def _map_of(a: np.ndarray) -> mmap.mmap | None:
     return base if isinstance(base, mmap.mmap) and base in _MAPS else None
 
 
+def is_mapped(a: Any) -> bool:
+    """Whether ``a`` is an array over a map the data cache registered."""
+    return isinstance(a, np.ndarray) and _map_of(a) is not None
+
+
 def _release(a: np.ndarray, start: int, stop: int) -> None:
     """Give back the pages holding ``a[start:stop]`` (rows of a C-ordered array)."""
     if stop <= start or not isinstance(a, np.ndarray):

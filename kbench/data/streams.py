@@ -402,8 +402,55 @@ def build_stream(spec: StreamSpec, registry: Any) -> Stream:
 _Arrays = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, str, int]
 
 
-def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
+@dataclass(frozen=True)
+class Plan:
+    """Where a stream's rows and labels come from: what its seed and options derive from a
+    data set's arrays before any row of features is read.
+
+    ``rows`` are the training stream's rows of the data set in order (None: its first
+    ``len(y)`` rows, as given), ``test_rows`` the rows held out by ``test_size`` (None: the
+    data set's own test split, if any); ``y`` and ``y_test`` the labels (views of the data
+    set's, or derived: gathered, grouped by ``positive``); ``center`` and ``width`` the
+    column scale of ``scale=...`` when it has been computed. A large stream's derived
+    arrays are stored in the data cache (its order file) and mapped by every later load.
+    """
+
+    y: np.ndarray
+    y_test: np.ndarray | None
+    rows: np.ndarray | None
+    test_rows: np.ndarray | None
+    task: str
+    n_classes: int
+    center: np.ndarray | None = None
+    width: np.ndarray | None = None
+
+    #: The arrays an order file holds (each when the plan has it and it is derived).
+    STORED = ("rows", "y", "test_rows", "y_test", "center", "width")
+
+    def stored(self, base: _Base) -> dict[str, np.ndarray]:
+        """The arrays of the plan worth storing: those not read from the data set as given."""
+        given = (base.data.y, base.data.y_test)
+        out = {}
+        for name in self.STORED:
+            a = getattr(self, name)
+            if a is not None and not any(np.may_share_memory(a, g) for g in given if g is not None):
+                out[name] = a
+        for name in ("rows", "test_rows"):
+            if name in out and base.data.X.shape[0] <= np.iinfo(np.int32).max:
+                out[name] = out[name].astype(np.int32)  # 4 bytes an example while they fit
+        return out
+
+
+def _derive(spec: StreamSpec, base: _Base, plan: Plan | None = None) -> _Arrays:
     """Apply the stream options to a data set's arrays: (X, y, X_test, y_test, task, classes).
+
+    ``plan`` is the stream's :class:`Plan` when the cache has it; otherwise it is derived.
+    """
+    return _apply(spec, base, _plan(spec, base) if plan is None else plan)[0]
+
+
+def _plan(spec: StreamSpec, base: _Base) -> Plan:
+    """The stream's labels and rows (:class:`Plan`), drawn from its seed.
 
     The orders (test split, shuffle, counting, ``n``) are composed as row indices into
     the data set's arrays and applied in one gather, so the data set is stored once for
@@ -411,7 +458,7 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
     the arrays are those of ordering step by step.
     """
     data, name = base.data, base.name
-    X, y, Xt, yt = data.X, data.y, data.X_test, data.y_test
+    X, y, yt = data.X, data.y, data.y_test
     task, n_classes = data.task, data.n_classes
     counting = spec.order.startswith("counting")
     if counting:
@@ -438,15 +485,16 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         )
     rng = np.random.default_rng(spec.seed)
     rows: np.ndarray | None = None  # the training stream's rows of X in order; None: all, as given
-    if spec.test_size > 0.0 and Xt is None:
+    test_rows: np.ndarray | None = None
+    if spec.test_size > 0.0 and data.X_test is None:
         perm = rng.permutation(X.shape[0])
         n_test = max(1, round(spec.test_size * X.shape[0]))
         if n_test >= X.shape[0]:
             raise DataError(
                 f"data set {name!r}: test_size={spec.test_size} leaves no training examples"
             )
-        Xt, yt = X[perm[:n_test]], y[perm[:n_test]]
-        rows = perm[n_test:]
+        test_rows, rows = perm[:n_test], perm[n_test:]
+        yt = y[test_rows]
     if spec.order == "shuffle" and not base.time_ordered:
         perm = rng.permutation(X.shape[0] if rows is None else len(rows))
         rows = perm if rows is None else rows[perm]
@@ -457,45 +505,77 @@ def _derive(spec: StreamSpec, base: _Base) -> _Arrays:
         rows = perm if rows is None else rows[perm]
     if rows is not None:
         rows = rows if spec.n is None else rows[: spec.n]
-        # densified or scaled, the rows are copied anyway: gathered at once then
-        lazy = spec.scale == "none" and not (spec.dense and is_sparse(X))
-        X, y = _gather(X, rows, base, lazy), y[rows]
+        y = y[rows]
     elif spec.n is not None:
-        X, y = _head(X, spec.n, base.frozen), y[: spec.n]
-    if is_sparse(X) and spec.dense:
-        X, Xt = _densified(X, Xt, base.label)
-    if spec.scale != "none" and is_sparse(X):
+        y = y[: spec.n]
+    return Plan(y, yt, rows, test_rows, task, n_classes)
+
+
+def lazy_stream(spec: StreamSpec, base: _Base, n: int) -> bool:
+    """Whether a stream of ``n`` examples of ``base`` is read a chunk at a time: a data
+    set mapped from the cache, and features and labels of more than ``LAZY_BYTES``."""
+    if not base.frozen:
+        return False
+    X = base.data.X
+    # bytes of a row: CSR values, column indices and pointer; or dense values
+    sparse = is_sparse(X) and not spec.dense
+    row = X.nnz / max(1, X.shape[0]) * 12 + 8 if sparse else X.shape[1] * 8
+    return n * (row + 8) > gathered.LAZY_BYTES
+
+
+def _apply(spec: StreamSpec, base: _Base, plan: Plan) -> tuple[_Arrays, Plan]:
+    """The stream's arrays: the data set's features in the plan's rows, densified and
+    scaled as the options ask; a :class:`RowGather` for a large stream of a mapped data
+    set, whose rows are read, densified and scaled a chunk at a time. Also the plan, with
+    the column scale it computed."""
+    data = base.data
+    X, y, Xt, yt = data.X, plan.y, data.X_test, plan.y_test
+    lazy = lazy_stream(spec, base, len(y))
+    sparse = is_sparse(X)
+    if spec.scale != "none" and sparse and not spec.dense:
         raise DataError(
             f"data set {base.label!r} is sparse: scale={spec.scale} would make every value "
             f"non-zero; scale it beforehand, or add dense=true to densify it"
         )
-    if spec.scale != "none":
-        if spec.scale == "standard":
-            center, width = X.mean(axis=0), X.std(axis=0)
+    if plan.test_rows is not None:
+        Xt = RowGather(X, plan.test_rows, dense=spec.dense) if lazy else X[plan.test_rows]
+    if lazy:
+        changed = (spec.dense and sparse) or spec.scale != "none"
+        if plan.rows is not None or changed:
+            X = RowGather(X, range(len(y)) if plan.rows is None else plan.rows, dense=spec.dense)
         else:
-            lo, hi = X.min(axis=0), X.max(axis=0)
-            center, width = (hi + lo) / 2.0, (hi - lo) / 2.0
-        width = np.where(width > 0, width, 1.0)
-        X = (X - center) / width
-        Xt = None if Xt is None else (Xt - center) / width
+            X = _head(X, len(y), base.frozen)
+        if Xt is not None and changed and not isinstance(Xt, RowGather):
+            Xt = RowGather(Xt, range(Xt.shape[0]), dense=spec.dense)
+    elif plan.rows is not None:
+        X = X[plan.rows]
+    elif spec.n is not None:
+        X = _head(X, len(y), base.frozen)
+    if not lazy and sparse and spec.dense:
+        X, Xt = _densified(X, Xt, base.label)
+    if spec.scale != "none":
+        center, width = plan.center, plan.width
+        if center is None:
+            if isinstance(X, RowGather):
+                center, width = gathered.column_scale(X, spec.scale)
+            elif spec.scale == "standard":
+                center, width = X.mean(axis=0), X.std(axis=0)
+            else:
+                lo, hi = X.min(axis=0), X.max(axis=0)
+                center, width = (hi + lo) / 2.0, (hi - lo) / 2.0
+            width = np.where(width > 0, width, 1.0)
+        if isinstance(X, RowGather):
+            X = X.scaled(center, width)
+            Xt = None if Xt is None else Xt.scaled(center, width)
+        else:
+            X = (X - center) / width
+            Xt = None if Xt is None else (Xt - center) / width
+        plan = dataclasses.replace(plan, center=center, width=width)
     X, y, Xt, yt = (_freeze(a, base) for a in (X, y, Xt, yt))
     if base.frozen and y is not data.y:
         # the mapped labels read above (checked, gathered) leave the resident set
         release_all(data.y)
-    return X, y, Xt, yt, task, n_classes  # type: ignore[return-value]
-
-
-def _gather(X: Any, rows: np.ndarray, base: _Base, lazy: bool) -> Any:
-    """``X[rows]``; a :class:`RowGather` instead when ``X`` is a map of the data cache and
-    the copy would be large (more than ``gathered.LAZY_BYTES``)."""
-    if lazy and base.frozen:
-        if is_sparse(X):
-            size = X.nnz * len(rows) / max(1, X.shape[0]) * 12 + len(rows) * 8
-        else:
-            size = len(rows) * X.shape[1] * 8
-        if size > gathered.LAZY_BYTES:
-            return RowGather(X, rows)
-    return X[rows]
+    return (X, y, Xt, yt, plan.task, plan.n_classes), plan  # type: ignore[return-value]
 
 
 def _densified(X: Any, Xt: Any, label: str) -> tuple[np.ndarray, np.ndarray | None]:

@@ -22,6 +22,7 @@ import pandas as pd
 from kbench import __version__
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.registry import Registry, format_exception_line
+from kbench.data.gathered import RowGather
 from kbench.data.paging import release_rows
 from kbench.data.streams import Stream
 from kbench.execution.memory import PeakMemory
@@ -180,17 +181,42 @@ def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tupl
     Xt, yt = stream.X_test, stream.y_test
     if limit is not None:
         Xt, yt = Xt[:limit], yt[:limit]
-    pred = np.asarray(algo.predict_many(Xt), dtype=float)
-    if not np.isfinite(pred).all():
-        bad = int(np.argmax(~np.isfinite(pred)))
-        raise Diverged(
-            f"non-finite prediction on held-out example {bad} at the checkpoint after {seen} examples",
-            at=seen,
-        )
+    if isinstance(Xt, RowGather):
+        return _gathered_test_error(algo, stream.task, Xt, yt, seen)
+    pred = _test_predictions(algo, Xt, 0, seen)
     constant = bool(len(pred) > 1 and np.all(pred == pred[0]))
     if stream.task == "regression":
         return float(np.mean((pred - yt) ** 2)), len(yt), constant
     return float(np.mean(pred != yt)), len(yt), constant
+
+
+def _test_predictions(algo: Any, Xt: Any, offset: int, seen: int) -> np.ndarray:
+    """The learner's predictions on held-out rows (the first is held-out example ``offset``)."""
+    pred = np.asarray(algo.predict_many(Xt), dtype=float)
+    if not np.isfinite(pred).all():
+        bad = offset + int(np.argmax(~np.isfinite(pred)))
+        raise Diverged(
+            f"non-finite prediction on held-out example {bad} at the checkpoint after {seen} examples",
+            at=seen,
+        )
+    return pred
+
+
+def _gathered_test_error(
+    algo: Any, task_kind: str, Xt: RowGather, yt: np.ndarray, seen: int
+) -> tuple[float, int, bool]:
+    """:func:`_test_error` on a held-out split read a chunk at a time (a large stream's):
+    the errors are summed per chunk, and no array of its length is held."""
+    total, first, constant = 0.0, None, True
+    for lo in range(0, len(yt), _CHUNK):
+        hi = min(len(yt), lo + _CHUNK)
+        pred = _test_predictions(algo, Xt[lo:hi], lo, seen)
+        first = pred[0] if first is None else first
+        constant = constant and bool(np.all(pred == first))
+        part = (pred - yt[lo:hi]) ** 2 if task_kind == "regression" else pred != yt[lo:hi]
+        total += float(part.sum())
+        release_rows(None, lo, hi, yt)
+    return total / len(yt), len(yt), constant and len(yt) > 1
 
 
 def _majority_error(task_kind: str, y: np.ndarray) -> float:
@@ -200,7 +226,7 @@ def _majority_error(task_kind: str, y: np.ndarray) -> float:
     if task_kind not in ("binary", "multiclass") or len(y) == 0:
         return np.nan
     counts: dict[float, int] = {}
-    step = 64 * _CHUNK
+    step = 4 * _CHUNK  # half a megabyte of labels: sorted (np.unique) one step at a time
     for lo in range(0, len(y), step):
         values, found = np.unique(y[lo : lo + step], return_counts=True)
         for v, k in zip(values.tolist(), found.tolist(), strict=True):
