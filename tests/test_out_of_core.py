@@ -142,6 +142,27 @@ def test_a_large_shuffled_stream_maps_its_order_file(
     assert order.stat().st_size < 2500 * 12 + 1024  # indices and labels: 12 bytes an example
 
 
+@pytest.mark.parametrize("dataset, order", [("blobs", "shuffle"), ("blobs[sparse=true]", "file")])
+def test_a_window_of_a_large_stream_is_not_read_at_once(
+    dataset: str, order: str, tmp_path: Path, plugin_dist, monkeypatch
+) -> None:
+    """A tuning window (head:F, tail:F) of a large gathered stream, or of a CSR map of the
+    cache, is a gather of its rows (nothing read), with the rows of the eager window."""
+    from kbench.execution.tuning import window_stream
+
+    plugin_dist("kb_blobs", BLOBS)
+    reg = get_registry()
+    spec = StreamSpec(dataset, seed=1, order=order)
+    eager = get_stream(spec, reg, cache=tmp_path / "eager")
+    monkeypatch.setattr(gathered, "LAZY_BYTES", 0)
+    get_stream(spec, reg, cache=tmp_path / "lazy")
+    lazy = get_stream(spec, reg, cache=tmp_path / "lazy")
+    for window in ("head:0.3", "tail:0.3"):
+        part = window_stream(lazy, window)
+        assert isinstance(part.X, RowGather)
+        _same_stream(part, window_stream(eager, window))
+
+
 @pytest.mark.parametrize(
     "dataset, options",
     [

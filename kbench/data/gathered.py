@@ -181,6 +181,17 @@ class RowGather:
                 )
 
 
+def rows_between(X: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a stream's features without reading them: a gathered
+    stream's window, a gather of the rows of a CSR map of the cache (scipy's slice would
+    copy them), or the slice of anything else (of a dense map, a view)."""
+    if isinstance(X, RowGather):
+        return X.window(start, stop)
+    if is_sparse(X) and is_mapped(X.data):
+        return RowGather(X, range(start, stop))
+    return X[start:stop]
+
+
 def column_scale(X: RowGather, scale: str) -> tuple[np.ndarray, np.ndarray]:
     """The centre and half-width (or standard deviation) of each column of ``X``, read a
     chunk at a time, bit for bit as NumPy computes them on the whole array.

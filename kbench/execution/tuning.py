@@ -42,6 +42,7 @@ import numpy as np
 from kbench.core.errors import SpecError
 from kbench.core.search_space import Dimension, search_space
 from kbench.core.specs import format_spec, parse_spec
+from kbench.data.gathered import rows_between
 from kbench.data.streams import Stream, StreamSpec
 from kbench.execution.tasks import Task
 
@@ -408,7 +409,8 @@ def window_stream(stream: Stream, window: str | None) -> Stream:
     sid = hashlib.sha256(f"{stream.stream_id}|{window}".encode()).hexdigest()[
         : len(stream.stream_id)
     ]
-    return replace(stream, X=stream.X[start:stop], y=stream.y[start:stop], stream_id=sid)
+    X = rows_between(stream.X, start, stop)  # a large stream's window is not read here
+    return replace(stream, X=X, y=stream.y[start:stop], stream_id=sid)
 
 
 def select(runs: Any, gid: str, n_streams: int) -> int | None:
