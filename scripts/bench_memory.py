@@ -10,18 +10,24 @@ this script writes beside the data:
   [0.01, 0.3], labels the sign of a random linear function.
 
 Each measurement runs in a fresh process that loads the stream from the cache (``order=file``,
-``n=N``; or, for the kinds ``dense-shuffle`` and ``sparse-shuffle``, the seeded permutation,
-whose rows are gathered from the mapped cache a chunk at a time) and runs one task on it the way a worker does (``kbench.execution.executors.execute``):
-the random budget perceptron, budget 200, RBF kernel. It prints the process's resident
-memory after loading the stream (imports and the mapped stream's header), the task's
-``peak_memory`` as kbench records it (the largest growth over that, measured while the
-learner runs), the process's peak resident set (VmHWM, everything: imports, the stream,
-the learner, the result), and the learner's µs per example. The goal: under 500 MB, and
-flat within 10 % from 10^6 to 10^7 examples.
+``n=N``; or, for the kinds ``dense-shuffle`` and ``sparse-shuffle``, the seeded permutation:
+its row indices and labels mapped from the stream's order file in the cache, its rows
+gathered from the mapped data a chunk at a time) and runs one task on it the way a worker
+does (``kbench.execution.executors.execute``): the random budget perceptron, budget 200,
+RBF kernel. It prints the process's resident memory after loading the stream (imports and
+the mapped stream's header), its peak resident set while loading (VmHWM: imports and
+whatever the load draws), the task's ``peak_memory`` as kbench records it (the largest
+growth over the loaded process, measured while the learner runs), the peak resident set of
+the run's end (VmHWM after the task's last reset of it: the last chunk, the result), and
+the learner's µs per example. The goal: under 500 MB, and flat within 10 % from 10^6 to
+10^7 examples.
 
 Run: ``.venv/bin/python scripts/bench_memory.py [--root /work/bench-data] [--sizes ...]
-[--kinds dense sparse dense-shuffle sparse-shuffle] [--clean]``. The data (14 GB) and the cache (another 14 GB) go under
-``--root``; ``--clean`` deletes that folder at the end.
+[--kinds dense sparse dense-shuffle sparse-shuffle] [--options test_size=0.1 ...] [--clean]``.
+``--options`` adds stream options to every stream measured (``test_size=0.1``,
+``scale=standard``, ``dense=true``). The data (14 GB) and the cache (another 14 GB, and the
+order files of shuffled streams: 12 bytes an example) go under ``--root``; ``--clean``
+deletes that folder at the end.
 """
 
 from __future__ import annotations
@@ -161,18 +167,25 @@ def status_kb(key: str) -> int:
     raise KeyError(key)
 
 
-def child(kind: str, n: int | None, root: Path, what: str) -> dict:
+def child(kind: str, n: int | None, root: Path, what: str, options: list[str]) -> dict:
     """In a fresh process: build (``what="build"``) or run one task (``"run"``)."""
     from kbench.core.registry import get_registry
     from kbench.data.cache import get_stream
     from kbench.data.streams import StreamSpec
 
     data, _, order = kind.partition("-")
-    spec = StreamSpec(dataset=dataset(root, data), order=order or "file", n=n)
+    spec = StreamSpec(dataset=dataset(root, data), order=order or "file", n=n, **_options(options))
     t0 = time.perf_counter()
     stream = get_stream(spec, get_registry())
     loaded = time.perf_counter() - t0
-    out = {"kind": kind, "n": stream.n, "load_s": loaded, "rss_loaded": status_kb("VmRSS:")}
+    out = {
+        "kind": kind,
+        "n": stream.n,
+        "load_s": loaded,
+        "rss_loaded": status_kb("VmRSS:"),
+        # the peak while the stream loaded: the task's memory measurement resets VmHWM
+        "hwm_loaded": status_kb("VmHWM:"),
+    }
     if what == "build":
         out["hwm"] = status_kb("VmHWM:")
         return out
@@ -197,7 +210,16 @@ def child(kind: str, n: int | None, root: Path, what: str) -> dict:
     return out
 
 
-def spawn(root: Path, site: Path, *args: str) -> dict:
+def _options(options: list[str]) -> dict:
+    """Stream options given as key=value (``test_size=0.1 scale=standard dense=true``)."""
+    from kbench.core.specs import coerce
+    from kbench.data.streams import STREAM_OPTIONS
+
+    pairs = (o.split("=", 1) for o in options)
+    return {k: coerce(v, STREAM_OPTIONS[k], f"stream option {k!r}") for k, v in pairs}
+
+
+def spawn(root: Path, site: Path, options: list[str], *args: str) -> dict:
     env = dict(
         os.environ,
         PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
@@ -205,7 +227,7 @@ def spawn(root: Path, site: Path, *args: str) -> dict:
         KBENCH_CACHE=str(root / "cache"),
     )
     proc = subprocess.run(
-        [sys.executable, __file__, "--root", str(root), "--child", *args],
+        [sys.executable, __file__, "--root", str(root), "--options", *options, "--child", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -225,11 +247,15 @@ def main() -> None:
     p.add_argument("--kinds", nargs="+", choices=KINDS, default=["dense", "sparse"])
     p.add_argument("--sizes", nargs="+", type=int, default=[1_000_000, 3_000_000, N])
     p.add_argument("--clean", action="store_true", help="delete --root at the end")
+    p.add_argument(
+        "--options", nargs="*", default=[], help="stream options, e.g. test_size=0.1 scale=standard"
+    )
     p.add_argument("--child", nargs=3, metavar=("WHAT", "KIND", "N"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         what, kind, n = args.child
-        print(json.dumps(child(kind, None if n == "all" else int(n), args.root, what)))
+        n_ = None if n == "all" else int(n)
+        print(json.dumps(child(kind, n_, args.root, what, args.options)))
         return
 
     root = args.root
@@ -245,28 +271,29 @@ def main() -> None:
         # its arrays once), so that the measured processes only map the cache file.
         # (a shuffled stream reuses its data folder's conversion)
         for n in (["all"] if kind == data else []) + [str(n) for n in args.sizes]:
-            r = spawn(root, site, "build", kind, n)
+            r = spawn(root, site, args.options if n != "all" else [], "build", kind, n)
             print(
                 f"{kind} n={r['n']}: stream ready in {r['load_s']:.0f} s "
                 f"(process peak {mib(r['hwm'])} MiB)",
                 flush=True,
             )
     print(
-        "\nkind             examples   RSS loaded  task peak_memory  process peak  µs/example  "
-        "online error  wall s",
+        "\nkind             examples   RSS loaded  load peak  task peak_memory  run peak  "
+        "µs/example  online error  wall s",
         flush=True,
     )
     rows = []
     for kind in args.kinds:
         for n in args.sizes:
-            r = spawn(root, site, "run", kind, str(n))
+            r = spawn(root, site, args.options, "run", kind, str(n))
             rows.append(r)
             if r["status"] != "ok":
                 print(f"{kind} {n}: {r['status']}: {r['reason']}", flush=True)
                 continue
             print(
                 f"{kind:14} {r['n']:>11,}  {mib(r['rss_loaded']):>7} MiB  "
-                f"{r['peak_memory'] / 2**20:>12.1f} MiB  {mib(r['hwm']):>8} MiB  "
+                f"{mib(r['hwm_loaded']):>5} MiB  {r['peak_memory'] / 2**20:>12.1f} MiB  "
+                f"{mib(r['hwm']):>4} MiB  "
                 f"{r['us_per_example']:>10.2f}  {r['online_error']:>12.4f}  {r['wall_s']:>6.0f}",
                 flush=True,
             )

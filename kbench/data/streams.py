@@ -475,8 +475,7 @@ def _plan(spec: StreamSpec, base: _Base) -> Plan:
         task, n_classes = "binary", 2
     else:
         y_class = y
-    # (y != y[0]).any(), not np.unique: no sorted copy of a long stream's labels
-    if task in ("binary", "multiclass") and not (y != y[0]).any():
+    if task in ("binary", "multiclass") and _one_label(y):
         grouped = f" after positive={spec.positive}" if spec.positive is not None else ""
         raise DataError(
             f"data set {base.label!r}: every training example has the label "
@@ -509,6 +508,14 @@ def _plan(spec: StreamSpec, base: _Base) -> Plan:
     elif spec.n is not None:
         y = y[: spec.n]
     return Plan(y, yt, rows, test_rows, task, n_classes)
+
+
+def _one_label(y: np.ndarray) -> bool:
+    """Whether every label is the first: (y != y[0]).any() a chunk at a time, stopping at
+    the first other label (not np.unique: no sorted copy of a long stream's labels, and
+    most streams are decided by their first chunk)."""
+    chunks = (y[lo : lo + _CHECK_CHUNK] for lo in range(0, len(y), _CHECK_CHUNK))
+    return not any((c != y[0]).any() for c in chunks)
 
 
 def lazy_stream(spec: StreamSpec, base: _Base, n: int) -> bool:
