@@ -185,7 +185,9 @@ def test_options_on_a_large_stream_are_applied_a_chunk_at_a_time(
     spec = StreamSpec(dataset, seed=3, **options)
     eager = get_stream(spec, reg, cache=tmp_path / "eager")
     monkeypatch.setattr(gathered, "LAZY_BYTES", 0)
-    monkeypatch.setattr(gathered, "_CHUNK", 333)  # the scale summed over several chunks
+    # chunks of 37 rows of 20 features (2 of the 300 densified): the scale summed over
+    # many chunks, and the runner's chunks as small (wide dense rows are read a few at a time)
+    monkeypatch.setattr(gathered, "CHUNK_BYTES", 37 * 20 * 8)
     built = get_stream(spec, reg, cache=tmp_path / "lazy")
     loaded = get_stream(spec, reg, cache=tmp_path / "lazy")
     for s in (built, loaded):

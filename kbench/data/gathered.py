@@ -24,6 +24,9 @@ from kbench.data.paging import is_mapped, release_all, release_rows
 LAZY_BYTES = 256 * 2**20
 #: Rows read at once when the whole stream is read (its id, its scale).
 _CHUNK = 1 << 16
+#: At most this many bytes of dense rows at once: a densified wide stream (``dense=true``
+#: on 10^5 features: 800 kB a row) is read a few rows at a time.
+CHUNK_BYTES = 64 * 2**20
 #: Rows gathered between two releases of the map's pages: each row read maps its page
 #: (and the kernel maps cached pages around it), so a task's resident memory is bounded by
 #: this batch, not by how many rows it has read.
@@ -152,8 +155,9 @@ class RowGather:
 
     def chunks(self) -> Any:
         """The stream's rows, a chunk at a time (as slices give them)."""
-        for lo in range(0, len(self), _CHUNK):
-            yield self[lo : lo + _CHUNK]
+        step = chunk_rows(_CHUNK, self.shape[1], self.sparse)
+        for lo in range(0, len(self), step):
+            yield self[lo : lo + step]
 
     def hash_into(self, h: Any) -> None:
         """Feed ``h`` the bytes the eager gather's stream id hashes, a chunk at a time."""
@@ -179,6 +183,11 @@ class RowGather:
                     if part == "indices"
                     else np.ascontiguousarray(values)
                 )
+
+
+def chunk_rows(rows: int, d: int, sparse: bool) -> int:
+    """``rows``, or fewer dense rows of ``d`` values: at most :data:`CHUNK_BYTES` at once."""
+    return rows if sparse else max(1, min(rows, CHUNK_BYTES // (8 * max(1, d))))
 
 
 def rows_between(X: Any, start: int, stop: int) -> Any:

@@ -22,7 +22,7 @@ import pandas as pd
 from kbench import __version__
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.registry import Registry, format_exception_line
-from kbench.data.gathered import RowGather
+from kbench.data.gathered import RowGather, chunk_rows
 from kbench.data.paging import release_rows
 from kbench.data.streams import Stream
 from kbench.execution.memory import PeakMemory
@@ -208,8 +208,9 @@ def _gathered_test_error(
     """:func:`_test_error` on a held-out split read a chunk at a time (a large stream's):
     the errors are summed per chunk, and no array of its length is held."""
     total, first, constant = 0.0, None, True
-    for lo in range(0, len(yt), _CHUNK):
-        hi = min(len(yt), lo + _CHUNK)
+    step = chunk_rows(_CHUNK, Xt.shape[1], Xt.sparse)
+    for lo in range(0, len(yt), step):
+        hi = min(len(yt), lo + step)
         pred = _test_predictions(algo, Xt[lo:hi], lo, seen)
         first = pred[0] if first is None else first
         constant = constant and bool(np.all(pred == first))
@@ -365,6 +366,8 @@ def _prequential(
     end_pass = end_pass if callable(end_pass) else None
     budget = task.max_queries
     checkpoints = log_checkpoints(n, task.checkpoints)
+    # examples a chunk: _CHUNK, fewer when dense rows are wide (a densified sparse stream)
+    chunk = chunk_rows(_CHUNK, stream.d, stream.sparse)
     # One byte per example for a class label's outcome (8 for a squared error): the
     # outcomes are the only per-example array a task keeps.
     outcomes = np.zeros(n, dtype=np.float64 if stream.task == "regression" else bool)
@@ -378,11 +381,11 @@ def _prequential(
         done, wrong = 0, 0.0
         for stop in checkpoints:
             spent = False
-            # A checkpoint's examples in chunks of at most _CHUNK: what a task holds at
+            # A checkpoint's examples in chunks of at most `chunk`: what a task holds at
             # once (predictions, scores, a CSR slice, the pages of a mapped stream) is
             # bounded by the chunk, not by the stream's length.
             while done < stop and not spent:
-                end = min(int(stop), done + _CHUNK)
+                end = min(int(stop), done + chunk)
                 Xb, yb = X[done:end], y[done:end]
                 if memory is not None:
                     memory.begin()
