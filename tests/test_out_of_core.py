@@ -239,9 +239,7 @@ def test_a_long_shuffled_stream_keeps_the_memory_of_a_short_one(
     The margin, 6 MB, is above what must grow (the outcomes, 1 byte an example: 0.9 MB)
     and the allocator's noise, and below what holding the order in memory cost: the row
     indices (4 bytes an example) and the labels (8), 10.8 MB more at 10^6 examples than at
-    10^5. Both streams read random rows of the same 16 MB file: the kernel maps the cached
-    pages (whole folios) around each row read until the gather gives them back, as much
-    for either stream."""
+    10^5. Both streams read random rows of the same 16 MB file."""
     from kbench.execution.memory import PeakMemory
 
     plugin_dist("kb_blobs", BLOBS)

@@ -262,13 +262,19 @@ def _map_arrays(path: Path, magic: bytes) -> tuple[dict[str, Any], dict[str, np.
     """Map a file of :func:`_write_arrays` read-only; return its head and arrays.
 
     Raises ValueError when the file is not such a file or is shorter than its arrays."""
-    with open(path, "rb") as fh:
+    fh = open(path, "rb")  # noqa: SIM115 (kept open while its map lives: rows are read from it)
+    try:
         if fh.read(len(magic)) != magic:
             raise ValueError(f"{path} is not a kbench cache file")
         n = int.from_bytes(fh.read(8), "little")
         head = json.loads(fh.read(n))
         buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    register_map(buffer)  # read-only and file-backed: a task may give back the pages it read
+    except BaseException:
+        fh.close()
+        raise
+    # read-only and file-backed: a task may give back the pages it read, and read rows
+    # scattered over it from the file
+    register_map(buffer, fh)
     start = _padded(len(magic) + 8 + n)
     arrays: dict[str, Any] = {
         k: np.ndarray(

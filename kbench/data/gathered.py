@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kbench.core.arrays import is_sparse
-from kbench.data.paging import is_mapped, release_all, release_rows
+from kbench.data.paging import is_mapped, read_rows, release_all, release_rows
 
 #: A stream whose features and labels would take more than this many bytes is read a chunk
 #: at a time (a smaller one is gathered once, as plain arrays).
@@ -141,6 +141,9 @@ class RowGather:
             part = part.copy() if isinstance(part, np.ndarray) else part
             release_rows(self.base, lo, hi)
             return part
+        read = None if is_sparse(self.base) else read_rows(self.base, np.asarray(rows))
+        if read is not None:
+            return read  # read from the file: nothing mapped, nothing to give back
         parts = []
         for lo in range(0, max(1, len(rows)), _BATCH):
             parts.append(self.base[rows[lo : lo + _BATCH]])
