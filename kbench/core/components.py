@@ -359,8 +359,8 @@ class Algorithm(Component):
 
         The default is the one-by-one loop; learners with a compiled block loop override it.
         """
-        pred = np.empty(len(X))
-        for i in range(len(X)):
+        pred = np.empty(X.shape[0])  # a CSR block has no len()
+        for i in range(X.shape[0]):
             x = X[i]
             pred[i] = self.predict_one(x)
             self.learn_one(x, y[i])

@@ -34,7 +34,14 @@ from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.cython_core import _kernels
 from kbench.plugins.algorithms._example_ids import ExampleIds, PassIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
-from kbench.plugins.algorithms._sparse_rows import BLOCK_ROWS, compiled_kernel, csr_parts
+from kbench.plugins.algorithms._sparse_rows import (
+    BLOCK_ROWS,
+    as_csr,
+    compiled_kernel,
+    csr_parts,
+    one_row,
+    refuse_switch,
+)
 
 #: Slots allocated at first; the arrays double when full.
 INITIAL_CAPACITY = 64
@@ -88,8 +95,7 @@ class RevisitingLearner(Algorithm):
                 raise ValueError(
                     f"{self.name}: examples have {d} features, earlier ones had {self._d}"
                 )
-            kind = "sparse" if self._store is not None else "dense"
-            raise TypeError(f"{self.name} has learned {kind} rows; it cannot switch")
+            refuse_switch(self.name, sparse)
         if sparse:
             compiled_kernel(self.kernel)  # CSR rows need a built-in kernel
             self._store = SparseSupportBuffer(
@@ -273,7 +279,8 @@ class RevisitingLearner(Algorithm):
         self._pass_ids.end_pass()
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
+        if is_sparse(X) or self._store is not None:  # a dense block made CSR after CSR ones
+            X = as_csr(X)
             self._ensure(X.shape[1], True)
             return self._learn_predict_csr(X, y)
         self._ensure(X.shape[1])
@@ -287,8 +294,8 @@ class RevisitingLearner(Algorithm):
         return pred
 
     def learn_one(self, x, y):
-        if is_sparse(x):
-            self.learn_predict_many(x, np.array([float(y)]))
+        if is_sparse(x) or self._store is not None:  # the CSR path (a dense row made CSR)
+            self.learn_predict_many(one_row(x), np.array([float(y)]))
             return
         self._ensure(len(x))
         xid = self._ids.one(x)
@@ -304,6 +311,10 @@ class RevisitingLearner(Algorithm):
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """f(x) for each row of X."""
         raise NotImplementedError
+
+    def decision_many(self, X: Any) -> np.ndarray:
+        """Decision values of the rows of X (dense or CSR), without learning."""
+        return self.decision_function(X)
 
     def predict_many(self, X):
         return self.labels_of(self.decision_function(X))

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
+from kbench.core.dense_rows import takes_csr
 from kbench.core.registry import get_registry
 from kbench.core.specs import parse_spec
 
@@ -68,6 +70,12 @@ class _ActiveWrapper(Algorithm):
         )
         self.queries = 0
 
+    @property
+    def sparse_input(self) -> bool:
+        """CSR rows as they are when the wrapped learner takes them (the wrapper itself
+        only reads the learner's decision values)."""
+        return takes_csr(self.learner)
+
     def _budget_left(self) -> bool:
         return self.max_queries == 0 or self.queries < self.max_queries
 
@@ -79,6 +87,10 @@ class _ActiveWrapper(Algorithm):
 
     def predict_many(self, X):
         return self.learner.predict_many(X)
+
+    def decision_many(self, X):
+        """The wrapped learner's decision values of a dense or CSR block."""
+        return self.learner.decision_many(X)
 
     def stats(self):
         return dict(self.learner.stats()) | {"labels_queried": self.queries}
@@ -112,7 +124,7 @@ class QueryAll(_ActiveWrapper):
     def learn_predict_many(self, X, y):
         if self.max_queries:
             return super().learn_predict_many(X, y)
-        self.queries += len(X)
+        self.queries += X.shape[0]
         return self.learner.learn_predict_many(X, y)
 
 
@@ -192,11 +204,12 @@ class Greedy(_ActiveWrapper):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._block: list[tuple[float, np.ndarray, float]] = []
+        self._block: list[tuple[float, Any, float]] = []
 
     def learn_one(self, x, y):
         # The label goes into the block with its example; it is read only if chosen.
-        self._block.append((abs(float(self.learner.decision_one(x))), np.array(x), y))
+        kept = x.copy() if is_sparse(x) else np.array(x)  # the caller may reuse its row
+        self._block.append((abs(float(self.learner.decision_one(x))), kept, y))
         if len(self._block) < self.h:
             return
         block, self._block = self._block, []
