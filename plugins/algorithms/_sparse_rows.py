@@ -112,6 +112,31 @@ def refuse_switch(owner: str, sparse: bool) -> None:
     raise TypeError(f"{owner} has learned {learned} rows; it cannot continue on {given} ones")
 
 
+def growing_buffer(
+    owner: str,
+    buf: SupportBuffer | SparseSupportBuffer | None,
+    d: int,
+    n_outputs: int,
+    sparse: bool,
+) -> SupportBuffer | SparseSupportBuffer:
+    """The support vectors of a learner without a budget that keeps dense or CSR rows as
+    they come: ``buf``, or a new buffer of the kind asked (64 rows, doubled when full); the
+    other kind than it holds is refused in one line."""
+    if buf is None:
+        kind = SparseSupportBuffer if sparse else SupportBuffer
+        return kind(d, 64, n_outputs=n_outputs, growable=True)
+    if sparse != isinstance(buf, SparseSupportBuffer):
+        refuse_switch(owner, sparse)
+    return buf
+
+
+def buffer_rows(buf: SupportBuffer | SparseSupportBuffer | None) -> str | None:
+    """``"csr"``, ``"dense"`` or None: the rows a :func:`growing_buffer` holds."""
+    if buf is None:
+        return None
+    return "csr" if isinstance(buf, SparseSupportBuffer) else "dense"
+
+
 def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:
     """The kernel's compiled tuple; sparse rows are computed only for built-in kernels."""
     compiled = kernel.compiled()

@@ -18,7 +18,12 @@ from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _averaged_perceptron as _ap
 from kbench.plugins.algorithms._example_ids import ExampleIds
-from kbench.plugins.algorithms._sparse_rows import OneRowMethods, csr_rows, refuse_switch
+from kbench.plugins.algorithms._sparse_rows import (
+    OneRowMethods,
+    buffer_rows,
+    csr_rows,
+    growing_buffer,
+)
 
 
 class AveragedPerceptron(OneRowMethods, Algorithm):
@@ -54,17 +59,11 @@ class AveragedPerceptron(OneRowMethods, Algorithm):
         self._scores = np.zeros(2 * self._C)
 
     def _buffer(self, d: int, sparse: bool = False) -> SupportBuffer | SparseSupportBuffer:
-        if self._buf is None:
-            kind = SparseSupportBuffer if sparse else SupportBuffer
-            self._buf = kind(d, 64, n_outputs=2 * self._C, growable=True)
-        elif sparse != isinstance(self._buf, SparseSupportBuffer):
-            refuse_switch(self.name, sparse)
+        self._buf = growing_buffer(self.name, self._buf, d, 2 * self._C, sparse)
         return self._buf
 
     def _rows_learned(self):
-        if self._buf is None:
-            return None
-        return "csr" if isinstance(self._buf, SparseSupportBuffer) else "dense"
+        return buffer_rows(self._buf)
 
     def _grow(self) -> None:
         buf = self._buf

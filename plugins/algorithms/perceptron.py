@@ -13,9 +13,10 @@ from kbench.plugins.algorithms import _sparse_rows
 from kbench.plugins.algorithms._budget import expansion_stats, run_growing
 from kbench.plugins.algorithms._sparse_rows import (
     OneRowMethods,
+    buffer_rows,
     compiled_kernel,
     csr_parts,
-    refuse_switch,
+    growing_buffer,
 )
 
 
@@ -38,17 +39,11 @@ class KernelPerceptron(OneRowMethods, Algorithm):
         self._buf: SupportBuffer | SparseSupportBuffer | None = None
 
     def _buffer(self, d: int, sparse: bool = False) -> SupportBuffer | SparseSupportBuffer:
-        if self._buf is None:
-            kind = SparseSupportBuffer if sparse else SupportBuffer
-            self._buf = kind(d, 64, n_outputs=self._outputs, growable=True)
-        elif sparse != isinstance(self._buf, SparseSupportBuffer):
-            refuse_switch(self.name, sparse)
+        self._buf = growing_buffer(self.name, self._buf, d, self._outputs, sparse)
         return self._buf
 
     def _rows_learned(self):
-        if self._buf is None:
-            return None
-        return "csr" if isinstance(self._buf, SparseSupportBuffer) else "dense"
+        return buffer_rows(self._buf)
 
     def _learn_predict_sparse(self, X, y):
         """Predict then learn the CSR rows with the compiled loop, which stores them in the
