@@ -105,6 +105,18 @@ def _native(algorithm: str, loss: str | None, task: str) -> bool:
     return cls.supports(task, loss_obj) is None
 
 
+def _pass_rows(X: Any, n_epochs: int) -> Any:
+    """The rows of ``fit``'s passes. With several passes, dense rows as one read-only copy:
+    the learners that revisit examples (the Huller, LASVM) know a row of a later pass again
+    only in a read-only array (a writeable one could change between passes), as they know
+    CSR rows again by position; otherwise a later pass would add each example again."""
+    X = _rows(X)
+    if n_epochs > 1 and not is_sparse(X) and X.flags.writeable:
+        X = X.copy()
+        X.flags.writeable = False
+    return X
+
+
 def _rows(X: Any) -> Any:
     """The rows kbench's learners read, not written into: C-contiguous float64, or CSR
     float64 rows with sorted indices (validation has turned other sparse formats to CSR)."""
@@ -242,6 +254,7 @@ class OnlineKernelClassifier(ClassifierMixin, _OnlineKernelBase):
         X, y = _validate_data(self, X, y, dtype=np.float64, order="C", accept_sparse="csr")
         check_classification_targets(y)
         self._setup(np.unique(y))
+        X = _pass_rows(X, self.n_epochs)
         for _ in range(self.n_epochs):
             self._learn(X, y)
         return self
@@ -347,8 +360,9 @@ class OnlineKernelRegressor(RegressorMixin, _OnlineKernelBase):
         self.learner_ = _make(
             self.algorithm, self.kernel, self.loss, "regression", 1, _seed(self.random_state)
         )
+        X = _pass_rows(X, self.n_epochs)
         for _ in range(self.n_epochs):
-            _train(self.learner_, _rows(X), y)
+            _train(self.learner_, X, y)
         return self
 
     def partial_fit(self, X: Any, y: Any) -> OnlineKernelRegressor:
