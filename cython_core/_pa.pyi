@@ -1,5 +1,6 @@
 """Type stub of kbench.cython_core._pa (kernel passive–aggressive block loop)."""
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, Kernel
 
 def pa_block(
@@ -17,4 +18,5 @@ def pa_block(
     have_row: bool,
     kxx_given: float,
     start: int,
+    sparse: SparseBlock | None = None,
 ) -> tuple[int, int, int]: ...

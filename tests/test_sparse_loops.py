@@ -46,6 +46,9 @@ CASES = {
     "projectronpp multiclass": ("projectronpp[budget=8]", None, "linear", 3),
     "norma": ("norma[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     "nogd": ("nogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
+    # No budget: the buffer and the store double within a block.
+    "pa": ("pa", None, "rbf[gamma=0.5]", 2),
+    "pa-ii poly": ("pa[variant=PA-II]", None, "poly[degree=2,offset=1.0]", 2),
 }
 
 

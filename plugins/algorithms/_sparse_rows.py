@@ -285,8 +285,9 @@ class MarkedRows:
         X: Any,
         y: np.ndarray,
         buf: SupportBuffer,
-        step: Callable[[np.ndarray, np.ndarray, np.ndarray, _sparse.SparseBlock], None],
+        step: Callable[[np.ndarray, np.ndarray, np.ndarray, _sparse.SparseBlock], int | None],
         rows: int | None = None,
+        grow: Callable[[], None] | None = None,
     ) -> np.ndarray:
         """Predict then learn the CSR block X with labels y through a compiled loop that
         takes a :class:`~kbench.cython_core._sparse.SparseBlock`, ``rows`` examples a call
@@ -297,7 +298,10 @@ class MarkedRows:
         receives the predictions, ``block`` holds their CSR rows against the store, whose
         pool is reserved for them beforehand (so it grows, or is compacted, only between
         calls). The loop updates the dense stand-in rows as on dense data and the store in
-        step; :meth:`settle` then records the store's new size.
+        step; :meth:`settle` then records the store's new size. A loop over a growable
+        buffer may stop when it is full: ``step`` then returns the number of examples it
+        learned, and is called again on the rest (a new block) once the buffer (``grow``,
+        ``buf.grow`` by default) and the store have doubled; None means all of them.
         """
         if X.shape[1] != self.store.d:
             raise ValueError(f"X has {X.shape[1]} columns but the rows have {self.store.d}")
@@ -310,9 +314,16 @@ class MarkedRows:
             b = min(a + rows, X.shape[0])
             marks = (self.count + np.arange(1.0, b - a + 1.0))[:, None]
             self.count += b - a
-            block = self.store.block(compiled, indptr[a : b + 1], indices, data)
-            step(marks, y[a:b], pred[a:b], block)
-            self.settle(block, buf)
+            while a < b:
+                if self.store.capacity < buf.capacity:
+                    self.store.grow(buf.capacity)
+                block = self.store.block(compiled, indptr[a : b + 1], indices, data)
+                done = step(marks, y[a:b], pred[a:b], block)
+                self.settle(block, buf)
+                if done is None or done == len(marks):
+                    break
+                a, marks = a + done, marks[done:]
+                (grow or buf.grow)()
         buf.touch()
         return pred
 

@@ -113,6 +113,25 @@ class PassiveAggressive(OneRowMethods, Algorithm):
         buf.touch()
 
     def _learn_predict_sparse(self, X, y: np.ndarray) -> np.ndarray:
+        """Predict then learn the CSR rows, one compiled call per block of rows
+        (:meth:`MarkedRows.learn`; the buffer and the store double when full)."""
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        C = float(self.C)
+
+        def step(marks, y, pred, block):
+            i, buf.size, evals = _pa.pa_block(
+                kern, buf.X, buf.sq, buf.alpha, buf.size, marks, y, pred, buf.krow, self._v, C,
+                False, 0.0, 0, block,
+            )  # fmt: skip
+            buf.kernel_evals += evals
+            return i
+
+        return rows.learn(kern, X, y, buf, step)
+
+    def _learn_predict_marked(self, X, y: np.ndarray) -> np.ndarray:
         """Predict then learn each CSR row: the kernel row from the sparse store, then the
         compiled update on the example's mark with that row and k(x, x) given (as for a
         kernel the loop cannot evaluate; see ``_sparse_rows``)."""
