@@ -4,6 +4,7 @@
 of the one example is ``g_given``. Arrays are C-contiguous float64, updated in place.
 """
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, U64, Kernel
 
 def bogd_block(
@@ -24,4 +25,5 @@ def bogd_block(
     krow: F64,
     have_row: bool,
     g_given: float,
+    sparse: SparseBlock | None = None,
 ) -> None: ...

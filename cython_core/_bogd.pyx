@@ -1,12 +1,12 @@
 """Compiled prequential block loop of bounded online gradient descent (BOGD), binary."""
 from libc.math cimport fabs
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _expansion, _sq_row
+from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._budget_ops cimport _fold_scale, _rng_below, _rng_uniform
 from kbench.cython_core._losses cimport _loss_deriv
+from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 
 
 cdef enum:
@@ -18,7 +18,7 @@ def bogd_block(tuple kernel,
                uint64_t[::1] rng, double eta, double lam, bint weighted,
                int loss_kind, double loss_p1,
                const double[:, ::1] X, const double[::1] y, double[::1] pred,
-               double[::1] krow, bint have_row, double g_given):
+               double[::1] krow, bint have_row, double g_given, sparse=None):
     """BOGD (Zhao et al. 2012) on every row of X.
 
     ``state`` = ``[m, cs, kernel_evals, removals]``: the true coefficients are cs·a[j].
@@ -27,18 +27,16 @@ def bogd_block(tuple kernel,
     ``weighted``) and rescale the others by 1/(1 − p_j) so that the expected function is
     unchanged; then add x with coefficient −ηg. With ``loss_kind`` < 0 the derivative of the
     first row is ``g_given`` (a loss without a compiled form, per-example path).
+    ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], B = SV.shape[0]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
     cdef double cs = state[1], evals = state[2], removals = state[3]
     cdef double f, xsq, g, total, u, acc, pj
     with nogil:
         for i in range(n):
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == 0, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, &krow[0])
             _expansion(&krow[0], &a[0], m, 1, cs, &f)
             pred[i] = _sign_label(f)
             if loss_kind == NOT_COMPILED:
@@ -75,7 +73,7 @@ def bogd_block(tuple kernel,
                         pj = (1.0 - fabs(a[j]) / total) / <double>(B - 1)
                         if pj < 1.0:
                             a[j] /= 1.0 - pj
-            memcpy(&SV[r, 0], &X[i, 0], d * sizeof(double))
+            _store_at(&R, i, r)
             sq[r] = xsq
             a[r] = -eta * g / cs
             if cs < 1e-200 or cs > 1e200:

@@ -5,6 +5,7 @@
 and are updated in place.
 """
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, Kernel
 
 def merge_point(a: float, b: float, k: float) -> tuple[float, float]: ...
@@ -31,4 +32,5 @@ def bsgd_block(
     have_row: bool,
     kxx_given: float,
     start: int,
+    sparse: SparseBlock | None = None,
 ) -> int: ...

@@ -9,9 +9,12 @@ has no budget (the arrays grow) and an optional projection onto the ball of radi
 from libc.math cimport exp, log, sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_one, _kernel_row, _sq_row
+from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
+from kbench.cython_core._sparse cimport (
+    LoopRows, _move_at, _row_at, _rows_of, _self_at, _store_at, _stored_row_at,
+)
 
 
 cdef enum:
@@ -90,13 +93,13 @@ cdef inline double _norm2(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) noex
     return s
 
 
-cdef inline void _remove_slot(double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
+cdef inline void _remove_slot(const LoopRows* R, double[::1] sq, double[:, ::1] alpha,
                               double[::1] kdiag, double[::1] stamp, Py_ssize_t p,
-                              Py_ssize_t last, Py_ssize_t d, Py_ssize_t C) noexcept nogil:
+                              Py_ssize_t last, Py_ssize_t C) noexcept nogil:
     """Delete support vector p by moving the last one into its slot."""
+    _move_at(R, p, last)
     if p == last:
         return
-    memcpy(&SV[p, 0], &SV[last, 0], d * sizeof(double))
     memcpy(&alpha[p, 0], &alpha[last, 0], C * sizeof(double))
     sq[p] = sq[last]
     kdiag[p] = kdiag[last]
@@ -134,16 +137,18 @@ def bsgd_block(tuple kernel,
                Py_ssize_t budget, bint project_ball,
                const double[:, ::1] X, const double[::1] y, double[::1] pred,
                double[::1] krow, double[::1] krow2, double[::1] dvec, double[::1] scores,
-               bint have_row, double kxx_given, Py_ssize_t start):
+               bint have_row, double kxx_given, Py_ssize_t start, sparse=None):
     """Predict then learn rows start, start+1, … of X; return the next row to process.
 
     ``state`` = ``[m, t, cs, kernel_evals, maintenance_steps, ‖f‖²]``. With ``mode`` M_NONE
     (Pegasos) the loop stops before a row when the arrays are full so that Python can grow
     them; the other modes keep at most ``budget`` vectors (the arrays hold budget + 1).
+    ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`
+    (the rows of X and SV then hold marks; not with merging, which writes new points).
     """
-    cdef int kind
-    cdef double gamma, kscale, koffset, degree
-    kind, gamma, kscale, koffset, degree = kernel  # unpacked once, outside the nogil loop
+    if sparse is not None and mode == M_MERGE:
+        raise ValueError("kbench: merging writes new points; it takes dense rows only")
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t ld = Kinv.shape[0]
     cdef Py_ssize_t m = <Py_ssize_t>state[S_M], i, j, c, yi, guess, rv, p, q, lab
@@ -160,8 +165,7 @@ def bsgd_block(tuple kernel,
         while i < n:
             if mode == M_NONE and m == cap:
                 break  # Python grows the arrays and calls again from row i
-            evals += _sq_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], have_row and i == start, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, have_row and i == start, &xsq, &krow[0])
             _expansion(&krow[0], &alpha[0, 0], m, C, cs, &scores[0])
             yi = <Py_ssize_t>y[i]
             if C == 1:
@@ -195,12 +199,7 @@ def bsgd_block(tuple kernel,
                 cs *= decay
                 norm2 *= decay * decay
             if viol:
-                if kind == NOT_COMPILED and have_row and i == start:
-                    kxx = kxx_given
-                else:
-                    kxx = _kernel_one(kind, gamma, kscale, koffset, degree, &X[i, 0], &X[i, 0],
-                                      d, xsq, xsq)
-                    evals += 1.0
+                kxx = _self_at(&R, i, xsq, have_row and i == start, kxx_given, &evals)
                 if project_ball:
                     norm2 += 2.0 * decay * eta * marg + eta * eta * ncoef * kxx
                     if t == 1.0:
@@ -221,7 +220,7 @@ def bsgd_block(tuple kernel,
                 elif mode == M_PROJECTION:
                     Kinv[0, 0] = 1.0 / kxx
                 if viol:
-                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    _store_at(&R, i, m)
                     sq[m] = xsq
                     kdiag[m] = kxx
                     stamp[m] = t
@@ -235,9 +234,7 @@ def bsgd_block(tuple kernel,
                     if mode == M_REMOVAL or mode == M_MERGE:
                         p = _smallest(alpha, kdiag, stamp, m, C)
                         if mode == M_MERGE:
-                            _kernel_row(kind, gamma, kscale, koffset, degree, &SV[0, 0], m, d,
-                                        &sq[0], &SV[p, 0], sq[p], &krow2[0])
-                            evals += m
+                            evals += _stored_row_at(&R, p, m, &krow2[0])
                             lab = _label(alpha, p, C)
                             q = -1
                             bestdeg = 0.0
@@ -276,7 +273,7 @@ def bsgd_block(tuple kernel,
                                 kdiag[p] = 1.0
                                 stamp[p] = t  # the merged vector is new
                                 p = q  # the partner's slot is the one freed
-                        _remove_slot(SV, sq, alpha, kdiag, stamp, p, m - 1, d, C)
+                        _remove_slot(&R, sq, alpha, kdiag, stamp, p, m - 1, C)
                         m -= 1
                     else:
                         # Projection: drop the vector whose projection onto the others loses
@@ -296,7 +293,7 @@ def bsgd_block(tuple kernel,
                             for c in range(C):
                                 alpha[j, c] += alpha[p, c] * ratio
                         _kinv_remove(&Kinv[0, 0], ld, m, p, &dvec[0])
-                        _remove_slot(SV, sq, alpha, kdiag, stamp, p, m - 1, d, C)
+                        _remove_slot(&R, sq, alpha, kdiag, stamp, p, m - 1, C)
                         m -= 1
             if project_ball and norm2 > 1.0 / lam:
                 rho = 1.0 / sqrt(lam * norm2)

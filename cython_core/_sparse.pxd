@@ -130,3 +130,26 @@ cdef inline Py_ssize_t _stored_row_at(const LoopRows* R, Py_ssize_t r, Py_ssize_
                     R.SV + r * R.d, R.sq[r], out)
         return m
     return _block_stored_row(R.sp, r, m, out)
+
+
+
+cdef inline void _block_move(SparseRows* sp, Py_ssize_t p, Py_ssize_t last) noexcept nogil:
+    """The store's side of a removal, as SparseSupportBuffer.remove: slot p's pool region is
+    freed and the last row's span and squared norm move into slot p."""
+    sp.owned -= sp.room[p]
+    if p != last:
+        sp.starts[p] = sp.starts[last]
+        sp.ends[p] = sp.ends[last]
+        sp.room[p] = sp.room[last]
+        sp.sq[p] = sp.sq[last]
+    sp.starts[last] = sp.ends[last] = sp.room[last] = 0
+    sp.sq[last] = 0.0
+
+
+cdef inline void _move_at(const LoopRows* R, Py_ssize_t p, Py_ssize_t last) noexcept nogil:
+    """Delete stored row p, the last stored row taking its slot: the dense row, and with CSR
+    rows the store's entry (``_block_move``)."""
+    if p != last:
+        memcpy(R.SV + p * R.d, R.SV + last * R.d, R.d * sizeof(double))
+    if R.sp != NULL:
+        _block_move(R.sp, p, last)

@@ -49,6 +49,13 @@ CASES = {
     # No budget: the buffer and the store double within a block.
     "pa": ("pa", None, "rbf[gamma=0.5]", 2),
     "pa-ii poly": ("pa[variant=PA-II]", None, "poly[degree=2,offset=1.0]", 2),
+    "pegasos": ("pegasos[lam=0.01]", None, "rbf[gamma=0.5]", 2),
+    "pegasos multiclass": ("pegasos[lam=0.01,project=false]", None, "linear", 3),
+    # Removal and projection move the last stored row into the freed slot.
+    "bsgd removal": ("bsgd[budget=8,maintenance=removal]", None, "rbf[gamma=0.5]", 2),
+    "bsgd projection": ("bsgd[budget=8,maintenance=projection]", None, "rbf[gamma=0.5]", 3),
+    "bogd": ("bogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
+    "bogd weighted": ("bogd[budget=8,sampling=weighted]", "logistic", "linear", 2),
 }
 
 

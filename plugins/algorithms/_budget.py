@@ -228,11 +228,16 @@ class BudgetLearner(CompiledBlocks):
         if not self.sparse_loop:
             return self._learn_predict_marked(X, y)
         rows = self._sparse_rows(X)
-        return rows.learn(compiled_kernel(self.kernel), X, y, self._buf, self._run_sparse)
+        kern = compiled_kernel(self.kernel)
+        grow = self._grow if self.growable else None
+        return rows.learn(kern, X, y, self._buf, self._run_sparse, grow=grow)
 
-    def _run_sparse(self, marks: np.ndarray, y: np.ndarray, pred: np.ndarray, block: Any) -> None:
-        """:meth:`_run` on a run of CSR rows (the step of :meth:`MarkedRows.learn`)."""
-        self._run(marks, y, pred, False, block)
+    def _run_sparse(
+        self, marks: np.ndarray, y: np.ndarray, pred: np.ndarray, block: Any
+    ) -> int | None:
+        """:meth:`_run` on a run of CSR rows (the step of :meth:`MarkedRows.learn`): the
+        examples learned before a growable buffer filled, or None for all."""
+        return self._run(marks, y, pred, False, block)
 
     def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
         """Predict then learn each CSR row: the kernel row from the sparse store, then the
@@ -316,7 +321,9 @@ class PegasosFamily(BudgetLearner):
     def _scale(self):
         return float(self._state[2])
 
-    def _run(self, X, y, pred, have_row):
+    sparse_loop = True
+
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
         kxx = self._loop_kxx(X, have_row)
         budget = int(getattr(self, "budget", 0) or 0)
@@ -328,8 +335,8 @@ class PegasosFamily(BudgetLearner):
                     self._kargs(), buf.X, buf.sq, buf.alpha, self._kdiag, self._stamp,
                     self._Kinv, st, self.lam, self._mode, budget, project,
                     X, y, pred, buf.krow, self._krow2, self._dvec, self._scores,
-                    have_row, kxx, start,
+                    have_row, kxx, start, sparse,
                 )  # fmt: skip
-            if start == len(X):
-                return
+            if start == len(X) or sparse is not None:
+                return start  # on CSR rows, MarkedRows.learn grows and goes on
             self._grow()

@@ -84,10 +84,16 @@ class BOGD(BudgetLearner):
     def _scale(self):
         return float(self._state[1])
 
+    @property
+    def sparse_loop(self) -> bool:  # type: ignore[override]
+        """CSR blocks in compiled code when the loss is compiled (else its derivative comes
+        from Python, one row at a time)."""
+        return self._loss_c is not None
+
     def _fast_ok(self):
         return self._compiled is not None and self._loss_c is not None
 
-    def _run(self, X, y, pred, have_row):
+    def _run(self, X, y, pred, have_row, sparse=None):
         buf, st = self._buf, self._state
         loss_kind, p1, g = (*self._loss_c, 0.0) if self._loss_c is not None else (-1, 0.0, 0.0)
         if loss_kind < 0:
@@ -98,7 +104,7 @@ class BOGD(BudgetLearner):
         with self._counted(evals=2):
             _bogd.bogd_block(
                 self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng, self.eta,
-                self._lam, weighted, loss_kind, p1, X, y, pred, buf.krow, have_row, g,
+                self._lam, weighted, loss_kind, p1, X, y, pred, buf.krow, have_row, g, sparse,
             )  # fmt: skip
 
     def regulariser(self) -> float:
