@@ -7,6 +7,7 @@ are updated in place. ``A`` is the buffer's cap × 2C coefficient block ``[c | u
 """
 
 from kbench.cython_core._online_ops import OnlineConfig, compiled_gradient, compiled_self_kernel
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64
 
 PARAM_FIELDS: tuple[str, ...]
@@ -26,6 +27,7 @@ def pistol_block(
     krow: F64,
     work: F64,
     start: int,
+    sparse: SparseBlock | None = None,
 ) -> int: ...
 def pistol_multiplier(params: F64, state: F64) -> float: ...
 def pistol_outputs(params: F64, state: F64, GU: F64, w: float, Fon: F64, Fout: F64) -> None: ...

@@ -20,7 +20,9 @@ losses), so that both paths do the same arithmetic.
 from libc.math cimport exp, log, sqrt
 from libc.string cimport memcpy
 
+from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _row_scores, _self_kernel
+from kbench.cython_core._sparse cimport SparseRows, _attach, _block_put, _block_row
 from kbench.cython_core._online_ops import compiled_gradient, compiled_self_kernel
 
 
@@ -157,7 +159,7 @@ cdef inline void _learn(const PCfg* q, Py_ssize_t C, double* st, double* SV, dou
 def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1] state,
                  double[:, ::1] SV, double[::1] sq, double[:, ::1] A, const double[:, ::1] X,
                  const double[::1] y, double[::1] pred, double[::1] krow, double[::1] work,
-                 Py_ssize_t start):
+                 Py_ssize_t start, sparse=None):
     """Predict then learn rows start, start+1, … of X; predictions go to pred.
 
     ``cfg`` is the online learners' OnlineConfig (kernel, task, loss),
@@ -166,7 +168,9 @@ def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1
 
     Returns the index of the first row not processed: len(X) when done, else the buffer
     is full (grow it and resume there) or, with ``state["overflow"]`` set to log w, the
-    multiplier would overflow float64.
+    multiplier would overflow float64. ``sparse``: CSR rows, as for
+    :func:`kbench.cython_core._budget_perceptrons.rbp_block` (the rows of X and SV then
+    hold marks, which are copied, never read).
     """
     cdef Cfg g = cfg.c
     cdef PCfg q = _read_params(params)
@@ -183,6 +187,7 @@ def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1
         raise ValueError("kbench: pistol_block got arrays of the wrong size")
     if g.kind < 0:
         raise ValueError("kbench: pistol_block needs a compiled kernel")
+    cdef SparseRows* sp = _attach(sparse, n, cap)
     i = start
     with nogil:
         while i < n:
@@ -198,14 +203,20 @@ def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1
                 expo = state[S_NORM2] / (2.0 * state[S_ALPHA])
                 if expo > state[S_MAX_EXP]:
                     state[S_MAX_EXP] = expo
-            state[S_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
-                                          &A[0, 0], 2 * C, GU)
+            if sp == NULL:
+                state[S_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq,
+                                              &krow[0], &A[0, 0], 2 * C, GU)
+            else:
+                state[S_EVALS] += _block_row(sp, i, m, &xsq, &krow[0])
+                _expansion(&krow[0], &A[0, 0], m, 2 * C, 1.0, GU)
             _outputs(&q, &state[0], GU, C, w, Fon, Fout)
             pred[i] = _predict(&g, Fout, g.margin)
             _gradient(&g, 0.0, Fon, Fon, y[i], xi, chi)
             kxx = _self_kernel(&g, &X[i, 0], d, xsq)
             _learn(&q, C, &state[0], &SV[0, 0], &sq[0], &A[0, 0], d, &X[i, 0], xsq, kxx, GU,
                    w, xi)
+            if sp != NULL and state[S_M] > m:  # stored: its CSR row goes into the store
+                _block_put(sp, i, m)
             i += 1
     return i
 

@@ -56,6 +56,10 @@ CASES = {
     "bsgd projection": ("bsgd[budget=8,maintenance=projection]", None, "rbf[gamma=0.5]", 3),
     "bogd": ("bogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     "bogd weighted": ("bogd[budget=8,sampling=weighted]", "logistic", "linear", 2),
+    "pistol": ("pistol", "logistic", "rbf[gamma=0.5]", 2),
+    "pistol multiclass": ("pistol", "softmax", "rbf[gamma=0.5]", 3),
+    "sgd": ("sgd[eta=0.5]", "hinge", "poly[degree=2,offset=1.0]", 2),
+    "asgd": ("asgd", "logistic", "rbf[gamma=0.5]", 2),
 }
 
 

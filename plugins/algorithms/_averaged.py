@@ -184,6 +184,38 @@ class AveragedExpansion(OneRowMethods, Algorithm):
         buf.touch()
 
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn the CSR rows: with a compiled loss, one compiled call per
+        block of rows (:meth:`MarkedRows.learn`; the buffer and the store double when full),
+        else one row at a time (:meth:`_learn_predict_marked`)."""
+        if self._setup.loss_id == L_PYTHON:
+            return self._learn_predict_marked(X, y)
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self._owner, self._sparse, self._buf, X, self._buffer)
+        buf = self._buf
+        assert buf is not None
+        st, evals = self._state, _S["kernel_evals"]
+
+        def step(marks: np.ndarray, y: np.ndarray, pred: np.ndarray, block: Any) -> int:
+            st[evals] = buf.kernel_evals
+            i = _pistol.pistol_block(
+                self._cfg, self._params, st, buf.X, buf.sq, buf.alpha, marks, y, pred,
+                buf.krow, self._work, 0, block,
+            )  # fmt: skip
+            buf.kernel_evals = int(st[evals])
+            buf.size = int(st[_S["m"]])
+            return i
+
+        return rows.learn(kern, X, y, buf, step, grow=self._grow)
+
+    def _grow(self) -> None:
+        """Double the buffer after the compiled loop stopped on a full one, or raise if it
+        stopped because the multiplier would overflow."""
+        if self._state[_S["overflow"]] != 0.0:
+            self._raise_overflow()
+        assert self._buf is not None
+        self._buf.grow()
+
+    def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
         from the sparse store, then the same compiled steps on the example's mark (see
         ``_sparse_rows``)."""
@@ -236,9 +268,7 @@ class AveragedExpansion(OneRowMethods, Algorithm):
             buf.touch()
             if i == len(X):
                 return pred
-            if self._state[_S["overflow"]] != 0.0:
-                self._raise_overflow()
-            buf.grow()
+            self._grow()
 
     def _scores_many(self, X: np.ndarray) -> np.ndarray:
         """The decision for every row of X (n × C), as decision_one computes it."""
