@@ -8,6 +8,7 @@ float64 and are updated in place.
 """
 
 from kbench.cython_core._online_ops import OnlineConfig
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64
 
 STATE_FIELDS: tuple[str, ...]
@@ -17,7 +18,15 @@ STATE_FIELDS: tuple[str, ...]
 Model = tuple[F64, F64, F64, F64, F64]
 
 def svmd_block(
-    cfg: OnlineConfig, model: Model, X: F64, y: F64, pred: F64, krow: F64, kj: F64, work: F64
+    cfg: OnlineConfig,
+    model: Model,
+    X: F64,
+    y: F64,
+    pred: F64,
+    krow: F64,
+    kj: F64,
+    work: F64,
+    sparse: SparseBlock | None = None,
 ) -> None: ...
 def svmd_apply(
     cfg: OnlineConfig,

@@ -13,12 +13,13 @@ sizes of their own.
 is the update alone, given the gradient, which the learner's Python path calls after
 evaluating the loss plugin. ``py_gradient`` exposes the compiled loss gradients for tests.
 """
-from libc.string cimport memcpy
-
 from kbench.cython_core._kernels cimport _expansion, _kernel_row
 from kbench.cython_core._online_ops cimport (
     Cfg, L_PYTHON, Model, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
     _ring_slot, _row_scores, _self_kernel, model_of,
+)
+from kbench.cython_core._sparse cimport (
+    SparseRows, _attach, _block_row, _block_stored_row, _copy_at,
 )
 
 
@@ -63,7 +64,8 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
                               double* AB, Py_ssize_t d, Py_ssize_t cap, const double* k,
                               const double* kj, const double* x, double xsq, double kxx,
                               const double* FV, const double* xi, const double* chi, int s,
-                              double* V1, double* fv) noexcept nogil:
+                              double* V1, double* fv, SparseRows* sp,
+                              Py_ssize_t ix) noexcept nogil:
     """One SVMD step after the prediction, in the order of the paper's Algorithm 2.
 
     k is this example's kernel row over the m stored rows, FV = [F | V] the scores of f
@@ -71,6 +73,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     Hessian–trace product at F + b, s the margin-violation indicator. kj is the kernel
     row of the oldest stored row, needed only with the exact eviction correction when the
     buffer is full. V1 receives v_{t+1}(x_t) (C entries); fv is scratch of 4C entries.
+    With sparse rows ``sp``, x is example ix's mark and its CSR row is stored too.
     """
     cdef Py_ssize_t C = g.C, C2 = 2 * g.C, m = <Py_ssize_t>st[V_M]
     cdef Py_ssize_t head = <Py_ssize_t>st[V_HEAD], c, i, slot
@@ -142,7 +145,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
                        - kjj * row[c] * row[C + c])
             if N < 0.0:
                 N = 0.0
-        memcpy(SV + slot * d, x, d * sizeof(double))
+        _copy_at(sp, ix, SV, slot, x, d)
         sq[slot] = xsq
         row = AB + slot * C2
         for c in range(C2):
@@ -176,7 +179,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
 
 def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
                const double[::1] y, double[::1] pred, double[::1] krow, double[::1] kj,
-               double[::1] work):
+               double[::1] work, sparse=None):
     """Predict then learn every row of X; predictions (made before each update) go to pred.
 
     ``model`` is ``(SV, sq, AB, state, off)``: the buffer's rows and squared norms, ``AB``
@@ -184,7 +187,7 @@ def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     STATE_FIELDS, ``off`` the offsets, their step sizes and traces (3 × C, flattened),
     ``kj`` scratch of the buffer's capacity and ``work`` scratch of at least 10·C entries.
     Predictions follow the rules of kbench's online learners (NaN once a score is not
-    finite).
+    finite). ``sparse``: CSR rows, as for :func:`kbench.cython_core._norma.norma_block`.
     """
     cdef Model mo = model_of(model)
     cdef Cfg g = cfg.c
@@ -202,13 +205,18 @@ def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
         raise ValueError("kbench: svmd_block array shapes do not match the configuration")
     if X.shape[0] and (d != mo.d or krow.shape[0] < cap or kj.shape[0] < cap):
         raise ValueError("kbench: svmd_block got rows of the wrong dimension")
+    cdef SparseRows* sp = _attach(sparse, n, cap)
     if n == 0:
         return
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>mo.state[V_M]
-            mo.state[V_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
-                                             mo.A, 2 * C, FV)
+            if sp == NULL:
+                mo.state[V_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq,
+                                                 &krow[0], mo.A, 2 * C, FV)
+            else:
+                mo.state[V_EVALS] += _block_row(sp, i, m, &xsq, &krow[0])
+                _expansion(&krow[0], mo.A, m, 2 * C, 1.0, FV)
             for c in range(C):
                 Fb[c] = FV[c] + mo.b[c]
             eps = mo.state[V_EPS]
@@ -217,12 +225,15 @@ def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
             if g.exact and m == cap and _inserts(&g, xi, chi):
                 # The row of the entry about to be evicted, for the exact correction.
                 head = <Py_ssize_t>mo.state[V_HEAD]
-                _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, mo.SV, m, d, mo.sq,
-                            mo.SV + head * d, mo.sq[head], &kj[0])
+                if sp == NULL:
+                    _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, mo.SV, m, d,
+                                mo.sq, mo.SV + head * d, mo.sq[head], &kj[0])
+                else:
+                    _block_stored_row(sp, head, m, &kj[0])
                 mo.state[V_EVALS] += m
             kxx = _self_kernel(&g, &X[i, 0], d, xsq)
             _svmd_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, d, cap, &krow[0], &kj[0],
-                         &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv)
+                         &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv, sp, i)
 
 
 def svmd_apply(OnlineConfig cfg not None, tuple model, const double[::1] k, const double[::1] kj,
@@ -247,7 +258,7 @@ def svmd_apply(OnlineConfig cfg not None, tuple model, const double[::1] k, cons
     _svmd_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, mo.d, mo.cap,
                  &k[0] if k.shape[0] else NULL, &kj[0] if kj.shape[0] else NULL,
                  &x[0] if x.shape[0] else NULL, xsq, kxx, &FV[0], &xi[0], &chi[0], s,
-                 &V1[0], &fv[0])
+                 &V1[0], &fv[0], NULL, 0)
 
 
 def py_gradient(OnlineConfig cfg not None, double eps, const double[::1] Fb, const double[::1] V,

@@ -60,6 +60,8 @@ CASES = {
     "pistol multiclass": ("pistol", "softmax", "rbf[gamma=0.5]", 3),
     "sgd": ("sgd[eta=0.5]", "hinge", "poly[degree=2,offset=1.0]", 2),
     "asgd": ("asgd", "logistic", "rbf[gamma=0.5]", 2),
+    "svmd": ("svmd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
+    "svmd exact multiclass": ("svmd[budget=8,incremental=exact]", "softmax", "linear", 3),
 }
 
 

@@ -23,7 +23,12 @@ from kbench.core.components import Algorithm, Kernel, Loss, param
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels
 from kbench.cython_core._online_ops import MulticlassLoss, NuMode, OnlineConfig, Task
-from kbench.plugins.algorithms._sparse_rows import OneRowMethods
+from kbench.plugins.algorithms._sparse_rows import (
+    MarkedRows,
+    OneRowMethods,
+    compiled_kernel,
+    open_rows,
+)
 from kbench.plugins.losses.margin import Hinge
 from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
 from kbench.plugins.losses.novelty import NoveltyHinge
@@ -205,6 +210,7 @@ class OnlineKernelLearner(OneRowMethods, Algorithm):
     columns_per_output: ClassVar[int] = 1
 
     _buf: SupportBuffer | None
+    _sparse: MarkedRows | None  # the support vectors as CSR rows (sparse_input subclasses)
     _setup: LossSetup
     _cfg: OnlineConfig
     _state: np.ndarray
@@ -317,16 +323,44 @@ class OnlineKernelLearner(OneRowMethods, Algorithm):
         return buf.X, buf.sq, buf.alpha, self._state, offsets
 
     def _run_block(
-        self, block: Callable[..., None], X: np.ndarray, y: np.ndarray, offsets: np.ndarray, *work
+        self,
+        block: Callable[..., None],
+        X: np.ndarray,
+        y: np.ndarray,
+        offsets: np.ndarray,
+        *work: np.ndarray,
+        pred: np.ndarray | None = None,
+        sparse: Any = None,
     ) -> np.ndarray:
         """Predict then learn every row of X with the compiled block loop ``block`` (its
         arguments: the configuration, the model (:meth:`_model`), the examples, the
-        predictions, the kernel row and ``work``); return the predictions."""
+        predictions (into ``pred`` when given), the kernel row, ``work`` and ``sparse``, a
+        SparseBlock of CSR rows whose marks X holds); return the predictions."""
         buf = self._buffer(X.shape[1])
-        pred = np.empty(len(X))
+        pred = np.empty(len(X)) if pred is None else pred
         st, evals = self._state, self._fields["kernel_evals"]
         st[evals] = buf.kernel_evals
-        block(self._cfg, self._model(offsets), X, y, pred, buf.krow, *work)
+        block(self._cfg, self._model(offsets), X, y, pred, buf.krow, *work, sparse)
         buf.kernel_evals = int(st[evals])
         self._sync()
         return pred
+
+    def _run_csr_blocks(
+        self,
+        block: Callable[..., None],
+        X: Any,
+        y: np.ndarray,
+        loop_args: Callable[[], tuple[np.ndarray, ...]],
+    ) -> np.ndarray:
+        """:meth:`_run_block` on the CSR rows X, one compiled call per block of rows on the
+        examples' marks (:meth:`MarkedRows.learn`); ``loop_args()``: the offsets and work
+        arrays, read once the stand-in buffer exists."""
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        args = loop_args()
+
+        def step(marks: np.ndarray, y: np.ndarray, pred: np.ndarray, sparse: Any) -> None:
+            self._run_block(block, marks, y, *args, pred=pred, sparse=sparse)
+
+        assert self._buf is not None
+        return rows.learn(kern, X, y, self._buf, step)

@@ -10,7 +10,7 @@ compiled update, so both make the same predictions.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -163,20 +163,7 @@ class NORMA(OnlineKernelLearner):
         one row at a time (:meth:`_learn_predict_marked`)."""
         if not self._compiled_block():
             return self._learn_predict_marked(X, y)
-        kern = compiled_kernel(self.kernel)
-        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
-        buf = self._buf
-        assert buf is not None
-        st, evals = self._state, _S["kernel_evals"]
-        model = self._model(self._b)  # on the stand-in rows
-
-        def step(marks: np.ndarray, y: np.ndarray, pred: np.ndarray, block: Any) -> None:
-            st[evals] = buf.kernel_evals
-            _norma.norma_block(self._cfg, model, marks, y, pred, buf.krow, self._work, block)
-            buf.kernel_evals = int(st[evals])
-            self._sync()
-
-        return rows.learn(kern, X, y, buf, step)
+        return self._run_csr_blocks(_norma.norma_block, X, y, lambda: (self._b, self._work))
 
     def _learn_predict_marked(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row

@@ -217,6 +217,19 @@ class SVMD(OnlineKernelLearner):
         self._sync()
 
     def _learn_predict_sparse(self, X, y):
+        """Predict then learn the CSR rows: with a compiled kernel and loss, the compiled
+        block loop on the examples' marks and CSR rows (:meth:`MarkedRows.learn`), else
+        one row at a time (:meth:`_learn_predict_marked`)."""
+        if not self._compiled_block():
+            return self._learn_predict_marked(X, y)
+        pred = self._run_csr_blocks(
+            _svmd.svmd_block, X, y, lambda: (self._off, self._kj, self._work)
+        )
+        C = self.n_outputs
+        self._V1[:] = self._work[5 * C : 6 * C]
+        return pred
+
+    def _learn_predict_marked(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel rows
         (the example's, and the evicted row's for the exact correction) from the sparse
         store, then the update on the example's mark (see ``_sparse_rows``)."""
