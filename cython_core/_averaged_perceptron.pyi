@@ -4,6 +4,7 @@
 before them); the averaged scores after T rounds are α·k − β·k/T.
 """
 
+from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, I64, Kernel
 
 def averaged_scores(s: F64, C: int, T: int) -> F64: ...
@@ -23,6 +24,7 @@ def avg_perceptron_block(
     scores: F64,
     start: int,
     T: int,
+    sparse: SparseBlock | None = None,
 ) -> tuple[int, int, int, int, int]: ...
 def raw_scores(
     kernel: Kernel,

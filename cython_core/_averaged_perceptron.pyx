@@ -9,9 +9,9 @@ of round t is in T − t + 1 of them. One kernel row per example gives both the 
 scores (the mistake test) and the averaged ones (the prediction).
 """
 from libc.math cimport NAN, isfinite
-from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row, _sq_row
+from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row
+from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 from kbench.cython_core._labels cimport _argmax, _sign_label
 
 
@@ -55,17 +55,17 @@ def avg_perceptron_block(tuple kernel,
                          long long[::1] sv_ids, Py_ssize_t m, const double[:, ::1] X,
                          const double[::1] y, const long long[::1] xids, long long[::1] id_slot,
                          double[::1] pred, double[::1] krow, double[::1] scores,
-                         Py_ssize_t start, long long T):
+                         Py_ssize_t start, long long T, sparse=None):
     """Predict (averaged) then learn (current) rows start.. of X; (i, m, evals, T, mistakes).
 
     A mistake on a training example that is already stored (its id maps to a slot)
     updates that slot; otherwise the example takes slot m. i < len(X) means the buffer
-    is full: grow it and resume from i.
+    is full: grow it and resume from i. ``sparse``: CSR rows, as for
+    :func:`kbench.cython_core._perceptron.perceptron_block` (the rows of X and SV then
+    hold stand-ins, which are not read).
     """
-    cdef int kind
-    cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0]
+    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef Py_ssize_t n = X.shape[0], cap = SV.shape[0]
     cdef Py_ssize_t C2 = coef.shape[1], C = C2 // 2, i = start, c, guess, yi, slot
     cdef Py_ssize_t n_ids = id_slot.shape[0]
     cdef long long evals = 0, xid, mistakes = 0
@@ -75,8 +75,7 @@ def avg_perceptron_block(tuple kernel,
         while i < n:
             if m == cap:
                 break
-            evals += _sq_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0],
-                             &X[i, 0], False, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, False, &xsq, &krow[0])
             _expansion(&krow[0], &coef[0, 0], m, C2, 1.0, &scores[0])
             pred[i] = _predict(&scores[0], C, T)
             T += 1
@@ -95,7 +94,7 @@ def avg_perceptron_block(tuple kernel,
                 slot = id_slot[xid] if 0 <= xid < n_ids else -1
                 if slot < 0:
                     slot = m
-                    memcpy(&SV[m, 0], &X[i, 0], d * sizeof(double))
+                    _store_at(&R, i, m)
                     sq[m] = xsq
                     for c in range(C2):
                         coef[m, c] = 0.0

@@ -127,6 +127,35 @@ def test_perceptron_block_loop_grows_the_buffer_within_a_block(monkeypatch) -> N
     assert got._buf.kernel_evals == dense._buf.kernel_evals
 
 
+@pytest.mark.parametrize("classes", [2, 3])
+def test_averaged_perceptron_block_loop_equals_the_per_row_path(classes: int, monkeypatch) -> None:
+    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 50)
+    X, y = stream(400, seed=1, classes=classes)
+    if classes == 2:
+        y[::3] *= -1.0  # noise: more mistakes than the 64 rows allocated at first
+    task = "binary" if classes == 2 else "multiclass"
+    got, want = (
+        create("averaged_perceptron", kernel="rbf[gamma=0.5]", loss=None, task=task,
+               n_classes=classes)
+        for _ in range(2)
+    )  # fmt: skip
+    want._learn_predict_sparse = want._learn_predict_marked
+    preds = [
+        np.concatenate(
+            [a.learn_predict_many(X[:130], y[:130]), a.learn_predict_many(X[130:], y[130:])]
+        )
+        for a in (got, want)
+    ]
+    np.testing.assert_array_equal(preds[0], preds[1])
+    m = want._buf.size
+    assert got._buf.capacity > 64 and got._buf.size == m
+    np.testing.assert_array_equal(got._buf.to_dense(), want._buf.to_dense())
+    np.testing.assert_array_equal(got._buf.alpha[:m], want._buf.alpha[:m])
+    np.testing.assert_allclose(got._buf.sq[:m], want._buf.sq[:m], rtol=1e-14)
+    assert got.stats() == want.stats()
+    np.testing.assert_array_equal(got.predict_many(X[:60]), want.predict_many(X[:60]))
+
+
 def test_the_pool_stays_bounded_over_many_blocks(monkeypatch) -> None:
     monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 10)
     X, y = stream(2000, seed=2)

@@ -130,6 +130,41 @@ def growing_buffer(
     return buf
 
 
+def learn_into_store(
+    buf: SparseSupportBuffer,
+    compiled: tuple[int, float, float, float, float],
+    X: Any,
+    y: np.ndarray,
+    step: Callable[..., tuple[int, int, int]],
+    grow: Callable[[], None],
+) -> np.ndarray:
+    """Predict then learn the CSR rows X with a compiled loop that stores them in the growing
+    sparse buffer ``buf`` itself (its pool reserved for each run of ``BLOCK_ROWS`` rows); the
+    predictions. ``step(stand_in, y, pred, block, i)`` runs the loop from example i of a run
+    on its one-value stand-in rows (copied, never read) and returns ``(next, size,
+    kernel evaluations)``; next short of the run means the buffer is full: ``grow()``, then
+    the loop resumes on a new block (its arrays are new)."""
+    if X.shape[1] != buf.d:
+        raise ValueError(f"X has {X.shape[1]} columns but the buffer holds {buf.d}")
+    indptr, indices, data = csr_parts(X)
+    indptr = indptr.astype(np.int64, copy=False)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    pred = np.empty(X.shape[0])
+    stand_in = np.zeros((BLOCK_ROWS, 1))
+    for a in range(0, X.shape[0], BLOCK_ROWS):
+        b = min(a + BLOCK_ROWS, X.shape[0])
+        i = 0
+        while True:
+            block = buf.block(compiled, indptr[a : b + 1], indices, data)
+            i, m, evals = step(stand_in[: b - a], y[a:b], pred[a:b], block, i)
+            buf.absorb(block, m)
+            buf.kernel_evals += evals
+            if i == b - a:
+                break
+            grow()
+    return pred
+
+
 def buffer_rows(buf: SupportBuffer | SparseSupportBuffer | None) -> str | None:
     """``"csr"``, ``"dense"`` or None: the rows a :func:`growing_buffer` holds."""
     if buf is None:

@@ -21,8 +21,10 @@ from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms._sparse_rows import (
     OneRowMethods,
     buffer_rows,
+    compiled_kernel,
     csr_rows,
     growing_buffer,
+    learn_into_store,
 )
 
 
@@ -94,6 +96,26 @@ class AveragedPerceptron(OneRowMethods, Algorithm):
             self._grow()
 
     def _learn_predict_sparse(self, X, y) -> np.ndarray:
+        """Predict then learn the CSR rows with the compiled loop, which stores them in the
+        sparse buffer (:func:`learn_into_store`); they have no ids, so a mistake on a row
+        always stores it."""
+        compiled = compiled_kernel(self.kernel)
+        buf = self._buffer(X.shape[1], sparse=True)
+
+        def step(stand_in, y, pred, block, i):
+            i, m, evals, self._rounds, mistakes = _ap.avg_perceptron_block(
+                compiled, np.zeros((buf.capacity, 1)), buf.sq, buf.alpha, self._sv_ids, buf.size,
+                stand_in, y, np.full(len(y), -1, dtype=np.int64), self._id_slot[:0], pred, buf.krow, self._scores,
+                i, self._rounds, block,
+            )  # fmt: skip
+            self._mistakes += mistakes
+            return i, m, evals
+
+        pred = learn_into_store(buf, compiled, X, y, step, self._grow)
+        buf.touch()
+        return pred
+
+    def _learn_predict_marked(self, X, y) -> np.ndarray:
         """Predict then learn each CSR row, as learn_one does a dense one without ids."""
         buf = self._buffer(X.shape[1], sparse=True)
         pred = np.empty(X.shape[0])

@@ -9,14 +9,13 @@ from kbench.core.components import Algorithm
 from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
-from kbench.plugins.algorithms import _sparse_rows
 from kbench.plugins.algorithms._budget import expansion_stats, run_growing
 from kbench.plugins.algorithms._sparse_rows import (
     OneRowMethods,
     buffer_rows,
     compiled_kernel,
-    csr_parts,
     growing_buffer,
+    learn_into_store,
 )
 
 
@@ -51,31 +50,15 @@ class KernelPerceptron(OneRowMethods, Algorithm):
         full), on stand-in rows that it copies and never reads."""
         compiled = compiled_kernel(self.kernel)
         buf = self._buffer(X.shape[1], sparse=True)
-        if X.shape[1] != buf.d:
-            raise ValueError(f"X has {X.shape[1]} columns but the buffer holds {buf.d}")
-        indptr, indices, data = csr_parts(X)
-        indptr = indptr.astype(np.int64, copy=False)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        pred = np.empty(X.shape[0])
         scores = np.empty(self._outputs)
-        rows = _sparse_rows.BLOCK_ROWS
-        stand_in = np.zeros((rows, 1))
-        for a in range(0, X.shape[0], rows):
-            b = min(a + rows, X.shape[0])
-            i = 0
-            while True:
-                # A new block after the buffer grows: its arrays are new.
-                block = buf.block(compiled, indptr[a : b + 1], indices, data)
-                i, m, evals = _perceptron.perceptron_block(
-                    compiled, np.zeros((buf.capacity, 1)), buf.sq, buf.alpha, buf.size,
-                    stand_in[: b - a], y[a:b], pred[a:b], buf.krow, scores, i, block,
-                )  # fmt: skip
-                buf.absorb(block, m)
-                buf.kernel_evals += evals
-                if i == b - a:
-                    break
-                buf.grow()
-        return pred
+
+        def step(stand_in, y, pred, block, i):
+            return _perceptron.perceptron_block(
+                compiled, np.zeros((buf.capacity, 1)), buf.sq, buf.alpha, buf.size, stand_in, y,
+                pred, buf.krow, scores, i, block,
+            )  # fmt: skip
+
+        return learn_into_store(buf, compiled, X, y, step, buf.grow)
 
     def _decision_dense(self, x):
         buf = self._buffer(len(x))
