@@ -18,7 +18,9 @@
    that fills the budget, on
    (a) a9a (the bundled data set, 11 % dense) as dense rows and as CSR rows (best of 5),
        and as CSR rows through the per-row path (one compiled call per row, the path before
-       the compiled loops over CSR blocks): goal CSR ≤ 1.0× dense;
+       the compiled loops over CSR blocks), also for pa, pegasos, bsgd (removal, projection),
+       bogd, pistol, sgd, asgd, svmd and the averaged perceptron: goal CSR ≤ 1.0× dense
+       (``--part 3a``: this table alone);
    (b) an rcv1-shaped synthetic stream (47 236 features, 75 non-zeros on average) as CSR
        and densified (fewer timed examples: the dense rows and store take 0.4 GB): goal
        sparse ≥ 20× faster;
@@ -37,6 +39,8 @@ import os
 import subprocess
 import time
 import timeit
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -151,24 +155,38 @@ LEARNERS = (
     "norma[budget=500]",
     "perceptron",
 )
+#: Table (a) also times the learners whose loops took CSR blocks later (no budget for pa,
+#: pegasos, pistol, sgd, asgd and the averaged perceptron: their models grow).
+LEARNERS_A9A = (
+    *LEARNERS,
+    "pa",
+    "pegasos",
+    "bsgd[budget=500,maintenance=removal]",
+    "bsgd[budget=500,maintenance=projection]",
+    "bogd[budget=500]",
+    "pistol",
+    "sgd",
+    "asgd",
+    "svmd[budget=500]",
+    "averaged_perceptron",
+)
 
 
-def one_row_at_a_time(algo, X, y: np.ndarray) -> np.ndarray:
-    """Predict then learn each CSR row from Python (the perceptron's path before its
-    compiled loop took CSR rows)."""
-    pred = np.empty(X.shape[0])
-    for i in range(X.shape[0]):
-        a, b = X.indptr[i], X.indptr[i + 1]
-        x = (X.indices[a:b].astype(np.int32), X.data[a:b])
-        pred[i] = algo.predict_one(x)
-        algo.learn_one(x, y[i])
-    return pred
+def row_by_row(learn: Callable[[Any, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    """``learn`` (a CSR block path) called on one-row blocks: one compiled call per row, for
+    a learner without a per-row path of its own (the perceptron)."""
+
+    def per_row(X, y: np.ndarray) -> np.ndarray:
+        parts = [learn(X[i : i + 1], y[i : i + 1]) for i in range(X.shape[0])]
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    return per_row
 
 
 def learner_us(spec: str, X, y: np.ndarray, warm: int, per_row: bool = False) -> float:
     """µs per example of learn_predict_many on X[warm:] after learning X[:warm]; with
-    ``per_row``, CSR rows go through the per-row path (one compiled call per row, or the
-    perceptron's Python loop), the path before the compiled loops over CSR blocks."""
+    ``per_row``, CSR rows go through the per-row path (one compiled call per row), the path
+    before the compiled loops over CSR blocks."""
     reg = get_registry()
     cls = reg.entry("algorithm", spec.split("[")[0]).cls
     loss = reg.create("loss", "hinge") if cls.uses_loss else None
@@ -177,9 +195,7 @@ def learner_us(spec: str, X, y: np.ndarray, warm: int, per_row: bool = False) ->
     )
     if per_row:
         marked = getattr(algo, "_learn_predict_marked", None)
-        algo._learn_predict_sparse = marked or (lambda X, y: one_row_at_a_time(algo, X, y))
-        if marked is None:  # the perceptron: its first row makes the sparse buffer
-            algo._buffer(X.shape[1], sparse=True)
+        algo._learn_predict_sparse = marked or row_by_row(algo._learn_predict_sparse)
     algo.learn_predict_many(X[:warm], y[:warm])
     t0 = time.perf_counter()
     algo.learn_predict_many(X[warm:], y[warm:])
@@ -200,7 +216,7 @@ def rcv1_like(rng: np.random.Generator, n: int, nnz: int) -> tuple[sp.csr_matrix
     return X, np.where(score > np.median(score), 1.0, -1.0)
 
 
-def learners(quick: bool, rng: np.random.Generator) -> None:
+def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> None:
     from kbench.data.streams import StreamSpec, build_stream
 
     n_a9a, warm = (1500, 700) if quick else (4000, 1000)
@@ -211,17 +227,19 @@ def learners(quick: bool, rng: np.random.Generator) -> None:
         f"\n3a. a9a, {n_a9a - warm} timed examples after {warm}: µs per example (RBF, best of 5)\n"
     )
     print("CSR per row: one compiled call per row (the path before the block loops)\n")
-    print(f"{'learner':20} {'dense':>9} {'CSR':>9} {'CSR/dense':>10} {'per row':>9} {'/dense':>7}")
-    for spec in LEARNERS:
+    print(f"{'learner':40} {'dense':>9} {'CSR':>9} {'CSR/dense':>10} {'per row':>9} {'/dense':>7}")
+    for spec in LEARNERS_A9A:
         # Best of 5 (a fresh learner each): the cells take a fraction of a second.
         td, ts, tr = (
             min(learner_us(spec, X, y, warm, per_row) for _ in range(5))
             for X, per_row in ((Xd, False), (Xs, False), (Xs, True))
         )
         print(
-            f"{spec:20} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x {tr:9.1f} {tr / td:6.2f}x",
+            f"{spec:40} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x {tr:9.1f} {tr / td:6.2f}x",
             flush=True,
         )
+    if a9a_only:
+        return
 
     n_s, n_d, warm = (1200, 600, 550) if quick else (3000, 650, 550)
     X, y = rcv1_like(rng, n_s, 75)
@@ -255,7 +273,12 @@ def learners(quick: bool, rng: np.random.Generator) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
-    parser.add_argument("--part", choices=("1", "2", "3", "all"), default="all", help="which table")
+    parser.add_argument(
+        "--part",
+        choices=("1", "2", "3", "3a", "all"),
+        default="all",
+        help="which table (3a: only table 3a)",
+    )
     args = parser.parse_args()
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"load before: {uptime}  (cores: {os.cpu_count()})")
@@ -301,8 +324,8 @@ def main() -> None:
                     base.setdefault(s, t[s] / nnz)
                     cells.append(f"{t[s]:9.2f} {t[s] / nnz / base[s]:7.2f}")
                 print(f"{nnz:5d} {' '.join(cells)}", flush=True)
-        if args.part in ("3", "all"):
-            learners(args.quick, rng)
+        if args.part in ("3", "3a", "all"):
+            learners(args.quick, rng, a9a_only=args.part == "3a")
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nload after: {uptime}")
 
