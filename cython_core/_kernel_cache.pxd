@@ -18,7 +18,7 @@
 from libc.string cimport memcpy
 
 from kbench.cython_core._kernels cimport _kernel_row
-from kbench.cython_core._sparse cimport SparseRows, _sparse_row
+from kbench.cython_core._sparse cimport SparseRows, _block_move, _sparse_row
 
 
 # Indices of the ``counters`` array; _kernel_cache.COUNTERS names them, in this order.
@@ -234,19 +234,6 @@ cdef inline void _kc_clear(KCache* c) noexcept nogil:
         c.length[s] = 0
 
 
-cdef inline void _sp_move(SparseRows* sp, Py_ssize_t i, Py_ssize_t last) noexcept nogil:
-    """The sparse store's side of a removal, as SparseSupportBuffer.remove: slot i's pool
-    region is freed and the last row's span and squared norm move into slot i."""
-    sp.owned -= sp.room[i]
-    if i != last:
-        sp.starts[i] = sp.starts[last]
-        sp.ends[i] = sp.ends[last]
-        sp.room[i] = sp.room[last]
-        sp.sq[i] = sp.sq[last]
-    sp.starts[last] = sp.ends[last] = sp.room[last] = 0
-    sp.sq[last] = 0.0
-
-
 cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
                                  long long* ids, long long* id_slot, Py_ssize_t n_ids,
                                  Py_ssize_t d, Py_ssize_t i, Py_ssize_t last,
@@ -259,7 +246,7 @@ cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
     if ids[i] >= 0 and ids[i] < n_ids:
         id_slot[ids[i]] = -1
     if sp != NULL:
-        _sp_move(sp, i, last)
+        _block_move(sp, i, last)
     if i != last:
         if sp == NULL:
             memcpy(SV + i * d, SV + last * d, d * sizeof(double))

@@ -17,8 +17,7 @@ from kbench.cython_core._online_ops cimport (
     Cfg, Model, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
     _row_scores, model_of,
 )
-from kbench.cython_core._kernels cimport _expansion
-from kbench.cython_core._sparse cimport SparseRows, _attach, _block_row, _copy_at
+from kbench.cython_core._sparse cimport SparseRows, _attach, _copy_at
 
 
 cdef enum:
@@ -132,12 +131,8 @@ def norma_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>mo.state[N_M]
-            if sp == NULL:
-                mo.state[N_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq,
-                                                 &krow[0], mo.A, C, F)
-            else:
-                mo.state[N_EVALS] += _block_row(sp, i, m, &xsq, &krow[0])
-                _expansion(&krow[0], mo.A, m, C, 1.0, F)
+            mo.state[N_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
+                                             mo.A, C, F, sp, i)
             cs = mo.state[N_SCALE]
             for c in range(C):
                 F[c] = cs * F[c] + mo.b[c]

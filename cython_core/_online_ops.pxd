@@ -12,6 +12,7 @@ from libc.math cimport NAN, exp, fabs, isfinite
 from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _expansion, _sq_row, _transform
 from kbench.cython_core._labels cimport _rival
 from kbench.cython_core._losses cimport _loss_deriv, _loss_hess
+from kbench.cython_core._sparse cimport SparseRows, _block_row
 
 
 # Tasks (the keys of the learners' ``tasks``).
@@ -181,13 +182,18 @@ cdef inline double _self_kernel(const Cfg* g, const double* x, Py_ssize_t d,
 cdef inline Py_ssize_t _row_scores(const Cfg* g, const double* SV, const double* sq,
                                    Py_ssize_t m, Py_ssize_t d, const double* x, double* xsq,
                                    double* krow, const double* coef, Py_ssize_t ncoef,
-                                   double* F) noexcept nogil:
+                                   double* F, SparseRows* sp=NULL, Py_ssize_t i=0) noexcept nogil:
     """The first steps of every online learner's block loop: ‖x‖² into xsq, the kernel row
     of x against the first m stored rows into krow, and the expansion F = Σᵢ krowᵢ coefᵢ
     over the m × ncoef coefficient block (the calls of the per-example path). Returns the
-    number of kernel values computed (m)."""
-    cdef Py_ssize_t evals = _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree, SV, m, d, sq,
-                                    x, False, xsq, krow)
+    number of kernel values computed (m). With CSR rows ``sp`` the row is example i's,
+    against the store (x is its mark)."""
+    cdef Py_ssize_t evals
+    if sp == NULL:
+        evals = _sq_row(g.kind, g.gamma, g.scale, g.offset, g.degree, SV, m, d, sq, x, False,
+                        xsq, krow)
+    else:
+        evals = _block_row(sp, i, m, xsq, krow)
     _expansion(krow, coef, m, ncoef, 1.0, F)
     return evals
 

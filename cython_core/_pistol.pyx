@@ -20,9 +20,8 @@ losses), so that both paths do the same arithmetic.
 from libc.math cimport exp, log, sqrt
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _row_scores, _self_kernel
-from kbench.cython_core._sparse cimport SparseRows, _attach, _block_put, _block_row
+from kbench.cython_core._sparse cimport SparseRows, _attach, _block_put
 from kbench.cython_core._online_ops import compiled_gradient, compiled_self_kernel
 
 
@@ -203,12 +202,8 @@ def pistol_block(OnlineConfig cfg not None, const double[::1] params, double[::1
                 expo = state[S_NORM2] / (2.0 * state[S_ALPHA])
                 if expo > state[S_MAX_EXP]:
                     state[S_MAX_EXP] = expo
-            if sp == NULL:
-                state[S_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq,
-                                              &krow[0], &A[0, 0], 2 * C, GU)
-            else:
-                state[S_EVALS] += _block_row(sp, i, m, &xsq, &krow[0])
-                _expansion(&krow[0], &A[0, 0], m, 2 * C, 1.0, GU)
+            state[S_EVALS] += _row_scores(&g, &SV[0, 0], &sq[0], m, d, &X[i, 0], &xsq, &krow[0],
+                                          &A[0, 0], 2 * C, GU, sp, i)
             _outputs(&q, &state[0], GU, C, w, Fon, Fout)
             pred[i] = _predict(&g, Fout, g.margin)
             _gradient(&g, 0.0, Fon, Fon, y[i], xi, chi)

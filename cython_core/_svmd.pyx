@@ -19,7 +19,7 @@ from kbench.cython_core._online_ops cimport (
     _ring_slot, _row_scores, _self_kernel, model_of,
 )
 from kbench.cython_core._sparse cimport (
-    SparseRows, _attach, _block_row, _block_stored_row, _copy_at,
+    SparseRows, _attach, _block_stored_row, _copy_at,
 )
 
 
@@ -211,12 +211,8 @@ def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
     with nogil:
         for i in range(n):
             m = <Py_ssize_t>mo.state[V_M]
-            if sp == NULL:
-                mo.state[V_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq,
-                                                 &krow[0], mo.A, 2 * C, FV)
-            else:
-                mo.state[V_EVALS] += _block_row(sp, i, m, &xsq, &krow[0])
-                _expansion(&krow[0], mo.A, m, 2 * C, 1.0, FV)
+            mo.state[V_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
+                                             mo.A, 2 * C, FV, sp, i)
             for c in range(C):
                 Fb[c] = FV[c] + mo.b[c]
             eps = mo.state[V_EPS]

@@ -305,15 +305,40 @@ class OnlineKernelLearner(OneRowMethods, Algorithm):
             return super().learn_predict_many(X, y)
         return self._learn_predict_block(X, y)
 
+    def _loop(self) -> tuple[Callable[..., None], tuple[np.ndarray, ...]]:
+        """The subclass's compiled block loop and the arrays it takes after the kernel row
+        (offsets, then work), read once the buffer exists (an abstract hook: NORMA and SVMD,
+        the registered subclasses, define it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _loop")
+
     def _learn_predict_block(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Predict then learn the rows of X with the subclass's compiled block loop (an
-        abstract hook: NORMA and SVMD, the registered subclasses, define it)."""
-        raise NotImplementedError(f"{type(self).__name__} must define _learn_predict_block")
+        """Predict then learn the rows of X with the compiled block loop (:meth:`_loop`)."""
+        self._buffer(X.shape[1])  # the loop's arrays are sized with the buffer
+        loop, args = self._loop()
+        return self._run_block(loop, X, y, *args)
 
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
-        """CSR rows, for a subclass that declares ``sparse_input`` (NORMA and SVMD define
-        it); any other refuses them."""
-        raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
+        """Predict then learn CSR rows (a subclass that declares ``sparse_input``; any other
+        refuses them): with a compiled kernel and loss, the block loop on the examples'
+        marks and CSR rows, one call per block of rows (:meth:`MarkedRows.learn`), else one
+        row at a time (:meth:`_learn_predict_marked`)."""
+        if not getattr(self, "sparse_input", False):
+            raise TypeError(f"{self.name} takes only dense rows; add dense=true to the data set")
+        if not self._compiled_block():
+            return self._learn_predict_marked(X, y)
+        kern = compiled_kernel(self.kernel)
+        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
+        loop, args = self._loop()
+
+        def step(marks: np.ndarray, y: np.ndarray, pred: np.ndarray, sparse: Any) -> None:
+            self._run_block(loop, marks, y, *args, pred=pred, sparse=sparse)
+
+        assert self._buf is not None
+        return rows.learn(kern, X, y, self._buf, step)
+
+    def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn each CSR row from Python (the subclass's)."""
+        raise NotImplementedError
 
     def _model(self, offsets: np.ndarray) -> tuple[np.ndarray, ...]:
         """What the compiled loops update: the buffer's rows, squared norms and
@@ -344,23 +369,3 @@ class OnlineKernelLearner(OneRowMethods, Algorithm):
         buf.kernel_evals = int(st[evals])
         self._sync()
         return pred
-
-    def _run_csr_blocks(
-        self,
-        block: Callable[..., None],
-        X: Any,
-        y: np.ndarray,
-        loop_args: Callable[[], tuple[np.ndarray, ...]],
-    ) -> np.ndarray:
-        """:meth:`_run_block` on the CSR rows X, one compiled call per block of rows on the
-        examples' marks (:meth:`MarkedRows.learn`); ``loop_args()``: the offsets and work
-        arrays, read once the stand-in buffer exists."""
-        kern = compiled_kernel(self.kernel)
-        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
-        args = loop_args()
-
-        def step(marks: np.ndarray, y: np.ndarray, pred: np.ndarray, sparse: Any) -> None:
-            self._run_block(block, marks, y, *args, pred=pred, sparse=sparse)
-
-        assert self._buf is not None
-        return rows.learn(kern, X, y, self._buf, step)

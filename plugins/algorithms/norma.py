@@ -157,13 +157,8 @@ class NORMA(OnlineKernelLearner):
         _norma.norma_apply(self._cfg, self._model(self._b), x, xsq, xi, s)
         self._sync()
 
-    def _learn_predict_sparse(self, X, y):
-        """Predict then learn the CSR rows: with a compiled kernel and loss, the compiled
-        block loop on the examples' marks and CSR rows (:meth:`MarkedRows.learn`), else
-        one row at a time (:meth:`_learn_predict_marked`)."""
-        if not self._compiled_block():
-            return self._learn_predict_marked(X, y)
-        return self._run_csr_blocks(_norma.norma_block, X, y, lambda: (self._b, self._work))
+    def _loop(self):
+        return _norma.norma_block, (self._b, self._work)
 
     def _learn_predict_marked(self, X, y):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
@@ -187,9 +182,6 @@ class NORMA(OnlineKernelLearner):
             self._sync()
             rows.sync(buf, x, rows.count)
         return pred
-
-    def _learn_predict_block(self, X, y):
-        return self._run_block(_norma.norma_block, X, y, self._b, self._work)
 
     def _decisions(self, X):
         if self._buf is None:

@@ -216,17 +216,13 @@ class SVMD(OnlineKernelLearner):
         )  # fmt: skip
         self._sync()
 
-    def _learn_predict_sparse(self, X, y):
-        """Predict then learn the CSR rows: with a compiled kernel and loss, the compiled
-        block loop on the examples' marks and CSR rows (:meth:`MarkedRows.learn`), else
-        one row at a time (:meth:`_learn_predict_marked`)."""
-        if not self._compiled_block():
-            return self._learn_predict_marked(X, y)
-        pred = self._run_csr_blocks(
-            _svmd.svmd_block, X, y, lambda: (self._off, self._kj, self._work)
-        )
+    def _loop(self):
+        return _svmd.svmd_block, (self._off, self._kj, self._work)
+
+    def _run_block(self, *args, **kwargs):
+        pred = super()._run_block(*args, **kwargs)
         C = self.n_outputs
-        self._V1[:] = self._work[5 * C : 6 * C]
+        self._V1[:] = self._work[5 * C : 6 * C]  # v_{t+1}(x_t) of the last example learned
         return pred
 
     def _learn_predict_marked(self, X, y):
@@ -249,13 +245,6 @@ class SVMD(OnlineKernelLearner):
                 lambda j: store.row(self.kernel, store.get(j), store.sq[j]),
             )  # fmt: skip
             rows.sync(buf, x, rows.count)
-        return pred
-
-    def _learn_predict_block(self, X, y):
-        self._buffer(X.shape[1])  # sizes the eviction row _kj before it is handed over
-        pred = self._run_block(_svmd.svmd_block, X, y, self._off, self._kj, self._work)
-        C = self.n_outputs
-        self._V1[:] = self._work[5 * C : 6 * C]
         return pred
 
     def _decisions(self, X):
