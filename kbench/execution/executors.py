@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import pickle
 import select
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -148,6 +149,17 @@ def execute_isolated(
         return failed_result(task, "timeout", str(exc))
     except ChildDied as exc:
         return _died(task, exc, max_memory)
+
+
+def execute_isolated_pickled(task: Task, **limits: Any) -> bytes:
+    """:func:`execute_isolated`, its result pickled in the calling thread (a Dask worker's).
+
+    The worker's event-loop thread then only moves bytes. Were it to pickle the result
+    itself (its tables' strings are Arrow arrays), it could hold one of Arrow's locks
+    (its allocator's, for one) at the moment this thread forks the next task's child,
+    which would then wait for that lock forever.
+    """
+    return pickle.dumps(execute_isolated(task, **limits), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _load_plugins_of(task: Task) -> None:
@@ -377,7 +389,7 @@ class DaskExecutor(TaskLimits):
             client, cluster = self._client()
             for task in tasks:
                 fut = client.submit(
-                    execute_isolated,
+                    execute_isolated_pickled,
                     task,
                     timeout=self.timeout,
                     max_memory=self.max_memory,
@@ -391,7 +403,7 @@ class DaskExecutor(TaskLimits):
             for fut in as_completed(futures):
                 task = futures[fut]
                 try:
-                    result = fut.result()
+                    result = pickle.loads(fut.result())
                 except Exception as exc:  # a worker lost mid-task, for instance
                     result = failed_result(task, "error", f"dask: {format_exception_line(exc)}")
                 on_done(result)
