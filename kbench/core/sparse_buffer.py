@@ -419,16 +419,28 @@ class SparseSupportBuffer(RowStore):
         a, b = int(self.starts[slot]), int(self.ends[slot])
         return self.indices[a:b].copy(), self.data[a:b].copy()
 
+    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The stored rows, in slot order, as CSR arrays: row pointers (int64), indices
+        (int32) and values, copied out of the pool (whose spans may have holes)."""
+        m = self.size
+        lengths = self.ends[:m] - self.starts[:m]
+        indptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        pos = np.repeat(self.starts[:m] - indptr[:-1], lengths) + np.arange(int(indptr[-1]))
+        return indptr, self.indices[pos], self.data[pos]
+
+    def to_csr(self) -> Any:
+        """The stored rows as a ``size × d`` CSR matrix (a copy)."""
+        import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
+
+        indptr, indices, data = self.packed()
+        return sp.csr_matrix((data, indices, indptr), shape=(self.size, self.d))
+
     def to_dense(self) -> np.ndarray:
         """The stored rows as a dense ``size × d`` array (for checks and small stores)."""
-        m = self.size
-        out = np.zeros((m, self.d))
-        lengths = self.ends[:m] - self.starts[:m]
-        rows = np.repeat(np.arange(m), lengths)
-        offsets = np.zeros(m, dtype=np.int64)
-        np.cumsum(lengths[:-1], out=offsets[1:])
-        pos = np.repeat(self.starts[:m] - offsets, lengths) + np.arange(int(lengths.sum()))
-        out[rows, self.indices[pos]] = self.data[pos]
+        indptr, indices, data = self.packed()
+        out = np.zeros((self.size, self.d))
+        out[np.repeat(np.arange(self.size), np.diff(indptr)), indices] = data
         return out
 
     def row(self, kernel: Kernel, x: Any, xsq: float | None = None) -> np.ndarray:

@@ -40,6 +40,7 @@ from kbench.plugins.algorithms._sparse_rows import (
     compiled_kernel,
     csr_parts,
     one_row,
+    packed_rows,
     refuse_switch,
 )
 
@@ -239,7 +240,7 @@ class RevisitingLearner(Algorithm):
         pending, self._pending, self._pending_ids = self._pending, [], set()
         self._core.n_pending = 0
         if self._store is not None:
-            xp, indices, data = _packed([p[0] for p in pending])
+            xp, indices, data = packed_rows([p[0] for p in pending])
             yP = np.array([p[1] for p in pending])
             idP = np.array([p[2] for p in pending], dtype=np.int64)
             self._block_csr(xp, indices, data, yP, idP, np.empty(len(pending)), False)
@@ -375,10 +376,7 @@ class RevisitingLearner(Algorithm):
         m = self._m
         if self._store is None:
             return self._SV[:m].copy() if m else np.zeros((0, max(self._d, 0)))
-        import scipy.sparse as sp
-
-        indptr, indices, data = _packed([self._store.get(i) for i in range(m)])
-        return sp.csr_matrix((data, indices, indptr), shape=(m, self._d))
+        return self._store.to_csr()
 
     def _cache_stats(self) -> dict[str, float]:
         return self._cache.stats() if self._cache is not None else {}
@@ -386,12 +384,3 @@ class RevisitingLearner(Algorithm):
     def _kernel_evals(self) -> int:
         cache = self._cache.kernel_evals if self._cache is not None else 0
         return int(self._core.row_evals) + cache
-
-
-def _packed(rows: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, ...]:
-    """Row pointers (int64), indices (int32) and values of CSR rows given as pairs."""
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(r[0]) for r in rows], out=indptr[1:])
-    indices = np.concatenate([r[0] for r in rows] or [np.zeros(0)]).astype(np.int32)
-    data = np.concatenate([r[1] for r in rows] or [np.zeros(0)]).astype(np.float64)
-    return indptr, indices, data

@@ -450,10 +450,8 @@ class MarkedRows:
             indices, data = store.indices, store.data
         else:
             n = len(rows)
-            ends = np.cumsum([len(r[0]) for r in rows], dtype=np.int64)
-            starts = np.concatenate([[0], ends[:-1]]).astype(np.int64)
-            indices = np.concatenate([r[0] for r in rows] or [np.zeros(0, np.int32)])
-            data = np.concatenate([r[1] for r in rows] or [np.zeros(0)])
+            indptr, indices, data = packed_rows(rows)
+            starts, ends = indptr[:-1], indptr[1:]
             sq = np.array([float(r[1] @ r[1]) for r in rows])
         if n == 0:
             return
@@ -483,19 +481,21 @@ class MarkedRows:
         return self.store.nbytes() + self.marks.nbytes
 
 
+def packed_rows(rows: list[SparseRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row pointers (int64), indices (int32) and values of CSR rows given as pairs."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r[0]) for r in rows], out=indptr[1:])
+    indices = np.concatenate([r[0] for r in rows] or [np.zeros(0)]).astype(np.int32)
+    data = np.concatenate([r[1] for r in rows] or [np.zeros(0)]).astype(np.float64)
+    return indptr, indices, data
+
+
 def stored_rows(buf: SupportBuffer | None, rows: MarkedRows | None) -> Any:
     """Copies of a learner's stored rows in slot order, for its inspection methods: the
     dense rows, or, once it has learned CSR rows, a CSR matrix of them (its dense array then
     holds the one-value stand-in marks, which are no support vectors)."""
     if buf is None:
         return np.zeros((0, 0))
-    m = buf.size
     if rows is None:
-        return buf.X[:m].copy()
-    import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
-
-    parts = [rows.store.get(slot) for slot in range(m)]
-    indptr = np.concatenate([[0], np.cumsum([len(i) for i, _ in parts])]).astype(np.int64)
-    indices = np.concatenate([i for i, _ in parts] or [np.zeros(0, np.int32)])
-    data = np.concatenate([v for _, v in parts] or [np.zeros(0)])
-    return sp.csr_matrix((data, indices, indptr), shape=(m, rows.store.d))
+        return buf.X[: buf.size].copy()
+    return rows.store.to_csr()  # the store follows the buffer's slots
