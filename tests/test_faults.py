@@ -522,6 +522,90 @@ def test_ctrl_c_during_fork_is_not_swallowed() -> None:
     assert not set(_LIVE) & started and not running(started.pop())
 
 
+SLOW_TO_INITIALISE = """
+import os, time
+from pathlib import Path
+
+Path(os.environ["KB_MARKER"]).write_text("importing")
+try:
+    time.sleep(60)
+except KeyboardInterrupt as exc:
+    # As a compiled module's initialisation (pybind11's, matplotlib's font module) reports it.
+    raise ImportError("initialization failed") from exc
+"""
+
+
+def test_ctrl_c_that_surfaces_as_an_import_error_is_an_interruption(
+    tmp_path: Path, plugin_dist
+) -> None:
+    """Ctrl-C while a compiled module initialises comes out of the import as an ImportError
+    raised from the KeyboardInterrupt. kbench takes it for what it is: exit 130, one line,
+    no traceback, and the plugin whose import was cut short is not reported as broken."""
+    plugin_dist("kb_slow_import", SLOW_TO_INITIALISE)
+    marker = tmp_path / "marker"
+    proc = subprocess.Popen(
+        [*KBENCH, "plugins"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, KB_MARKER=str(marker)),
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert marker.exists() and proc.poll() is None
+    time.sleep(0.2)  # inside time.sleep by now
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "kbench: interrupted"
+    assert "broken" not in stdout
+
+
+def test_interrupted_follows_the_chain_of_causes() -> None:
+    from kbench.core.errors import interrupted
+
+    def raised(make):  # the exception as Python leaves it, with its cause and context set
+        try:
+            make()
+        except BaseException as exc:
+            return exc
+        raise AssertionError("nothing raised")
+
+    def from_ctrl_c():
+        raise ImportError("initialization failed") from KeyboardInterrupt()
+
+    def while_handling_ctrl_c():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ValueError("cleanup failed") from None
+
+    def during_ctrl_c_handling():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ValueError("cleanup failed")  # noqa: B904
+
+    def twice_removed():
+        try:
+            from_ctrl_c()
+        except ImportError as exc:
+            raise RuntimeError("plugin failed") from exc
+
+    assert interrupted(KeyboardInterrupt())
+    assert interrupted(raised(from_ctrl_c))
+    assert interrupted(raised(during_ctrl_c_handling))
+    assert interrupted(raised(twice_removed))
+    # ``from None`` hides the context from tracebacks but keeps it: still Ctrl-C's doing.
+    assert interrupted(raised(while_handling_ctrl_c))
+    assert not interrupted(ImportError("no module named x"))
+    assert not interrupted(None)
+    a, b = ValueError("a"), ValueError("b")
+    a.__context__, b.__context__ = b, a  # a cycle ends the walk
+    assert not interrupted(a)
+
+
 SIGINT_STUDY = [
     "run", "-a", "perceptron", "-k", "rbf[gamma=0.05]", "-k", "linear",
     "-d", "digits[positive=5-9,n=1500]", "--seeds", "0-3", "--report",

@@ -26,7 +26,7 @@ from kbench.cli.options import (
     parse_size,
     workers_option,
 )
-from kbench.core.errors import KbenchError
+from kbench.core.errors import KbenchError, interrupted
 
 KIND_NAMES = {
     "algorithms": "algorithm",
@@ -41,22 +41,30 @@ def main() -> None:
     """Entry point: run the click group, turning kbench errors into one line and exit status 2."""
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort as exc:  # click's form of Ctrl-C inside a command
-        _exit_interrupted(exc.__cause__)
-    except click.UsageError as exc:
+    except KeyboardInterrupt as exc:
+        _exit_interrupted(exc)
+    except Exception as exc:
+        # Ctrl-C can surface as another error (see interrupted); click's Abort is its form.
+        if interrupted(exc) or isinstance(exc, click.exceptions.Abort):
+            _exit_interrupted(exc.__cause__ if isinstance(exc, click.exceptions.Abort) else exc)
+        _exit_on_error(exc)
+        raise
+
+
+def _exit_on_error(exc: Exception) -> None:
+    """Exit with one line and its status for click's and kbench's errors; return for others."""
+    if isinstance(exc, click.UsageError):
         # One line, like kbench's own errors, with where to look for the valid options.
         command = exc.ctx.command_path if exc.ctx is not None else "kbench"
         message = " ".join(exc.format_message().split())
         click.echo(f"kbench: error: {message} (see {command} --help)", err=True)
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
+    if isinstance(exc, click.ClickException):
         exc.show()
         sys.exit(exc.exit_code)
-    except KbenchError as exc:
+    if isinstance(exc, KbenchError):
         click.echo(f"kbench: error: {exc}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt as exc:
-        _exit_interrupted(exc)
 
 
 def program() -> None:

@@ -21,3 +21,21 @@ class DataError(KbenchError, ValueError):
 
 class ResultsError(KbenchError):
     """A results folder or file that cannot be read or written."""
+
+
+def interrupted(exc: BaseException | None) -> bool:
+    """Whether Ctrl-C is behind ``exc``: a ``KeyboardInterrupt`` itself, or one that another
+    exception was raised from or while handling.
+
+    A Ctrl-C that lands while a compiled module initialises (an import of matplotlib's
+    font module, say) comes out of the import as ``ImportError: initialization failed``
+    raised from the ``KeyboardInterrupt``; treated as an ordinary error it would be
+    reported as a broken import instead of the user's interruption.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False

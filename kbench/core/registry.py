@@ -36,7 +36,7 @@ import pluggy
 
 from kbench.core import hookspecs
 from kbench.core.components import KINDS, Component, format_value
-from kbench.core.errors import RegistryError, SpecError
+from kbench.core.errors import RegistryError, SpecError, interrupted
 from kbench.core.specs import coerce, parse_spec, suggest
 
 BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets")
@@ -229,6 +229,8 @@ class Registry:
             plugin = load()
             self.pm.register(plugin, name=name)
         except Exception as exc:  # a broken plugin must not take the others down
+            if interrupted(exc):  # Ctrl-C during the plugin's import, not a broken plugin
+                raise
             if isinstance(exc, pluggy.PluginValidationError):
                 self._fail(info, f"{info.label}: {_validation_message(exc)}")
             else:
@@ -263,6 +265,8 @@ class Registry:
                 # Through pluggy (so that tracing sees the call), this plugin's hook alone.
                 self.pm.subset_hook_caller(hook, others)(register=register)
             except Exception as exc:
+                if interrupted(exc):
+                    raise
                 self._fail(info, f"{info.label}: {hook} raised {_one_line(exc)}")
                 return
             seen: set[str] = set()

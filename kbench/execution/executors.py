@@ -30,7 +30,7 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
-from kbench.core.errors import KbenchError
+from kbench.core.errors import KbenchError, interrupted
 from kbench.core.registry import Registry, format_exception_line, get_registry
 from kbench.data.cache import get_stream
 from kbench.execution.isolation import Child, ChildDied, kill_children, run_isolated
@@ -101,6 +101,8 @@ def execute(
     try:
         stream = get_stream(task.stream, registry, cache=cache)
     except Exception as exc:  # recorded as the task's failure
+        if interrupted(exc):
+            raise
         return failed_result(task, "error", format_exception_line(exc))
     if not limit_threads:
         return run_task(task, stream, registry, trace_memory=trace_memory)

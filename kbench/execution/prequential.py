@@ -21,6 +21,7 @@ import pandas as pd
 
 from kbench import __version__
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
+from kbench.core.errors import interrupted
 from kbench.core.registry import Registry, format_exception_line
 from kbench.data.gathered import RowGather, chunk_rows
 from kbench.data.paging import release_rows
@@ -144,6 +145,8 @@ def run_task(
     except MemoryError:
         result = failed_result(task, "memory", "MemoryError: the learner ran out of memory", stream)
     except Exception as exc:  # a failing learner is recorded and the study goes on
+        if interrupted(exc):  # Ctrl-C, not the learner's failure
+            raise
         result = failed_result(task, "error", format_exception_line(exc), stream)
     result.run["started_at"] = started
     result.run["finished_at"] = time.time()
