@@ -513,7 +513,9 @@ def _import_builtin(module: str) -> ModuleType:
     is missing or stale (with how to build it), since that is the usual cause."""
     try:
         return importlib.import_module(module)
-    except ImportError:
+    except ImportError as exc:
+        if interrupted(exc):
+            raise
         from kbench.core._check_build import check_build
 
         check_build(load=True)
