@@ -86,6 +86,7 @@ def test_dense_and_csr_rows_give_the_same_predictions(name: str) -> None:
         ("pa", lambda a: a.snapshot()["X"]),
         ("pistol", lambda a: a.coefficients()[0]),
         ("polk", lambda a: a.dictionary()["D"]),
+        ("idsvm", lambda a: a.snapshot()["X"]),
     ],
 )
 def test_inspection_on_csr_rows_returns_the_stored_rows(spec: str, inspect) -> None:

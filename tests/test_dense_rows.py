@@ -34,22 +34,13 @@ def test_blocks_are_bounded_and_hold_the_rows() -> None:
 
 
 def test_a_learner_that_takes_csr_is_not_wrapped() -> None:
-    rbp = create("rbp[budget=10]", kernel="rbf[gamma=0.3]", loss=None)
-    assert for_sparse_rows(rbp) is rbp
-    idsvm = create("idsvm", kernel="rbf[gamma=0.3]", loss=None)
-    wrapped = for_sparse_rows(idsvm)
-    assert isinstance(wrapped, DenseRows) and wrapped.learner is idsvm
-    assert wrapped.name == "idsvm" and wrapped.offline is False  # the learner's own
-    assert (
-        for_sparse_rows(
-            create("bsgd[maintenance=removal]", kernel="rbf[gamma=0.3]", loss=None)
-        ).name
-        == "bsgd"
-    )
-    assert isinstance(
-        for_sparse_rows(create("bsgd[maintenance=merge]", kernel="rbf[gamma=0.3]", loss=None)),
-        DenseRows,
-    )
+    for spec in ("rbp[budget=10]", "idsvm", "bsgd[maintenance=removal]"):
+        learner = create(spec, kernel="rbf[gamma=0.3]", loss=None)
+        assert for_sparse_rows(learner) is learner, spec
+    merge = create("bsgd[maintenance=merge]", kernel="rbf[gamma=0.3]", loss=None)
+    wrapped = for_sparse_rows(merge)
+    assert isinstance(wrapped, DenseRows) and wrapped.learner is merge
+    assert wrapped.name == "bsgd" and wrapped.offline is False  # the learner's own
 
 
 def test_one_row_methods_get_the_row_dense_and_the_wrapper_pickles() -> None:
@@ -89,7 +80,7 @@ def _write(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
     ("algorithm", "densified"),
     [
         ("bsgd[budget=20]", True),
-        ("idsvm", True),
+        ("idsvm", False),
         ("online_svm_r", True),
         ("ramp_cccp", True),
         # One row at a time through the runner's active loop: densified around a dense-only

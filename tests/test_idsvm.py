@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.svm import SVC
 
 from helpers import Sigmoid, rbf, zero_bias_svm
@@ -382,3 +383,76 @@ def test_row_cache_changes_cost_not_result(bias: bool) -> None:
     on.learn_predict_many(X[:50], y[:50])
     ref.learn_predict_many(X[:50], y[:50])
     assert np.abs(np.sort(on.snapshot()["alpha"]) - np.sort(ref.snapshot()["alpha"])).max() < 1e-9
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("kernel", [f"rbf[gamma={GAMMA}]", "linear", "poly[degree=2,offset=1.0]"])
+def test_csr_rows_give_the_dense_solution(bias: bool, kernel: str) -> None:
+    """On the CSR rows of the same data IDSVM keeps the same solution as on the dense rows
+    (every counter, margin and α; kernel values differ only in summation order), through
+    margin refreshes, unlearning and held-out decisions; its snapshot gives the stored
+    rows as CSR."""
+    rng = np.random.default_rng(2)
+    X, y = data(160, d=12, seed=4, noise=0.8)
+    X = X * (rng.random(X.shape) < 0.4)
+    algos = [make(5.0, bias, kernel=kernel, refresh=40, cache_mb=0.01) for _ in range(2)]
+    dense, csr = algos
+    preds = []
+    for algo, rows in ((dense, X), (csr, sp.csr_matrix(X))):
+        pred = [algo.learn_predict_many(rows[:100], y[:100])]
+        for example in (5, 60, 99):
+            algo.unlearn(example)
+        pred.append(algo.learn_predict_many(rows[100:], y[100:]))
+        algo.unlearn(130)
+        preds.append(np.concatenate(pred))
+    np.testing.assert_array_equal(preds[0], preds[1])
+    got, want = csr.snapshot(), dense.snapshot()
+    assert sp.issparse(got["X"]) and want["X"].shape == got["X"].shape == (156, 12)
+    np.testing.assert_array_equal(got["X"].toarray(), want["X"])
+    for key in ("y", "set", "ids"):
+        np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+    # The rank-one updates of R carry the last bits of the kernel values (linear: κ ~ 1e-2
+    # against Q ~ 10), hence 1e-9 on α rather than the kernel values' 1e-15.
+    for key in ("alpha", "h", "b"):
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-9, err_msg=key)
+    s_csr, s_dense = csr.stats(), dense.stats()
+    for key in ("drift_R", "drift_h", "b"):
+        assert abs(s_csr.pop(key) - s_dense.pop(key)) < 1e-9, key
+    assert s_csr == s_dense and s_csr["n_support"] > 10 and s_csr["cache_hits"] > 0
+    np.testing.assert_allclose(
+        csr.decision_many(sp.csr_matrix(X)), dense.decision_many(X), rtol=1e-9, atol=1e-9
+    )
+    np.testing.assert_allclose(csr.exact_margins(), dense.exact_margins(), rtol=1e-9, atol=1e-9)
+
+
+def test_csr_rows_are_stored_sparse() -> None:
+    """Wide CSR rows take memory by their non-zeros: no dense row is allocated."""
+    rng = np.random.default_rng(0)
+    n, d = 200, 50_000
+    X = sp.random(n, d, density=5e-4, format="csr", random_state=rng) + sp.eye(n, d, format="csr")
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    algo = make(1.0, True, kernel="rbf[gamma=0.5]")
+    algo.learn_predict_many(X, y)
+    assert not hasattr(algo, "X") and algo.stats()["n_support"] > 50
+    stored = algo._pool.nbytes() + algo.store.buf.nbytes()
+    assert stored < 2 * 8 * d * 2  # about two scatter work vectors, not n dense rows
+    np.testing.assert_array_equal(algo.snapshot()["X"].toarray(), X.toarray())
+
+
+def test_bad_input_on_csr_rows() -> None:
+    """CSR rows need a built-in kernel and the dimension learned; labels are checked; a
+    learner of dense rows refuses CSR ones (one line each)."""
+    X, y = data(20)
+    Xs = sp.csr_matrix(X)
+    with pytest.raises(TypeError, match=r"^sparse input needs a built-in kernel, not Cosine$"):
+        make(1.0, True, kernel="cosine[base=poly[degree=2]]").learn_predict_many(Xs, y)
+    algo = make(1.0, True)
+    algo.learn_predict_many(Xs[:10], y[:10])
+    with pytest.raises(ValueError, match=r"^idsvm: X has 4 columns but the model has 3$"):
+        algo.learn_predict_many(sp.csr_matrix(np.ones((2, 4))), y[:2])
+    with pytest.raises(ValueError, match="labels must be"):
+        algo.learn_one(Xs[11], 0.5)
+    dense = make(1.0, True)
+    dense.learn_predict_many(X[:10], y[:10])
+    with pytest.raises(TypeError, match=r"^idsvm has learned dense rows; it cannot continue"):
+        dense.learn_predict_many(Xs[10:], y[10:])

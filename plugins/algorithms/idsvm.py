@@ -34,10 +34,19 @@ from collections import OrderedDict
 import numpy as np
 
 from kbench import hookimpl
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import as_matrix
-from kbench.cython_core import _idsvm, _kernels
+from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
+from kbench.cython_core import _idsvm, _kernels, _sparse
+from kbench.plugins.algorithms._sparse_rows import (
+    OneRowMethods,
+    as_csr,
+    compiled_kernel,
+    csr_parts,
+    refuse_switch,
+    self_kernel,
+)
 
 RESERVE, MARGIN, ERROR, MOVING = 0, 1, 2, 3
 #: Events of the compiled step (cython_core/_idsvm.pyx).
@@ -98,7 +107,61 @@ class _Store:
         return moved
 
 
-class IDSVM(Algorithm):
+class _SparseStore:
+    """The support vectors as CSR rows (:class:`_Store` on CSR rows): a growing
+    :class:`SparseSupportBuffer` whose coefficients are ``coef``, and each row's owner."""
+
+    def __init__(self, d: int, cap: int = 16) -> None:
+        self.buf = SparseSupportBuffer(d, cap, growable=True)
+        self.own = np.zeros(cap, dtype=np.intp)
+
+    @property
+    def m(self) -> int:
+        return self.buf.size
+
+    @property
+    def coef(self) -> np.ndarray:
+        return self.buf.alpha
+
+    @property
+    def krow(self) -> np.ndarray:
+        return self.buf.krow
+
+    def add(self, owner: int, x: SparseRow, xsq: float, coef: float) -> int:
+        p = self.buf.add(x, coef, xsq)
+        if p >= len(self.own):
+            self.own = grown(self.own, self.buf.capacity, keep=p)
+        self.own[p] = owner
+        return p
+
+    def remove(self, p: int) -> int:
+        """As :meth:`_Store.remove`."""
+        moved = self.buf.remove(p)
+        if moved < 0:
+            return -1
+        self.own[p] = self.own[moved]
+        return int(self.own[p])
+
+
+def _csr_kernel(
+    compiled: tuple[int, float, float, float, float],
+    rows: SparseSupportBuffer,
+    sq: np.ndarray,
+    x: SparseRow,
+    xsq: float,
+    a: int,
+    b: int,
+    out: np.ndarray,
+) -> None:
+    """K(rows[i], x) for a ≤ i < b into ``out[: b − a]`` (squared norms ``sq[a:b]``): one
+    compiled call, O(nnz) per row."""
+    _sparse.kernel_row(
+        compiled, x[0], x[1], xsq, rows.starts[a:b], rows.ends[a:b], rows.indices, rows.data,
+        sq[a:b], out, b - a, rows._strategy, rows.work,
+    )  # fmt: skip
+
+
+class IDSVM(OneRowMethods, Algorithm):
     """IDSVM, the exact online SVM of Cauwenberghs and Poggio (2001), with or without a bias.
 
     The SVM with hinge loss and box constraint C on every example seen so far, kept at its
@@ -107,6 +170,11 @@ class IDSVM(Algorithm):
     vectors again), with the kernel values between all stored examples and the margin
     vectors. The optimum is the batch SVM's: with ``bias=True`` LIBSVM's C-SVC, with
     ``bias=False`` the zero-bias SVM that ``online_svm_r`` trains on its active set.
+
+    CSR rows (``sparse_input``, built-in kernels) are stored as they come: the examples in a
+    sparse pool whose slots follow their positions, the support vectors in a
+    :class:`SparseSupportBuffer`, and every kernel row is one compiled sparse call, O(nnz)
+    per value; the bookkeeping is the dense rows' own.
 
     Parameters
     ----------
@@ -135,6 +203,7 @@ class IDSVM(Algorithm):
 
     name = "idsvm"
     tasks = frozenset({"binary"})
+    sparse_input = True
     test_params = {"C": 1.0}
 
     C: float = param(1.0, low=0.0, low_open=True)
@@ -156,6 +225,9 @@ class IDSVM(Algorithm):
         self._compiled = self.kernel.compiled()
         self._o = 1 if self.bias else 0
         self._d: int | None = None
+        # The examples' CSR rows, slot i holding example i of T, once CSR rows are learned
+        # (then there is no dense X); None on dense rows.
+        self._pool: SparseSupportBuffer | None = None
         self.b = 0.0
         self.n = 0
         self.ns = 0
@@ -173,10 +245,13 @@ class IDSVM(Algorithm):
 
     # -- storage ----------------------------------------------------------------------------
 
-    def _init(self, d: int) -> None:
+    def _init(self, d: int, sparse: bool = False) -> None:
         cap = 16
         self._d = d
-        self.X = np.zeros((cap, d))
+        if sparse:
+            self._pool = SparseSupportBuffer(d, cap, growable=True)
+        else:
+            self.X = np.zeros((cap, d))
         self.sq = np.zeros(cap)
         self.y = np.zeros(cap)
         self.kd = np.zeros(cap)
@@ -191,16 +266,17 @@ class IDSVM(Algorithm):
         # γ of a step reads the rows it needs contiguously.
         self.KsT = np.zeros((8, cap))
         self.R = np.zeros((9 + self._o, 9 + self._o))
-        self.store = _Store(d)
+        self.store: _Store | _SparseStore = _SparseStore(d) if sparse else _Store(d)
         self._excluded = np.zeros(cap, dtype=np.uint8)
         self._wgamma = np.empty(cap)
         self._wv, self._wbeta, self._ww = np.empty(10), np.empty(10), np.empty(10)
 
     def _grow_T(self) -> None:
-        cap = 2 * len(self.X)
+        cap = 2 * len(self.sq)
         n = self.n
+        if self._pool is None:
+            self.X = grown(self.X, cap, keep=n)
         for name in (
-            "X",
             "sq",
             "y",
             "kd",
@@ -231,12 +307,22 @@ class IDSVM(Algorithm):
         """Kernel values an implementation without the row cache computes (the paper's count)."""
         return self.kernel_evals + self.cached_values
 
-    def _row_T(self, x: np.ndarray, xsq: float) -> np.ndarray:
+    def _row_of(self, k: int) -> np.ndarray | SparseRow:
+        """Stored example k: its dense row, or views of its CSR row in the pool."""
+        pool = self._pool
+        if pool is None:
+            return self.X[k]
+        a, b = pool.starts[k], pool.ends[k]
+        return pool.indices[a:b], pool.data[a:b]
+
+    def _row_T(self, x: np.ndarray | SparseRow, xsq: float) -> np.ndarray:
         """K(x_i, x) for every stored example (a new array)."""
         n = self.n
         out = np.empty(n)
         if n:
-            if self._compiled is not None:
+            if self._pool is not None:
+                _csr_kernel(self._compiled, self._pool, self.sq, x, xsq, 0, n, out)
+            elif self._compiled is not None:
                 _kernels.kernel_row(self._compiled, self.X, self.sq, x, xsq, out, n)
             else:
                 out[:] = self.kernel.row(self.X[:n], x, sq=self.sq[:n], xsq=xsq)
@@ -263,7 +349,7 @@ class IDSVM(Algorithm):
         (only the examples stored since it was cached are computed)."""
         cached = self._rows.pop(int(self.ids[k]), None)
         if cached is None:
-            return self._row_T(self.X[k], self.sq[k])
+            return self._row_T(self._row_of(k), self.sq[k])
         self._row_bytes -= cached.nbytes
         self.cache_hits += 1
         self.cached_values += len(cached)
@@ -272,7 +358,11 @@ class IDSVM(Algorithm):
         out[:L] = cached
         if n > L:
             tail = np.empty(n - L)
-            if self._compiled is not None:
+            if self._pool is not None:
+                _csr_kernel(
+                    self._compiled, self._pool, self.sq, self._row_of(k), self.sq[k], L, n, tail
+                )
+            elif self._compiled is not None:
                 _kernels.kernel_row(
                     self._compiled, self.X[L:n], self.sq[L:n], self.X[k], self.sq[k], tail, n - L
                 )
@@ -282,9 +372,13 @@ class IDSVM(Algorithm):
             self.kernel_evals += n - L
         return out
 
-    def _pair(self, k: int, x: np.ndarray, xsq: float) -> float:
+    def _pair(self, k: int, x: np.ndarray | SparseRow, xsq: float) -> float:
         """K(x_k, x) for one stored example k."""
         self.kernel_evals += 1
+        if self._pool is not None:
+            out = np.empty(1)
+            _csr_kernel(self._compiled, self._pool, self.sq, x, xsq, k, k + 1, out)
+            return float(out[0])
         if self._compiled is not None:
             out = np.empty(1)
             _kernels.kernel_row(
@@ -293,19 +387,23 @@ class IDSVM(Algorithm):
             return float(out[0])
         return float(np.asarray(self.kernel.row(self.X[k : k + 1], x))[0])
 
-    def _self_kernel(self, x: np.ndarray) -> float:
+    def _self_kernel(self, x: np.ndarray | SparseRow, xsq: float) -> float:
         if self._compiled is not None and self._compiled[0] in (1, 3):  # RBF, Laplacian
             return 1.0
         self.kernel_evals += 1
+        if self._pool is not None:
+            return self_kernel(self._compiled, xsq)
         return float(np.asarray(self.kernel.diag(x[None, :]))[0])
 
-    def _f(self, x: np.ndarray, xsq: float) -> float:
+    def _f(self, x: np.ndarray | SparseRow, xsq: float) -> float:
         """f(x) from the support vectors; leaves their kernel row in the store."""
         st = self.store
         m = st.m
         if m == 0:
             return self.b
-        if self._compiled is not None:
+        if isinstance(st, _SparseStore):
+            _csr_kernel(self._compiled, st.buf, st.buf.sq, x, xsq, 0, m, st.krow)
+        elif self._compiled is not None:
             _kernels.kernel_row(self._compiled, st.X, st.sq, x, xsq, st.krow, m)
         else:
             st.krow[:m] = self.kernel.row(st.X[:m], x, sq=st.sq[:m], xsq=xsq)
@@ -380,7 +478,7 @@ class IDSVM(Algorithm):
         st.coef[p[keep], 0] = a[keep] * self.y[idx[keep]]
         for i in idx[(a > 0.0) & (p < 0)]:
             i = int(i)
-            self.svpos[i] = st.add(i, self.X[i], self.sq[i], self.alpha[i] * self.y[i])
+            self.svpos[i] = st.add(i, self._row_of(i), self.sq[i], self.alpha[i] * self.y[i])
         for i in idx[(a <= 0.0) & (p >= 0)]:
             i = int(i)
             moved = st.remove(int(self.svpos[i]))
@@ -527,18 +625,21 @@ class IDSVM(Algorithm):
     def _work(self, n: int) -> None:
         """Make the scratch γ of the compiled step long enough for n examples."""
         if len(self._wgamma) < n:
-            self._wgamma = np.empty(len(self.X))
+            self._wgamma = np.empty(len(self.sq))
 
     # -- incremental learning ---------------------------------------------------------------
 
-    def _append(self, x: np.ndarray, xsq: float, y: float, f: float) -> int:
-        if self.n == len(self.X):
+    def _append(self, x: np.ndarray | SparseRow, xsq: float, y: float, f: float) -> int:
+        if self.n == len(self.sq):
             self._grow_T()
         c = self.n
-        self.X[c] = x
+        if self._pool is None:
+            self.X[c] = x
+        else:
+            self._pool.add(x, 0.0, xsq)  # slot c: the pool's slots follow T
         self.sq[c] = xsq
         self.y[c] = y
-        self.kd[c] = self._self_kernel(x)
+        self.kd[c] = self._self_kernel(x, xsq)
         if not self.kd[c] >= 0.0:
             raise ValueError(
                 f"{self.name}: k(x, x) = {float(self.kd[c])!r} < 0 for example {self._next_id}: the "
@@ -566,9 +667,8 @@ class IDSVM(Algorithm):
         self.n = c + 1
         return c
 
-    def _increment(self, x: np.ndarray, y: float) -> None:
-        xsq = float(x @ x)
-        f = self._decide(x, xsq)
+    def _increment(self, x: np.ndarray | SparseRow, y: float, xsq: float, f: float) -> None:
+        """Learn x (‖x‖² = xsq, f = f(x) before learning it) by incremental learning."""
         c = self._append(x, xsq, y, f)
         if self.h[c] >= 0.0:
             self.kind[c] = RESERVE
@@ -589,17 +689,40 @@ class IDSVM(Algorithm):
         self._last = (x, f)
         return f
 
+    # -- the one-row methods and blocks: dense rows, or CSR rows (OneRowMethods) -----------
+
+    def _rows_learned(self) -> str | None:
+        if self._d is None:
+            return None
+        return "dense" if self._pool is None else "csr"
+
     def decision_one(self, x):
+        if type(x) is np.ndarray and self._pool is None:  # dense rows first: the runner's
+            return float(self._decide(x))
+        return OneRowMethods.decision_one(self, x)
+
+    def _decision_dense(self, x: np.ndarray) -> float:
         return float(self._decide(x))
 
     def learn_one(self, x, y):
+        if type(x) is np.ndarray and self._pool is None:
+            self._learn_dense(x, y)
+        else:
+            OneRowMethods.learn_one(self, x, y)
+
+    def _learn_dense(self, x: np.ndarray, y: float) -> None:
         _check_label(self.name, y)
         if self._d is None:
             self._init(len(x))
         if self.frozen:
             return
         t0 = time.perf_counter()
-        self._increment(x, float(y))
+        xsq = float(x @ x)
+        self._increment(x, float(y), xsq, self._decide(x, xsq))
+        self._learned(t0)
+
+    def _learned(self, t0: float) -> None:
+        """After an example learned from time t0: counts, refresh, the budgets."""
         self._last = None
         self.learned += 1
         if self.refresh and self.learned % self.refresh == 0:
@@ -610,13 +733,43 @@ class IDSVM(Algorithm):
         ):
             self.frozen = True
 
-    def predict_many(self, X):
-        return self.labels_of(self.decision_many(X))
+    def learn_predict_many(self, X, y):
+        if self._pool is None and not is_sparse(X):
+            return super().learn_predict_many(X, y)  # one dense row at a time
+        if self._pool is None and self._d is not None:
+            refuse_switch(self.name, True)
+        return self._learn_csr(as_csr(X), np.asarray(y, dtype=np.float64))
 
-    def decision_many(self, X: np.ndarray) -> np.ndarray:
-        """f for every row of X (held-out evaluation)."""
-        X = as_matrix(X, "X")
+    def _learn_csr(self, X, y: np.ndarray) -> np.ndarray:
+        """Predict then learn each CSR row of X: its kernel rows from the sparse pool."""
+        compiled_kernel(self.kernel)  # a one-line TypeError for other kernels
+        if self._d is None:
+            self._init(X.shape[1], sparse=True)
+        elif X.shape[1] != self._d:
+            raise ValueError(f"{self.name}: X has {X.shape[1]} columns but the model has {self._d}")
+        indptr, indices, data = csr_parts(X)
+        pred = np.empty(X.shape[0])
+        for i in range(X.shape[0]):
+            a, b = indptr[i], indptr[i + 1]
+            x = (indices[a:b], data[a:b])
+            xsq = float(x[1] @ x[1])
+            f = self._f(x, xsq)
+            pred[i] = self.label_of(f)
+            _check_label(self.name, y[i])
+            if not self.frozen:
+                t0 = time.perf_counter()
+                self._increment(x, float(y[i]), xsq, f)
+                self._learned(t0)
+        return pred
+
+    def _decisions(self, X) -> np.ndarray:
+        """f for every row of X, dense or CSR as the rows learned (held-out evaluation)."""
         st = getattr(self, "store", None)
+        if is_sparse(X):
+            if st is None or st.m == 0:
+                return np.full(X.shape[0], self.b)
+            return st.buf.decision_many(self.kernel, X)[:, 0] + self.b
+        X = as_matrix(X, "X")
         if st is None or st.m == 0:
             return np.full(len(X), self.b)
         m = st.m
@@ -649,7 +802,7 @@ class IDSVM(Algorithm):
                 kc = self.KsT[self.spos[c], : self.n].copy()
                 self._contract(c)
             else:
-                kc = self._row_T(self.X[c], self.sq[c])
+                kc = self._row_T(self._row_of(c), self.sq[c])
             kc[c] = self.kd[c]
             self.kind[c] = MOVING
             self._run(c, kc, -1.0)
@@ -664,8 +817,12 @@ class IDSVM(Algorithm):
         self._rows.clear()
         self._row_bytes = 0
         last = self.n - 1
+        if self._pool is not None:
+            self._pool.remove(c)  # the last row takes slot c, as below
+        elif c != last:
+            self.X[c] = self.X[last]
         if c != last:
-            for name in ("X", "sq", "y", "kd", "alpha", "h", "kind", "ids", "spos", "svpos"):
+            for name in ("sq", "y", "kd", "alpha", "h", "kind", "ids", "spos", "svpos"):
                 arr = getattr(self, name)
                 arr[c] = arr[last]
             self.KsT[: self.ns, c] = self.KsT[: self.ns, last]
@@ -690,6 +847,14 @@ class IDSVM(Algorithm):
     def exact_margins(self) -> np.ndarray:
         """h = y f − 1 for every stored example, recomputed from α (kernel values counted)."""
         n = self.n
+        if self._pool is not None:
+            # One block of compiled sparse rows: every example against the support vectors.
+            st = self.store
+            f = np.full(n, self.b)
+            if st.m and n:
+                f += st.buf.decision_many(self.kernel, self._pool.to_csr())[:, 0]
+                self.kernel_evals += n * st.m
+            return self.y[:n] * f - 1.0
         out = np.empty(n)
         for i in range(n):
             out[i] = self.y[i] * self._f(self.X[i], self.sq[i]) - 1.0
@@ -711,8 +876,9 @@ class IDSVM(Algorithm):
             self.h[: self.n] = exact
 
     def snapshot(self) -> dict[str, np.ndarray | float]:
-        """Copies of the stored examples in arrival order: X, y, alpha, h (= y f − 1),
-        set (0 reserve, 1 margin, 2 error), ids, and the offset b."""
+        """Copies of the stored examples in arrival order: X (a CSR matrix once CSR rows are
+        learned), y, alpha, h (= y f − 1), set (0 reserve, 1 margin, 2 error), ids, and the
+        offset b."""
         if self._d is None:
             z = np.zeros(0)
             return {
@@ -727,7 +893,7 @@ class IDSVM(Algorithm):
         n = self.n
         order = np.argsort(self.ids[:n], kind="stable")
         return {
-            "X": self.X[order].copy(),
+            "X": self.X[order].copy() if self._pool is None else self._pool.to_csr()[order],
             "y": self.y[order].copy(),
             "alpha": self.alpha[order].copy(),
             "h": self.h[order].copy(),
