@@ -26,6 +26,11 @@
        sparse ≥ 20× faster;
    (c) the rcv1 shape as the non-zeros per example double (CSR): goal within 1.2× of
        linear (time / nnz).
+4. IDSVM (``--part idsvm``), the exact SVM that stores every example: µs per example of
+   ``learn_predict_many`` after a warm-up, (a) on a9a, dense rows against CSR rows (best of
+   3, the same predictions and support vectors checked), (b) on the rcv1 shape, CSR against
+   densified rows (timed on the same examples, one run each), with the bytes of the stored
+   rows (every example and the support vectors: dense rows against the sparse pools).
 
 Every figure but those of 3b (one run each) is the best of several repeats (the least
 disturbed by other processes); ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
@@ -216,6 +221,17 @@ def rcv1_like(rng: np.random.Generator, n: int, nnz: int) -> tuple[sp.csr_matrix
     return X, np.where(score > np.median(score), 1.0, -1.0)
 
 
+def rcv1_table(
+    rng: np.random.Generator, n: int, title: str, columns: str
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """n rcv1-shaped rows (75 non-zeros on average) for a table; prints its title and
+    column heads."""
+    X, y = rcv1_like(rng, n, 75)
+    print(f"\n{title}\n")
+    print(columns)
+    return X, y
+
+
 def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> None:
     from kbench.data.streams import StreamSpec, build_stream
 
@@ -242,12 +258,13 @@ def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> N
         return
 
     n_s, n_d, warm = (1200, 600, 550) if quick else (3000, 650, 550)
-    X, y = rcv1_like(rng, n_s, 75)
-    print(
-        f"\n3b. rcv1 shape (47 236 features, 75 nnz): µs per example after {warm}; CSR timed on "
-        f"{n_s - warm}, dense on {n_d - warm} examples\n"
+    X, y = rcv1_table(
+        rng,
+        n_s,
+        f"3b. rcv1 shape (47 236 features, 75 nnz): µs per example after {warm}; CSR timed on "
+        f"{n_s - warm}, dense on {n_d - warm} examples",
+        f"{'learner':20} {'dense':>10} {'CSR':>9} {'dense/CSR':>10}",
     )
-    print(f"{'learner':20} {'dense':>10} {'CSR':>9} {'dense/CSR':>10}")
     for spec in LEARNERS:
         ts = learner_us(spec, X, y, warm)
         td = learner_us(spec, X[:n_d].toarray(), y[:n_d], warm)
@@ -270,14 +287,72 @@ def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> N
         print(f"{spec:20} " + " ".join(f"{c:>16}" for c in cells), flush=True)
 
 
+def idsvm_part(quick: bool, rng: np.random.Generator) -> None:
+    """Table 4: IDSVM on dense and CSR rows (a9a, rcv1 shape), and its stored rows' bytes."""
+    from kbench.data.streams import StreamSpec, build_stream
+
+    reg = get_registry()
+
+    def run(X, y: np.ndarray, warm: int) -> tuple[float, np.ndarray, Any]:
+        algo = reg.create(
+            "algorithm", "idsvm[C=1.0]", kernel=reg.create("kernel", "rbf[gamma=0.5]")
+        )
+        algo.learn_predict_many(X[:warm], y[:warm])
+        t0 = time.perf_counter()
+        pred = algo.learn_predict_many(X[warm:], y[warm:])
+        return (time.perf_counter() - t0) / (X.shape[0] - warm) * 1e6, pred, algo
+
+    def stored_bytes(algo: Any) -> int:
+        if algo._pool is None:
+            return algo.X.nbytes + algo.store.X.nbytes
+        return algo._pool.nbytes() + algo.store.buf.nbytes()
+
+    n, warm = (1200, 800) if quick else (2000, 1000)
+    a9a = build_stream(StreamSpec("a9a", n=n), reg)
+    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
+    Xs = sp.csr_matrix(Xd)
+    print(f"\n4a. IDSVM[C=1], rbf[gamma=0.5], a9a: µs per example on {n - warm} after {warm}\n")
+    print(f"{'rows':6} {'µs':>9} {'best of 3':>22} {'SVs':>6}")
+    runs = {kind: [run(X, y, warm) for _ in range(3)] for kind, X in (("dense", Xd), ("CSR", Xs))}
+    for kind, cells in runs.items():
+        times = ", ".join(f"{t:.0f}" for t, _, _ in cells)
+        print(f"{kind:6} {min(t for t, _, _ in cells):9.1f} {times:>22} "
+              f"{cells[0][2].stats()['n_support']:6d}")  # fmt: skip
+    td, ts = (min(t for t, _, _ in runs[k]) for k in ("dense", "CSR"))
+    same = np.array_equal(runs["dense"][0][1], runs["CSR"][0][1])
+    print(f"CSR / dense {ts / td:.2f}x; the same predictions: {same}")
+
+    n_s, n_d, warm = (700, 400, 300) if quick else (1500, 500, 300)
+    X, y = rcv1_table(
+        rng,
+        n_s,
+        f"4b. IDSVM on the rcv1 shape (47 236 features, 75 nnz): µs per example after {warm}"
+        " (one run each)",
+        f"{'rows':10} {'examples':>9} {'µs':>9} {'stored rows (bytes)':>20} {'SVs':>6}",
+    )
+    got = {}
+    for kind, A, m in (
+        ("densified", X[:n_d].toarray(), n_d),
+        ("CSR", X[:n_d], n_d),
+        ("CSR", X, n_s),
+    ):
+        t, pred, algo = run(A, y[:m], warm)
+        print(f"{kind:10} {m:9d} {t:9.1f} {stored_bytes(algo):20d} "
+              f"{algo.stats()['n_support']:6d}", flush=True)  # fmt: skip
+        got[kind, m] = t, pred
+        del algo, A  # the densified rows: 0.4 GB
+    (td, pd), (ts, ps) = got["densified", n_d], got["CSR", n_d]
+    print(f"densified / CSR {td / ts:.0f}x; the same predictions: {np.array_equal(pd, ps)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
     parser.add_argument(
         "--part",
-        choices=("1", "2", "3", "3a", "all"),
+        choices=("1", "2", "3", "3a", "idsvm", "all"),
         default="all",
-        help="which table (3a: only table 3a)",
+        help="which table (3a: only table 3a; idsvm: table 4, not in all)",
     )
     args = parser.parse_args()
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -326,6 +401,8 @@ def main() -> None:
                 print(f"{nnz:5d} {' '.join(cells)}", flush=True)
         if args.part in ("3", "3a", "all"):
             learners(args.quick, rng, a9a_only=args.part == "3a")
+        if args.part == "idsvm":
+            idsvm_part(args.quick, rng)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nload after: {uptime}")
 

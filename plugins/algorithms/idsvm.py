@@ -109,56 +109,34 @@ class _Store:
 
 class _SparseStore:
     """The support vectors as CSR rows (:class:`_Store` on CSR rows): a growing
-    :class:`SparseSupportBuffer` whose coefficients are ``coef``, and each row's owner."""
+    :class:`SparseSupportBuffer`, its coefficients as ``coef`` and each row's owner."""
 
     def __init__(self, d: int, cap: int = 16) -> None:
         self.buf = SparseSupportBuffer(d, cap, growable=True)
         self.own = np.zeros(cap, dtype=np.intp)
+        self._follow()
 
-    @property
-    def m(self) -> int:
-        return self.buf.size
-
-    @property
-    def coef(self) -> np.ndarray:
-        return self.buf.alpha
-
-    @property
-    def krow(self) -> np.ndarray:
-        return self.buf.krow
+    def _follow(self) -> None:
+        """Name the buffer's size and arrays as :class:`_Store` does (they change when it
+        grows or a row comes or goes)."""
+        self.m, self.coef, self.krow = self.buf.size, self.buf.alpha, self.buf.krow
 
     def add(self, owner: int, x: SparseRow, xsq: float, coef: float) -> int:
         p = self.buf.add(x, coef, xsq)
         if p >= len(self.own):
             self.own = grown(self.own, self.buf.capacity, keep=p)
         self.own[p] = owner
+        self._follow()
         return p
 
     def remove(self, p: int) -> int:
         """As :meth:`_Store.remove`."""
         moved = self.buf.remove(p)
+        self._follow()
         if moved < 0:
             return -1
         self.own[p] = self.own[moved]
         return int(self.own[p])
-
-
-def _csr_kernel(
-    compiled: tuple[int, float, float, float, float],
-    rows: SparseSupportBuffer,
-    sq: np.ndarray,
-    x: SparseRow,
-    xsq: float,
-    a: int,
-    b: int,
-    out: np.ndarray,
-) -> None:
-    """K(rows[i], x) for a ≤ i < b into ``out[: b − a]`` (squared norms ``sq[a:b]``): one
-    compiled call, O(nnz) per row."""
-    _sparse.kernel_row(
-        compiled, x[0], x[1], xsq, rows.starts[a:b], rows.ends[a:b], rows.indices, rows.data,
-        sq[a:b], out, b - a, rows._strategy, rows.work,
-    )  # fmt: skip
 
 
 class IDSVM(OneRowMethods, Algorithm):
@@ -249,7 +227,9 @@ class IDSVM(OneRowMethods, Algorithm):
         cap = 16
         self._d = d
         if sparse:
-            self._pool = SparseSupportBuffer(d, cap, growable=True)
+            # Its kernel rows scatter through the support vectors' work vector (_csr): the
+            # pool needs none of its own (d values).
+            self._pool = SparseSupportBuffer(d, cap, growable=True, strategy="merge")
         else:
             self.X = np.zeros((cap, d))
         self.sq = np.zeros(cap)
@@ -315,13 +295,31 @@ class IDSVM(OneRowMethods, Algorithm):
         a, b = pool.starts[k], pool.ends[k]
         return pool.indices[a:b], pool.data[a:b]
 
+    def _csr(
+        self,
+        rows: SparseSupportBuffer,
+        sq: np.ndarray,
+        x: SparseRow,
+        xsq: float,
+        a: int,
+        b: int,
+        out: np.ndarray,
+    ) -> None:
+        """K(rows[i], x) for a ≤ i < b into ``out[: b − a]`` (squared norms ``sq[a:b]``):
+        one compiled call, O(nnz) per row, through the support vectors' strategy."""
+        buf = self.store.buf
+        _sparse.kernel_row(
+            self._compiled, x[0], x[1], xsq, rows.starts[a:b], rows.ends[a:b], rows.indices,
+            rows.data, sq[a:b], out, b - a, buf._strategy, buf.work,
+        )  # fmt: skip
+
     def _row_T(self, x: np.ndarray | SparseRow, xsq: float) -> np.ndarray:
         """K(x_i, x) for every stored example (a new array)."""
         n = self.n
         out = np.empty(n)
         if n:
             if self._pool is not None:
-                _csr_kernel(self._compiled, self._pool, self.sq, x, xsq, 0, n, out)
+                self._csr(self._pool, self.sq, x, xsq, 0, n, out)
             elif self._compiled is not None:
                 _kernels.kernel_row(self._compiled, self.X, self.sq, x, xsq, out, n)
             else:
@@ -359,9 +357,7 @@ class IDSVM(OneRowMethods, Algorithm):
         if n > L:
             tail = np.empty(n - L)
             if self._pool is not None:
-                _csr_kernel(
-                    self._compiled, self._pool, self.sq, self._row_of(k), self.sq[k], L, n, tail
-                )
+                self._csr(self._pool, self.sq, self._row_of(k), self.sq[k], L, n, tail)
             elif self._compiled is not None:
                 _kernels.kernel_row(
                     self._compiled, self.X[L:n], self.sq[L:n], self.X[k], self.sq[k], tail, n - L
@@ -377,7 +373,7 @@ class IDSVM(OneRowMethods, Algorithm):
         self.kernel_evals += 1
         if self._pool is not None:
             out = np.empty(1)
-            _csr_kernel(self._compiled, self._pool, self.sq, x, xsq, k, k + 1, out)
+            self._csr(self._pool, self.sq, x, xsq, k, k + 1, out)
             return float(out[0])
         if self._compiled is not None:
             out = np.empty(1)
@@ -402,7 +398,7 @@ class IDSVM(OneRowMethods, Algorithm):
         if m == 0:
             return self.b
         if isinstance(st, _SparseStore):
-            _csr_kernel(self._compiled, st.buf, st.buf.sq, x, xsq, 0, m, st.krow)
+            self._csr(st.buf, st.buf.sq, x, xsq, 0, m, st.krow)
         elif self._compiled is not None:
             _kernels.kernel_row(self._compiled, st.X, st.sq, x, xsq, st.krow, m)
         else:
