@@ -693,7 +693,8 @@ class IDSVM(OneRowMethods, Algorithm):
         return "dense" if self._pool is None else "csr"
 
     def decision_one(self, x):
-        if type(x) is np.ndarray and self._pool is None:  # dense rows first: the runner's
+        # A dense row to a learner of dense rows first: the runner's per-example path.
+        if type(x) is np.ndarray and self._pool is None:
             return float(self._decide(x))
         return OneRowMethods.decision_one(self, x)
 
