@@ -1,7 +1,10 @@
 """Type stub of kbench.cython_core._ramp (the ramp-loss SVM core).
 
 Arrays are C-contiguous float64 unless noted; the ``*_`` attributes are the core's own
-storage (rows beyond ``n`` / ``nsv`` are unused capacity).
+storage (rows beyond ``n`` / ``nsv`` are unused capacity). A core made with
+``sparse=True`` keeps its examples as CSR rows of the pool ``pidx_`` / ``pdat_`` (example k
+is ``[st_[k], en_[k])``, support vector p ``[SVst_[p], SVen_[p])``) and learns them through
+the ``*_csr`` methods; ``X_`` and ``SVX_`` then hold one unused column.
 """
 
 from typing import Any
@@ -71,6 +74,17 @@ class RampCore:
     cown_: npt.NDArray[np.intp]
     clen_: npt.NDArray[np.intp]
     cstamp_: npt.NDArray[np.int64]
+    sparse: bool
+    strategy: int
+    pool_end: int
+    pool_len: int
+    st_: npt.NDArray[np.int64]
+    en_: npt.NDArray[np.int64]
+    SVst_: npt.NDArray[np.int64]
+    SVen_: npt.NDArray[np.int64]
+    pidx_: npt.NDArray[np.int32]
+    pdat_: F64
+    work_: F64
     def __init__(
         self,
         kernel_tuple: tuple[int, float, float, float, float],
@@ -86,11 +100,31 @@ class RampCore:
         refresh: int,
         m_keep: int,
         cache_bytes: float,
+        sparse: bool = False,
     ) -> None: ...
     def reset(self) -> None: ...
     def decide(self, x: F64) -> float: ...
     def learn(self, x: F64, yv: float) -> None: ...
     def block(self, X: F64, y: F64, pred: F64, width: float) -> int: ...
     def fit(self, X: F64, y: F64, n_init: int) -> None: ...
+    def decide_csr(self, xi: npt.NDArray[np.int32], xd: F64) -> float: ...
+    def learn_csr(self, xi: npt.NDArray[np.int32], xd: F64, yv: float) -> None: ...
+    def block_csr(
+        self,
+        xp_: npt.NDArray[np.int64],
+        xi_: npt.NDArray[np.int32],
+        xd_: F64,
+        y: F64,
+        pred: F64,
+        width: float,
+    ) -> int: ...
+    def fit_csr(
+        self,
+        xp_: npt.NDArray[np.int64],
+        xi_: npt.NDArray[np.int32],
+        xd_: F64,
+        y: F64,
+        n_init: int,
+    ) -> None: ...
     def exact_gradients(self) -> F64: ...
     def objective(self) -> tuple[float, float, float]: ...

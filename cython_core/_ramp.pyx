@@ -19,19 +19,47 @@ grows; the kernel values a prediction computes against the support vectors are a
 to the support vectors' cached rows for free. ``kernel_evals`` counts values computed,
 ``kernel_requests`` the values an implementation without a cache would compute.
 
+With ``sparse`` set, the examples are CSR rows: each stored example is a span
+``[st[k], en[k])`` of a pool of indices and values, the support vectors' copy holds the
+spans of their examples' rows (not copies), and every kernel row is ``_sparse_row``'s
+(``_sparse.pxd``), O(nnz) per value. A removed example leaves a hole in the pool; the pool
+is repacked (live rows in example order, at twice their size) when a new row does not fit.
+The dense arrays ``X`` and ``SVX`` then hold one unused column.
+
 Every loop has a bound (``max_outer`` CCCP iterations and ``max_steps`` coordinate steps
 per example or per fit); hitting one is counted in ``outer_caps`` / ``step_caps``.
 """
+from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _dot, _kernel_one, _kernel_row
+from kbench.cython_core._kernels cimport (
+    K_LAPLACIAN, K_RBF, _dot, _kernel_one, _kernel_row, _transform,
+)
 from kbench.cython_core._labels cimport _sign_label
+from kbench.cython_core._sparse cimport _sparse_row
 
 import numpy as np
+
+from kbench.cython_core._sparse import check_indices, check_rows
 
 
 cdef enum:
     NOT_COMPILED = -1
+    # _sparse_row's strategies (_sparse.pyx)
+    S_MERGE = 1
+    S_SCATTER = 2
+
+#: Largest dimension scattered into a dense work vector (128 MB), as SparseSupportBuffer.
+SCATTER_MAX = 1 << 24
+
+
+cdef inline double _sq_of(const double* xd, Py_ssize_t nx) noexcept:
+    """‖x‖² of a CSR row's values, summed in index order (as _sparse.row_sq_norms)."""
+    cdef double s = 0.0
+    cdef Py_ssize_t t
+    for t in range(nx):
+        s += xd[t] * xd[t]
+    return s
 
 
 cdef class RampCore:
@@ -77,11 +105,20 @@ cdef class RampCore:
     cdef object last_x
     cdef long long last_version
     cdef double last_f
+    # CSR rows (sparse): example k's row is pool[st[k]:en[k]], support vector p's
+    # pool[SVst[p]:SVen[p]]; pool_end entries of the pool are in use (live rows and holes)
+    cdef readonly bint sparse
+    cdef readonly int strategy
+    cdef readonly Py_ssize_t pool_end, pool_len
+    cdef public object st_, en_, SVst_, SVen_, pidx_, pdat_, work_
+    cdef int64_t[::1] st, en, SVst, SVen
+    cdef int32_t[::1] pidx
+    cdef double[::1] pdat, work
 
     def __init__(self, kernel_tuple, pykernel, bint const_diag, Py_ssize_t d, double C,
                  double s, double tau, double eps_gain, long long max_outer,
                  long long max_steps, long long refresh, long long m_keep,
-                 double cache_bytes):
+                 double cache_bytes, bint sparse=False):
         self.kind = <int>kernel_tuple[0]
         self.gamma, self.kscale, self.koffset, self.degree = (
             kernel_tuple[1], kernel_tuple[2], kernel_tuple[3], kernel_tuple[4])
@@ -93,6 +130,13 @@ cdef class RampCore:
         self.max_outer, self.max_steps, self.refresh, self.m_keep = (
             max_outer, max_steps, refresh, m_keep)
         self.cache_bytes = cache_bytes
+        self.sparse = sparse
+        if sparse:
+            if self.kind == NOT_COMPILED:
+                raise TypeError("kbench ramp SVM: CSR rows need a built-in kernel")
+            self.strategy = S_SCATTER if d <= SCATTER_MAX else S_MERGE
+            self.work_ = np.zeros(max(d, 1) if self.strategy == S_SCATTER else 1)
+            self.work = self.work_
         self.last_x = None
         self.last_version = -1
         self.trace = False
@@ -115,6 +159,9 @@ cdef class RampCore:
         self.last_update = -1
         self._grow(16)
         self._grow_sv(16)
+        if self.sparse:
+            self.pool_end = 0
+            self._set_pool(np.zeros(64, dtype=np.int32), np.zeros(64))
 
     # -- storage --------------------------------------------------------------------------
 
@@ -135,19 +182,28 @@ cdef class RampCore:
         self.cown = self.cown_
         self.clen = self.clen_
         self.cstamp = self.cstamp_
+        if self.sparse:
+            self.st = self.st_
+            self.en = self.en_
+
+    cdef Py_ssize_t _width(self):
+        """Columns of the dense arrays X and SVX: d, or one unused column for CSR rows."""
+        return 1 if self.sparse or self.d < 1 else self.d
 
     cdef void _grow(self, Py_ssize_t new_cap):
         """Enlarge the per-example arrays to new_cap rows, and re-plan the row cache."""
         cdef Py_ssize_t n = self.n, old_slots = self.nslots, new_slots, sl, own
-        X_ = np.zeros((new_cap, max(self.d, 1)))
-        if n:
+        X_ = np.zeros((new_cap, self._width()))
+        if n and not self.sparse:
             X_[:n, : self.d] = self.X_[:n, : self.d]
         self.X_ = X_
-        for name, dtype, fill in (("sq_", np.float64, 0.0), ("y_", np.float64, 0.0),
-                                  ("alpha_", np.float64, 0.0), ("g_", np.float64, 0.0),
-                                  ("kd_", np.float64, 0.0), ("inV_", np.uint8, 0),
-                                  ("age_", np.int64, 0), ("svpos_", np.intp, -1),
-                                  ("cslot_", np.intp, -1)):
+        fields = (("sq_", np.float64, 0.0), ("y_", np.float64, 0.0),
+                  ("alpha_", np.float64, 0.0), ("g_", np.float64, 0.0),
+                  ("kd_", np.float64, 0.0), ("inV_", np.uint8, 0),
+                  ("age_", np.int64, 0), ("svpos_", np.intp, -1), ("cslot_", np.intp, -1))
+        if self.sparse:
+            fields += (("st_", np.int64, 0), ("en_", np.int64, 0))
+        for name, dtype, fill in fields:
             arr = np.full(new_cap, fill, dtype=dtype)
             if n:
                 arr[:n] = getattr(self, name)[:n]
@@ -185,16 +241,27 @@ cdef class RampCore:
         self.SVc = self.SVc_
         self.SVown = self.SVown_
         self.krow = self.krow_
+        if self.sparse:
+            self.SVst = self.SVst_
+            self.SVen = self.SVen_
 
     cdef void _grow_sv(self, Py_ssize_t new_cap):
         cdef Py_ssize_t m = self.nsv
-        SVX_ = np.zeros((new_cap, max(self.d, 1)))
+        if self.sparse:
+            SVst_ = np.zeros(new_cap, dtype=np.int64)
+            SVen_ = np.zeros(new_cap, dtype=np.int64)
+            if m:
+                SVst_[:m] = self.SVst_[:m]
+                SVen_[:m] = self.SVen_[:m]
+            self.SVst_, self.SVen_ = SVst_, SVen_
+        SVX_ = np.zeros((new_cap, self._width()))
         SVsq_ = np.zeros(new_cap)
         SVc_ = np.zeros((new_cap, 1))
         SVown_ = np.full(new_cap, -1, dtype=np.intp)
         krow_ = np.zeros(new_cap)
         if m:
-            SVX_[:m] = self.SVX_[:m]
+            if not self.sparse:
+                SVX_[:m] = self.SVX_[:m]
             SVsq_[:m] = self.SVsq_[:m]
             SVc_[:m] = self.SVc_[:m]
             SVown_[:m] = self.SVown_[:m]
@@ -212,7 +279,11 @@ cdef class RampCore:
                     self._grow_sv(2 * self.svcap)
                 p = self.nsv
                 self.nsv += 1
-                memcpy(&self.SVX[p, 0], &self.X[i, 0], self.d * sizeof(double))
+                if self.sparse:
+                    self.SVst[p] = self.st[i]
+                    self.SVen[p] = self.en[i]
+                else:
+                    memcpy(&self.SVX[p, 0], &self.X[i, 0], self.d * sizeof(double))
                 self.SVsq[p] = self.sq[i]
                 self.SVown[p] = i
                 self.svpos[i] = p
@@ -220,7 +291,11 @@ cdef class RampCore:
         elif p >= 0:
             last = self.nsv - 1
             if p != last:
-                memcpy(&self.SVX[p, 0], &self.SVX[last, 0], self.d * sizeof(double))
+                if self.sparse:
+                    self.SVst[p] = self.SVst[last]
+                    self.SVen[p] = self.SVen[last]
+                else:
+                    memcpy(&self.SVX[p, 0], &self.SVX[last, 0], self.d * sizeof(double))
                 self.SVsq[p] = self.SVsq[last]
                 self.SVc[p, 0] = self.SVc[last, 0]
                 j = self.SVown[last]
@@ -231,13 +306,67 @@ cdef class RampCore:
             self.svpos[i] = -1
         self.version += 1
 
+    # -- the pool of CSR rows -----------------------------------------------------------------
+
+    cdef void _set_pool(self, object pidx_, object pdat_):
+        self.pidx_, self.pdat_ = pidx_, pdat_
+        self.pidx, self.pdat = pidx_, pdat_
+        self.pool_len = len(pidx_)
+
+    cdef void _repack(self, Py_ssize_t extra):
+        """Copy the stored rows, in example order, into a new pool of twice their size plus
+        ``extra`` entries (the holes of removed examples are dropped); the support vectors'
+        spans follow."""
+        cdef Py_ssize_t k, p, n = self.n, end = 0, ln
+        cdef int64_t live = 0
+        for k in range(n):
+            live += self.en[k] - self.st[k]
+        ln = max(2 * (live + extra), 64)
+        pidx_ = np.empty(ln, dtype=np.int32)
+        pdat_ = np.empty(ln)
+        cdef int32_t[::1] ni = pidx_
+        cdef double[::1] nd = pdat_
+        for k in range(n):
+            ln = self.en[k] - self.st[k]
+            if ln:
+                memcpy(&ni[end], &self.pidx[self.st[k]], ln * sizeof(int32_t))
+                memcpy(&nd[end], &self.pdat[self.st[k]], ln * sizeof(double))
+            self.st[k] = end
+            end += ln
+            self.en[k] = end
+        for p in range(self.nsv):
+            k = self.SVown[p]
+            self.SVst[p] = self.st[k]
+            self.SVen[p] = self.en[k]
+        self._set_pool(pidx_, pdat_)
+        self.pool_end = end
+
+    cdef void _put_sparse(self, Py_ssize_t k, const int32_t* xi, const double* xd,
+                          Py_ssize_t nx):
+        """Append x to the pool as example k's row."""
+        if self.pool_end + nx > self.pool_len:
+            self._repack(nx)
+        if nx:
+            memcpy(&self.pidx[self.pool_end], xi, nx * sizeof(int32_t))
+            memcpy(&self.pdat[self.pool_end], xd, nx * sizeof(double))
+        self.st[k] = self.pool_end
+        self.pool_end += nx
+        self.en[k] = self.pool_end
+
     # -- kernel values --------------------------------------------------------------------
 
     cdef void _rows_of(self, Py_ssize_t a, Py_ssize_t b, Py_ssize_t i, double* out):
         """out[k − a] = K(x_k, x_i) for a ≤ k < b (stored examples against stored example i)."""
+        cdef int64_t s0
         if b <= a:
             return
-        if self.kind == NOT_COMPILED:
+        if self.sparse:
+            s0 = self.st[i]
+            _sparse_row(self.kind, self.gamma, self.kscale, self.koffset, self.degree,
+                        &self.pidx[0] + s0, &self.pdat[0] + s0, self.en[i] - s0, self.sq[i],
+                        &self.st[a], &self.en[a], &self.pidx[0], &self.pdat[0], &self.sq[a],
+                        b - a, self.strategy, &self.work[0], out)
+        elif self.kind == NOT_COMPILED:
             vals = np.asarray(self.pykernel.row(self.X_[a:b, : self.d], self.X_[i, : self.d]),
                               dtype=np.float64)
             for k in range(b - a):
@@ -298,6 +427,29 @@ cdef class RampCore:
         self.kernel_requests += m
         return _dot(&self.krow[0], &self.SVc[0, 0], <int>m)
 
+    cdef double _predict_sparse(self, const int32_t* xi, const double* xd, Py_ssize_t nx,
+                                double xsq):
+        """``_predict_ptr`` of a CSR row (nx values xd at indices xi, ‖x‖² = xsq)."""
+        cdef Py_ssize_t m = self.nsv
+        if m == 0:
+            return 0.0
+        _sparse_row(self.kind, self.gamma, self.kscale, self.koffset, self.degree, xi, xd, nx,
+                    xsq, &self.SVst[0], &self.SVen[0], &self.pidx[0], &self.pdat[0],
+                    &self.SVsq[0], m, self.strategy, &self.work[0], &self.krow[0])
+        self.kernel_evals += m
+        self.kernel_requests += m
+        return _dot(&self.krow[0], &self.SVc[0, 0], <int>m)
+
+    cdef double _predict_stored(self, Py_ssize_t k):
+        """f(x_k) of stored example k (leaves the kernel row in krow)."""
+        cdef int64_t a
+        if self.sparse:
+            a = self.st[k]
+            return self._predict_sparse(&self.pidx[0] + a, &self.pdat[0] + a, self.en[k] - a,
+                                        self.sq[k])
+        xobj = self.X_[k, : self.d] if self.kind == NOT_COMPILED else None
+        return self._predict_ptr(&self.X[k, 0], self.sq[k], xobj)
+
     cdef double _self_kernel(self, const double* x, double xsq, object xobj):
         """k(x, x): 1 for RBF and Laplacian kernels, else one (counted) evaluation."""
         if self.kind == K_RBF or self.kind == K_LAPLACIAN:
@@ -306,6 +458,9 @@ cdef class RampCore:
             return self.kd[0]
         self.kernel_evals += 1
         self.kernel_requests += 1
+        if self.sparse:  # x is not read: k(x, x) from ‖x‖²
+            return _transform(self.kind, xsq, xsq, xsq, self.gamma, self.kscale,
+                              self.koffset, self.degree)
         if self.kind == NOT_COMPILED:
             return float(np.asarray(self.pykernel.diag(np.asarray(xobj)[None, :]))[0])
         return _kernel_one(self.kind, self.gamma, self.kscale, self.koffset, self.degree,
@@ -452,15 +607,31 @@ cdef class RampCore:
                      double f) except -1:
         """Store (x, y) with α = 0 and g = 1 − y f; f's kernel row (in krow) fills the
         support vectors' cached rows."""
-        cdef Py_ssize_t n = self.n, p, i, sl
-        cdef double kxx
-        kxx = self._self_kernel(x, xsq, xobj)
+        cdef double kxx = self._self_kernel(x, xsq, xobj)
+        self._room(kxx)
+        memcpy(&self.X[self.n, 0], x, self.d * sizeof(double))
+        return self._append_state(xsq, kxx, yv, f)
+
+    cdef int _append_sparse(self, const int32_t* xi, const double* xd, Py_ssize_t nx,
+                            double xsq, double yv, double f) except -1:
+        """``_append`` of a CSR row."""
+        cdef double kxx = self._self_kernel(NULL, xsq, None)
+        self._room(kxx)
+        self._put_sparse(self.n, xi, xd, nx)
+        return self._append_state(xsq, kxx, yv, f)
+
+    cdef int _room(self, double kxx) except -1:
+        """Check k(x, x) of a new example and make room for it."""
         if not kxx >= 0.0:
             raise ValueError(f"kbench ramp SVM: k(x, x) = {kxx!r} < 0 for example {self.seen}: "
                              "the kernel is not positive semi-definite")
-        if n == self.cap:
+        if self.n == self.cap:
             self._grow(2 * self.cap)
-        memcpy(&self.X[n, 0], x, self.d * sizeof(double))
+        return 0
+
+    cdef int _append_state(self, double xsq, double kxx, double yv, double f) except -1:
+        """The state of the example just stored as row n (its row written by the caller)."""
+        cdef Py_ssize_t n = self.n, p, i, sl
         self.sq[n] = xsq
         self.y[n] = yv
         self.alpha[n] = 0.0
@@ -526,7 +697,11 @@ cdef class RampCore:
             self.cown[sl] = -1
             self.cslot[i] = -1
         if i != last:
-            memcpy(&self.X[i, 0], &self.X[last, 0], self.d * sizeof(double))
+            if self.sparse:  # the row stays where it is in the pool
+                self.st[i] = self.st[last]
+                self.en[i] = self.en[last]
+            else:
+                memcpy(&self.X[i, 0], &self.X[last, 0], self.d * sizeof(double))
             self.sq[i] = self.sq[last]
             self.y[i] = self.y[last]
             self.alpha[i] = self.alpha[last]
@@ -579,6 +754,7 @@ cdef class RampCore:
         """f(x) = Σ α_i y_i k(x_i, x); the row is kept for a following ``learn`` of x."""
         cdef const double[::1] xv = x
         cdef double xsq
+        self._need_dense()
         if x is self.last_x and self.version == self.last_version:
             return self.last_f
         xsq = _dot(&xv[0], &xv[0], <int>self.d) if self.d > 0 else 0.0
@@ -603,6 +779,7 @@ cdef class RampCore:
         cdef Py_ssize_t i, n = X.shape[0]
         cdef double f, xsq
         cdef long long learned = 0
+        self._need_dense()
         for i in range(n):
             xsq = _dot(&X[i, 0], &X[i, 0], <int>self.d) if self.d > 0 else 0.0
             xobj = np.asarray(X[i]) if self.kind == NOT_COMPILED else None
@@ -621,6 +798,7 @@ cdef class RampCore:
         n_init rows (all rows when n_init ≤ 0), then CCCP over every row."""
         cdef Py_ssize_t i, N = X.shape[0], first
         cdef double f, xsq
+        self._need_dense()
         self.reset()
         self.ex_steps = 0
         first = N if n_init <= 0 or n_init >= N else n_init
@@ -639,13 +817,131 @@ cdef class RampCore:
         self.outer_max = self._cccp()
         self.last_x = None
 
+    # -- CSR rows (a core made with sparse=True) -------------------------------------------
+
+    cdef int _need_sparse(self, str what) except -1:
+        if not self.sparse:
+            raise TypeError(f"kbench ramp SVM: {what} of CSR rows needs a core made for them "
+                            "(sparse=True)")
+        return 0
+
+    cdef int _need_dense(self) except -1:
+        if self.sparse:
+            raise TypeError("kbench ramp SVM: a core of CSR rows takes them through the *_csr "
+                            "methods, not dense rows")
+        return 0
+
+    cdef int _check_block(self, xp, xi, xd, Py_ssize_t n, str what) except -1:
+        """The CSR rows xp, xi, xd (int64, int32, float64) of n examples are valid (sorted
+        indices below d, spans within the arrays)."""
+        self._need_sparse(what)
+        if xp.shape[0] < 1 or xp.shape[0] - 1 != n:
+            raise ValueError(f"kbench ramp SVM: {what}: {xp.shape[0]} row pointers for {n} "
+                             "examples")
+        if xi.shape[0] != xd.shape[0]:
+            raise ValueError(f"kbench ramp SVM: {what}: {xi.shape[0]} indices but "
+                             f"{xd.shape[0]} values")
+        check_rows(xp[:n], xp[1:], xi, self.d)
+        return 0
+
+    cdef int _check_row(self, xi, xd) except -1:
+        self._need_sparse("a row")
+        if xi.shape[0] != xd.shape[0]:
+            raise ValueError(f"kbench ramp SVM: a sparse row of {xi.shape[0]} indices and "
+                             f"{xd.shape[0]} values")
+        check_indices(xi, self.d)
+        return 0
+
+    def decide_csr(self, xi, xd):
+        """``decide`` of a CSR row: indices xi (int32, increasing, below d) and values xd
+        (float64); the row is kept for a following ``learn_csr`` of the same xd object."""
+        self._check_row(xi, xd)
+        if xd is self.last_x and self.version == self.last_version:
+            return self.last_f
+        cdef const int32_t[::1] iv = xi
+        cdef const double[::1] dv = xd
+        cdef Py_ssize_t nx = iv.shape[0]
+        self.last_f = self._predict_sparse(&iv[0] if nx else NULL, &dv[0] if nx else NULL,
+                                           nx, _sq_of(&dv[0] if nx else NULL, nx))
+        self.last_x = xd
+        self.last_version = self.version
+        return self.last_f
+
+    def learn_csr(self, xi, xd, double yv):
+        """``learn`` of a CSR row (as ``decide_csr`` takes it)."""
+        cdef double f = self.decide_csr(xi, xd)
+        cdef const int32_t[::1] iv = xi
+        cdef const double[::1] dv = xd
+        cdef Py_ssize_t nx = iv.shape[0]
+        self._append_sparse(&iv[0] if nx else NULL, &dv[0] if nx else NULL, nx,
+                            _sq_of(&dv[0] if nx else NULL, nx), yv, f)
+        self._process_new()
+
+    def block_csr(self, xp_, xi_, xd_, const double[::1] y, double[::1] pred, double width):
+        """``block`` of the CSR rows xp, xi, xd (int64, int32, float64; row i is
+        ``xi[xp[i]:xp[i + 1]]``)."""
+        cdef Py_ssize_t i, n = y.shape[0], nx
+        cdef int64_t a
+        cdef double f, xsq
+        cdef long long learned = 0
+        self._check_block(xp_, xi_, xd_, n, "block")
+        cdef const int64_t[::1] xp = xp_
+        cdef const int32_t[::1] xi = xi_
+        cdef const double[::1] xd = xd_
+        if pred.shape[0] < n:
+            raise ValueError(f"kbench ramp SVM: block: pred has {pred.shape[0]} entries for {n}")
+        for i in range(n):
+            a = xp[i]
+            nx = xp[i + 1] - a
+            xsq = _sq_of(&xd[a] if nx else NULL, nx)
+            f = self._predict_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx, xsq)
+            pred[i] = _sign_label(f)
+            if width >= 0.0 and not (-width <= f <= width):
+                continue
+            self._append_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx, xsq, y[i],
+                                f)
+            self._process_new()
+            learned += 1
+        self.last_x = None
+        return learned
+
+    def fit_csr(self, xp_, xi_, xd_, const double[::1] y, Py_ssize_t n_init):
+        """``fit`` on the CSR rows xp, xi, xd (as ``block_csr`` takes them): the same steps
+        as ``fit`` on dense rows."""
+        cdef Py_ssize_t i, N = y.shape[0], first, nx
+        cdef int64_t a
+        cdef double f, xsq
+        self._check_block(xp_, xi_, xd_, N, "fit")
+        cdef const int64_t[::1] xp = xp_
+        cdef const int32_t[::1] xi = xi_
+        cdef const double[::1] xd = xd_
+        self.reset()
+        self.ex_steps = 0
+        first = N if n_init <= 0 or n_init >= N else n_init
+        for i in range(N):
+            a = xp[i]
+            nx = xp[i + 1] - a
+            xsq = _sq_of(&xd[a] if nx else NULL, nx)
+            f = 0.0
+            if i >= first:
+                f = self._predict_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx,
+                                         xsq)
+            self._append_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx, xsq, y[i],
+                                f)
+            if i < first:
+                self.inV[i] = 1
+            if i == first - 1:
+                self._smo()
+        self._reassign()
+        self.outer_max = self._cccp()
+        self.last_x = None
+
     def exact_gradients(self):
         """g recomputed from α, one kernel row per stored example (counted)."""
         cdef Py_ssize_t k, n = self.n
         out = np.empty(n)
         for k in range(n):
-            xobj = self.X_[k, : self.d] if self.kind == NOT_COMPILED else None
-            out[k] = 1.0 - self.y[k] * self._predict_ptr(&self.X[k, 0], self.sq[k], xobj)
+            out[k] = 1.0 - self.y[k] * self._predict_stored(k)
         self.version += 1  # krow no longer holds the last prediction's row
         return out
 

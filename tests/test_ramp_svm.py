@@ -516,3 +516,116 @@ def test_batch_references_refuse_online_learning(name: str) -> None:
     algo = make(name)
     with pytest.raises(NotImplementedError, match=f"{name} is a batch reference"):
         algo.learn_one(np.zeros(2), 1.0)
+
+
+# -- CSR rows ------------------------------------------------------------------------------------
+
+
+def sparse_rows(n: int, d: int = 12, seed: int = 11) -> tuple[np.ndarray, np.ndarray]:
+    """n rows of d features, about 70 % of the values zero (a few rows wholly zero), and
+    labels from a noisy hyperplane."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.3)
+    y = np.where(X[:, 0] + 0.3 * X.sum(axis=1) + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "online_svm_r[C=10.0]",
+        "online_svm_r[C=10.0,m=5,cache_mb=0.02]",  # removals, LRU eviction, pool repacks
+        "online_svm_r[C=10.0,m=0,refresh=9,cache_mb=0]",
+        "online_asvm_r[C=10.0]",
+    ],
+)
+def test_csr_rows_learn_what_dense_rows_learn(spec: str) -> None:
+    """On CSR rows the core keeps its examples in a pool of CSR rows and makes the
+    predictions, steps and kernel counts of the dense rows, with the same stored rows
+    (CSR), coefficients and gradients to rounding; the pool stays within a small multiple
+    of the stored non-zeros as removals free rows."""
+    import scipy.sparse as sp
+
+    X, y = sparse_rows(700)
+    Xs = sp.csr_matrix(X)
+    dense, csr = make(spec, "rbf[gamma=0.3]"), make(spec, "rbf[gamma=0.3]")
+    assert csr.sparse_input
+    pd = np.concatenate(
+        [dense.learn_predict_many(X[:300], y[:300]), dense.learn_predict_many(X[300:], y[300:])]
+    )
+    ps = np.concatenate(
+        [csr.learn_predict_many(Xs[:300], y[:300]), csr.learn_predict_many(Xs[300:], y[300:])]
+    )
+    assert np.array_equal(pd, ps)
+    sd, ss = dense.stats(), csr.stats()
+    for key in ("n_support", "n_stored", "kernel_evals", "kernel_requests", "coordinate_steps"):
+        assert sd[key] == ss[key], key
+    a, b = dense.snapshot(), csr.snapshot()
+    assert sp.issparse(b["X"]) and np.array_equal(b["X"].toarray(), a["X"])
+    for key in ("alpha", "g"):
+        np.testing.assert_allclose(b[key], a[key], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(csr.decision_many(Xs), dense.decision_many(X), rtol=0, atol=1e-10)
+    core = csr.core
+    live = int((core.en_[: core.n] - core.st_[: core.n]).sum())
+    assert core.pool_end <= core.pool_len <= max(4 * live + 64, 2 * X.shape[1] + 64)
+    # the store of CSR rows is the non-zeros, not the d values of every row
+    assert ss["model_bytes"] < sd["model_bytes"]
+
+
+def test_csr_rows_one_at_a_time_keep_the_invariants() -> None:
+    """Learned one CSR row at a time, the model meets the checks of the dense path against
+    the dense rows of the same data."""
+    import scipy.sparse as sp
+
+    X, y = sparse_rows(200)
+    Xs = sp.csr_matrix(X)
+    algo = make("online_svm_r[C=10.0]", "rbf[gamma=2.0]")  # GAMMA, as check_invariants
+    for t in range(len(X)):
+        algo.learn_one(Xs[t], y[t])
+        if t % 20 == 19:
+            check_invariants(algo, X[: t + 1], y[: t + 1], 10.0)
+    assert algo.core.sparse and algo.stats()["outer_caps"] == 0
+
+
+def test_offline_cccp_on_csr_rows() -> None:
+    """ramp_cccp fits CSR rows to the dense fit (C = 1: a solution that rounding does not
+    move; with a large C the coordinate steps of the dense fit itself change under
+    perturbations of 1e-15)."""
+    import scipy.sparse as sp
+
+    X, y = sparse_rows(400)
+    dense, csr = make("ramp_cccp", "rbf[gamma=0.3]"), make("ramp_cccp", "rbf[gamma=0.3]")
+    dense.fit(X, y)
+    csr.fit(sp.csr_matrix(X), y)
+    assert csr.core.sparse and csr.stats()["coordinate_steps"] == dense.stats()["coordinate_steps"]
+    np.testing.assert_allclose(csr.snapshot()["alpha"], dense.snapshot()["alpha"], atol=1e-10)
+    np.testing.assert_allclose(
+        csr.decision_many(sp.csr_matrix(X)), dense.decision_many(X), rtol=0, atol=1e-10
+    )
+
+
+def test_csr_rows_refused_in_one_line() -> None:
+    """A Python kernel takes dense rows only (the runner densifies for it); CSR rows of
+    another width, and dense rows handed to a core of CSR rows, are refused in one line."""
+    import scipy.sparse as sp
+
+    from kbench.core.dense_rows import DenseRows, for_sparse_rows
+
+    cls = get_registry().entry("algorithm", "online_svm_r").cls
+    py = cls(kernel=NumpyRBF(gamma=GAMMA), C=10.0)
+    assert not py.sparse_input and isinstance(for_sparse_rows(py), DenseRows)
+    X, y = sparse_rows(40)
+    with pytest.raises(TypeError, match=r"^sparse input needs a built-in kernel, not NumpyRBF$"):
+        py.learn_predict_many(sp.csr_matrix(X), y)
+    algo = make("online_svm_r", "rbf[gamma=0.3]")
+    algo.learn_predict_many(sp.csr_matrix(X), y)
+    for bad in (sp.csr_matrix(X[:3, :5]), X[:3, :5]):
+        with pytest.raises(
+            ValueError,
+            match=r"^online_svm_r: examples have 5 features, the model was built for 12$",
+        ):
+            algo.learn_predict_many(bad, y[:3])
+    with pytest.raises(TypeError, match="core of CSR rows takes them through"):
+        algo.core.decide(X[0])
+    with pytest.raises(ValueError, match="index 12 at position 0 is not below the dimension 12"):
+        algo.core.learn_csr(np.array([12], dtype=np.int32), np.ones(1), 1.0)

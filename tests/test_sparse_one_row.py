@@ -19,11 +19,14 @@ from kbench.testing import make_test_algorithm
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
 TASKS = ("binary", "multiclass", "regression", "novelty")
-#: Learners whose test parameters make them take dense rows only (BSGD merges).
-SPECS = (
-    "bsgd[budget=12,lam=0.01,maintenance=removal]",
-    "bsgd[budget=12,lam=0.01,maintenance=projection]",
-)
+#: Learners that take CSR rows with other than their test parameters (BSGD's test
+#: parameters merge; the active wrappers' test base is pa), and their tasks.
+SPECS = {
+    "bsgd[budget=12,lam=0.01,maintenance=removal]": ("binary", "multiclass"),
+    "bsgd[budget=12,lam=0.01,maintenance=projection]": ("binary", "multiclass"),
+    "active_margin[base=online_svm_r]": ("binary",),
+    "active_greedy[base=online_svm_r]": ("binary",),
+}
 
 
 def _cases() -> list:
@@ -37,8 +40,8 @@ def _cases() -> list:
         for task in sorted(set(cls.tasks) & set(TASKS)):
             if cls.supports(task) is None and takes_csr(make_test_algorithm(cls, task, reg)):
                 cases.append(pytest.param(name, task, id=f"{name}-{task}"))
-    for spec in SPECS:  # learners that take CSR rows with other than their test parameters
-        for task in ("binary", "multiclass"):
+    for spec, tasks in SPECS.items():
+        for task in tasks:
             cases.append(pytest.param(spec, task, id=f"{spec}-{task}"))
     return cases
 
@@ -163,18 +166,19 @@ def test_dense_learner_refuses_csr_rows_in_one_line(name, task) -> None:
     )
 
 
-def test_libsvm_answers_dense_and_csr_rows_whichever_it_was_fitted_on() -> None:
-    """The batch reference predicts one row, dense or CSR, after a fit on either."""
+@pytest.mark.parametrize("name", ["libsvm", "ramp_cccp"])
+def test_batch_reference_answers_dense_and_csr_rows_whichever_it_was_fitted_on(name) -> None:
+    """A batch reference predicts one row, dense or CSR, after a fit on either."""
     X, y = _data("binary", 8)
     fitted = []
     for A in (X, sp.csr_matrix(X)):
-        algo = _learner("libsvm", "binary")
+        algo = _learner(name, "binary")
         algo.fit(A[:60], y[:60])
         fitted.append(algo)
     want = [fitted[0].decision_one(X[i]) for i in range(60, 90)]
     for algo in fitted:
         for rows in (X, sp.csr_matrix(X)):
-            _assert_same([algo.decision_one(rows[i]) for i in range(60, 90)], want, "libsvm")
+            _assert_same([algo.decision_one(rows[i]) for i in range(60, 90)], want, name)
             assert [algo.predict_one(rows[i]) for i in range(60, 90)] == list(
                 fitted[0].predict_many(X[60:])
             )

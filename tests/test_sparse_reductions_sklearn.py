@@ -71,7 +71,7 @@ def test_a_reduction_of_dense_rows_refuses_csr_ones_and_one_of_a_dense_base_is_w
         ovr.learn_predict_many(sp.csr_matrix(X[50:]), y[50:])
     # It still predicts CSR rows, densified, as their dense rows.
     np.testing.assert_array_equal(ovr.predict_many(sp.csr_matrix(X[50:])), ovr.predict_many(X[50:]))
-    assert not takes_csr(_reduction("ovr[base=online_svm_r]"))
+    assert not takes_csr(_reduction("ovr[base=bsgd[budget=20]]"))  # merges: dense rows only
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,6 +6,11 @@ procedure (CCCP) as "a hinge SVM on the active set V = {i : y_i f(x_i) ≥ s}, �
 V", each hinge SVM solved by one-coordinate SMO steps. The paper's misprints are fixed as
 the kbench spec (specs/001 §0.1) describes: the gradient update (eq. 15) subtracts, and
 the inner loop runs while a violator exists *and* the best step gains at least ε_gain.
+
+With a built-in kernel they take CSR rows as they are (``sparse_input``): the core then
+keeps every stored example as a CSR row of a pool and computes its kernel rows in O(nnz)
+per value (``RampCore(sparse=True)``); a model of CSR rows learns a dense row on that path,
+a model of dense rows refuses CSR ones in one line, and either answers about both.
 """
 
 from __future__ import annotations
@@ -16,9 +21,18 @@ from typing import Any
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
+from kbench.core.dense_rows import dense, dense_blocks
 from kbench.core.kernel_rows import as_matrix
-from kbench.cython_core import _kernels, _ramp
+from kbench.cython_core import _kernels, _ramp, _sparse
+from kbench.plugins.algorithms._sparse_rows import (
+    as_csr,
+    compiled_kernel,
+    csr_parts,
+    one_row,
+    refuse_switch,
+)
 
 #: The kernel tuple the compiled core receives for a kernel it cannot compute itself.
 NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
@@ -33,6 +47,39 @@ def _check_labels(owner: str, y: Any) -> None:
     y = np.asarray(y, dtype=float)
     if not np.all((y == 1.0) | (y == -1.0)):
         _check_label(owner, float(y[(y != 1.0) & (y != -1.0)][0]))
+
+
+def _csr_block(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row pointers (int64), indices (int32) and values of the rows of X (dense or CSR)."""
+    indptr, indices, data = csr_parts(as_csr(X))
+    return indptr.astype(np.int64, copy=False), indices, data
+
+
+def _csr_row(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (int32) and values of x, a dense 1-D row or one CSR row; the CSR matrix's own
+    arrays when they are exactly the row's (so that asking about the same row object again
+    is recognised)."""
+    indptr, indices, data = csr_parts(one_row(x))
+    a, b = int(indptr[0]), int(indptr[1])
+    if a or b != len(data):
+        indices, data = indices[a:b], data[a:b]
+    return indices, data
+
+
+def _is_csr(x: Any) -> bool:
+    return type(x) is not np.ndarray and is_sparse(x)
+
+
+def _stored_csr(core: Any) -> Any:
+    """The stored examples of a core of CSR rows, in storage order, as a CSR matrix."""
+    import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
+
+    n = core.n
+    lengths = core.en_[:n] - core.st_[:n]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    pos = np.repeat(core.st_[:n] - indptr[:-1], lengths) + np.arange(int(indptr[-1]))
+    return sp.csr_matrix((core.pdat_[pos], core.pidx_[pos], indptr), shape=(n, core.d))
 
 
 class _RampSVM(Algorithm):
@@ -74,9 +121,14 @@ class _RampSVM(Algorithm):
     def __post_init__(self) -> None:
         self.core: Any = None
 
-    def _new_core(self, d: int, *, m_keep: int = -1, refresh: int = 0) -> Any:
+    @property
+    def sparse_input(self) -> bool:
+        """CSR rows as they are with a built-in kernel (the core computes their kernel rows)."""
+        return self.kernel is not None and self.kernel.compiled() is not None
+
+    def _new_core(self, d: int, *, m_keep: int = -1, refresh: int = 0, sparse: bool = False) -> Any:
         assert self.kernel is not None
-        compiled = self.kernel.compiled()
+        compiled = compiled_kernel(self.kernel) if sparse else self.kernel.compiled()
         return _ramp.RampCore(
             compiled if compiled is not None else NOT_COMPILED,
             None if compiled is not None else self.kernel,
@@ -91,31 +143,75 @@ class _RampSVM(Algorithm):
             int(refresh),
             int(m_keep),
             float(self.cache_mb) * 2.0**20,
+            sparse,
         )
 
-    def _make_core(self, d: int) -> Any:
-        return self._new_core(d)
+    def _make_core(self, d: int, sparse: bool) -> Any:
+        return self._new_core(d, sparse=sparse)
 
-    def _ensure(self, d: int) -> Any:
+    def _ensure(self, d: int, sparse: bool = False) -> Any:
+        """The core for examples of d features, dense or CSR rows (``sparse``): made on the
+        first example; a model of dense rows refuses CSR ones."""
         if self.core is None:
-            self.core = self._make_core(d)
-        elif d != self.core.d:
+            self.core = self._make_core(d, sparse)
+        else:
+            self._check_width(d)
+            if sparse != self.core.sparse:
+                refuse_switch(self.name, sparse)
+        return self.core
+
+    def _check_width(self, d: int) -> None:
+        if d != self.core.d:
             raise ValueError(
                 f"{self.name}: examples have {d} features, the model was built for {self.core.d}"
             )
-        return self.core
+
+    def _learn(self, x: Any, y: float) -> None:
+        """Store the row x (dense or CSR) with label y and restore a CCCP fixed point; once
+        the model holds CSR rows, a dense row is learned as a CSR one."""
+        if type(x) is np.ndarray and (self.core is None or not self.core.sparse):
+            self._ensure(len(x)).learn(x, y)
+        else:
+            xi, xd = _csr_row(x)
+            self._ensure(x.shape[-1], True).learn_csr(xi, xd, y)
+
+    def _block(self, X: Any, y: Any, width: float) -> tuple[np.ndarray, int]:
+        """Predict then learn the rows of X (dense or CSR, as ``_learn``): the predictions
+        and the number of examples learned (all for ``width < 0``, else those with
+        |f(x)| ≤ width)."""
+        n = X.shape[0]
+        pred = np.empty(n)
+        if n == 0:
+            return pred, 0
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if _is_csr(X) or (self.core is not None and self.core.sparse):
+            core = self._ensure(X.shape[1], True)
+            return pred, int(core.block_csr(*_csr_block(X), y, pred, width))
+        return pred, int(self._ensure(X.shape[1]).block(X, y, pred, width))
 
     # -- predictions ------------------------------------------------------------------------
 
     def decision_one(self, x):
-        if self.core is None:
+        core = self.core
+        if core is None:
             return 0.0
+        if core.sparse:
+            self._check_width(x.shape[-1])
+            return float(core.decide_csr(*_csr_row(x)))
+        if _is_csr(x):
+            x = dense(x).reshape(-1)
         return float(self._ensure(len(x)).decide(x))
 
-    def decision_many(self, X: np.ndarray) -> np.ndarray:
-        """f for every row of X, from the support vectors (held-out evaluation)."""
-        X = as_matrix(X, "X")
+    def decision_many(self, X: Any) -> np.ndarray:
+        """f for every row of X (dense or CSR), from the support vectors (held-out
+        evaluation)."""
         core = self.core
+        if core is not None and core.sparse:
+            return self._csr_decisions(X)
+        if _is_csr(X):
+            parts = [self.decision_many(rows) for _, _, rows in dense_blocks(X)]
+            return np.concatenate(parts) if parts else np.zeros(0)
+        X = as_matrix(X, "X")
         if core is None or core.nsv == 0:
             return np.zeros(len(X))
         m = core.nsv
@@ -135,21 +231,47 @@ class _RampSVM(Algorithm):
             out[a:b] = res[: b - a, 0]
         return out
 
+    def _csr_decisions(self, X: Any) -> np.ndarray:
+        """decision_many of a model of CSR rows: Gram blocks of X's CSR rows against the
+        support vectors' rows in the core's pool."""
+        core = self.core
+        self._check_width(X.shape[1])
+        indptr, xi, xd = _csr_block(X)
+        n, m = X.shape[0], core.nsv
+        out = np.zeros(n)
+        if m == 0 or n == 0:
+            return out
+        xs, xe = indptr[:-1], indptr[1:]
+        xsq = np.empty(n)
+        _sparse.row_sq_norms(xs, xe, xd, xsq)
+        compiled = compiled_kernel(self.kernel)
+        block = max(1, min(2048, 4_000_000 // m))  # a Gram scratch block of at most 32 MB
+        K = np.empty((min(block, n), m))
+        coef = core.SVc_[:m, 0]
+        for a in range(0, n, block):
+            b = min(a + block, n)
+            _sparse.kernel_block(
+                compiled, xs[a:b], xe[a:b], xi, xd, xsq[a:b], core.SVst_, core.SVen_,
+                core.pidx_, core.pdat_, core.SVsq_, K, m, core.strategy, core.work_,
+            )  # fmt: skip
+            out[a:b] = K[: b - a] @ coef
+        return out
+
     def predict_many(self, X):
         return self.labels_of(self.decision_many(X))
 
     # -- inspection -------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, np.ndarray]:
-        """Copies of the stored examples and their state: X, y, alpha, g (= 1 − y f) and
-        the active-set flags in_V."""
+    def snapshot(self) -> dict[str, Any]:
+        """Copies of the stored examples and their state: X (a CSR matrix for a model of
+        CSR rows), y, alpha, g (= 1 − y f) and the active-set flags in_V."""
         core = self.core
         if core is None:
             z = np.zeros(0)
             return {"X": np.zeros((0, 0)), "y": z, "alpha": z, "g": z, "in_V": z.astype(bool)}
         n = core.n
         return {
-            "X": core.X_[:n, : core.d].copy(),
+            "X": _stored_csr(core) if core.sparse else core.X_[:n, : core.d].copy(),
             "y": core.y_[:n].copy(),
             "alpha": core.alpha_[:n].copy(),
             "g": core.g_[:n].copy(),
@@ -174,8 +296,28 @@ class _RampSVM(Algorithm):
             "step_caps": core.step_caps,
             "ramp_objective": ramp,
             "hinge_objective": hinge,
-            "model_bytes": int(core.nsv * (core.d + 2) * 8),
+            "model_bytes": self._model_bytes(),
         }
+
+    def _model_bytes(self) -> int:
+        """Bytes of the support vectors: dense rows (d values, ‖x‖², coefficient), or CSR
+        rows (12 bytes a non-zero, their span, ‖x‖² and coefficient)."""
+        core = self.core
+        m = core.nsv
+        if not core.sparse:
+            return int(m * (core.d + 2) * 8)
+        return int(m * 32 + 12 * int((core.SVen_[:m] - core.SVst_[:m]).sum()))
+
+    def store_bytes(self) -> int:
+        """Bytes held by the core's copies of the examples and support vectors (the dense
+        arrays, or the pool and its spans for CSR rows), capacity included; 0 before any."""
+        core = self.core
+        if core is None:
+            return 0
+        arrays = [core.X_, core.SVX_, core.sq_, core.SVsq_]
+        if core.sparse:
+            arrays += [core.pidx_, core.pdat_, core.st_, core.en_, core.SVst_, core.SVen_]
+        return int(sum(a.nbytes for a in arrays))
 
 
 class OnlineSVMR(_RampSVM):
@@ -210,21 +352,21 @@ class OnlineSVMR(_RampSVM):
     m: int | None = param(None, low=0)
     refresh: int = param(0, low=0)
 
-    def _make_core(self, d):
+    def _make_core(self, d, sparse):
         return self._new_core(
-            d, m_keep=-1 if self.m is None else int(self.m), refresh=int(self.refresh)
+            d,
+            m_keep=-1 if self.m is None else int(self.m),
+            refresh=int(self.refresh),
+            sparse=sparse,
         )
 
     def learn_one(self, x, y):
         _check_label(self.name, y)
-        self._ensure(len(x)).learn(x, float(y))
+        self._learn(x, float(y))
 
     def learn_predict_many(self, X, y):
         _check_labels(self.name, y)
-        pred = np.empty(len(X))
-        if len(X):
-            self._ensure(X.shape[1]).block(X, np.ascontiguousarray(y, dtype=np.float64), pred, -1.0)
-        return pred
+        return self._block(X, y, -1.0)[0]
 
     def stats(self):
         out = super().stats()
@@ -277,20 +419,15 @@ class OnlineASVMR(OnlineSVMR):
     def learn_one(self, x, y):
         if self.wants_label(x):
             _check_label(self.name, y)
-            self._ensure(len(x)).learn(x, float(y))
+            self._learn(x, float(y))
             self.queries += 1
 
     def learn_predict_many(self, X, y):
         if self.max_queries:
             return Algorithm.learn_predict_many(self, X, y)  # the budget is checked per example
         _check_labels(self.name, y)
-        pred = np.empty(len(X))
-        if len(X):
-            self.queries += int(
-                self._ensure(X.shape[1]).block(
-                    X, np.ascontiguousarray(y, dtype=np.float64), pred, float(self.width)
-                )
-            )
+        pred, learned = self._block(X, y, float(self.width))
+        self.queries += learned
         return pred
 
     def stats(self):
@@ -331,13 +468,20 @@ class RampCCCP(_RampSVM):
         return min(n, max(500, math.ceil(self.init_fraction * n)))
 
     def fit(self, X, y):
-        X = as_matrix(X, "X")
+        sparse = _is_csr(X)
+        if not sparse:
+            X = as_matrix(X, "X")
         _check_labels(self.name, y)
-        self.core = self._make_core(X.shape[1])
-        self.core.fit(X, np.ascontiguousarray(y, dtype=np.float64), self.n_init(len(X)))
+        n = X.shape[0]
+        self.core = self._make_core(X.shape[1], sparse)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if sparse:
+            self.core.fit_csr(*_csr_block(X), y, self.n_init(n))
+        else:
+            self.core.fit(X, y, self.n_init(n))
 
     def predict_one(self, x):
-        return float(self.predict_many(x[None, :])[0])
+        return float(self.predict_many(one_row(x) if _is_csr(x) else x[None, :])[0])
 
 
 @hookimpl
