@@ -31,6 +31,13 @@
    3, the same predictions and support vectors checked), (b) on the rcv1 shape, CSR against
    densified rows (timed on the same examples, one run each), with the bytes of the stored
    rows (every example and the support vectors: dense rows against the sparse pools).
+5. The ramp-loss learners (``--part ramp``): online_svm_r, online_asvm_r, the active
+   wrapper around online_svm_r (active_margin) and ramp_cccp (one fit, per example), which
+   keep every example (C = 10; the wrapper's base is online_svm_r, C = 1): µs per example
+   on a9a (RBF γ = 0.05), dense rows against CSR rows (best of 3; the same support vectors
+   checked, and whether the predictions are the same printed); on the rcv1 shape (RBF
+   γ = 1), CSR against the rows densified (the same predictions checked), with the bytes
+   of the store of examples (``store_bytes``) on both.
 
 Every figure but those of 3b (one run each) is the best of several repeats (the least
 disturbed by other processes); ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
@@ -345,14 +352,81 @@ def idsvm_part(quick: bool, rng: np.random.Generator) -> None:
     print(f"densified / CSR {td / ts:.0f}x; the same predictions: {np.array_equal(pd, ps)}")
 
 
+RAMP = ("online_svm_r[C=10]", "online_asvm_r[C=10]", "active_margin", "ramp_cccp[C=10]")
+
+
+def ramp_run(spec: str, X, y: np.ndarray, gamma: float) -> tuple[float, np.ndarray, Any]:
+    """µs per example of one pass of learn_predict_many (a fit for ramp_cccp), its
+    predictions and the learner (RBF of this γ)."""
+    reg = get_registry()
+    kernel = reg.create("kernel", f"rbf[gamma={gamma}]")
+    algo = reg.create("algorithm", spec, kernel=kernel, seed=0)
+    t0 = time.perf_counter()
+    if algo.offline:
+        algo.fit(X, y)
+    else:
+        pred = algo.learn_predict_many(X, y)
+    t = (time.perf_counter() - t0) / X.shape[0] * 1e6
+    if algo.offline:
+        pred = algo.predict_many(X)
+    return t, np.asarray(pred), algo
+
+
+def ramp_bytes(algo: Any) -> int:
+    """The store's bytes of a ramp learner, or of the one inside an active wrapper."""
+    return getattr(algo, "learner", algo).store_bytes()
+
+
+def ramp_learners(quick: bool, rng: np.random.Generator) -> None:
+    from kbench.data.streams import StreamSpec, build_stream
+
+    n = 1500 if quick else 4000
+    a9a = build_stream(StreamSpec("a9a", n=n), get_registry())
+    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
+    Xs = sp.csr_matrix(Xd)
+    print(f"\n5a. a9a, {n} examples: µs per example (RBF γ = 0.05, best of 3)\n")
+    print(f"{'learner':20} {'dense':>9} {'CSR':>9} {'CSR/dense':>10} {'SVs':>6} {'same':>5}")
+    for spec in RAMP:
+        runs = {}
+        for name, X in (("dense", Xd), ("csr", Xs)):
+            runs[name] = min((ramp_run(spec, X, y, 0.05) for _ in range(3)), key=lambda r: r[0])
+        (td, pd, ad), (ts, ps, as_) = runs["dense"], runs["csr"]
+        same = bool(np.array_equal(pd, ps))
+        sv = ad.stats()["n_support"]
+        assert sv == as_.stats()["n_support"], spec
+        print(f"{spec:20} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x {sv:6d} {same!s:>5}", flush=True)
+
+    n_s, n_d = (600, 150) if quick else (2000, 250)
+    X, y = rcv1_like(rng, n_s, 75)
+    print(
+        f"\n5b. rcv1 shape (47 236 features, 75 nnz): µs per example over the first {n_d} "
+        f"examples, dense and CSR; CSR over {n_s}; bytes of the store of examples\n"
+    )
+    print(
+        f"{'learner':20} {'dense':>10} {'CSR':>9} {'dense/CSR':>10} {'dense MB':>9} "
+        f"{'CSR MB':>8} {f'CSR {n_s}':>9} {f'MB at {n_s}':>9}"
+    )
+    for spec in RAMP:
+        td, pd, ad = ramp_run(spec, X[:n_d].toarray(), y[:n_d], 1.0)
+        ts, ps, as_ = ramp_run(spec, X[:n_d], y[:n_d], 1.0)
+        assert np.array_equal(pd, ps), spec
+        tl, _, al = ramp_run(spec, X, y, 1.0)
+        mb = [ramp_bytes(a) / 2**20 for a in (ad, as_, al)]
+        print(
+            f"{spec:20} {td:10.1f} {ts:9.1f} {td / ts:9.1f}x {mb[0]:9.1f} {mb[1]:8.2f} "
+            f"{tl:9.1f} {mb[2]:9.2f}",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
     parser.add_argument(
         "--part",
-        choices=("1", "2", "3", "3a", "idsvm", "all"),
+        choices=("1", "2", "3", "3a", "idsvm", "ramp", "all"),
         default="all",
-        help="which table (3a: only table 3a; idsvm: table 4, not in all)",
+        help="which table (3a: only table 3a; idsvm: table 4, not in all; ramp: the ramp-loss learners, table 5)",
     )
     args = parser.parse_args()
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -403,6 +477,8 @@ def main() -> None:
             learners(args.quick, rng, a9a_only=args.part == "3a")
         if args.part == "idsvm":
             idsvm_part(args.quick, rng)
+        if args.part in ("ramp", "all"):
+            ramp_learners(args.quick, rng)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nload after: {uptime}")
 

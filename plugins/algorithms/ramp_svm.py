@@ -59,6 +59,9 @@ def _csr_row(x: Any) -> tuple[np.ndarray, np.ndarray]:
     """Indices (int32) and values of x, a dense 1-D row or one CSR row; the CSR matrix's own
     arrays when they are exactly the row's (so that asking about the same row object again
     is recognised)."""
+    if type(x) is np.ndarray and x.ndim == 1:  # what one_row does, without a CSR matrix
+        indices = np.flatnonzero(x).astype(np.int32)
+        return indices, np.ascontiguousarray(x[indices], dtype=np.float64)
     indptr, indices, data = csr_parts(one_row(x))
     a, b = int(indptr[0]), int(indptr[1])
     if a or b != len(data):
