@@ -444,6 +444,17 @@ def test_bad_input_on_csr_rows() -> None:
     learner of dense rows refuses CSR ones (one line each)."""
     X, y = data(20)
     Xs = sp.csr_matrix(X)
+    from kbench.core.dense_rows import DenseRows, for_sparse_rows
+
+    # A kernel written in Python gets dense rows from the runner (DenseRows), the same
+    # predictions as on the dense rows; CSR rows handed to it directly are refused.
+    py = make(1.0, True, kernel="cosine[base=poly[degree=2]]")
+    assert not py.sparse_input and isinstance(for_sparse_rows(py), DenseRows)
+    np.testing.assert_array_equal(
+        for_sparse_rows(py).learn_predict_many(Xs, y),
+        make(1.0, True, kernel="cosine[base=poly[degree=2]]").learn_predict_many(X, y),
+    )
+    assert make(1.0, True).sparse_input
     with pytest.raises(TypeError, match=r"^sparse input needs a built-in kernel, not Cosine$"):
         make(1.0, True, kernel="cosine[base=poly[degree=2]]").learn_predict_many(Xs, y)
     algo = make(1.0, True)

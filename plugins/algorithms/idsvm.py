@@ -181,7 +181,6 @@ class IDSVM(OneRowMethods, Algorithm):
 
     name = "idsvm"
     tasks = frozenset({"binary"})
-    sparse_input = True
     test_params = {"C": 1.0}
 
     C: float = param(1.0, low=0.0, low_open=True)
@@ -191,6 +190,12 @@ class IDSVM(OneRowMethods, Algorithm):
     max_kernel_evals: int = param(0, low=0)
     max_seconds: float = param(0.0, low=0.0)
     cache_mb: float = param(100.0, low=0.0)
+
+    @property
+    def sparse_input(self) -> bool:
+        """CSR rows as they are with a built-in kernel (its kernel rows are compiled sparse
+        calls); a kernel written in Python gets dense rows (the runner's DenseRows)."""
+        return self.kernel is not None and self.kernel.compiled() is not None
 
     def __post_init__(self) -> None:
         # Rows K(x_k, x_T[:L]) of examples that left S, by example id (LRU order), with the
