@@ -53,13 +53,35 @@ cdef enum:
 SCATTER_MAX = 1 << 24
 
 
-cdef inline double _sq_of(const double* xd, Py_ssize_t nx) noexcept:
-    """‖x‖² of a CSR row's values, summed in index order (as _sparse.row_sq_norms)."""
-    cdef double s = 0.0
+# One CSR row: nx values xd at the indices xi, and ‖x‖².
+cdef struct CsrRow:
+    const int32_t* xi
+    const double* xd
+    Py_ssize_t nx
+    double xsq
+
+
+cdef inline CsrRow _csr_row(const int32_t* xi, const double* xd, int64_t a,
+                            int64_t b) noexcept:
+    """Entries [a, b) of the CSR arrays xi, xd as a row, its ‖x‖² summed in index order
+    (as _sparse.row_sq_norms)."""
+    cdef CsrRow r
     cdef Py_ssize_t t
-    for t in range(nx):
-        s += xd[t] * xd[t]
-    return s
+    r.nx = b - a
+    r.xi = xi + a if r.nx else NULL
+    r.xd = xd + a if r.nx else NULL
+    r.xsq = 0.0
+    for t in range(r.nx):
+        r.xsq += r.xd[t] * r.xd[t]
+    return r
+
+
+cdef inline const int32_t* _ints(const int32_t[::1] a) noexcept:
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef inline const double* _doubles(const double[::1] a) noexcept:
+    return &a[0] if a.shape[0] else NULL
 
 
 cdef class RampCore:
@@ -427,14 +449,13 @@ cdef class RampCore:
         self.kernel_requests += m
         return _dot(&self.krow[0], &self.SVc[0, 0], <int>m)
 
-    cdef double _predict_sparse(self, const int32_t* xi, const double* xd, Py_ssize_t nx,
-                                double xsq):
-        """``_predict_ptr`` of a CSR row (nx values xd at indices xi, ‖x‖² = xsq)."""
+    cdef double _predict_sparse(self, const CsrRow* x):
+        """``_predict_ptr`` of a CSR row."""
         cdef Py_ssize_t m = self.nsv
         if m == 0:
             return 0.0
-        _sparse_row(self.kind, self.gamma, self.kscale, self.koffset, self.degree, xi, xd, nx,
-                    xsq, &self.SVst[0], &self.SVen[0], &self.pidx[0], &self.pdat[0],
+        _sparse_row(self.kind, self.gamma, self.kscale, self.koffset, self.degree, x.xi, x.xd,
+                    x.nx, x.xsq, &self.SVst[0], &self.SVen[0], &self.pidx[0], &self.pdat[0],
                     &self.SVsq[0], m, self.strategy, &self.work[0], &self.krow[0])
         self.kernel_evals += m
         self.kernel_requests += m
@@ -442,11 +463,11 @@ cdef class RampCore:
 
     cdef double _predict_stored(self, Py_ssize_t k):
         """f(x_k) of stored example k (leaves the kernel row in krow)."""
-        cdef int64_t a
+        cdef CsrRow x
         if self.sparse:
-            a = self.st[k]
-            return self._predict_sparse(&self.pidx[0] + a, &self.pdat[0] + a, self.en[k] - a,
-                                        self.sq[k])
+            x = _csr_row(&self.pidx[0], &self.pdat[0], self.st[k], self.en[k])
+            x.xsq = self.sq[k]  # as stored
+            return self._predict_sparse(&x)
         xobj = self.X_[k, : self.d] if self.kind == NOT_COMPILED else None
         return self._predict_ptr(&self.X[k, 0], self.sq[k], xobj)
 
@@ -612,13 +633,12 @@ cdef class RampCore:
         memcpy(&self.X[self.n, 0], x, self.d * sizeof(double))
         return self._append_state(xsq, kxx, yv, f)
 
-    cdef int _append_sparse(self, const int32_t* xi, const double* xd, Py_ssize_t nx,
-                            double xsq, double yv, double f) except -1:
+    cdef int _append_sparse(self, const CsrRow* x, double yv, double f) except -1:
         """``_append`` of a CSR row."""
-        cdef double kxx = self._self_kernel(NULL, xsq, None)
+        cdef double kxx = self._self_kernel(NULL, x.xsq, None)
         self._room(kxx)
-        self._put_sparse(self.n, xi, xd, nx)
-        return self._append_state(xsq, kxx, yv, f)
+        self._put_sparse(self.n, x.xi, x.xd, x.nx)
+        return self._append_state(x.xsq, kxx, yv, f)
 
     cdef int _room(self, double kxx) except -1:
         """Check k(x, x) of a new example and make room for it."""
@@ -858,11 +878,8 @@ cdef class RampCore:
         self._check_row(xi, xd)
         if xd is self.last_x and self.version == self.last_version:
             return self.last_f
-        cdef const int32_t[::1] iv = xi
-        cdef const double[::1] dv = xd
-        cdef Py_ssize_t nx = iv.shape[0]
-        self.last_f = self._predict_sparse(&iv[0] if nx else NULL, &dv[0] if nx else NULL,
-                                           nx, _sq_of(&dv[0] if nx else NULL, nx))
+        cdef CsrRow x = _csr_row(_ints(xi), _doubles(xd), 0, len(xi))
+        self.last_f = self._predict_sparse(&x)
         self.last_x = xd
         self.last_version = self.version
         return self.last_f
@@ -870,68 +887,55 @@ cdef class RampCore:
     def learn_csr(self, xi, xd, double yv):
         """``learn`` of a CSR row (as ``decide_csr`` takes it)."""
         cdef double f = self.decide_csr(xi, xd)
-        cdef const int32_t[::1] iv = xi
-        cdef const double[::1] dv = xd
-        cdef Py_ssize_t nx = iv.shape[0]
-        self._append_sparse(&iv[0] if nx else NULL, &dv[0] if nx else NULL, nx,
-                            _sq_of(&dv[0] if nx else NULL, nx), yv, f)
+        cdef CsrRow x = _csr_row(_ints(xi), _doubles(xd), 0, len(xi))
+        self._append_sparse(&x, yv, f)
         self._process_new()
 
     def block_csr(self, xp_, xi_, xd_, const double[::1] y, double[::1] pred, double width):
         """``block`` of the CSR rows xp, xi, xd (int64, int32, float64; row i is
         ``xi[xp[i]:xp[i + 1]]``)."""
-        cdef Py_ssize_t i, n = y.shape[0], nx
-        cdef int64_t a
-        cdef double f, xsq
+        cdef Py_ssize_t i, n = y.shape[0]
+        cdef double f
         cdef long long learned = 0
+        cdef CsrRow x
         self._check_block(xp_, xi_, xd_, n, "block")
-        cdef const int64_t[::1] xp = xp_
-        cdef const int32_t[::1] xi = xi_
-        cdef const double[::1] xd = xd_
         if pred.shape[0] < n:
             raise ValueError(f"kbench ramp SVM: block: pred has {pred.shape[0]} entries for {n}")
+        cdef const int64_t[::1] xp = xp_
+        cdef const int32_t* xi = _ints(xi_)
+        cdef const double* xd = _doubles(xd_)
         for i in range(n):
-            a = xp[i]
-            nx = xp[i + 1] - a
-            xsq = _sq_of(&xd[a] if nx else NULL, nx)
-            f = self._predict_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx, xsq)
+            x = _csr_row(xi, xd, xp[i], xp[i + 1])
+            f = self._predict_sparse(&x)
             pred[i] = _sign_label(f)
             if width >= 0.0 and not (-width <= f <= width):
                 continue
-            self._append_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx, xsq, y[i],
-                                f)
+            self._append_sparse(&x, y[i], f)
             self._process_new()
             learned += 1
         self.last_x = None
         return learned
 
     def fit_csr(self, xp_, xi_, xd_, const double[::1] y, Py_ssize_t n_init):
-        """``fit`` on the CSR rows xp, xi, xd (as ``block_csr`` takes them): the same steps
-        as ``fit`` on dense rows."""
-        cdef Py_ssize_t i, N = y.shape[0], first, nx
-        cdef int64_t a
-        cdef double f, xsq
+        """``fit`` on the CSR rows xp, xi, xd (as ``block_csr`` takes them): the steps of
+        ``fit`` on dense rows."""
+        cdef Py_ssize_t i, N = y.shape[0], first
+        cdef CsrRow x
         self._check_block(xp_, xi_, xd_, N, "fit")
         cdef const int64_t[::1] xp = xp_
-        cdef const int32_t[::1] xi = xi_
-        cdef const double[::1] xd = xd_
+        cdef const int32_t* xi = _ints(xi_)
+        cdef const double* xd = _doubles(xd_)
         self.reset()
         self.ex_steps = 0
         first = N if n_init <= 0 or n_init >= N else n_init
-        for i in range(N):
-            a = xp[i]
-            nx = xp[i + 1] - a
-            xsq = _sq_of(&xd[a] if nx else NULL, nx)
-            f = 0.0
-            if i >= first:
-                f = self._predict_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx,
-                                         xsq)
-            self._append_sparse(&xi[a] if nx else NULL, &xd[a] if nx else NULL, nx, xsq, y[i],
-                                f)
-            if i < first:
-                self.inV[i] = 1
-            if i == first - 1:
-                self._smo()
+        for i in range(first):
+            x = _csr_row(xi, xd, xp[i], xp[i + 1])
+            self._append_sparse(&x, y[i], 0.0)
+            self.inV[i] = 1
+        self._smo()
+        for i in range(first, N):
+            x = _csr_row(xi, xd, xp[i], xp[i + 1])
+            self._append_sparse(&x, y[i], self._predict_sparse(&x))
         self._reassign()
         self.outer_max = self._cccp()
         self.last_x = None
