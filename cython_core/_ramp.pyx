@@ -165,6 +165,11 @@ cdef class RampCore:
         self.history = []
         self.reset()
 
+    def __reduce__(self):
+        # A core does not pickle (as before it had CSR rows: Cython's generated pickling,
+        # which refused it then, would now read the memoryviews of the mode not in use).
+        raise TypeError("no default __reduce__ due to non-trivial __cinit__")
+
     def reset(self):
         """Forget every example and counter."""
         self.n = 0

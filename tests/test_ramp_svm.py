@@ -629,3 +629,14 @@ def test_csr_rows_refused_in_one_line() -> None:
         algo.core.decide(X[0])
     with pytest.raises(ValueError, match="index 12 at position 0 is not below the dimension 12"):
         algo.core.learn_csr(np.array([12], dtype=np.int32), np.ones(1), 1.0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_core_refuses_to_pickle(sparse: bool) -> None:
+    """A core does not pickle, with the TypeError it always raised (its generated pickling
+    would read the arrays of the kind of rows not in use)."""
+    import pickle
+
+    core = new_core(sparse=sparse)  # the last argument of RampCore
+    with pytest.raises(TypeError, match="no default __reduce__"):
+        pickle.dumps(core)
