@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from kbench.core.arrays import grown
+from kbench.core.arrays import grown, one_rows
 from kbench.core.components import Algorithm, Dataset, Kernel, param
 from kbench.core.errors import SpecError
 from kbench.core.registry import Registry, get_registry
@@ -345,3 +345,35 @@ def test_grown_keeps_the_leading_block() -> None:
     assert a.tolist() == [[0, 1], [2, 3], [4, 5]]  # the old array is left as it was
     with pytest.raises(ValueError, match="cannot grow a 2-d array"):
         grown(K, (4,))
+
+
+def test_one_rows_gives_the_rows_of_a_csr_matrix_as_scipy_does() -> None:
+    """Every row, empty ones too, equal to scipy's X[i] (values, indices, shape, type,
+    sorted-index flag even for a matrix whose indices are not sorted), and a copy."""
+    import scipy.sparse as sp
+
+    dense_rows = sp.random(30, 12, density=0.2, random_state=0).toarray()
+    dense_rows[3] = 0.0  # an empty row
+    X = sp.csr_matrix(dense_rows)
+    unsorted = X.copy()
+    for i in range(unsorted.shape[0]):  # reverse each row's entries
+        a, b = unsorted.indptr[i], unsorted.indptr[i + 1]
+        unsorted.indices[a:b] = unsorted.indices[a:b][::-1].copy()
+        unsorted.data[a:b] = unsorted.data[a:b][::-1].copy()
+    unsorted.__dict__.pop("_has_sorted_indices", None)
+    for M in (X, unsorted):
+        rows = list(one_rows(M))
+        assert len(rows) == 30
+        for i, row in enumerate(rows):
+            ref = M[i]
+            assert type(row) is type(ref) and row.shape == ref.shape == (1, 12)
+            assert row.nnz == ref.nnz
+            np.testing.assert_array_equal(row.toarray(), ref.toarray())
+            assert row.has_sorted_indices == ref.has_sorted_indices
+    assert not all(r.has_sorted_indices for r in one_rows(unsorted) if r.nnz > 1)
+    first = next(one_rows(X))
+    kept = first.toarray().copy()
+    X.data[:] = -1.0  # the matrix changes after the row was handed out: the row does not
+    np.testing.assert_array_equal(first.toarray(), kept)
+    dense = np.arange(12.0).reshape(3, 4)
+    assert [r.tolist() for r in one_rows(dense)] == dense.tolist()

@@ -7,7 +7,9 @@ arrays. :func:`grown` is that move, for any number of axes.
 
 from __future__ import annotations
 
+import copy
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -74,3 +76,26 @@ def csr_over(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: A
     for flag in ("_has_sorted_indices", "_has_canonical_format"):
         m.__dict__.pop(flag, None)  # worked out again from the arrays when asked
     return m
+
+
+def one_rows(X: Any) -> Iterator[Any]:
+    """X's rows one at a time, for a loop that hands a learner one row: the rows of a dense
+    array, or one-row CSR matrices of a CSR matrix's rows.
+
+    scipy's ``X[i]`` takes 25-35 µs a row, which a per-row loop over a9a (a few µs of
+    learning a row) would pay three times over; a row made here from a template takes
+    about 5. Its arrays are copies, so a learner may keep the row.
+    """
+    if not is_sparse(X) or type(X).__name__ != "csr_matrix":
+        yield from (X[i] for i in range(X.shape[0]))
+        return
+    template = type(X)((1, X.shape[1]), dtype=X.dtype)
+    for flag in ("_has_sorted_indices", "_has_canonical_format"):
+        template.__dict__.pop(flag, None)  # worked out from each row's arrays when asked
+    indptr, indices, data = X.indptr, X.indices, X.data
+    for i in range(X.shape[0]):
+        a, b = indptr[i], indptr[i + 1]
+        row = copy.copy(template)
+        row.data, row.indices = data[a:b].copy(), indices[a:b].copy()
+        row.indptr = np.array([0, b - a], dtype=indptr.dtype)
+        yield row

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 # param, Parameter and check_range are the components' API, imported from here.
+from kbench.core.arrays import one_rows
 from kbench.core.params import Declared, Parameter, declare, parameters_of
 from kbench.core.params import check_range as check_range
 from kbench.core.params import param as param
@@ -360,8 +361,7 @@ class Algorithm(Component):
         The default is the one-by-one loop; learners with a compiled block loop override it.
         """
         pred = np.empty(X.shape[0])  # a CSR block has no len()
-        for i in range(X.shape[0]):
-            x = X[i]
+        for i, x in enumerate(one_rows(X)):
             pred[i] = self.predict_one(x)
             self.learn_one(x, y[i])
         return pred

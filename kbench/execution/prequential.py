@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kbench import __version__
+from kbench.core.arrays import one_rows
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.errors import interrupted
 from kbench.core.registry import Registry, format_exception_line
@@ -323,9 +324,8 @@ def _active_block(algo, Xb: np.ndarray, yb: np.ndarray, left: int) -> tuple[np.n
     used (0: no budget). Returns the predictions made and the labels revealed."""
     pred = np.empty(Xb.shape[0])
     asked = 0
-    for a, b, rows, learner in row_blocks(algo, Xb):
-        for i in range(a, b):
-            x = rows[i - a]
+    for a, _, rows, learner in row_blocks(algo, Xb):
+        for i, x in enumerate(one_rows(rows), start=a):
             pred[i] = learner.predict_one(x)
             if learner.wants_label(x):
                 learner.learn_one(x, yb[i])
