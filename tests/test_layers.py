@@ -57,20 +57,21 @@ def _imports(path: Path) -> list[tuple[int, str, list[str]]]:
     return found
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(REPO)
+def _module_name(path: Path, root: Path) -> str:
+    rel = path.relative_to(root)
     if rel.parts[0] == "plugins":
         return ".".join(("kbench", *rel.with_suffix("").parts))
     return ".".join(rel.with_suffix("").parts)
 
 
-def _violations(path: Path) -> list[str]:
-    here = _module_name(path)
+def _violations(path: Path, root: Path = REPO) -> list[str]:
+    """The imports of one file against the layers; ``root`` holds its ``kbench`` folder."""
+    here = _module_name(path, root)
     mine = _layer_of(here.removesuffix(".__init__"))
     bad = []
     for line, module, names in _imports(path):
         target = _layer_of(module)
-        where = f"{path.relative_to(REPO)}:{line}: {here} imports {module}"
+        where = f"{path.relative_to(root)}:{line}: {here} imports {module}"
         if target == "root":
             extra = set(names) - ROOT_NAMES
             # The root's lazy names (Algorithm…) are the core's: allowed where the core is.
@@ -120,24 +121,27 @@ def test_every_kbench_module_is_in_a_layer() -> None:
     ],
 )
 def test_the_check_catches_a_later_layer(tmp_path: Path, source: str, expected: str) -> None:
-    """The walk sees an import against the layers, also inside a function."""
-    fake = REPO / "kbench" / "analysis" / "_layer_probe.py"
-    try:
-        fake.write_text(source)
-        bad = _violations(fake)
-    finally:
-        fake.unlink()
+    """The walk sees an import against the layers, also inside a function. (The probe
+    lives in a tree of its own: written into the package, it would be seen by the tests
+    that read the package while the suite runs in parallel.)"""
+    fake = _probe(tmp_path, "analysis", source)
+    bad = _violations(fake, tmp_path)
     assert len(bad) == 1 and expected in bad[0], bad
 
 
-def test_the_check_allows_earlier_layers() -> None:
-    fake = REPO / "kbench" / "report" / "_layer_probe.py"
-    try:
-        fake.write_text(
-            "from kbench import __version__\nfrom kbench.analysis import compare\n"
-            "from kbench.core.errors import KbenchError\nimport kbench.cython_core._kernels\n"
-        )
-        bad = _violations(fake)
-    finally:
-        fake.unlink()
-    assert bad == []
+def test_the_check_allows_earlier_layers(tmp_path: Path) -> None:
+    fake = _probe(
+        tmp_path,
+        "report",
+        "from kbench import __version__\nfrom kbench.analysis import compare\n"
+        "from kbench.core.errors import KbenchError\nimport kbench.cython_core._kernels\n",
+    )
+    assert _violations(fake, tmp_path) == []
+
+
+def _probe(root: Path, layer: str, source: str) -> Path:
+    """A module ``kbench.<layer>._layer_probe`` of this source in a tree under root."""
+    fake = root / "kbench" / layer / "_layer_probe.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(source)
+    return fake
