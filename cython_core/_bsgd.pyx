@@ -13,7 +13,8 @@ from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
 from kbench.cython_core._sparse cimport (
-    LoopRows, _move_at, _row_at, _rows_of, _self_at, _store_at, _stored_row_at,
+    LoopRows, _block_merge, _block_widest, _move_at, _row_at, _rows_of, _self_at, _store_at,
+    _stored_row_at,
 )
 
 
@@ -144,10 +145,13 @@ def bsgd_block(tuple kernel,
     (Pegasos) the loop stops before a row when the arrays are full so that Python can grow
     them; the other modes keep at most ``budget`` vectors (the arrays hold budget + 1).
     ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`
-    (the rows of X and SV then hold marks; not with merging, which writes new points).
+    (the rows of X and SV then hold marks). A merge then writes the merged point as a CSR
+    row into the store (its stand-in mark 0: it is no example), which needs free pool
+    entries for the two merged rows: before each example the loop checks that the pool
+    holds the non-zeros of the block's examples left plus twice the widest row stored or
+    seen, and stops before the example when it does not, so that Python reserves more
+    (``SparseSupportBuffer.spare``) and calls again from there.
     """
-    if sparse is not None and mode == M_MERGE:
-        raise ValueError("kbench: merging writes new points; it takes dense rows only")
     cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], C = alpha.shape[1]
     cdef Py_ssize_t ld = Kinv.shape[0]
@@ -160,11 +164,23 @@ def bsgd_block(tuple kernel,
     cdef double coef[2]
     cdef Py_ssize_t cls[2]
     cdef Py_ssize_t ncoef
+    # Merging CSR rows: the widest row stored or seen (a merged row has at most the
+    # non-zeros of its two rows), for the pool room a merge may take.
+    cdef bint merge_sparse = R.sp != NULL and mode == M_MERGE
+    cdef long long widest = 0, nx
     i = start
     with nogil:
+        if merge_sparse:
+            widest = _block_widest(R.sp, m)
         while i < n:
             if mode == M_NONE and m == cap:
                 break  # Python grows the arrays and calls again from row i
+            if merge_sparse:
+                nx = R.sp.xp[i + 1] - R.sp.xp[i]
+                if nx > widest:
+                    widest = nx
+                if R.sp.pool_len - R.sp.pool_end < R.sp.xp[n] - R.sp.xp[i] + 2 * widest:
+                    break  # Python reserves pool room and calls again from row i
             evals += _row_at(&R, i, m, have_row and i == start, &xsq, &krow[0])
             _expansion(&krow[0], &alpha[0, 0], m, C, cs, &scores[0])
             yi = <Py_ssize_t>y[i]
@@ -267,9 +283,16 @@ def bsgd_block(tuple kernel,
                                 cb = exp(logk * h * h)
                                 for c in range(C):
                                     alpha[p, c] = alpha[p, c] * ca + alpha[q, c] * cb
-                                for j in range(d):
-                                    SV[p, j] = h * SV[p, j] + (1.0 - h) * SV[q, j]
-                                sq[p] = _dot(&SV[p, 0], &SV[p, 0], <int>d) if d > 0 else 0.0
+                                if merge_sparse:
+                                    nx = _block_merge(R.sp, p, q, h)
+                                    if nx > widest:
+                                        widest = nx
+                                    SV[p, 0] = 0.0  # the stand-in mark of no example
+                                    sq[p] = R.sp.sq[p]
+                                else:
+                                    for j in range(d):
+                                        SV[p, j] = h * SV[p, j] + (1.0 - h) * SV[q, j]
+                                    sq[p] = _dot(&SV[p, 0], &SV[p, 0], <int>d) if d > 0 else 0.0
                                 kdiag[p] = 1.0
                                 stamp[p] = t  # the merged vector is new
                                 p = q  # the partner's slot is the one freed

@@ -49,6 +49,9 @@ cdef Py_ssize_t _block_row(SparseRows* R, Py_ssize_t i, Py_ssize_t m, double* xs
 cdef void _block_put(SparseRows* R, Py_ssize_t i, Py_ssize_t slot) noexcept nogil
 cdef Py_ssize_t _block_stored_row(SparseRows* R, Py_ssize_t r, Py_ssize_t m,
                                   double* out) noexcept nogil
+cdef Py_ssize_t _block_merge(SparseRows* R, Py_ssize_t p, Py_ssize_t q,
+                              double h) noexcept nogil
+cdef int64_t _block_widest(const SparseRows* R, Py_ssize_t m) noexcept nogil
 cdef double _block_self(const SparseRows* R, double xsq) noexcept nogil
 cdef SparseRows* _attach(object block, Py_ssize_t n, Py_ssize_t cap) except? NULL
 

@@ -512,6 +512,76 @@ cdef Py_ssize_t _block_stored_row(SparseRows* R, Py_ssize_t r, Py_ssize_t m,
     return m
 
 
+cdef Py_ssize_t _block_merge(SparseRows* R, Py_ssize_t p, Py_ssize_t q,
+                              double h) noexcept nogil:
+    """Write the merged point h·S_p + (1 − h)·S_q and its squared norm into slot p; its
+    number of non-zeros.
+
+    The row is the union of the two rows' indices, in increasing order, with the values
+    ``h·a + (1 − h)·b`` (a missing value is 0, so each value has the bits of the dense
+    merge of the densified rows); values that come out exactly zero are left out. It is
+    built at the pool's end, which must hold nnz(S_p) + nnz(S_q) free entries (the caller
+    reserves them; else ``overflow`` is set and nothing is written), then copied into slot
+    p's own region when it fits there, or kept where it is (a new region for p)."""
+    cdef int64_t a = R.starts[p], na = R.ends[p] - a, b = R.starts[q], nb = R.ends[q] - b
+    cdef int64_t out = R.pool_end, i = 0, j = 0, n = 0
+    cdef int32_t ia, ib, idx
+    cdef double g = 1.0 - h, v, s = 0.0
+    if out + na + nb > R.pool_len:  # not reserved: the caller raises after the loop
+        R.overflow = True
+        return 0
+    cdef const int32_t* ai = R.indices + a
+    cdef const double* ad = R.data + a
+    cdef const int32_t* bi = R.indices + b
+    cdef const double* bd = R.data + b
+    cdef int32_t* oi = R.indices + out
+    cdef double* od = R.data + out
+    while i < na or j < nb:
+        ia = ai[i] if i < na else 2147483647
+        ib = bi[j] if j < nb else 2147483647
+        if ia == ib:
+            idx = ia
+            v = h * ad[i] + g * bd[j]
+            i += 1
+            j += 1
+        elif ia < ib:
+            idx = ia
+            v = h * ad[i] + g * 0.0
+            i += 1
+        else:
+            idx = ib
+            v = h * 0.0 + g * bd[j]
+            j += 1
+        if v != 0.0:
+            oi[n] = idx
+            od[n] = v
+            s += v * v  # in index order, as row_sq_norms sums a stored row
+            n += 1
+    if n <= R.room[p]:
+        # The pool's end is beyond every row's region: the copy cannot overlap.
+        memcpy(R.indices + a, oi, n * sizeof(int32_t))
+        memcpy(R.data + a, od, n * sizeof(double))
+        R.ends[p] = a + n
+    else:
+        R.owned += n - R.room[p]
+        R.starts[p] = out
+        R.ends[p] = out + n
+        R.room[p] = n
+        R.pool_end = out + n
+    R.sq[p] = s
+    return n
+
+
+cdef int64_t _block_widest(const SparseRows* R, Py_ssize_t m) noexcept nogil:
+    """The largest number of non-zeros of the first m stored rows."""
+    cdef Py_ssize_t j
+    cdef int64_t w = 0
+    for j in range(m):
+        if R.ends[j] - R.starts[j] > w:
+            w = R.ends[j] - R.starts[j]
+    return w
+
+
 cdef double _block_self(const SparseRows* R, double xsq) noexcept nogil:
     """k(x, x) from ‖x‖², as kbench.cython_core._kernels.kernel_diag gives it."""
     if R.kind == K_RBF or R.kind == K_LAPLACIAN:

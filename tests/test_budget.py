@@ -581,11 +581,12 @@ def test_bsgd_matches_reference(maintenance: str, task: str, C: int) -> None:
     assert algo.stats()["maintenance_steps"] > 20
 
 
-@pytest.mark.parametrize("maintenance", ["removal", "projection"])
+@pytest.mark.parametrize("maintenance", ["removal", "projection", "merge"])
 @pytest.mark.parametrize(("task", "C"), [("binary", 1), ("multiclass", 3)])
-def test_bsgd_takes_csr_rows_except_when_merging(maintenance: str, task: str, C: int) -> None:
-    """Removal and projection take CSR rows as they are and match the reference (to 1e-10:
-    the sparse kernel row sums its products in another order); merging does not take them."""
+def test_bsgd_takes_csr_rows(maintenance: str, task: str, C: int) -> None:
+    """Every maintenance takes CSR rows as they are and matches the reference (to 1e-10: the
+    sparse kernel row sums its products in another order); a merge writes the merged point
+    into the store as a CSR row, the union of the two rows' indices."""
     X, y = binary_stream(160) if C == 1 else multiclass_stream(160)
     X = X * (np.random.default_rng(5).random(X.shape) < 0.6)
     ref, m = sgd_reference(X, y, lam=0.02, budget=10, maintenance=maintenance, C=C)
@@ -596,8 +597,44 @@ def test_bsgd_takes_csr_rows_except_when_merging(maintenance: str, task: str, C:
     np.testing.assert_allclose(pred, ref, rtol=0, atol=1e-10)
     assert algo.stats()["n_support"] == m == 10
     assert algo.stats()["maintenance_steps"] > 20
-    merging = make("bsgd[budget=10,lam=0.02,maintenance=merge]", task=task, n_classes=max(C, 2))
-    assert not merging.sparse_input
+    dense = make(spec, task=task, n_classes=max(C, 2))
+    dense.learn_predict_many(X, y)
+    # The stored rows are those of the dense rows (merged points included), in slot order.
+    np.testing.assert_allclose(algo._sparse.store.to_dense(), dense._buf.X[:m], rtol=0, atol=1e-12)
+
+
+def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room() -> None:
+    """On wide CSR rows with few shared features, merged rows hold the union of their rows'
+    features and outgrow every example; the loop stops when the pool lacks room for a merge
+    and goes on after Python reserved it, with the dense rows' predictions and stored rows."""
+    rng = np.random.default_rng(2)
+    n, d = 400, 300
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.05)
+    y = np.where(X[:, :150].sum(1) >= X[:, 150:].sum(1), 1.0, -1.0)
+    spec = "bsgd[budget=15,lam=0.001]"
+    csr, dense = make(spec), make(spec)
+    Xs = sp.csr_matrix(X)
+    runs: list[tuple[int, int]] = []  # (examples handed to the loop, examples it learned)
+    loop = csr._run_sparse
+
+    def counted(marks, y, pred, block):
+        done = loop(marks, y, pred, block)
+        runs.append((len(marks), done))
+        return done
+
+    csr._run_sparse = counted
+    parts = [csr.learn_predict_many(Xs[a : a + 100], y[a : a + 100]) for a in range(0, n, 100)]
+    pred = np.concatenate(parts)
+    np.testing.assert_allclose(pred, dense.learn_predict_many(X, y), rtol=0, atol=1e-10)
+    store = csr._sparse.store
+    m = store.size
+    np.testing.assert_allclose(store.to_dense(), dense._buf.X[:m], rtol=0, atol=1e-12)
+    lengths = store.ends[:m] - store.starts[:m]
+    assert lengths.max() > 2 * np.diff(Xs.indptr).max()  # merged rows of merged rows
+    assert store.spare == 0  # reserved for the loop only
+    assert any(0 < done < given for given, done in runs)  # it stopped for room, and went on
+    np.testing.assert_allclose(store.sq[:m], (store.to_dense() ** 2).sum(1), rtol=1e-13)
+    np.testing.assert_allclose(csr.decision_many(Xs), dense.decision_many(X), rtol=0, atol=1e-10)
 
 
 def test_bsgd_large_budget_is_pegasos() -> None:

@@ -78,6 +78,22 @@ def test_dense_and_csr_rows_give_the_same_predictions(name: str) -> None:
             np.testing.assert_allclose(csr_test, dense_test, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("name", _algorithm_names())
+def test_every_algorithm_takes_csr_rows_with_its_test_parameters(name: str) -> None:
+    """No registered algorithm runs behind DenseRows with its test parameters (BSGD's merge,
+    its default, included), so the test above checks each on its CSR path, to 1e-10; only a
+    kernel written in Python, river's RBFSampler or a dense-only base makes a learner take
+    dense rows."""
+    from kbench.core.dense_rows import for_sparse_rows
+    from kbench.core.registry import get_registry
+
+    reg = get_registry()
+    cls = reg.entry("algorithm", name).cls
+    for task in sorted(set(cls.tasks) & {"binary", "multiclass", "regression"}):
+        algo = make_test_algorithm(cls, task, reg, seed=3)
+        assert for_sparse_rows(algo) is algo, (name, task)
+
+
 @pytest.mark.parametrize(
     ("spec", "inspect"),
     [

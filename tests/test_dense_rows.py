@@ -13,6 +13,10 @@ import kbench
 from helpers import create
 from kbench.core.dense_rows import DenseRows, dense_blocks, for_sparse_rows
 
+#: A kernel written in Python: a learner that takes CSR rows with a built-in kernel takes
+#: only dense rows with it (every registered algorithm takes CSR rows with its defaults).
+DENSE_ONLY_KERNEL = "cosine"
+
 
 def _sparse(n: int, d: int, seed: int) -> sp.csr_matrix:
     rng = np.random.default_rng(seed)
@@ -34,13 +38,14 @@ def test_blocks_are_bounded_and_hold_the_rows() -> None:
 
 
 def test_a_learner_that_takes_csr_is_not_wrapped() -> None:
-    for spec in ("rbp[budget=10]", "idsvm", "bsgd[maintenance=removal]"):
+    for spec in ("rbp[budget=10]", "idsvm", "bsgd", "bsgd[maintenance=removal]"):
         learner = create(spec, kernel="rbf[gamma=0.3]", loss=None)
         assert for_sparse_rows(learner) is learner, spec
-    merge = create("bsgd[maintenance=merge]", kernel="rbf[gamma=0.3]", loss=None)
-    wrapped = for_sparse_rows(merge)
-    assert isinstance(wrapped, DenseRows) and wrapped.learner is merge
-    assert wrapped.name == "bsgd" and wrapped.offline is False  # the learner's own
+    # A kernel written in Python (cosine) has no sparse kernel rows: dense rows only.
+    ramp = create("online_svm_r", kernel=DENSE_ONLY_KERNEL, loss=None)
+    wrapped = for_sparse_rows(ramp)
+    assert isinstance(wrapped, DenseRows) and wrapped.learner is ramp
+    assert wrapped.name == "online_svm_r" and wrapped.offline is False  # the learner's own
 
 
 def test_one_row_methods_get_the_row_dense_and_the_wrapper_pickles() -> None:
@@ -77,26 +82,33 @@ def _write(path: Path, X: sp.csr_matrix, y: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "densified"),
+    ("algorithm", "kernel", "densified"),
     [
-        ("bsgd[budget=20]", True),
-        # IDSVM and the ramp-loss learners keep their examples as CSR rows (the sparse kernel
-        # row sums in another order, ~1e-16: the labels, the band test and the ramp's active
-        # set on these random rows are far from such ties).
-        ("idsvm", False),
-        ("online_svm_r", False),
-        ("online_asvm_r", False),
-        ("ramp_cccp", False),
+        # A ramp-loss learner with a kernel written in Python takes only dense rows.
+        ("online_svm_r", DENSE_ONLY_KERNEL, True),
+        # BSGD (merging), IDSVM and the ramp-loss learners keep their examples as CSR rows
+        # (the sparse kernel row sums in another order, ~1e-16: the labels, the merges, the
+        # band test and the ramp's active set on these random rows are far from such ties).
+        ("bsgd[budget=20]", "rbf", False),
+        ("idsvm", "rbf", False),
+        ("online_svm_r", "rbf", False),
+        ("online_asvm_r", "rbf", False),
+        ("ramp_cccp", "rbf", False),
         # One row at a time through the runner's active loop: densified around a dense-only
-        # base (a BSGD merge), CSR rows as they are around one that takes them.
-        ("active_margin[base=bsgd[budget=20]]", True),
-        ("active_margin[base=online_svm_r]", False),
-        ("active_margin[base=rbp[budget=20]]", False),
-        ("active_greedy[base=pa]", False),
+        # base, CSR rows as they are around one that takes them.
+        ("active_margin[base=online_svm_r]", DENSE_ONLY_KERNEL, True),
+        ("active_margin[base=online_svm_r]", "rbf", False),
+        ("active_margin[base=bsgd[budget=20]]", "rbf", False),
+        ("active_margin[base=rbp[budget=20]]", "rbf", False),
+        ("active_greedy[base=pa]", "rbf", False),
     ],
 )
 def test_a_study_on_a_sparse_file_equals_the_one_with_dense_true(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, algorithm: str, densified: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    algorithm: str,
+    kernel: str,
+    densified: bool,
 ) -> None:
     """A learner runs on a sparse LIBSVM stream (one that takes only dense rows used to be
     skipped) with the same errors and support vectors as on ``dense=true``; the
@@ -112,6 +124,7 @@ def test_a_study_on_a_sparse_file_equals_the_one_with_dense_true(
     for dense in (False, True):
         study = kbench.Experiment(
             algorithms=[algorithm],
+            kernels=[kernel],
             datasets=[f"libsvm[{files}{',dense=true' if dense else ''}]"],
             seeds=[0],
         )

@@ -20,7 +20,8 @@ from kbench.testing import make_test_algorithm
 TOL = {"rtol": 1e-10, "atol": 1e-10}
 TASKS = ("binary", "multiclass", "regression", "novelty")
 #: Learners that take CSR rows with other than their test parameters (BSGD's test
-#: parameters merge; the active wrappers' test base is pa), and their tasks.
+#: parameters merge, the other maintenances are here; the active wrappers' test base is
+#: pa), and their tasks.
 SPECS = {
     "bsgd[budget=12,lam=0.01,maintenance=removal]": ("binary", "multiclass"),
     "bsgd[budget=12,lam=0.01,maintenance=projection]": ("binary", "multiclass"),

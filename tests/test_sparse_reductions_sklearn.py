@@ -23,10 +23,15 @@ def _multiclass(n: int = 150, d: int = 10, seed: int = 2) -> tuple[np.ndarray, n
     return X, y
 
 
-def _reduction(spec: str):
+#: A kernel written in Python: a base that takes CSR rows with a built-in kernel takes only
+#: dense rows with it (every registered algorithm takes CSR rows with its defaults).
+DENSE_ONLY_KERNEL = "cosine"
+
+
+def _reduction(spec: str, kernel: str = "rbf[gamma=0.3]"):
     reg = get_registry()
     return reg.create(
-        "algorithm", spec, kernel=reg.create("kernel", "rbf[gamma=0.3]"), loss=None,
+        "algorithm", spec, kernel=reg.create("kernel", kernel), loss=None,
         task="multiclass", n_classes=3, seed=1,
     )  # fmt: skip
 
@@ -71,7 +76,8 @@ def test_a_reduction_of_dense_rows_refuses_csr_ones_and_one_of_a_dense_base_is_w
         ovr.learn_predict_many(sp.csr_matrix(X[50:]), y[50:])
     # It still predicts CSR rows, densified, as their dense rows.
     np.testing.assert_array_equal(ovr.predict_many(sp.csr_matrix(X[50:])), ovr.predict_many(X[50:]))
-    assert not takes_csr(_reduction("ovr[base=bsgd[budget=20]]"))  # merges: dense rows only
+    assert takes_csr(_reduction("ovr[base=bsgd[budget=20]]"))  # merges CSR rows
+    assert not takes_csr(_reduction("ovr[base=online_svm_r]", DENSE_ONLY_KERNEL))
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,17 +88,21 @@ sklearn = pytest.importorskip("sklearn")
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "classes"),
+    ("algorithm", "classes", "kernel"),
     [
-        ("rbp[budget=20]", 2),
-        ("rbp[budget=20]", 3),
-        ("perceptron", 3),
-        ("forgetron[budget=20]", 3),  # binary only: one-vs-rest in the estimator
-        ("bsgd[budget=20,lam=0.01]", 2),  # merges: densified a block at a time
-        ("lasvm", 3),  # dense rows only: densified
+        ("rbp[budget=20]", 2, "rbf[gamma=0.3]"),
+        ("rbp[budget=20]", 3, "rbf[gamma=0.3]"),
+        ("perceptron", 3, "rbf[gamma=0.3]"),
+        ("forgetron[budget=20]", 3, "rbf[gamma=0.3]"),  # binary only: one-vs-rest
+        ("bsgd[budget=20,lam=0.01]", 2, "rbf[gamma=0.3]"),  # merges CSR rows
+        ("bsgd[budget=20,lam=0.01]", 3, "rbf[gamma=0.3]"),
+        ("lasvm", 3, "rbf[gamma=0.3]"),
+        ("online_svm_r", 2, DENSE_ONLY_KERNEL),  # dense rows only: densified
     ],
 )
-def test_the_classifier_on_csr_rows_predicts_as_on_dense_rows(algorithm: str, classes: int) -> None:
+def test_the_classifier_on_csr_rows_predicts_as_on_dense_rows(
+    algorithm: str, classes: int, kernel: str
+) -> None:
     from kbench.sklearn import OnlineKernelClassifier
 
     X, y = _multiclass()
@@ -100,9 +110,10 @@ def test_the_classifier_on_csr_rows_predicts_as_on_dense_rows(algorithm: str, cl
         y = np.where(y == 0, 0.0, 1.0)
     Xs = sp.csr_matrix(X)
     make = lambda: OnlineKernelClassifier(  # noqa: E731
-        algorithm=algorithm, kernel="rbf[gamma=0.3]", n_epochs=2, random_state=0
+        algorithm=algorithm, kernel=kernel, n_epochs=2, random_state=0
     )
     dense, csr = make().fit(X[:100], y[:100]), make().fit(Xs[:100], y[:100])
+    assert all(takes_csr(a) == (kernel != DENSE_ONLY_KERNEL) for a in csr.learners_)
     want = dense.decision_function(X[100:])
     for model, rows in ((csr, Xs), (csr, X), (dense, Xs), (csr, Xs.tocsc())):
         np.testing.assert_allclose(model.decision_function(rows[100:]), want, **TOL)

@@ -246,6 +246,9 @@ class SparseSupportBuffer(RowStore):
         self._data = GrowableArray(np.float64, pool)
         self.pool_end = 0  # pool entries in use, live or freed
         self._owned = 0  # pool entries owned by live rows
+        # Pool entries block() reserves beyond its examples' non-zeros: room for rows a
+        # compiled loop writes that are no examples (BSGD's merged points).
+        self.spare = 0
         # The scatter's dense work vector: all zeros between calls (the compiled row
         # clears what it wrote).
         self.work = np.zeros(d) if strategy == "scatter" else None
@@ -318,11 +321,11 @@ class SparseSupportBuffer(RowStore):
 
         Example i is ``indices[xp[i]:xp[i + 1]]``, ``data[...]`` (xp int64; the rows are
         checked). The pool is compacted if need be and reserved for every non-zero of the
-        examples, so that the loop, which writes the rows it stores in place
-        (:class:`kbench.cython_core._sparse.SparseBlock`), never has to grow it. Call
-        :meth:`absorb` after the loop, and make a new block after the store grows.
+        examples (and ``spare`` entries more), so that the loop, which writes the rows it
+        stores in place (:class:`kbench.cython_core._sparse.SparseBlock`), never has to grow
+        it. Call :meth:`absorb` after the loop, and make a new block after the store grows.
         """
-        self._reserve(int(xp[-1] - xp[0]))
+        self._reserve(int(xp[-1] - xp[0]) + self.spare)
         return _sparse.SparseBlock(
             compiled, self._strategy, self.work, self.starts, self.ends, self.room, self.indices,
             self.data, self.sq, self.pool_end, self._owned, xp, indices, data,

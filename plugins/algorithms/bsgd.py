@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from kbench import hookimpl
 from kbench.core.components import param
 from kbench.core.kernel_rows import KIND_RBF
 from kbench.core.search_space import LogUniform
 from kbench.plugins.algorithms._budget import PegasosFamily
+from kbench.plugins.algorithms._sparse_rows import compiled_kernel
 
 MAINTENANCE = {"removal": 1, "projection": 2, "merge": 3}
 
@@ -79,12 +82,42 @@ class BSGD(PegasosFamily):
         self._mode = MAINTENANCE[maintenance]
         self._init_state()
 
-    @property
-    def sparse_input(self) -> bool:  # type: ignore[override]
-        """CSR rows as they are for removal and projection. A merge writes a new point,
-        ``h x_m + (1−h) x_n``, into a support-vector slot, which the one-value stand-in
-        rows of the sparse path cannot hold: with merging the runner densifies the rows."""
-        return self.maintenance != "merge"
+    #: CSR rows as they are, with every maintenance: the loop runs on the examples'
+    #: one-value stand-in rows and keeps the real rows in a sparse store, into which a merge
+    #: writes the merged point ``h x_m + (1−h) x_n`` as a CSR row (the union of the two
+    #: rows' indices), O(nnz(x_m) + nnz(x_n)).
+    sparse_input = True
+
+    def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
+        if self._mode != MAINTENANCE["merge"]:
+            return super()._learn_predict_sparse(X, y)
+        rows = self._sparse_rows(X)
+        store = rows.store
+        widest = int(np.diff(X.indptr).max(initial=0))
+
+        def make_room() -> None:
+            """Reserve, with each block, room for a merged row: at most the non-zeros of
+            two rows, stored or to come. The loop stops before an example when the pool
+            lacks that room, and is called again from there on a new block."""
+            m = store.size
+            stored = int((store.ends[:m] - store.starts[:m]).max(initial=0))
+            store.spare = 2 * max(widest, stored)
+
+        make_room()
+        try:
+            return rows.learn(
+                compiled_kernel(self.kernel), X, y, self._buf, self._run_sparse, grow=make_room
+            )
+        finally:
+            store.spare = 0
+
+    def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
+        if self._mode != MAINTENANCE["merge"]:
+            return super()._learn_predict_marked(X, y)
+        # A merged point is no example: Python's mirroring of the stand-in rows cannot
+        # follow it, so each row goes through the compiled loop as a one-row block.
+        parts = [self._learn_predict_sparse(X[i : i + 1], y[i : i + 1]) for i in range(X.shape[0])]
+        return np.concatenate(parts) if parts else np.empty(0)
 
 
 @hookimpl
