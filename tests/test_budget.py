@@ -635,6 +635,11 @@ def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room() -> None:
     assert any(0 < done < given for given, done in runs)  # it stopped for room, and went on
     np.testing.assert_allclose(store.sq[:m], (store.to_dense() ** 2).sum(1), rtol=1e-13)
     np.testing.assert_allclose(csr.decision_many(Xs), dense.decision_many(X), rtol=0, atol=1e-10)
+    # The per-example path (one compiled call per row) makes the same steps.
+    rows = make(spec)
+    per_row = rows._learn_predict_marked(Xs, y)
+    np.testing.assert_array_equal(per_row, pred)
+    np.testing.assert_array_equal(rows._sparse.store.to_dense(), store.to_dense())
 
 
 def test_bsgd_large_budget_is_pegasos() -> None:

@@ -91,6 +91,10 @@ class BSGD(PegasosFamily):
     def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
         if self._mode != MAINTENANCE["merge"]:
             return super()._learn_predict_sparse(X, y)
+        return self._learn_merging(X, y)
+
+    def _learn_merging(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Predict then learn the CSR rows X with merging, one compiled call per block."""
         rows = self._sparse_rows(X)
         store = rows.store
         widest = int(np.diff(X.indptr).max(initial=0))
@@ -116,7 +120,7 @@ class BSGD(PegasosFamily):
             return super()._learn_predict_marked(X, y)
         # A merged point is no example: Python's mirroring of the stand-in rows cannot
         # follow it, so each row goes through the compiled loop as a one-row block.
-        parts = [self._learn_predict_sparse(X[i : i + 1], y[i : i + 1]) for i in range(X.shape[0])]
+        parts = [self._learn_merging(X[i : i + 1], y[i : i + 1]) for i in range(X.shape[0])]
         return np.concatenate(parts) if parts else np.empty(0)
 
 
