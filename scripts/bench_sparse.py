@@ -38,6 +38,14 @@
    checked, and whether the predictions are the same printed); on the rcv1 shape (RBF
    γ = 1), CSR against the rows densified (the same predictions checked), with the bytes
    of the store of examples (``store_bytes``) on both.
+6. BSGD merging, its default (``--part bsgd``), and removal for comparison (budget 500, RBF
+   γ = 0.5): µs per example after a warm-up that fills the budget, (a) on a9a, dense rows
+   against CSR rows (best of 5; whether the predictions are the same printed), (b) on the
+   rcv1 shape, CSR against densified rows (200 at a time) on the same examples (one run
+   each; the same predictions checked), and CSR on more examples, with the bytes of the
+   stored rows
+   (dense rows against the sparse store), the non-zeros of the stored rows (merged rows
+   hold the union of their rows' features) and the maintenance steps (merges or removals).
 
 Every figure but those of 3b (one run each) is the best of several repeats (the least
 disturbed by other processes); ratios are measured in the same run. Run: ``.venv/bin/python scripts/bench_sparse.py
@@ -173,6 +181,7 @@ LEARNERS_A9A = (
     *LEARNERS,
     "pa",
     "pegasos",
+    "bsgd[budget=500]",
     "bsgd[budget=500,maintenance=removal]",
     "bsgd[budget=500,maintenance=projection]",
     "bogd[budget=500]",
@@ -419,14 +428,102 @@ def ramp_learners(quick: bool, rng: np.random.Generator) -> None:
         )
 
 
+BSGD = ("bsgd[budget=500]", "bsgd[budget=500,maintenance=removal]")
+
+
+def bsgd_run(
+    spec: str, X, y: np.ndarray, warm: int, densify: bool = False
+) -> tuple[float, np.ndarray, Any]:
+    """µs per example of learn_predict_many on X[warm:] after X[:warm] (RBF γ = 0.5), the
+    predictions of those examples and the learner; with ``densify``, the CSR rows X are
+    handed over densified, 200 rows at a time (the densifying is timed too)."""
+    reg = get_registry()
+    algo = reg.create("algorithm", spec, kernel=reg.create("kernel", "rbf[gamma=0.5]"), seed=0)
+
+    def learn(a: int, b: int) -> np.ndarray:
+        if not densify:
+            return algo.learn_predict_many(X[a:b], y[a:b])
+        parts = [
+            algo.learn_predict_many(X[i : min(i + 200, b)].toarray(), y[i : min(i + 200, b)])
+            for i in range(a, b, 200)
+        ]
+        return np.concatenate(parts)
+
+    learn(0, warm)
+    t0 = time.perf_counter()
+    pred = learn(warm, X.shape[0])
+    return (time.perf_counter() - t0) / (X.shape[0] - warm) * 1e6, pred, algo
+
+
+def bsgd_rows(algo: Any) -> tuple[int, float, int]:
+    """Bytes of BSGD's stored rows (the dense rows, or the sparse store with the one-value
+    stand-ins), and the mean and largest non-zeros of a stored row."""
+    buf = algo._buf
+    if algo._sparse is None:
+        nnz = (buf.X[: buf.size] != 0).sum(axis=1)
+        return buf.X.nbytes, float(nnz.mean()), int(nnz.max())
+    store = algo._sparse.store
+    nnz = store.ends[: store.size] - store.starts[: store.size]
+    return algo._sparse.nbytes() + buf.X.nbytes, float(nnz.mean()), int(nnz.max())
+
+
+def bsgd_part(quick: bool, rng: np.random.Generator) -> None:
+    """Table 6: BSGD (merging, and removal) on dense and CSR rows (a9a, rcv1 shape)."""
+    from kbench.data.streams import StreamSpec, build_stream
+
+    n, warm = (1500, 700) if quick else (4000, 1000)
+    a9a = build_stream(StreamSpec("a9a", n=n), get_registry())
+    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
+    Xs = sp.csr_matrix(Xd)
+    print(
+        f"\n6a. BSGD on a9a: µs per example on {n - warm} after {warm} (RBF γ = 0.5, best of 5)\n"
+    )
+    print(f"{'learner':38} {'dense':>9} {'CSR':>9} {'CSR/dense':>10} {'same':>5}")
+    for spec in BSGD:
+        runs = {
+            kind: min((bsgd_run(spec, X, y, warm) for _ in range(5)), key=lambda r: r[0])
+            for kind, X in (("dense", Xd), ("csr", Xs))
+        }
+        (td, pd, _), (ts, ps, _) = runs["dense"], runs["csr"]
+        same = bool(np.array_equal(pd, ps))
+        print(f"{spec:38} {td:9.1f} {ts:9.1f} {ts / td:9.2f}x {same!s:>5}", flush=True)
+
+    n_s, n_d, warm = (1200, 900, 550) if quick else (3000, 1500, 550)
+    X, y = rcv1_table(
+        rng,
+        n_s,
+        f"6b. BSGD on the rcv1 shape (47 236 features, 75 nnz): µs per example after {warm} "
+        f"(one run each), on {n_d - warm} examples (densified and CSR) and on {n_s - warm} (CSR);"
+        "\n    bytes of the stored rows, non-zeros of a stored row (mean, largest)",
+        f"{'learner':38} {'rows':>9} {'examples':>8} {'µs':>9} {'rows MB':>8} "
+        f"{'nnz mean':>9} {'max':>6} {'maint.':>7}",
+    )
+    for spec in BSGD:
+        got = {}
+        for kind, m in (("densified", n_d), ("CSR", n_d), ("CSR", n_s)):
+            t, pred, algo = bsgd_run(spec, X[:m], y[:m], warm, densify=kind == "densified")
+            nbytes, mean, largest = bsgd_rows(algo)
+            print(
+                f"{spec:38} {kind:>9} {m:8d} {t:9.1f} {nbytes / 2**20:8.2f} {mean:9.1f} "
+                f"{largest:6d} {algo.stats()['maintenance_steps']:7.0f}",
+                flush=True,
+            )
+            got[kind, m] = t, pred
+            del algo  # its dense rows: 0.2 GB
+        (td, pd), (ts, ps) = got["densified", n_d], got["CSR", n_d]
+        print(f"{'':38} densified / CSR {td / ts:.1f}x; the same predictions: "
+              f"{np.array_equal(pd, ps)}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run)")
     parser.add_argument(
         "--part",
-        choices=("1", "2", "3", "3a", "idsvm", "ramp", "all"),
+        choices=("1", "2", "3", "3a", "idsvm", "ramp", "bsgd", "all"),
         default="all",
-        help="which table (3a: only table 3a; idsvm: table 4, not in all; ramp: the ramp-loss learners, table 5)",
+        help="which table (3a: only table 3a; idsvm: table 4, not in all; ramp: the ramp-loss "
+        "learners, table 5; bsgd: BSGD, table 6, not in all)",
     )
     args = parser.parse_args()
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -479,6 +576,8 @@ def main() -> None:
             idsvm_part(args.quick, rng)
         if args.part in ("ramp", "all"):
             ramp_learners(args.quick, rng)
+        if args.part == "bsgd":
+            bsgd_part(args.quick, rng)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\nload after: {uptime}")
 
