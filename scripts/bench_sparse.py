@@ -248,13 +248,18 @@ def rcv1_table(
     return X, y
 
 
-def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> None:
+def a9a_rows(n: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+    """The first n examples of the bundled a9a: dense rows, labels and CSR rows."""
     from kbench.data.streams import StreamSpec, build_stream
 
+    a9a = build_stream(StreamSpec("a9a", n=n), get_registry())
+    Xd = np.ascontiguousarray(a9a.X)
+    return Xd, np.asarray(a9a.y), sp.csr_matrix(Xd)
+
+
+def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> None:
     n_a9a, warm = (1500, 700) if quick else (4000, 1000)
-    a9a = build_stream(StreamSpec("a9a", n=n_a9a), get_registry())
-    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
-    Xs = sp.csr_matrix(Xd)
+    Xd, y, Xs = a9a_rows(n_a9a)
     print(
         f"\n3a. a9a, {n_a9a - warm} timed examples after {warm}: µs per example (RBF, best of 5)\n"
     )
@@ -305,8 +310,6 @@ def learners(quick: bool, rng: np.random.Generator, a9a_only: bool = False) -> N
 
 def idsvm_part(quick: bool, rng: np.random.Generator) -> None:
     """Table 4: IDSVM on dense and CSR rows (a9a, rcv1 shape), and its stored rows' bytes."""
-    from kbench.data.streams import StreamSpec, build_stream
-
     reg = get_registry()
 
     def run(X, y: np.ndarray, warm: int) -> tuple[float, np.ndarray, Any]:
@@ -324,9 +327,7 @@ def idsvm_part(quick: bool, rng: np.random.Generator) -> None:
         return algo._pool.nbytes() + algo.store.buf.nbytes()
 
     n, warm = (1200, 800) if quick else (2000, 1000)
-    a9a = build_stream(StreamSpec("a9a", n=n), reg)
-    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
-    Xs = sp.csr_matrix(Xd)
+    Xd, y, Xs = a9a_rows(n)
     print(f"\n4a. IDSVM[C=1], rbf[gamma=0.5], a9a: µs per example on {n - warm} after {warm}\n")
     print(f"{'rows':6} {'µs':>9} {'best of 3':>22} {'SVs':>6}")
     runs = {kind: [run(X, y, warm) for _ in range(3)] for kind, X in (("dense", Xd), ("CSR", Xs))}
@@ -387,12 +388,8 @@ def ramp_bytes(algo: Any) -> int:
 
 
 def ramp_learners(quick: bool, rng: np.random.Generator) -> None:
-    from kbench.data.streams import StreamSpec, build_stream
-
     n = 1500 if quick else 4000
-    a9a = build_stream(StreamSpec("a9a", n=n), get_registry())
-    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
-    Xs = sp.csr_matrix(Xd)
+    Xd, y, Xs = a9a_rows(n)
     print(f"\n5a. a9a, {n} examples: µs per example (RBF γ = 0.05, best of 3)\n")
     print(f"{'learner':20} {'dense':>9} {'CSR':>9} {'CSR/dense':>10} {'SVs':>6} {'same':>5}")
     for spec in RAMP:
@@ -469,12 +466,8 @@ def bsgd_rows(algo: Any) -> tuple[int, float, int]:
 
 def bsgd_part(quick: bool, rng: np.random.Generator) -> None:
     """Table 6: BSGD (merging, and removal) on dense and CSR rows (a9a, rcv1 shape)."""
-    from kbench.data.streams import StreamSpec, build_stream
-
     n, warm = (1500, 700) if quick else (4000, 1000)
-    a9a = build_stream(StreamSpec("a9a", n=n), get_registry())
-    Xd, y = np.ascontiguousarray(a9a.X), np.asarray(a9a.y)
-    Xs = sp.csr_matrix(Xd)
+    Xd, y, Xs = a9a_rows(n)
     print(
         f"\n6a. BSGD on a9a: µs per example on {n - warm} after {warm} (RBF γ = 0.5, best of 5)\n"
     )
