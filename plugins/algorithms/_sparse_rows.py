@@ -10,10 +10,10 @@ the update put, overwrote or moved examples, mirroring that in the sparse store.
 update arithmetic is the dense learner's, and the support vectors stay CSR.
 
 A learner whose compiled loop takes a :class:`~kbench.cython_core._sparse.SparseBlock`
-(rbp, bpa_s, the Forgetron, the Projectrons, NORMA, NOGD, PA, Pegasos, BSGD with removal
-or projection, BOGD, PiSTOL, SGD, ASGD, SVMD) learns a CSR block without Python per
-example (:meth:`MarkedRows.learn`): the loop runs on the examples' marks as above,
-computes each kernel row from the store and writes each row it stores into the store's
+(rbp, bpa_s, the Forgetron, the Projectrons, NORMA, NOGD, PA, Pegasos, BSGD (a merge
+writes the merged point into the store as a CSR row), BOGD, PiSTOL, SGD, ASGD, SVMD)
+learns a CSR block without Python per example (:meth:`MarkedRows.learn`): the loop runs
+on the examples' marks as above, computes each kernel row from the store and writes each row it stores into the store's
 pool, reserved for the block beforehand, so marks and store stay in step. The perceptron
 and the averaged perceptron write into their own sparse buffer (:func:`learn_into_store`).
 
