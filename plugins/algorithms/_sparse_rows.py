@@ -13,8 +13,9 @@ A learner whose compiled loop takes a :class:`~kbench.cython_core._sparse.Sparse
 (rbp, bpa_s, the Forgetron, the Projectrons, NORMA, NOGD, PA, Pegasos, BSGD (a merge
 writes the merged point into the store as a CSR row), BOGD, PiSTOL, SGD, ASGD, SVMD)
 learns a CSR block without Python per example (:meth:`MarkedRows.learn`): the loop runs
-on the examples' marks as above, computes each kernel row from the store and writes each row it stores into the store's
-pool, reserved for the block beforehand, so marks and store stay in step. The perceptron
+on the examples' marks as above, computes each kernel row from the store and writes each
+row it stores into the store's pool, reserved for the block beforehand, so marks and store
+stay in step. The perceptron
 and the averaged perceptron write into their own sparse buffer (:func:`learn_into_store`).
 
 The one-row methods (:class:`OneRowMethods`) take a dense 1-D row or a one-row CSR matrix
