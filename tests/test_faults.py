@@ -522,6 +522,45 @@ def test_ctrl_c_during_fork_is_not_swallowed() -> None:
     assert not set(_LIVE) & started and not running(started.pop())
 
 
+TRACKED_WORKER = """
+import multiprocessing as mp, os, sys, time
+
+def hold(lock):
+    time.sleep(60)
+
+if __name__ == "__main__":
+    from kbench.execution.executors import _tracker_warnings_off
+
+    ctx = mp.get_context("spawn")  # as Dask starts its workers
+    if sys.argv[1] == "quiet":
+        with _tracker_warnings_off():
+            lock = ctx.Lock()  # starts the resource tracker
+    else:
+        lock = ctx.Lock()
+    worker = ctx.Process(target=hold, args=(lock,))
+    worker.start()
+    worker.kill()  # as kbench kills its cluster's workers on Ctrl-C
+    worker.join()
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("mode", ["loud", "quiet"])
+def test_the_resource_tracker_of_a_cluster_kbench_starts_is_quiet(tmp_path: Path, mode) -> None:
+    """A worker killed on Ctrl-C leaves its semaphore to Python's resource tracker, which
+    unlinks it after kbench has exited and warns about it on kbench's stderr; started as
+    kbench starts its local cluster, the tracker is quiet (the same program without it is
+    the control: it warns)."""
+    program = tmp_path / "tracked.py"
+    program.write_text(TRACKED_WORKER)
+    # communicate() returns once every holder of stderr has closed it: the tracker too.
+    done = subprocess.run(
+        [sys.executable, str(program), mode], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0
+    assert ("leaked semaphore" in done.stderr) == (mode == "loud"), done.stderr
+
+
 SLOW_TO_INITIALISE = """
 import os, time
 from pathlib import Path
@@ -722,7 +761,7 @@ def test_a_local_cluster_stopping_under_its_workers_writes_nothing(tmp_path: Pat
         "    client, cluster = DaskExecutor(workers=1)._client()\n"
         "    cluster.sync(cluster.scheduler.close)\n"
         "    time.sleep(4)\n"  # a worker heartbeat is due every second or so
-        "    _stop_local_cluster_now(set(), set())\n"  # then kbench stops it, as on Ctrl-C
+        "    _stop_local_cluster_now(set(), set(), set())\n"  # then kbench stops it, as on Ctrl-C
         "    print('after', file=sys.stderr)\n"
     )
     script = tmp_path / "stop_under_workers.py"

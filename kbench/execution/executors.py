@@ -24,6 +24,7 @@ import logging
 import os
 import pickle
 import select
+import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass
@@ -352,20 +353,21 @@ class DaskExecutor(TaskLimits):
                 raise KbenchError(
                     f"cannot reach the Dask scheduler at {self.scheduler}: {exc}"
                 ) from None
-        cluster = LocalCluster(
-            n_workers=self.workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            # Its HTTP server on a free port: the default, 8787, may be another cluster's
-            # (a second study at once), and taking it would warn on kbench's stderr.
-            dashboard_address=":0",
-            # The workers' own log would reach kbench's stderr: on Ctrl-C a worker can outlive
-            # the scheduler for a moment and log a heartbeat traceback. kbench reports what
-            # matters of this cluster itself: every task's failure and a lost worker are
-            # failed results with their cause.
-            silence_logs=logging.CRITICAL,
-        )
+        with _tracker_warnings_off():
+            cluster = LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                # Its HTTP server on a free port: the default, 8787, may be another cluster's
+                # (a second study at once), and taking it would warn on kbench's stderr.
+                dashboard_address=":0",
+                # The workers' own log would reach kbench's stderr: on Ctrl-C a worker can outlive
+                # the scheduler for a moment and log a heartbeat traceback. kbench reports what
+                # matters of this cluster itself: every task's failure and a lost worker are
+                # failed results with their cause.
+                silence_logs=logging.CRITICAL,
+            )
         client = Client(cluster)
         client.run(_quiet_dask_log)  # silence_logs above lasts only while a worker runs
         return client, cluster
@@ -385,6 +387,7 @@ class DaskExecutor(TaskLimits):
 
         clusters_before = set(SpecCluster._instances)
         children_before = set(multiprocessing.active_children())
+        pids_before = _descendants()
         client = cluster = None
         futures = {}
         try:
@@ -412,7 +415,7 @@ class DaskExecutor(TaskLimits):
                 if tick:
                     tick()
         except KeyboardInterrupt:
-            _stop_local_cluster_now(clusters_before, children_before)
+            _stop_local_cluster_now(clusters_before, children_before, pids_before)
             raise
         except BaseException:
             self._close(client, cluster, futures)
@@ -420,7 +423,7 @@ class DaskExecutor(TaskLimits):
         try:
             self._close(client, cluster, futures)
         except KeyboardInterrupt:  # Ctrl-C while the cluster stops politely
-            _stop_local_cluster_now(clusters_before, children_before)
+            _stop_local_cluster_now(clusters_before, children_before, pids_before)
             raise
 
     @staticmethod
@@ -434,12 +437,48 @@ class DaskExecutor(TaskLimits):
             cluster.close()
 
 
+@contextlib.contextmanager
+def _tracker_warnings_off() -> Iterator[None]:
+    """Start the local cluster with Python's multiprocessing resource tracker quiet.
+
+    The tracker (a process the cluster's start launches, inheriting kbench's stderr) unlinks
+    the semaphores of worker processes that ended without doing it themselves, as those that
+    Ctrl-C kills do, and warns about each on stderr, after kbench has exited. The clean-up is
+    what matters; the warnings are filtered out through the environment it starts with.
+    """
+    before = os.environ.get("PYTHONWARNINGS")
+    quiet = "ignore:resource_tracker:UserWarning"
+    os.environ["PYTHONWARNINGS"] = f"{before},{quiet}" if before else quiet
+    yield
+    # Put back once the cluster has started: interrupted, the start may still be launching
+    # its processes (from its own thread) while kbench stops.
+    if before is None:
+        os.environ.pop("PYTHONWARNINGS", None)
+    else:
+        os.environ["PYTHONWARNINGS"] = before
+
+
 def _quiet_dask_log() -> None:
     """Keep a local worker's own Dask log off kbench's stderr, until the worker ends."""
     logging.getLogger("distributed").setLevel(logging.CRITICAL + 10)
 
 
-def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]) -> None:
+def _descendants() -> set[int]:
+    """The process ids below this process (psutil comes with dask.distributed)."""
+    import psutil
+
+    found = set()
+    with contextlib.suppress(psutil.Error):
+        for proc in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if proc.status() != psutil.STATUS_ZOMBIE:  # killed, not yet waited for
+                    found.add(proc.pid)
+    return found
+
+
+def _stop_local_cluster_now(
+    clusters_before: set[Any], children_before: set[Any], pids_before: set[int]
+) -> None:
     """On Ctrl-C, stop the local Dask cluster this run started at once.
 
     Closing it politely takes seconds (each worker is asked to finish and waited for). Its
@@ -448,7 +487,7 @@ def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]
     the workers it lost are silenced. A remote cluster is left running: the scheduler drops
     this run's tasks once the client is gone.
     """
-    import multiprocessing
+    import multiprocessing.resource_tracker
 
     from distributed.core import Status
     from distributed.deploy.spec import SpecCluster
@@ -464,3 +503,17 @@ def _stop_local_cluster_now(clusters_before: set[Any], children_before: set[Any]
         if proc not in children_before:
             with contextlib.suppress(Exception):
                 proc.kill()
+    # A worker process the cluster's thread is starting right now is not among
+    # active_children yet; left running, it would wait for its start-up data from a
+    # kbench that has exited and print a traceback. Every new process below kbench is
+    # killed, a few times over until none is left, except the resource tracker, which
+    # unlinks what the killed workers leave (see _tracker_warnings_off).
+    tracker = getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)
+    for _ in range(10):
+        new = _descendants() - pids_before - {tracker}
+        if not new:
+            break
+        for pid in new:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
