@@ -749,6 +749,31 @@ def test_ctrl_c_twenty_times_at_varied_moments(tmp_path: Path) -> None:
     assert interrupted >= 10, f"only {interrupted} of 20 tries were interrupted mid-study"
 
 
+def test_a_local_cluster_stopped_on_ctrl_c_starts_no_worker_again(tmp_path: Path) -> None:
+    """kbench kills its local cluster's workers on Ctrl-C; their nannies must not start
+    them again (a worker being started as kbench exits waits for its start-up data and
+    prints a traceback): seconds later no process is left below kbench but the resource
+    tracker."""
+    code = (
+        "import multiprocessing.resource_tracker as rt, time\n"
+        "from kbench.execution.executors import DaskExecutor, _descendants, _stop_local_cluster_now\n"
+        "if __name__ == '__main__':\n"
+        "    client, cluster = DaskExecutor(workers=2)._client()\n"
+        "    print(len(_descendants() - {rt._resource_tracker._pid}))\n"
+        "    _stop_local_cluster_now(set(), set(), set())\n"
+        "    time.sleep(4)\n"  # a nanny restarts its worker within a second or so
+        "    print(len(_descendants() - {rt._resource_tracker._pid}), flush=True)\n"
+        "    import os; os._exit(0)\n"
+    )
+    script = tmp_path / "no_restart.py"
+    script.write_text(code)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["2", "0"], (proc.stdout, proc.stderr)
+
+
 def test_a_local_cluster_stopping_under_its_workers_writes_nothing(tmp_path: Path) -> None:
     """When kbench's local Dask cluster loses its scheduler while workers still run (as when
     Ctrl-C comes while the cluster stops), neither the workers nor the scheduler's side put

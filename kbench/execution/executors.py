@@ -34,7 +34,13 @@ from typing import Any
 from kbench.core.errors import KbenchError, interrupted
 from kbench.core.registry import Registry, format_exception_line, get_registry
 from kbench.data.cache import get_stream
-from kbench.execution.isolation import Child, ChildDied, kill_children, run_isolated
+from kbench.execution.isolation import (
+    Child,
+    ChildDied,
+    hold_ctrl_c,
+    kill_children,
+    run_isolated,
+)
 from kbench.execution.prequential import TaskResult, failed_result, machine_info, run_task
 from kbench.execution.tasks import Task
 
@@ -353,7 +359,10 @@ class DaskExecutor(TaskLimits):
                 raise KbenchError(
                     f"cannot reach the Dask scheduler at {self.scheduler}: {exc}"
                 ) from None
-        with _tracker_warnings_off():
+        # Ctrl-C waits until the cluster has started (a second one does not): a worker process
+        # being spawned when kbench exits would wait for its start-up data and print a
+        # traceback; once started, every worker is one kbench kills on Ctrl-C.
+        with hold_ctrl_c(second_goes_through=True), _tracker_warnings_off():
             cluster = LocalCluster(
                 n_workers=self.workers,
                 threads_per_worker=1,
@@ -496,8 +505,11 @@ def _stop_local_cluster_now(
         logging.getLogger(name).setLevel(logging.CRITICAL + 10)
     for cluster in [c for c in list(SpecCluster._instances) if c not in clusters_before]:
         for nanny in list(getattr(cluster, "workers", {}).values()):
+            # A killed worker must not be started again: a nanny restarts its worker unless
+            # it is closing (a restart being spawned as kbench exits would be left waiting
+            # for its start-up data and print a traceback).
             with contextlib.suppress(Exception):
-                nanny.auto_restart = False  # a killed worker must not be started again
+                nanny.status = Status.closing_gracefully
         cluster.status = Status.closed
     for proc in multiprocessing.active_children():
         if proc not in children_before:

@@ -131,7 +131,7 @@ _LIVE: dict[int, Child] = {}
 
 
 @contextlib.contextmanager
-def _interrupt_after() -> Iterator[None]:
+def hold_ctrl_c(*, second_goes_through: bool = False) -> Iterator[None]:
     """Hold Ctrl-C (SIGINT) back during the block, then deliver it.
 
     ``os.fork`` runs Python callbacks registered with ``os.register_at_fork`` (threading,
@@ -140,12 +140,21 @@ def _interrupt_after() -> Iterator[None]:
     block records the signal instead and raises KeyboardInterrupt once it is over, when
     the new child is registered and will be killed. Only the main thread can set a signal
     handler; elsewhere (a Dask worker's task thread) the block runs as it is.
+
+    ``second_goes_through``: for a block that may take a while (starting a cluster), a
+    second Ctrl-C during it is delivered at once.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+
+    def held(signum: int, frame: Any) -> None:
+        caught.append(signum)
+        if second_goes_through and len(caught) > 1:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, held)
     try:
         yield
     finally:
@@ -191,7 +200,7 @@ class Child:
         sys.stdout.flush()
         sys.stderr.flush()
         parent = os.getpid()
-        with _interrupt_after():
+        with hold_ctrl_c():
             pid = _fork()
             if pid == 0:  # pragma: no cover - runs in the child, which never returns
                 _child_main(fn, args, read, write, max_memory, parent)
