@@ -561,6 +561,47 @@ def test_the_resource_tracker_of_a_cluster_kbench_starts_is_quiet(tmp_path: Path
     assert ("leaked semaphore" in done.stderr) == (mode == "loud"), done.stderr
 
 
+CTRL_C_IN_A_CALLBACK = """
+import signal, sys, time, weakref
+
+from kbench.cli.main import _ctrl_c_again
+
+if sys.argv[1] == "kbench":
+    sys.unraisablehook = _ctrl_c_again(sys.unraisablehook)
+
+
+class Figure:
+    pass
+
+
+figure = Figure()
+# Ctrl-C landing inside a weakref callback, as one did in matplotlib's during a report
+ref = weakref.ref(figure, lambda _: signal.raise_signal(signal.SIGINT))
+try:
+    del figure
+    time.sleep(4)
+    print("ran on")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.parametrize("hook", ["kbench", "python"])
+def test_ctrl_c_inside_a_weakref_callback_is_delivered_again(tmp_path: Path, hook) -> None:
+    """Python prints and drops a KeyboardInterrupt raised inside a weakref callback (the
+    control, ``python``: "Exception ignored" and the program runs on); kbench's hook
+    delivers it again once the callback is over, and prints nothing."""
+    program = tmp_path / "callback.py"
+    program.write_text(CTRL_C_IN_A_CALLBACK)
+    done = subprocess.run(
+        [sys.executable, str(program), hook], capture_output=True, text=True, timeout=60
+    )
+    if hook == "kbench":
+        assert (done.stdout, done.stderr) == ("interrupted\n", "")
+    else:
+        assert done.stdout == "ran on\n" and "Exception ignored" in done.stderr
+
+
 SLOW_TO_INITIALISE = """
 import os, time
 from pathlib import Path

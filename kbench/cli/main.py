@@ -72,10 +72,35 @@ def program() -> None:
     is ignored. The command is over by then and what it wrote is whole; the signal could
     only print a traceback from some exit handler. (In-process callers use :func:`main`,
     which leaves the process's signal handlers alone.)"""
+    sys.unraisablehook = _ctrl_c_again(sys.unraisablehook)
     try:
         main()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _ctrl_c_again(hook: Any) -> Any:
+    """``sys.unraisablehook`` that delivers again a Ctrl-C that landed where Python cannot
+    raise it.
+
+    Python runs the Ctrl-C handler wherever the main thread is; inside a weakref callback
+    or a finaliser (matplotlib's transforms have them, during the report) the
+    KeyboardInterrupt is printed as "Exception ignored in ..." with its traceback and
+    dropped, and the study would run on. It is delivered again a moment later instead,
+    from a timer thread, once the callback is over; other unraisable errors go to ``hook``.
+    """
+    import _thread
+    import threading
+
+    def deliver_again(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            timer = threading.Timer(0.001, _thread.interrupt_main)
+            timer.daemon = True
+            timer.start()
+            return
+        hook(unraisable)
+
+    return deliver_again
 
 
 def _exit_interrupted(exc: BaseException | None) -> NoReturn:
