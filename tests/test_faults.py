@@ -570,8 +570,8 @@ if sys.argv[1] == "kbench":
     sys.unraisablehook = _ctrl_c_again(sys.unraisablehook)
 
 
-class Figure:
-    pass
+class Figure:  # an object with a weakref callback, as matplotlib's transforms have
+    __slots__ = ("__weakref__",)
 
 
 figure = Figure()

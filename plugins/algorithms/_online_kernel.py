@@ -337,8 +337,9 @@ class OnlineKernelLearner(OneRowMethods, Algorithm):
         return rows.learn(kern, X, y, self._buf, step)
 
     def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
-        """Predict then learn each CSR row from Python (the subclass's)."""
-        raise NotImplementedError
+        """Predict then learn each CSR row from Python (an abstract hook, as :meth:`_loop`:
+        NORMA and SVMD define it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _learn_predict_marked")
 
     def _model(self, offsets: np.ndarray) -> tuple[np.ndarray, ...]:
         """What the compiled loops update: the buffer's rows, squared norms and
