@@ -160,6 +160,7 @@ def run_experiments(
     from kbench.core.errors import ResultsError
     from kbench.data.streams import get_stream
     from kbench.execution.executors import DaskExecutor, LocalExecutor
+    from kbench.execution.isolation import hold_ctrl_c
     from kbench.execution.study import plan
 
     progress = progress or SilentProgress()
@@ -227,15 +228,18 @@ def run_experiments(
         )
 
     def on_done(result: Any) -> None:
-        try:
-            store.write(result)
-        except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
-            kept = sum(counts.values())
-            raise ResultsError(
-                f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
-                "finished before are kept; fix that and run the same command to resume"
-            ) from None
-        counts[result.status] = counts.get(result.status, 0) + 1
+        # Written and counted as one step for Ctrl-C: a task file on disk that the count
+        # missed would make "N finished tasks are kept" one short.
+        with hold_ctrl_c():
+            try:
+                store.write(result)
+            except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
+                kept = sum(counts.values())
+                raise ResultsError(
+                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
+                    "finished before are kept; fix that and run the same command to resume"
+                ) from None
+            counts[result.status] = counts.get(result.status, 0) + 1
         if result.status != "ok":
             progress.message(
                 f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
