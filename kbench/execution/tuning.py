@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from kbench.core import seeds
 from kbench.core.errors import SpecError
 from kbench.core.search_space import Dimension, search_space
 from kbench.core.specs import format_spec, parse_spec
@@ -213,7 +214,7 @@ def _grid(space: dict[str, Dimension], budget: int) -> list[dict[str, Any]]:
 def _random(space: dict[str, Dimension], budget: int, seed: int) -> list[dict[str, Any]]:
     """The defaults first (a tuned learner is never chosen below its defaults on the tuning
     streams), then random draws until ``budget`` distinct points or 50 draws per point."""
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "tuning")
     points: list[dict[str, Any]] = [{}]
     seen: set[str] = {"{}"}
     for _ in range(50 * budget):
