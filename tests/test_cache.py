@@ -447,3 +447,68 @@ def test_plugin_files_and_fortran_arrays(plugin_dist, tmp_path: Path) -> None:
         assert got.stream_id == built.stream_id and np.array_equal(got.X, built.X)
     np.save(path, rng.normal(size=(300, 7)))
     assert get_stream(spec, reg).stream_id == build_stream(spec, reg).stream_id != built.stream_id
+
+
+EDITOR = '''
+import os
+from pathlib import Path
+from kbench import hookimpl
+from kbench.core.components import Algorithm, param
+
+
+class Editor(Algorithm):
+    """Predicts +1; the second task to learn (a count in a file) flips the first label of
+    $KB_EDIT as it learns its first example, after its stream was read."""
+    name = "editor"
+    uses_kernel = False
+    k: int = param(0)
+    def __post_init__(self):
+        self.started = False
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        if self.started:
+            return
+        self.started = True
+        path = Path(os.environ["KB_EDIT"])
+        count = path.with_suffix(".count")
+        began = int(count.read_text()) if count.exists() else 0
+        count.write_text(str(began + 1))
+        if began == 1:
+            text = path.read_text()
+            path.write_text(("-1" if text.startswith("+1") else "+1") + text[2:])
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    register(Editor)
+'''
+
+
+def test_a_file_edited_while_a_study_runs_is_told_apart(
+    tmp_path: Path, plugin_dist, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second task to run edits the data file as it starts (after its stream was read):
+    it and the first ran on the old content, the third reads the new one. The run ends
+    with a one-line note, each result carries the id of the stream it read, and the same
+    command again reruns the two tasks of the old content only."""
+    plugin_dist("kb_editor", EDITOR)
+    data = tmp_path / "train.svm"
+    write_old_libsvm(data, seed=6)
+    monkeypatch.setenv("KB_EDIT", str(data))
+    args = ["-a", "editor[k=0]", "-a", "editor[k=1]", "-a", "editor[k=2]"]
+    args += ["-d", f"libsvm[path={data}]"]
+    args += ["--workers", "1", "--no-report", "--out", "res"]
+    first = kbench("run", *args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    text = " ".join(first.stderr.split())
+    assert "changed while the study ran: 1 task read the new content" in text, text
+    assert load_results(tmp_path / "res").runs["stream_id"].value_counts().tolist() == [2, 1]
+
+    again = kbench("run", *args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "2 tasks run again: their data changed since they ran" in again.stderr
+    assert "changed while the study ran" not in again.stderr
+    assert load_results(tmp_path / "res").runs["stream_id"].nunique() == 1
