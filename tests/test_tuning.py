@@ -372,6 +372,7 @@ def test_kill_9_while_tuning_then_resume(tmp_path: Path) -> None:
     again = kbench(*args)
     assert again.returncode == 0, again.stderr
     assert f"{len(kept)} of {n_tuning} tasks already have results" in again.stderr
+    assert "run again" not in again.stderr  # a tuning window's stream id is checked as such
     assert kept <= {p.name for p in (out / "tasks").glob("*.parquet")}
     clean = kbench("run", str(study), "--workers", "2", "--out", str(tmp_path / "clean"))
     assert clean.returncode == 0, clean.stderr

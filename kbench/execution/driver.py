@@ -165,6 +165,7 @@ def run_experiments(
     from kbench.execution.isolation import hold_ctrl_c
     from kbench.execution.prequential import RESULTS_FORMAT
     from kbench.execution.study import plan
+    from kbench.execution.tuning import window_id
 
     progress = progress or SilentProgress()
     if not sys.platform.startswith("linux"):
@@ -203,6 +204,10 @@ def run_experiments(
                 )
         return stream_ids.get(spec)
 
+    def ran_on(task: Any) -> str:
+        """The id of the stream the task reads now: its stream's, or its window's."""
+        return window_id(stream_ids[task.stream], dict(task.options).get("window"))
+
     todo: list[Any] = []
     changed, old_formats, unchecked = 0, [], {}
     for t in the_plan.tasks:
@@ -214,7 +219,7 @@ def run_experiments(
             todo.append(t)
         elif done.stream_id is not None and build(t.stream) is None:
             unchecked[t.stream] = unchecked.get(t.stream, 0) + 1  # its data cannot be read now
-        elif done.stream_id is not None and stream_ids[t.stream] != done.stream_id:
+        elif done.stream_id is not None and ran_on(t) != done.stream_id:
             changed += 1  # its data changed since it ran: never served as current
             todo.append(t)
     skipped_done = len(the_plan.tasks) - len(todo)
@@ -247,7 +252,7 @@ def run_experiments(
     todo = [t for t in todo if t.stream not in bad_streams]
     #: task id -> the stream id it should run on; a task that ran on another read data
     #: that changed while the study ran.
-    expected = {t.task_id: stream_ids[t.stream] for t in todo}
+    expected = {t.task_id: ran_on(t) for t in todo}
     moved: dict[str, int] = {}
 
     counts: dict[str, int] = {}
@@ -281,8 +286,8 @@ def run_experiments(
                     "finished before are kept; fix that and run the same command to resume"
                 ) from None
             counts[result.status] = counts.get(result.status, 0) + 1
-        ran_on = result.run.get("stream_id")
-        if ran_on is not None and ran_on != expected.get(result.run["task_id"], ran_on):
+        read = result.run.get("stream_id")
+        if read is not None and read != expected.get(result.run["task_id"], read):
             moved[result.run["stream"]] = moved.get(result.run["stream"], 0) + 1
         if result.status != "ok":
             progress.message(

@@ -398,6 +398,13 @@ def window_bounds(window: str, n: int) -> tuple[int, int]:
     raise ValueError(f"unknown stream window {window!r}")
 
 
+def window_id(stream_id: str, window: str | None) -> str:
+    """The stream id of a task's ``window`` of the stream ``stream_id`` (itself if none)."""
+    if not window:
+        return stream_id
+    return hashlib.sha256(f"{stream_id}|{window}".encode()).hexdigest()[: len(stream_id)]
+
+
 def window_stream(stream: Stream, window: str | None) -> Stream:
     """The part of a stream a task's ``window`` option names (the stream itself if none).
 
@@ -407,9 +414,7 @@ def window_stream(stream: Stream, window: str | None) -> Stream:
     if not window:
         return stream
     start, stop = window_bounds(window, stream.n)
-    sid = hashlib.sha256(f"{stream.stream_id}|{window}".encode()).hexdigest()[
-        : len(stream.stream_id)
-    ]
+    sid = window_id(stream.stream_id, window)
     X = rows_between(stream.X, start, stop)  # a large stream's window is not read here
     return replace(stream, X=X, y=stream.y[start:stop], stream_id=sid)
 
