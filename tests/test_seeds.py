@@ -138,3 +138,48 @@ def test_same_seed_same_results_on_one_or_two_workers(tmp_path) -> None:
     pd.testing.assert_frame_equal(first, _tables(tmp_path / "b", 1), check_exact=True)
     pd.testing.assert_frame_equal(first, _tables(tmp_path / "c", 2), check_exact=True)
     assert first["online_error"].notna().all()
+
+
+def _as_format_1(folder) -> int:
+    """Rewrite every task file of ``folder`` as kbench wrote it before results formats:
+    its run record without ``results_format``. Returns the number of files."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from kbench.results.store import RUN_KEY
+
+    files = sorted((folder / "tasks").glob("*.parquet"))
+    for path in files:
+        table = pq.read_table(path)
+        meta = dict(table.schema.metadata)
+        run = json.loads(meta[RUN_KEY])
+        del run["results_format"]
+        meta[RUN_KEY] = json.dumps(run).encode()
+        pq.write_table(table.replace_schema_metadata(meta), path)
+    return len(files)
+
+
+def test_results_of_format_1_are_refused_and_rerun(tmp_path) -> None:
+    """Results written before seeds were split by purpose (format 1) are another
+    experiment: compare and show refuse them in one line naming the format (exit 2), and
+    the same study resumed into their folder runs them again."""
+    from helpers import kbench as cli
+
+    out = tmp_path / "r"
+    args = ["run", "-a", "perceptron", "-a", "norma", "-d", "checkerboard[n_train=200]"]
+    args += ["--seeds", "0-1", "--workers", "0", "--no-report", "--out", str(out)]
+    first = cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert _as_format_1(out) == 4
+    for command in ("compare", "show"):
+        proc = cli(command, str(out))
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        line = proc.stderr.strip()
+        assert "\n" not in line and "4 of 4 runs were written in results format 1" in line
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr
+    assert "4 tasks run again: written in results format 1, this kbench writes format 2" in (
+        " ".join(again.stderr.split())
+    )
+    assert cli("compare", str(out)).returncode == 0
