@@ -194,6 +194,14 @@ def test_misbehaving_plugins_do_not_stop_the_study(tmp_path: Path, plugin_dist) 
             "crasher": r".*worker process died \(exit code 3\).*",
         },
     )
+    # The timed-out and crashed tasks gave no row of their own: theirs carry their stream's
+    # id and shape all the same, those of the task that finished on it.
+    runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
+    for name in ("sleeper", "crasher"):
+        assert (
+            runs.loc[name, ["stream_id", "n", "d"]].tolist()
+            == runs.loc["perceptron", ["stream_id", "n", "d"]].tolist()
+        ), name
 
 
 def test_corrupted_result_file_is_set_aside_and_rerun(tmp_path: Path) -> None:

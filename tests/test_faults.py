@@ -99,6 +99,16 @@ def test_dask_scheduler_address_and_isolation_on_workers(tmp_path: Path, plugin_
         {"sleeper": "timeout", "segfaulter": "error", "perceptron": "ok"},
         {"segfaulter": ".*SIGSEGV.*"},
     )
+    _same_stream_columns(tmp_path / "r")
+
+
+def _same_stream_columns(out: Path) -> None:
+    """Every run row of a study on one stream, crashed, killed or timed out as well as
+    finished, carries that stream's id, task and shape (those of the rows that finished)."""
+    runs = pd.read_parquet(out / "runs.parquet")
+    columns = ["stream_id", "task", "n", "d"]
+    assert runs[columns].notna().all().all(), runs[["algorithm", *columns]]
+    assert len(runs[columns].drop_duplicates()) == 1, runs[["algorithm", *columns]]
 
 
 def test_unreachable_scheduler(tmp_path: Path) -> None:
@@ -189,6 +199,7 @@ def test_segfault_and_memory_limit_affect_only_their_tasks(tmp_path: Path, plugi
             "it reached the --max-memory limit of 300 MiB",
         },
     )
+    _same_stream_columns(tmp_path / "r")
 
 
 def _raise_memory_error() -> None:
