@@ -161,7 +161,7 @@ def run_experiments(
     """
     from kbench.core.errors import ResultsError, interrupted
     from kbench.data.cache import get_stream
-    from kbench.execution.executors import DaskExecutor, LocalExecutor
+    from kbench.execution.executors import DaskExecutor, LocalExecutor, SchedulerLost
     from kbench.execution.isolation import hold_ctrl_c
     from kbench.execution.prequential import RESULTS_FORMAT
     from kbench.execution.study import plan
@@ -286,6 +286,7 @@ def run_experiments(
             timeout=timeout,
             max_memory=memory_limit,
             trace_memory=trace_memory,
+            say=lambda text, level: progress.message(text, level=level),
         )
     else:
         if workers == 0 and (timeout or memory_limit):
@@ -331,6 +332,12 @@ def run_experiments(
             level="error",
         )
         raise StudyInterrupted from None
+    except SchedulerLost as exc:
+        progress.stop()
+        raise KbenchError(
+            f"{exc}; the {kept()} finished tasks are kept in {out}; run the same command "
+            "against a running scheduler to resume"
+        ) from None
     progress.stop()
     elapsed = time.time() - started
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
