@@ -157,6 +157,7 @@ class DaskCluster:
         self.workers: list[Any] = []
         self.started_workers = 0
         file = procs.folder / f"{name}-scheduler.json"
+        file.unlink(missing_ok=True)  # an earlier cluster's, whose address is dead
         self.scheduler = procs.start(
             [*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
              "--scheduler-file", str(file)],
