@@ -26,7 +26,7 @@ from kbench.cli.options import (
     parse_size,
     workers_option,
 )
-from kbench.core.errors import KbenchError, interrupted
+from kbench.core.errors import KbenchError, ResultsError, interrupted
 
 KIND_NAMES = {
     "algorithms": "algorithm",
@@ -399,8 +399,6 @@ def run(
             f"kbench: report written to {path} (kbench compare {out} for every pair's tests)",
             highlight=False,
         )
-    if outcome.bad_streams:
-        sys.exit(1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,12 +433,16 @@ def show(results: Path, fmt: str, tuning: bool) -> None:
 
     registry = _registry()
     runs = load_results(results).runs
-    if len(runs):
-        check_results_format(runs)
+    if not len(runs):
+        # An empty table would print nothing and exit 0, as if there were nothing wrong.
+        raise ResultsError(
+            f"{results} holds no task results (no task has finished into it); "
+            f"run kbench run --out {results} first"
+        )
+    check_results_format(runs)
     print_leaderboard(runs, registry, fmt=fmt)
-    if len(runs):
-        for note in stream_mismatches(runs):
-            click.echo(f"kbench: note: {note}", err=True)
+    for note in stream_mismatches(runs):
+        click.echo(f"kbench: note: {note}", err=True)
 
 
 def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
