@@ -381,7 +381,7 @@ TASK_LOSSES = {
 
 def _default_loss(cls: Any, task_kind: str, registry: Registry) -> str:
     """The algorithm's own default loss if it fits the task, else the task's usual one."""
-    own = cls.default_loss
+    own = getattr(cls, "default_losses", {}).get(task_kind, cls.default_loss)
     if own and task_kind in registry.create("loss", own).tasks:
         return own
     fallback = TASK_LOSSES.get(task_kind, "hinge")
