@@ -143,7 +143,7 @@ class _Progress:
             DownloadColumn(),
             TransferSpeedColumn(),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, soft_wrap=True),
             transient=True,
         )
         self.task = self.bar.add_task(label, total=total, completed=done)

@@ -141,9 +141,10 @@ def load_study(path: str | Path) -> list[Experiment]:
             hint = (
                 " (out belongs in [study])" if unknown[0] == "out" else suggest(unknown[0], allowed)
             )
+            keys = allowed | {"out"} if table == "[study]" else allowed
             raise KbenchError(
                 f"study file {path}: unknown key {unknown[0]!r} in {table}{hint}; "
-                f"keys: {', '.join(sorted(allowed))}"
+                f"keys: {', '.join(sorted(keys))}"
             )
         merged = {**defaults, **block}
         for key, value in merged.items():
@@ -253,6 +254,10 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                     cls, _ = registry.resolve("algorithm", algorithm)
                 label = f"{cls.name} on {dataset}"
                 reason = cls.supports(task_kind)
+                if reason and _reducible(cls, task_kind, "ovr"):
+                    reason += (
+                        '; --multiclass ovr (multiclass = "ovr" in a study) runs it one-vs-rest'
+                    )
                 if reason:
                     skipped.append((label, reason))
                     continue
