@@ -136,7 +136,9 @@ class RiverClassifier(base.Classifier):
             p = 1.0 / (1.0 + math.exp(-f)) if f >= 0 else math.exp(f) / (1.0 + math.exp(f))
             return {False: 1.0 - p, True: p}
         raise NotImplementedError(
-            f"{self.algorithm}: its scores are not probabilities (only a logistic loss gives them)"
+            f"{self.algorithm}: its scores are margins, not probabilities (only the logistic "
+            "loss gives them; river's OneVsRestClassifier needs them): use loss='logistic' "
+            "(NORMA, sgd) or PiSTOL, whose default it is"
         )
 
     def _probabilistic(self) -> bool:

@@ -344,9 +344,11 @@ class OnlineKernelClassifier(ClassifierMixin, _OnlineKernelBase):
 class OnlineKernelRegressor(RegressorMixin, _OnlineKernelBase):
     """A kbench online kernel regressor as a scikit-learn estimator.
 
-    For the algorithms that support regression (NORMA, PiSTOL, ...). Parameters as for
-    :class:`OnlineKernelClassifier`; the loss defaults to the algorithm's regression
-    default (``squared``; PiSTOL needs a Lipschitz one such as ``huber``).
+    For the algorithms that support regression (``kbench list algorithms`` shows their
+    tasks: NORMA, PiSTOL, POLK, kernel SGD and ASGD, FOGD, NOGD, SVMD). Parameters as for
+    :class:`OnlineKernelClassifier`, but the algorithm defaults to NORMA (the perceptron
+    does not regress), and the loss to the algorithm's regression default: ``squared``,
+    or ``huber`` for PiSTOL, which needs a Lipschitz loss.
 
     Attributes
     ----------
@@ -355,6 +357,23 @@ class OnlineKernelRegressor(RegressorMixin, _OnlineKernelBase):
     n_features_in_ : int
         Number of features seen in fit.
     """
+
+    def __init__(
+        self,
+        *,
+        algorithm: str = "norma",
+        kernel: str = "rbf",
+        loss: str | None = None,
+        n_epochs: int = 1,
+        random_state: int | None = None,
+    ) -> None:
+        super().__init__(
+            algorithm=algorithm,
+            kernel=kernel,
+            loss=loss,
+            n_epochs=n_epochs,
+            random_state=random_state,
+        )
 
     def fit(self, X: Any, y: Any) -> OnlineKernelRegressor:
         """Train a new learner on (X, y) for ``n_epochs`` passes, rows in the order given."""

@@ -46,6 +46,7 @@ from kbench.analysis.statistics import (
 )
 from kbench.cli.main import cli
 from kbench.core.errors import KbenchError, ResultsError
+from kbench.execution.prequential import RESULTS_FORMAT
 from kbench.results.degenerate import MARK
 from kbench.results.store import Results, load_results
 
@@ -334,6 +335,7 @@ def _run(
         "n": n,
         "d": 2,
         "kbench_version": __version__,
+        "results_format": RESULTS_FORMAT,
         "status": status,
         "reason": "" if status == "ok" else "RuntimeError: boom",
         "online_error": online_error,
@@ -757,7 +759,7 @@ def test_mixed_kbench_versions_are_noted() -> None:
     runs[0] = runs[0] | {"kbench_version": "0.0.9"}
     res = compare(_results(runs, outcomes))
     note = next(n for n in res.notes if n.startswith("runs written by 2 kbench versions"))
-    assert "0.0.9 (1 runs)" in note and f"{__version__} (11 runs)" in note
+    assert "0.0.9 (1 run)" in note and f"{__version__} (11 runs)" in note
     assert version_notes(pd.DataFrame(runs[1:])) == []
 
 

@@ -64,8 +64,13 @@ def test_majority_rate_uses_the_binomial_interval() -> None:
     # Held-out checked on its own: a good online error does not hide it.
     r = degenerate_reason(_run(test_error=0.39))
     assert r.startswith("held-out: at the majority-class rate") and "online" not in r
-    # Regression has no majority class.
-    assert degenerate_reason(_run(task="regression", online_error=0.9, test_error=0.9)) == ""
+    # Regression has no majority class: its yardstick is the variance of y (stored in
+    # the same columns), which a mean squared error of 0.9 against 0.4 does not beat.
+    assert degenerate_reason(_run(task="regression", online_error=0.9, test_error=0.9)) == (
+        "online: mean squared error not below the variance of y (0.9 vs 0.4); "
+        "held-out: mean squared error not below the variance of y (0.9 vs 0.4)"
+    )
+    assert degenerate_reason(_run(task="regression", online_error=0.1, test_error=0.1)) == ""
 
 
 def test_truncated_unless_a_label_budget_stopped_it() -> None:

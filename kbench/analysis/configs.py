@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from kbench import __version__
+from kbench.analysis.tables import count
 from kbench.core.errors import ResultsError
 from kbench.results.degenerate import degenerate_column
 from kbench.results.store import Results
@@ -286,7 +287,7 @@ def version_notes(runs: pd.DataFrame) -> list[str]:
     if len(counts) < 2:
         return []
     versions = sorted(counts.index, key=_version_tuple)
-    listed = ", ".join(f"{v} ({counts[v]} runs)" for v in versions)
+    listed = ", ".join(f"{v} ({count(int(counts[v]), 'run')})" for v in versions)
     known = [v for v in versions if v != "unknown"]
     changes = (
         [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kbench.analysis.tables import fmt_value, latex_results, to_csv, to_json, to_markdown
+from kbench.analysis.tables import count, fmt_value, latex_results, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
 from kbench.results.tuning import COST_COLUMNS, evaluation_runs, tune_budget
@@ -113,6 +113,37 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
     return boards
 
 
+def width_hints(runs: pd.DataFrame, registry: Registry) -> list[str]:
+    """A hint per degenerate configuration whose kernel has a width left at its default.
+
+    A width parameter (``gamma``) suits features of one scale only: FOGD with ``rbf`` at
+    gamma = 1 on digits scaled to [0, 1] has an online error of 88 %, at gamma = 0.05 of
+    8 %. A degenerate run with such a kernel is as likely the kernel's fault as the
+    algorithm's, and the user is told which knob to turn.
+    """
+    if runs.empty or "degenerate" not in runs or "kernel" not in runs:
+        return []
+    bad = runs[(runs["status"] == "ok") & (runs["degenerate"].fillna("").astype(str) != "")]
+    hints = []
+    for (algorithm, kernel), group in bad.groupby(["algorithm", "kernel"], sort=True):
+        if not isinstance(kernel, str):
+            continue
+        try:
+            cls, _ = registry.resolve("kernel", kernel)
+        except Exception:  # a kernel no longer registered: no hint rather than no table
+            continue
+        if "gamma" not in cls.parameters() or registry.short("kernel", kernel) != cls.name:
+            continue
+        streams = ", ".join(sorted(set(group["stream"].astype(str))))
+        hints.append(
+            f"{algorithm} with {cls.name} at its default width is degenerate on {streams}: "
+            f"a width suits one scale of features; try {cls.name}[gamma=...] smaller for "
+            "features far apart (e.g. 1/d with features scaled to [0, 1], d the number of "
+            "features), or tune it (docs/tuning.md)"
+        )
+    return hints
+
+
 def tuning_cost_text(r: object) -> str:
     """A tuned configuration's cost in one cell: configurations, runs, kernel evaluations
     and seconds of its tuning ("" for an untuned one)."""
@@ -192,7 +223,7 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                                 f"selected {r.selected}"
                                 if is_set(getattr(r, "selected", None))
                                 else "",
-                                f"degenerate ({r.degenerate} of {r.runs} runs): {r.degenerate_reason}"
+                                f"degenerate ({r.degenerate} of {count(r.runs, 'run')}): {r.degenerate_reason}"
                                 if r.degenerate
                                 else "",
                                 r.failed,

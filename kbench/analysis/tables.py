@@ -47,6 +47,21 @@ def fmt_value(value: Any, spec: str) -> str:
     return format(value, spec)
 
 
+def count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1: ``count(1, "run")`` is "1 run"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def p_text(p: Any) -> str:
+    """A p-value in a sentence: ``p = 0.002``, ``p = 3.1e-05``, or ``p < 1e-16`` below
+    what double precision resolves next to 1; ``p = –`` when there is none."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "p = –"
+    if p < 1e-16:
+        return "p < 1e-16"
+    return f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
+
+
 def seed_label(seed: Any) -> str:
     """A seed as a block name: ``3`` for 3 or 3.0, the value as written otherwise."""
     try:

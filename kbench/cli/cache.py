@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.cli.consoles import output_console
 from kbench.core.errors import KbenchError
 
 
@@ -82,7 +82,7 @@ def cache(clear: bool, as_json: bool, dataset: str | None) -> None:
             _size(u.nbytes),
         )
     table.add_row("[bold]total[/bold]", "", "", f"[bold]{_size(total)}[/bold]")
-    Console().print(table)
+    output_console().print(table)
 
 
 def _registered(dataset: str) -> bool:

@@ -7,18 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
-from kbench.cli.options import NonEmptyPath, alpha_option, format_option
+from kbench.analysis.tables import count
+from kbench.cli.consoles import error_console
+from kbench.cli.options import NonEmptyPath, alpha_option, format_option, results_argument
 from kbench.core.errors import ResultsError
 from kbench.results.degenerate import LEGEND as DEGENERATE_LEGEND
 
 METRIC_CHOICE = click.Choice(["online_error", "test_error", "final_epoch_error"])
-err = Console(stderr=True)
+err = error_console()
 
 #: The RESULTS folder both commands read.
-_results_argument = click.argument("results", type=NonEmptyPath(path_type=Path))
+_results_argument = results_argument()
 
 
 def _metric_option(help: str) -> Any:
@@ -92,6 +93,8 @@ def compare(
 ) -> None:
     """Compare every pair of algorithm configurations in a RESULTS folder.
 
+    RESULTS defaults to kbench-results, where kbench run writes by default.
+
     Per data set: an exact Wilcoxon signed-rank test over the seeds' final errors for every
     pair (the verdict), with the mean difference and its interval, Holm-corrected; across
     data sets: mean ranks, the Friedman test, Nemenyi groups, pairwise tests and, with
@@ -116,9 +119,10 @@ def compare(
             write(path)
             err.print(f"kbench: wrote {path}", highlight=False)
     err.print(
-        f"kbench: compared {len(cmp.configs)} configurations on "
-        f"{cmp.pairs['stream_id'].nunique()} streams ({len(cmp.pairs)} paired streams, "
-        f"{len(cmp.seeds)} pairs tested over seeds) "
+        f"kbench: compared {count(len(cmp.configs), 'configuration')} on "
+        f"{count(cmp.pairs['stream_id'].nunique(), 'stream')} "
+        f"({count(len(cmp.pairs), 'paired stream')}, "
+        f"{count(len(cmp.seeds), 'pair')} tested over seeds) "
         f"in {time.perf_counter() - started:.2f} s",
         highlight=False,
     )
@@ -133,7 +137,10 @@ def compare(
     "--title", default=None, help="Title of the report [default: the results folder's name]."
 )
 def report(results: Path, out: Path | None, metric: str, alpha: float, title: str | None) -> None:
-    """Write a self-contained HTML report of a RESULTS folder (plots embedded)."""
+    """Write a self-contained HTML report of a RESULTS folder (plots embedded).
+
+    RESULTS defaults to kbench-results, where kbench run writes by default.
+    """
     from kbench.report.html import write_report
 
     started = time.perf_counter()
@@ -147,6 +154,6 @@ def report(results: Path, out: Path | None, metric: str, alpha: float, title: st
         raise ResultsError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     click.echo(str(path))
     err.print(
-        f"kbench: report of {len(cmp.runs)} tasks written in {time.perf_counter() - started:.2f} s",
+        f"kbench: report of {count(len(cmp.runs), 'task')} written in {time.perf_counter() - started:.2f} s",
         highlight=False,
     )

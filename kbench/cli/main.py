@@ -5,17 +5,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.cli.consoles import error_console, output_console
 from kbench.cli.options import (
+    DEFAULT_RESULTS,
     MAX_TIMEOUT,
     MAX_WORKERS,
     NonEmptyPath,
@@ -24,9 +26,10 @@ from kbench.cli.options import (
     force_option,
     format_option,
     parse_size,
+    results_argument,
     workers_option,
 )
-from kbench.core.errors import KbenchError, interrupted
+from kbench.core.errors import KbenchError, ResultsError, interrupted
 
 KIND_NAMES = {
     "algorithms": "algorithm",
@@ -34,7 +37,7 @@ KIND_NAMES = {
     "losses": "loss",
     "datasets": "dataset",
 }
-err = Console(stderr=True)
+err = error_console()
 
 
 def main() -> None:
@@ -157,17 +160,15 @@ class _Group(click.Group):
         return self.commands.get(name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from click.utils import make_default_short_help
-
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(map(len, names))
+        # Each command's first sentence whole, wrapped to the terminal: click's short help
+        # would cut it with "..." at 80 columns.
         rows = []
-        for name in names:
+        for name in self.list_commands(ctx):
             cmd = self.commands.get(name)
             if cmd is None:
-                rows.append((name, make_default_short_help(LAZY_COMMANDS[name][1], limit)))
+                rows.append((name, LAZY_COMMANDS[name][1]))
             elif not cmd.hidden:
-                rows.append((name, cmd.get_short_help_str(limit)))
+                rows.append((name, summary(cmd.help)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -244,9 +245,9 @@ def _warn_broken_plugin(info: Any) -> None:
 @click.option(
     "--out",
     type=NonEmptyPath(file_okay=False, path_type=Path),
-    default=Path("kbench-results"),
+    default=Path(DEFAULT_RESULTS),
     show_default=True,
-    help='Results folder (a study file may name one: out = "..." in [study]).',
+    help='Results folder (a study file may name one: out = "FOLDER" in [study]).',
 )
 @click.option(
     "--timeout",
@@ -399,8 +400,6 @@ def run(
             f"kbench: report written to {path} (kbench compare {out} for every pair's tests)",
             highlight=False,
         )
-    if outcome.bad_streams:
-        sys.exit(1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +408,7 @@ def run(
 
 
 @cli.command()
-@click.argument("results", type=NonEmptyPath(file_okay=False, path_type=Path))
+@results_argument(file_okay=False)
 @format_option(
     "table: terminal tables; markdown; latex (booktabs, mean ± sd over seeds, best in "
     "bold); csv or json (every column, one row per stream and configuration)."
@@ -421,7 +420,10 @@ def run(
     "online error on the tuning streams, and the one selected.",
 )
 def show(results: Path, fmt: str, tuning: bool) -> None:
-    """Print the leaderboards of an existing RESULTS folder."""
+    """Print the leaderboards of an existing RESULTS folder.
+
+    RESULTS defaults to kbench-results, where kbench run writes by default.
+    """
     from kbench.cli.render import print_leaderboard
     from kbench.results.store import load_results
 
@@ -435,12 +437,16 @@ def show(results: Path, fmt: str, tuning: bool) -> None:
 
     registry = _registry()
     runs = load_results(results).runs
-    if len(runs):
-        check_results_format(runs)
+    if not len(runs):
+        # An empty table would print nothing and exit 0, as if there were nothing wrong.
+        raise ResultsError(
+            f"{results} holds no task results (no task has finished into it); "
+            f"run kbench run --out {results} first"
+        )
+    check_results_format(runs)
     print_leaderboard(runs, registry, fmt=fmt)
-    if len(runs):
-        for note in stream_mismatches(runs):
-            click.echo(f"kbench: note: {note}", err=True)
+    for note in stream_mismatches(runs):
+        click.echo(f"kbench: note: {note}", err=True)
 
 
 def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
@@ -462,7 +468,7 @@ def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
                 }
                 for p in cls.parameters().values()
             },
-            "summary": (cls.__doc__ or "").strip().splitlines()[0],
+            "summary": summary(cls.__doc__),
         }
         if kind == "algorithm":
             row["tasks"] = sorted(cls.tasks)
@@ -496,12 +502,29 @@ def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
                     "version": entry.version,
                     "parameters": {},
                     "source": cls.source,
-                    "summary": v.get("summary", ""),
+                    "summary": v.get("summary")
+                    or f"{v['name']}: a {v.get('task', 'binary')} set of the LIBSVM collection, "
+                    f"n={v.get('n', '?')}, d={v.get('d', '?')}.",
                 }
                 sub.update(v)
                 sub["available"] = "unavailable" not in v
                 rows.append(sub)
     return rows
+
+
+_RST = re.compile(r"``(.+?)``|:(?:func|class|mod|meth|attr|data):`~?(.+?)`")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+
+
+def plain_text(text: str) -> str:
+    """Docstring text without its reStructuredText markup: ``x`` and :func:`x` as x."""
+    return _RST.sub(lambda m: m.group(1) or m.group(2), text)
+
+
+def summary(doc: str | None) -> str:
+    """The first sentence of a docstring, whole (its lines joined), without markup."""
+    paragraph = " ".join((doc or "").strip().split("\n\n")[0].split())
+    return plain_text(_SENTENCE_END.split(paragraph, maxsplit=1)[0])
 
 
 def _bytes(n: int) -> str:
@@ -519,7 +542,7 @@ def _bytes(n: int) -> str:
 def list_(kind: str | None, name: str | None, as_json: bool) -> None:
     """List registered components with their parameters and the plugin they came from.
 
-    With a KIND and a NAME (``kbench list algorithms norma``), document that component's
+    With a KIND and a NAME (kbench list algorithms norma), document that component's
     parameters: type, default, the range its constructor checks, and what each means.
     """
     registry = _registry()
@@ -532,9 +555,10 @@ def list_(kind: str | None, name: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
         return
-    console = Console()
+    console = output_console()
     for k in kinds:
-        table = Table(title=f"[bold]{k}s[/bold]", title_justify="left")
+        plural = next(p for p, one in KIND_NAMES.items() if one == k)
+        table = Table(title=f"[bold]{plural}[/bold]", title_justify="left")
         for col in (
             "name",
             "parameters (default)",
@@ -542,8 +566,9 @@ def list_(kind: str | None, name: str | None, as_json: bool) -> None:
             "plugin",
         ):
             if col:
-                # names are folded rather than cut: a catalogue entry's spec is its name
-                table.add_column(col, overflow="fold" if col == "name" else "ellipsis")
+                # Nothing is cut: a name keeps its line (a catalogue entry's spec is its
+                # name, folded only past the width), the other cells wrap or fold.
+                table.add_column(col, overflow="fold", no_wrap=col == "name" and k != "dataset")
         for r in (r for r in rows if r["kind"] == k):
             params = ", ".join(f"{p}={v['default']!r}" for p, v in r["parameters"].items()) or "–"
             cells = [r["name"], params]
@@ -567,7 +592,7 @@ def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> Non
     """The parameter table of one component (``kbench list KIND NAME``)."""
     entry = registry.entry(kind, name)  # an unknown name: a SpecError listing the valid ones
     params = entry.cls.parameters()
-    summary = (entry.cls.__doc__ or "").strip().splitlines()[0]
+    first = summary(entry.cls.__doc__)
     if as_json:
         rows = [
             {"name": p.name, "type": p.type_name, "default": p.default, "range": p.range_text,
@@ -577,7 +602,7 @@ def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> Non
         click.echo(json.dumps(rows, indent=2, default=str))
         return
     table = Table(
-        title=f"[bold]{kind} {escape(name)}[/bold]: {escape(summary)}", title_justify="left"
+        title=f"[bold]{kind} {escape(name)}[/bold]: {escape(first)}", title_justify="left"
     )
     for col in ("parameter", "type", "default", "range", "description"):
         table.add_column(col, overflow="fold")
@@ -587,11 +612,11 @@ def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> Non
             escape(p.type_name),
             escape(repr(p.default)),
             p.range_text,
-            escape(p.doc),
+            escape(plain_text(p.doc)),
         )
     if not params:
         table.add_row("–", "", "", "", "no parameters")
-    Console().print(table)
+    output_console().print(table)
 
 
 @cli.command()
@@ -610,7 +635,7 @@ def plugins(as_json: bool) -> None:
         status = f"[red]broken: {escape(i.error)}[/red]" if i.error else i.status
         registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
         table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
-    Console().print(table)
+    output_console().print(table)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import click
@@ -105,6 +106,22 @@ def check_address(text: str | None) -> str | None:
     return text.strip()
 
 
+#: The results folder ``kbench run`` writes, and the one show, compare and report read,
+#: when none is given.
+DEFAULT_RESULTS = "kbench-results"
+
+
+def results_argument(**path: Any) -> Any:
+    """The RESULTS argument of show, compare and report: a folder, ``kbench-results`` (where
+    ``kbench run`` writes by default) when left out."""
+    return click.argument(
+        "results",
+        required=False,
+        default=DEFAULT_RESULTS,
+        type=NonEmptyPath(path_type=Path, **path),
+    )
+
+
 #: What the commands that print tables can print them as (``--format``).
 TABLE_FORMATS = click.Choice(["table", "markdown", "latex", "csv", "json"])
 
@@ -142,6 +159,7 @@ class NonEmptyPath(click.Path):
 
 
 __all__ = [
+    "DEFAULT_RESULTS",
     "MAX_MEMORY",
     "MAX_TIMEOUT",
     "MAX_WORKERS",
@@ -154,5 +172,6 @@ __all__ = [
     "force_option",
     "format_option",
     "parse_size",
+    "results_argument",
     "workers_option",
 ]

@@ -1,4 +1,5 @@
-"""The terminal's view of a running study: a progress bar and one line per event."""
+"""The terminal's view of a running study: a progress bar (on a terminal only) and one line
+per event."""
 
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ class RichProgress:
         )
 
     def start(self, total: int) -> None:
+        if not self.console.is_terminal:
+            # A log file or a pipe gets the messages, not a bar redrawn into it.
+            return
         self._bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),

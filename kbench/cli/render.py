@@ -8,7 +8,6 @@ so a table sent to a pager or a file is never cut at 80 columns.
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import numpy as np
@@ -24,20 +23,12 @@ from kbench.analysis.leaderboard import (
     leaderboard,
     peak_mib,
     tuning_cost_text,
+    width_hints,
 )
-from kbench.analysis.tables import fmt_value, short_stream_names
+from kbench.analysis.tables import count, fmt_value, p_text, short_stream_names
+from kbench.cli.consoles import error_console, output_console
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK
-
-WIDE = 10_000
-"""Console width when standard output is not a terminal: wide enough for any table."""
-
-
-def output_console() -> Console:
-    """A console for standard output: the terminal's width, unbounded when not a terminal."""
-    if sys.stdout.isatty():
-        return Console()
-    return Console(width=WIDE, soft_wrap=False)
 
 
 def _f(value: Any, spec: str = ".4f") -> str:
@@ -321,8 +312,8 @@ def print_groups(
         if g.rankable:
             console.print(
                 f"Friedman over {fr['N']} {g.blocks} and {fr['k']} configurations: "
-                f"χ² = {_f(fr['chi2'], '.3f')} (p = {_p(fr['p_chi2'])}), "
-                f"Iman–Davenport F = {_f(fr['F'], '.3f')} (p = {_p(fr['p_F'])}); "
+                f"χ² = {_f(fr['chi2'], '.3f')} ({p_text(fr['p_chi2'])}), "
+                f"Iman–Davenport F = {_f(fr['F'], '.3f')} ({p_text(fr['p_F'])}); "
                 f"Nemenyi critical difference {_f(fr['cd'], '.3f')} at α = {cmp.alpha:g}.",
                 highlight=False,
             )
@@ -386,7 +377,7 @@ def _notes(r: object) -> str:
         notes.append(f"selected {escape(str(r.selected))}")
     if getattr(r, "degenerate", 0):
         notes.append(
-            f"[yellow]{MARK} degenerate ({int(r.degenerate)} of {int(r.runs)} runs): "
+            f"[yellow]{MARK} degenerate ({int(r.degenerate)} of {count(int(r.runs), 'run')}): "
             f"{escape(str(r.degenerate_reason))}[/yellow]"
         )
     if isinstance(getattr(r, "failed", None), str):
@@ -440,3 +431,5 @@ def print_leaderboard(
         console.print(table)
     if any_degenerate:
         console.print(f"[yellow]{escape(LEGEND)}[/yellow]", highlight=False)
+    for hint in width_hints(runs, registry):
+        error_console().print(f"kbench: hint: {hint}", highlight=False, markup=False)

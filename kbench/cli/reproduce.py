@@ -6,12 +6,11 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kbench.cli.consoles import error_console, output_console
 from kbench.cli.options import force_option, workers_option
-from kbench.cli.render import output_console
 from kbench.core.errors import KbenchError
 from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
 
@@ -74,7 +73,7 @@ def reproduce(
     from kbench.reproduce.folders import check_out, resolve_claims
     from kbench.results.store import ResultsStore
 
-    err = Console(stderr=True)
+    err = error_console()
     papers = resolve_claims(paper)
     check_out(out, papers)
     if workers is not None and workers < 0:
@@ -111,6 +110,7 @@ def reproduce(
             progress=RichProgress(err),
             workers=workers,
             force=force,
+            skip_bad_streams=True,  # a paper's other data sets still run
         )
         tables = store.collect().subset(outcome.task_ids)
         rows += evaluate(p, tables, quick=quick)

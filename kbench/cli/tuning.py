@@ -6,11 +6,11 @@ import math
 import sys
 
 import pandas as pd
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from kbench.analysis.tuning import format_search, search_table
+from kbench.cli.consoles import output_console
 
 
 def print_search(tuning: pd.DataFrame, fmt: str = "table") -> None:
@@ -21,7 +21,7 @@ def print_search(tuning: pd.DataFrame, fmt: str = "table") -> None:
         sys.stdout.write(format_search(table, fmt))
         sys.stdout.flush()
         return
-    console = Console(highlight=False)
+    console = output_console()
     if table.empty:
         console.print("no tuning runs (a study tunes with tune = {...}: docs/tuning.md)")
         return

@@ -271,6 +271,9 @@ class Algorithm(Component):
     uses_loss: ClassVar[bool] = False
     #: Loss used when a study names none (only for ``uses_loss`` algorithms).
     default_loss: ClassVar[str | None] = None
+    #: Per task, the loss used when a study names none where ``default_loss`` does not
+    #: serve that task (PiSTOL: ``{"regression": "huber"}``, a Lipschitz loss).
+    default_losses: ClassVar[dict[str, str]] = {}
     #: Batch learners trained once on the whole stream (by :meth:`fit`) have no online
     #: curve: the runner records their held-out error only, and reports draw it as a line.
     offline: ClassVar[bool] = False

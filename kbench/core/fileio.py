@@ -6,6 +6,8 @@ reader therefore sees either the previous file or the new one, never a truncated
 failed write (a full disk, a file-size limit, Ctrl-C) removes its temporary file and leaves
 the previous file as it was. Temporary files are named ``.tmp-<name>.<random>`` so that a
 folder can be swept of the ones a killed process left behind (:func:`remove_stale_temps`).
+Files get the mode a plain ``open`` would give them (0644 under the usual umask 022), not
+the 0600 of a temporary file, so that a shared results folder or a served report can be read.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}.")
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
@@ -55,6 +58,26 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
         raise
     _fsync_folder(path.parent)
     return path
+
+
+def umask() -> int:
+    """The process's umask, read without changing it (from /proc on Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    # Elsewhere only os.umask reads it, by setting it: set it back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode ``open(path, "w")`` gives a new file: 0666 less the umask."""
+    return 0o666 & ~umask()
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from kbench.core.errors import DataError
-from kbench.core.fileio import TEMP_PREFIX, atomic_write
+from kbench.core.fileio import TEMP_PREFIX, atomic_write, file_mode
 
 #: Bytes read from the network or a decompressor at a time.
 BLOCK = 1 << 20
@@ -143,7 +143,7 @@ class _Progress:
             DownloadColumn(),
             TransferSpeedColumn(),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=Console(stderr=True, soft_wrap=True),
             transient=True,
         )
         self.task = self.bar.add_task(label, total=total, completed=done)
@@ -375,6 +375,7 @@ def fetch_url(url: str, sha256: str, folder: str | Path, *, timeout: float = 60.
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".download-")
+        os.fchmod(fd, file_mode())  # a shared cache: the mode open() would give
     except OSError as exc:
         raise DataError(f"cannot write the download cache {target.parent}: {exc}") from None
     # Imported here: urllib.request imports http, email and ssl (tens of milliseconds).

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from kbench.core.errors import KbenchError
+from kbench.core.errors import DataError, KbenchError
 
 
 class Progress(Protocol):
@@ -126,6 +126,7 @@ def run_experiments(
     force: bool = False,
     retry_failed: bool = False,
     trace_memory: bool = True,
+    skip_bad_streams: bool = False,
 ) -> RunOutcome:
     """Plan experiments and run the tasks that have no result in ``store`` into it.
 
@@ -148,6 +149,10 @@ def run_experiments(
         Rerun tasks whose recorded status is not ok.
     trace_memory : bool
         Trace the learners' peak memory.
+    skip_bad_streams : bool
+        Run the other tasks when a stream cannot be built, reporting it (``kbench
+        reproduce``, whose papers may name data this machine lacks); by default such a
+        study is refused before anything is written.
 
     Returns
     -------
@@ -158,6 +163,9 @@ def run_experiments(
     ------
     KbenchError
         If the study has no runnable task or the executor settings conflict.
+    DataError
+        If a stream cannot be built (unless ``skip_bad_streams``): one line naming it and
+        why, before the results folder is created or anything is written.
     """
     from kbench.core.errors import ResultsError, interrupted
     from kbench.data.cache import get_stream
@@ -180,7 +188,6 @@ def run_experiments(
         raise KbenchError("the study has no runnable task")
 
     out = store.folder
-    store.prepare()
     on_disk = store.finished()
     finished = {} if force else on_disk
     for path in store.corrupt_files():
@@ -223,6 +230,15 @@ def run_experiments(
         elif done.stream_id is not None and ran_on(t) != done.stream_id:
             changed += 1  # its data changed since it ran: never served as current
             todo.append(t)
+    # Results kept whose data cannot be read now: a warning, not a refusal.
+    unchecked_why = {spec: bad_streams.pop(spec) for spec in unchecked}
+    for spec in dict.fromkeys(t.stream for t in todo):
+        build(spec)
+    if bad_streams and not skip_bad_streams:
+        # Bad input: refused whole, before the folder exists or a bar is drawn, so that
+        # fixing the data and running the same command is all it takes.
+        raise DataError(_bad_streams_line(bad_streams))
+    store.prepare()
     skipped_done = len(the_plan.tasks) - len(todo)
     # Of the earlier results, those that failed: kept (said, with how to rerun them), or
     # run again (--retry-failed).
@@ -257,11 +273,9 @@ def run_experiments(
     for spec, n in unchecked.items():
         progress.message(
             f"kbench: warning: stream {spec.label} (seed {spec.seed}) cannot be built now "
-            f"({bad_streams.pop(spec)}); its {n} earlier {_results(n)} kept unchecked",
+            f"({unchecked_why[spec]}); its {n} earlier {_results(n)} kept unchecked",
             level="warning",
         )
-    for spec in dict.fromkeys(t.stream for t in todo):
-        build(spec)
     for spec, reason in bad_streams.items():
         progress.message(
             f"kbench: error: stream {spec.label} (seed {spec.seed}): {reason}", level="error"
@@ -356,6 +370,22 @@ def run_experiments(
         bad_streams=bad_streams,
         skipped=list(the_plan.skipped),
     )
+
+
+def _bad_streams_line(bad: dict[Any, str]) -> str:
+    """One line for the streams that cannot be built: the first with its reason, and how
+    many others (their data sets named) cannot either."""
+    spec, reason = next(iter(bad.items()))
+    line = f"stream {spec.label} (seed {spec.seed}): {reason}"
+    others = [s for s in bad if s is not spec]
+    if others:
+        labels = ", ".join(dict.fromkeys(s.label for s in others))
+        line += f"; {len(others)} other {_streams(len(others))} cannot be built either ({labels})"
+    return line
+
+
+def _streams(n: int) -> str:
+    return "stream" if n == 1 else "streams"
 
 
 def _tasks(n: int) -> str:

@@ -236,7 +236,10 @@ def _gathered_test_error(
 def _majority_error(task_kind: str, y: np.ndarray) -> float:
     """Error of always predicting the most frequent label: what a learner that learned nothing gets.
 
-    The labels are counted a chunk at a time (no sorted copy of a long stream's labels)."""
+    For regression, the mean squared error of always predicting the mean of y: its
+    variance. The labels are counted a chunk at a time (no sorted copy of a long stream's labels)."""
+    if task_kind == "regression" and len(y):
+        return float(np.var(y))
     if task_kind not in ("binary", "multiclass") or len(y) == 0:
         return np.nan
     counts: dict[float, int] = {}

@@ -141,9 +141,10 @@ def load_study(path: str | Path) -> list[Experiment]:
             hint = (
                 " (out belongs in [study])" if unknown[0] == "out" else suggest(unknown[0], allowed)
             )
+            keys = allowed | {"out"} if table == "[study]" else allowed
             raise KbenchError(
                 f"study file {path}: unknown key {unknown[0]!r} in {table}{hint}; "
-                f"keys: {', '.join(sorted(allowed))}"
+                f"keys: {', '.join(sorted(keys))}"
             )
         merged = {**defaults, **block}
         for key, value in merged.items():
@@ -253,6 +254,10 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                     cls, _ = registry.resolve("algorithm", algorithm)
                 label = f"{cls.name} on {dataset}"
                 reason = cls.supports(task_kind)
+                if reason and _reducible(cls, task_kind, "ovr"):
+                    reason += (
+                        '; --multiclass ovr (multiclass = "ovr" in a study) runs it one-vs-rest'
+                    )
                 if reason:
                     skipped.append((label, reason))
                     continue
@@ -381,7 +386,7 @@ TASK_LOSSES = {
 
 def _default_loss(cls: Any, task_kind: str, registry: Registry) -> str:
     """The algorithm's own default loss if it fits the task, else the task's usual one."""
-    own = cls.default_loss
+    own = getattr(cls, "default_losses", {}).get(task_kind, cls.default_loss)
     if own and task_kind in registry.create("loss", own).tasks:
         return own
     fallback = TASK_LOSSES.get(task_kind, "hinge")

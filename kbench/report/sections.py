@@ -21,6 +21,7 @@ import pandas as pd
 from kbench import __version__
 from kbench.analysis.comparison import Comparison
 from kbench.analysis.groups import RankGroup, experiment_groups
+from kbench.analysis.tables import p_text
 from kbench.report import pair_plots, plots
 from kbench.results.degenerate import LEGEND
 
@@ -74,9 +75,8 @@ def pval(p: Any) -> str:
 
 
 def p_is(p: Any) -> str:
-    """``p = 0.012``, or ``p <1e-16`` below double precision."""
-    t = pval(p)
-    return f"p {t}" if t.startswith("<") else f"p = {t}"
+    """``p = 0.012``, or ``p < 1e-16`` below double precision (:func:`p_text`)."""
+    return p_text(p)
 
 
 def short_name(name: str, width: int = 28) -> str:

@@ -15,6 +15,13 @@ nothing, it stopped early, or it blew up. The checks, applied to the online
     distinguishable from (or worse than) predicting the majority class. For the online
     error the examples are not independent draws, so the interval is a yardstick for
     "no better than chance", not a test.
+``mean squared error not below the variance of y``
+    Regression only. With ``n`` examples scored and ``v`` the variance of their targets
+    (the mean squared error of always predicting their mean), the run's mean squared error
+    is at or above ``v·(1 − z·√(2/n))``, the lower end of the central 95 % interval of the
+    variance of ``n`` normal draws (``z`` = 1.96): the learner is not distinguishable from
+    (or worse than) predicting the mean. A learner that predicts about 0 on targets far
+    from 0 is caught here. As for the majority rate, a yardstick, not a test.
 ``saw k of n examples``
     The first pass ended before the stream did, other than by spending a label budget
     (``max_queries``) on purpose.
@@ -42,9 +49,13 @@ MARK = "⚠"
 
 LEGEND = (
     f"{MARK} degenerate: constant predictions, error within the central "
-    f"{INTERVAL:.0%} binomial interval of the majority-class rate (or worse), fewer "
-    "examples seen than the stream holds, or non-finite outputs"
+    f"{INTERVAL:.0%} binomial interval of the majority-class rate (or worse), mean squared "
+    "error not below the variance of y (regression), fewer examples seen than the stream "
+    "holds, or non-finite outputs"
 )
+
+#: The standard normal quantile of the interval's lower end: 1.96 for 95 %.
+_Z = 1.959963984540054
 
 
 def _num(value: Any) -> float:
@@ -98,6 +109,23 @@ def at_majority_rate(error: float, majority: float, n: float) -> bool:
     return count >= _binom_ppf(q, n_int, majority)
 
 
+def at_variance(mse: float, variance: float, n: float) -> bool:
+    """Whether a mean squared error over ``n`` examples is no better than predicting the
+    mean of the targets, whose mean squared error is their ``variance``.
+
+    True when ``mse >= variance·(1 − z·√(2/n))``: the lower end of the central
+    ``INTERVAL`` interval of the sample variance of ``n`` normal draws (its standard
+    deviation is ``variance·√(2/n)``). False when any input is missing or the targets are
+    constant (every learner would be "no better" than a zero variance).
+    """
+    mse, variance, n = _num(mse), _num(variance), _num(n)
+    if not (math.isfinite(mse) and math.isfinite(variance) and math.isfinite(n)):
+        return False
+    if n < 2 or variance <= 0.0:
+        return False
+    return mse >= variance * (1.0 - _Z * math.sqrt(2.0 / n))
+
+
 def degenerate_reason(run: Mapping[str, Any], seen: float | None = None) -> str:
     """Why a run is degenerate, as text ('' when it is not).
 
@@ -105,7 +133,8 @@ def degenerate_reason(run: Mapping[str, Any], seen: float | None = None) -> str:
     ----------
     run
         A run row (as the runner writes it). Reads ``status``, ``task``, ``n``, ``seen``,
-        ``query_budget``, ``stopped_at``, ``online_error``, ``majority_error``,
+        ``query_budget``, ``stopped_at``, ``online_error``, ``majority_error`` (for
+        regression: the variance of y),
         ``constant_predictions``, ``test_error``, ``test_n``, ``majority_test_error`` and
         ``test_constant_predictions``; a missing column skips its check.
     seen
@@ -128,11 +157,19 @@ def degenerate_reason(run: Mapping[str, Any], seen: float | None = None) -> str:
         n_seen = n
     if classify and at_majority_rate(online, maj, n_seen):
         reasons.append(f"online: at the majority-class rate ({online:.1%} vs {maj:.1%})")
+    if not classify and at_variance(online, maj, n_seen):
+        reasons.append(
+            f"online: mean squared error not below the variance of y ({online:.4g} vs {maj:.4g})"
+        )
     if run.get("test_constant_predictions") is True or run.get("test_constant_predictions") == 1:
         reasons.append("held-out: constant predictions")
     test, maj_t = _num(run.get("test_error")), _num(run.get("majority_test_error"))
     if classify and at_majority_rate(test, maj_t, _num(run.get("test_n"))):
         reasons.append(f"held-out: at the majority-class rate ({test:.1%} vs {maj_t:.1%})")
+    if not classify and at_variance(test, maj_t, _num(run.get("test_n"))):
+        reasons.append(
+            f"held-out: mean squared error not below the variance of y ({test:.4g} vs {maj_t:.4g})"
+        )
     budget = _num(run.get("query_budget"))
     stopped = _num(run.get("stopped_at"))
     by_budget = math.isfinite(budget) and budget > 0 and math.isfinite(stopped)

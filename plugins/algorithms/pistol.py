@@ -13,7 +13,7 @@ import math
 from typing import Literal
 
 from kbench import hookimpl
-from kbench.core.components import param
+from kbench.core.components import Loss, param
 from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
 
 #: a/L at which Theorem 1's constant φ(L/a) stays finite: 1 − x − x e^{x/2} > 0 for
@@ -57,12 +57,26 @@ class PiSTOL(AveragedExpansion):
     """
 
     name = "pistol"
+    #: Regression needs a Lipschitz loss; the squared loss, the task's usual one, is not.
+    default_losses = {"regression": "huber"}
     #: Parameter-free: a and b follow from the loss (Orabona, 2014); nothing to tune.
     search_space: dict = {}
 
     a: float | None = param(None, low=0.0, low_open=True)
     b: float = param(1.0, low=0.0, low_open=True)
     output: Literal["average", "last"] = param("average")
+
+    @classmethod
+    def supports(cls, task: str, loss: Loss | None = None) -> str | None:
+        """As :meth:`Algorithm.supports`, and a loss without a finite Lipschitz constant
+        (the squared loss) is refused: PiSTOL's α is built from it."""
+        reason = super().supports(task, loss)
+        if reason is None and loss is not None and not 0.0 < float(loss.lipschitz) < math.inf:
+            reason = (
+                f"pistol needs a Lipschitz loss, and {loss.name} is not (use huber or "
+                "eps_insensitive for regression)"
+            )
+        return reason
 
     def __post_init__(self) -> None:
         a, b, output = self.a, self.b, self.output
