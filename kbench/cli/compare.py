@@ -134,7 +134,10 @@ def compare(
 )
 def report(results: Path, out: Path | None, metric: str, alpha: float, title: str | None) -> None:
     """Write a self-contained HTML report of a RESULTS folder (plots embedded)."""
+    from kbench.core.extras import require
     from kbench.report.html import write_report
+
+    require("report", "kbench report")
 
     started = time.perf_counter()
     tables, cmp = _load(results, metric, alpha)
