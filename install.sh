@@ -38,12 +38,15 @@ VPY=.venv/bin/python
 
 # 3. Python dependencies: kbench's, its extras' and its build's, read from pyproject.toml
 # (pip installs only what is missing or too old).
-say "[3/$STEPS] Python packages: installing what is missing (kbench's dependencies, extras test, dask, data, dev, sklearn, river, and the build's)"
+say "[3/$STEPS] Python packages: installing what is missing (kbench's dependencies, extras test, report, dask, data, dev, sklearn, river, and the build's)"
 mapfile -t REQS < <("$VPY" - <<'PYEOF'
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10: pip's own copy of the same parser
+    from pip._vendor import tomli as tomllib
 meta = tomllib.load(open("pyproject.toml", "rb"))
 reqs = list(meta["build-system"]["requires"]) + list(meta["project"]["dependencies"])
-for extra in ("test", "dask", "data", "dev", "sklearn", "river"):
+for extra in ("test", "report", "dask", "data", "dev", "sklearn", "river"):
     reqs += meta["project"]["optional-dependencies"][extra]
 print("\n".join(dict.fromkeys(reqs)))
 PYEOF
@@ -66,7 +69,7 @@ PYEOF
 }
 STAMP=.venv/kbench-build.sha256
 want=$(stamp)
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] \
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -f cython_core/_build_info.json ] \
    && "$VPY" -c "from kbench.core._check_build import check_build; check_build(load=True)" 2>/dev/null; then
   say "[4/$STEPS] compiled core: up to date (sources, build files, Python and NumPy unchanged); not rebuilt"
 else

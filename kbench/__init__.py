@@ -36,11 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from kbench._version import __version__
 from kbench.core._check_build import check_build
 
 check_build()
-
-__version__ = "0.1.0"
 
 hookimpl = pluggy.HookimplMarker("kbench")
 """Marker for the functions of a kbench plugin that implement a hook."""

@@ -19,6 +19,19 @@ from kbench.core.registry import reset_registry
 REPO = Path(__file__).resolve().parents[1]
 KBENCH = Path(sys.executable).with_name("kbench")
 
+#: Set (to 1) by .ci/installed.sh, which runs this suite against kbench installed from its
+#: wheel or sdist: every import of kbench, here and in the subprocesses the tests start, must
+#: then come from site-packages, never from this checkout.
+INSTALLED = os.environ.get("KBENCH_TEST_INSTALLED", "0") not in ("", "0")
+if INSTALLED:
+    import kbench
+
+    if Path(kbench.__file__).resolve().is_relative_to(REPO):
+        raise pytest.UsageError(
+            f"KBENCH_TEST_INSTALLED is set but kbench was imported from the checkout "
+            f"({kbench.__file__}): run pytest from a folder outside it (see .ci/installed.sh)"
+        )
+
 # Whatever third-party plugins happen to be installed must not change kbench's own tests:
 # set but empty, KBENCH_LOAD_PLUGINS loads none. A test that wants plugins asks for them
 # (plugin_dist names its own; tests/test_plugin_example.py unsets it for the example).

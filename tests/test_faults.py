@@ -861,7 +861,10 @@ def test_a_local_cluster_stopping_under_its_workers_writes_nothing(tmp_path: Pat
 def test_linux_only_is_declared_and_said(tmp_path: Path) -> None:
     """kbench declares that it runs on Linux, and kbench run elsewhere says so in one line
     (exit 2) before doing anything."""
-    import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
 
     meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     assert "Operating System :: POSIX :: Linux" in meta["project"]["classifiers"]

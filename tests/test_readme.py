@@ -12,7 +12,8 @@ from conftest import REPO
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    """.ci/run ends with the README's second quick-start command, verbatim."""
+    """.ci/run runs the README's second quick-start command, verbatim, and then tests kbench
+    as installed from its sdist and wheels."""
     readme = (REPO / "README.md").read_text()
     blocks = [b.split("```", 1)[0].strip() for b in readme.split("```bash\n")[1:]]
     quick = blocks[:2]
@@ -22,7 +23,7 @@ def test_ci_runs_the_readme_test_command() -> None:
         for ln in (REPO / ".ci" / "run").read_text().splitlines()
         if ln and not ln.startswith("#")
     ]
-    assert ci_lines[-1] == quick[1]
+    assert ci_lines[-2:] == [quick[1], "bash .ci/installed.sh"]
 
 
 def _python_example() -> str:

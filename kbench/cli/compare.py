@@ -141,7 +141,10 @@ def report(results: Path, out: Path | None, metric: str, alpha: float, title: st
 
     RESULTS defaults to kbench-results, where kbench run writes by default.
     """
+    from kbench.core.extras import require
     from kbench.report.html import write_report
+
+    require("report", "kbench report")
 
     started = time.perf_counter()
     tables, cmp = _load(results, metric, alpha)

@@ -173,8 +173,25 @@ class _Group(click.Group):
             formatter.write_dl(rows)
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from kbench import __version__
+    from kbench.core._check_build import describe_build
+
+    click.echo(f"kbench {__version__}\n{describe_build()}")
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="kbench")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show kbench's version and how its compiled core was built, and exit.",
+)
 def cli() -> None:
     """kbench: benchmark online kernel learning algorithms on identical streams."""
 
@@ -322,6 +339,10 @@ def run(
     from kbench.execution.tuned_study import run_study
     from kbench.results.store import ResultsStore
 
+    if with_report:  # said before the study runs, not after
+        from kbench.core.extras import require
+
+        require("report", "kbench run --report")
     registry = _registry()
     check_number("--workers", workers, low=0, high=MAX_WORKERS, why_high="each is a process")
     check_number(

@@ -74,6 +74,10 @@ def reproduce(
     from kbench.results.store import ResultsStore
 
     err = error_console()
+    if not no_report:  # said before the studies run, not after
+        from kbench.core.extras import require
+
+        require("report", "kbench reproduce's report", "or run it with --no-report")
     papers = resolve_claims(paper)
     check_out(out, papers)
     if workers is not None and workers < 0:

@@ -70,3 +70,54 @@ def check_build(*, load: bool = False) -> None:
                 raise ImportError(f"No module named {module!r}")
         except ImportError as exc:
             raise ImportError(MESSAGE.format(module=module, error=exc)) from None
+
+
+_SIMD = {0: "baseline", 1: "AVX2", 2: "AVX-512"}
+
+
+def build_info() -> dict[str, object]:
+    """How the compiled core was built, as ``setup.py`` recorded it beside the modules
+    (``_build_info.json``): Python, platform, Cython, NumPy, compiler, flags, modules.
+    Empty when it was not recorded."""
+    import json
+
+    package = importlib.util.find_spec("kbench.cython_core")
+    for folder in (package.submodule_search_locations or []) if package else []:
+        path = os.path.join(folder, "_build_info.json")
+        if os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    info = json.load(fh)
+            except (OSError, ValueError):
+                return {}
+            return dict(info, folder=folder) if isinstance(info, dict) else {}
+    return {}
+
+
+def describe_build() -> str:
+    """``kbench --version``'s lines after the first: where kbench is, how its compiled core
+    was built, and the vector instructions its loops use on this CPU."""
+    import platform
+
+    import kbench
+
+    check_build(load=True)  # a core that cannot load says so here, with the fix
+    from kbench.cython_core._feature_maps import simd_level
+
+    info = build_info()
+    if info:
+        built = (
+            f"built by {info.get('python')} for {info.get('platform')} with Cython "
+            f"{info.get('cython')}, NumPy {info.get('numpy')}, {info.get('compiler')} "
+            f"({info.get('flags')})"
+        )
+    else:
+        built = "build not recorded (built before kbench recorded it)"
+    return "\n".join(
+        [
+            f"package: {os.path.dirname(kbench.__file__)}",
+            f"Python {platform.python_version()} ({sys.executable})",
+            f"compiled core: {len(info.get('modules') or MODULES)} modules, {built}",
+            f"vector loops on this CPU: {_SIMD.get(simd_level(), '?')} (KBENCH_SIMD=base|avx2 lowers it)",
+        ]
+    )

@@ -19,7 +19,7 @@ folder of the study file, not to the folder kbench runs in.
 from __future__ import annotations
 
 import os
-import tomllib
+import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,11 @@ from kbench.execution.tuning import (
     parse_tune,
     tuning_tasks,
 )
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 DEFAULT_STUDY = Path(__file__).parents[1] / "studies" / "default.toml"
 #: Most tasks one study may plan: each writes its own result file and the plan is held in

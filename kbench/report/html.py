@@ -24,6 +24,7 @@ from kbench import __version__
 from kbench.analysis.comparison import Comparison
 from kbench.analysis.groups import experiment_groups
 from kbench.core.errors import ResultsError
+from kbench.core.extras import require
 from kbench.core.fileio import atomic_write_text
 from kbench.report import sections
 from kbench.report.plots import PALETTE
@@ -151,6 +152,7 @@ def write_report(
     ``references`` are published values to mark on the curves (see :func:`render_report`).
     ResultsError says why the file cannot be written (a full disk, say).
     """
+    require("report", "the HTML report")
     out = Path(out)
     text = render_report(cmp, results, title=title, source=source, references=references or ())
     try:
