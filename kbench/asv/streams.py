@@ -1,4 +1,4 @@
-"""Fixed inputs of kbench's asv suite: seeds, streams, profiles and how each case is built.
+"""Fixed inputs of kbench's asv suites: seeds, streams, profiles and how each case is built.
 
 Must not be changed -- only appended.
 
@@ -7,12 +7,11 @@ kernel width or a loss that changed under a benchmark would make that history co
 different things, so every definition here is frozen: to benchmark something new, add a
 new stream or constant under a new name and leave the old ones alone.
 
-The algorithm benchmarks are generated from the registry: every registered algorithm,
-built in or from an installed plugin, is benchmarked on every stream of a task it
-supports, with its default parameters (what ``kbench run -a NAME`` runs), the stream's
-RBF kernel and the stream's loss (the algorithm's own default loss when that fits the
-task). A combination the algorithm does not support raises NotImplementedError in
-``setup``, which asv records as skipped.
+A case is one algorithm, given by a spec string (``"norma"``, ``"rbp[budget=50]"``), on
+one stream: the algorithm with the spec's parameters (its defaults otherwise: what
+``kbench run -a SPEC`` runs), the stream's RBF kernel and the stream's loss (the
+algorithm's own default loss when that fits the task). A combination the algorithm does
+not support raises NotImplementedError in ``setup``, which asv records as skipped.
 
 Streams are registered as kbench data sets (``asv-binary-d2``, ...) in the suite's own
 registry and built by :func:`kbench.data.streams.build_stream`, the path every study uses.
@@ -21,9 +20,12 @@ identical across releases (``Generator``'s may change), so a NumPy upgrade canno
 change the data under a benchmark.
 
 A profile (``fast``, ``regular``, ``large_scale``) scales the stream lengths and the
-kernel-row sizes; it is read from ``benchmarks/config.json`` and the environment
-variable ``KBENCH_ASV_PROFILE`` overrides it. Results of different profiles are
-different benchmarks: keep one profile per machine.
+kernel-row sizes. :func:`profile_name` reads it from a suite's ``config.json`` (kbench's
+own ``benchmarks/config.json``) and the environment variable ``KBENCH_ASV_PROFILE``
+overrides it. Results of different profiles are different benchmarks: keep one profile
+per machine.
+
+Nothing here imports asv: the suites are plain classes that asv discovers.
 """
 
 from __future__ import annotations
@@ -44,13 +46,15 @@ from threadpoolctl import threadpool_limits
 from kbench import hookimpl
 from kbench.core.components import Algorithm, Data, Dataset
 from kbench.core.registry import Registry
+from kbench.core.specs import parse_spec
 from kbench.data.streams import Stream, StreamSpec, build_stream
 from kbench.execution.prequential import TaskResult, make_algorithm, run_task
 from kbench.execution.tasks import Task
 
 # One BLAS thread, as kbench's executors run every task: timings must not depend on how
 # many cores happen to be idle while asv runs. (Importing kbench above loaded the BLAS
-# libraries; threadpoolctl limits only those already loaded.)
+# libraries; threadpoolctl limits only those already loaded.) This module is imported
+# only by asv suites, never by ``import kbench``.
 threadpool_limits(1)
 
 # -------------------------------------------------------------------------------------------
@@ -76,17 +80,34 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
-def _profile_name() -> str:
-    name = os.environ.get("KBENCH_ASV_PROFILE")
-    if not name:
-        config = Path(__file__).with_name("config.json")
-        name = json.loads(config.read_text())["profile"] if config.exists() else "regular"
+#: Environment variable that selects the profile, over any ``config.json``.
+ENV_PROFILE = "KBENCH_ASV_PROFILE"
+#: The profile when nothing selects one.
+DEFAULT_PROFILE = "regular"
+
+
+def profile_name(config: Path | None = None) -> str:
+    """The active profile: ``$KBENCH_ASV_PROFILE``, else ``config``'s ``"profile"``, else
+    ``regular``.
+
+    Parameters
+    ----------
+    config
+        A suite's ``config.json`` (``{"profile": "fast"}``); a missing file is no profile.
+
+    Raises
+    ------
+    ValueError
+        When the name is not one of :data:`PROFILES`.
+    """
+    name = os.environ.get(ENV_PROFILE)
+    if not name and config is not None and config.exists():
+        name = json.loads(config.read_text())["profile"]
+    name = name or DEFAULT_PROFILE
     if name not in PROFILES:
         raise ValueError(f"kbench asv profile {name!r} is not one of {', '.join(PROFILES)}")
     return name
 
-
-PROFILE = _profile_name()
 
 # -------------------------------------------------------------------------------------------
 # Stream generators (frozen: each is the definition of the streams that use it)
@@ -222,10 +243,10 @@ WINDOW = 32
 CHECKPOINTS = 8
 
 
-def n_train(stream: str) -> int:
-    """Training length of a stream under the active profile (never below WARM + WINDOW)."""
+def n_train(stream: str, profile: str) -> int:
+    """Training length of a stream under a profile (never below WARM + WINDOW)."""
     sd = STREAMS[stream]
-    return max(WARM + WINDOW, round(sd.n_train * PROFILES[PROFILE]["stream_scale"]))
+    return max(WARM + WINDOW, round(sd.n_train * PROFILES[profile]["stream_scale"]))
 
 
 # -------------------------------------------------------------------------------------------
@@ -284,9 +305,9 @@ def kernel_names() -> list[str]:
 
 
 @functools.cache
-def stream(key: str) -> Stream:
-    """The benchmark stream ``key`` under the active profile (built once per process)."""
-    spec = StreamSpec(dataset=f"asv-{key}[n_train={n_train(key)}]", seed=STREAM_SEED)
+def stream(key: str, profile: str) -> Stream:
+    """The benchmark stream ``key`` under a profile (built once per process)."""
+    spec = StreamSpec(dataset=f"asv-{key}[n_train={n_train(key, profile)}]", seed=STREAM_SEED)
     return build_stream(spec, registry())
 
 
@@ -299,17 +320,19 @@ def stream(key: str) -> Stream:
 class Case:
     """What a benchmark needs to build one algorithm for one stream."""
 
+    #: The algorithm's spec string, as the suite's parameter gives it.
     algorithm: str
     stream: str
+    profile: str
     kernel: str | None
     loss: str | None
     #: A batch reference (``Algorithm.offline``): trained by ``fit``, with no online path.
     offline: bool = False
 
     def build(self) -> Algorithm:
-        """A new algorithm with its default parameters, kernel and loss, built as kbench's
+        """A new algorithm with its spec's parameters, kernel and loss, built as kbench's
         runner builds the learner of the case's task."""
-        return make_algorithm(self.task(), stream(self.stream), registry())
+        return make_algorithm(self.task(), stream(self.stream, self.profile), registry())
 
     def train(self, algo: Algorithm, X: np.ndarray, y: np.ndarray) -> None:
         """Learn a block the way kbench's runner does: ``fit`` once for a batch reference,
@@ -326,16 +349,16 @@ class Case:
             algorithm=reg.canonical("algorithm", self.algorithm),
             kernel=self.kernel,
             loss=self.loss,
-            stream=stream(self.stream).spec,
+            stream=stream(self.stream, self.profile).spec,
             seed=ALGORITHM_SEED,
             checkpoints=CHECKPOINTS,
         )
 
 
-def case(algorithm: str, stream_key: str) -> Case:
-    """The case of an algorithm on a stream; NotImplementedError if it does not apply."""
+def case(algorithm: str, stream_key: str, profile: str) -> Case:
+    """The case of an algorithm spec on a stream; NotImplementedError if it does not apply."""
     reg = registry()
-    cls = reg.entry("algorithm", algorithm).cls
+    cls = reg.entry("algorithm", parse_spec(algorithm)[0]).cls
     sd = STREAMS[stream_key]
     reason = cls.supports(sd.task)
     if reason:
@@ -349,7 +372,7 @@ def case(algorithm: str, stream_key: str) -> Case:
         if reason:
             raise NotImplementedError(reason)
     kernel = f"rbf[gamma={sd.gamma!r}]" if cls.uses_kernel else None
-    return Case(algorithm, stream_key, kernel, loss, offline=bool(cls.offline))
+    return Case(algorithm, stream_key, profile, kernel, loss, offline=bool(cls.offline))
 
 
 class WarmModel:
@@ -365,7 +388,7 @@ class WarmModel:
 
     def __init__(self, c: Case) -> None:
         self.case = c
-        self.stream = stream(c.stream)
+        self.stream = stream(c.stream, c.profile)
         self._model = self._learn_prefix()
         try:
             copy.deepcopy(self._model)
@@ -389,12 +412,12 @@ class WarmModel:
 
 
 @functools.cache
-def warm_model(algorithm: str, stream_key: str, *, learns: bool = False) -> WarmModel:
+def warm_model(algorithm: str, stream_key: str, profile: str, *, learns: bool = False) -> WarmModel:
     """The warm model of a case, built once per process (NotImplementedError if unsupported).
 
     ``learns``: the benchmark goes on learning online, which a batch reference cannot do.
     """
-    c = case(algorithm, stream_key)
+    c = case(algorithm, stream_key, profile)
     if learns and c.offline:
         raise NotImplementedError(
             f"{algorithm} is a batch reference: it is fitted once on the "
@@ -404,10 +427,10 @@ def warm_model(algorithm: str, stream_key: str, *, learns: bool = False) -> Warm
 
 
 @functools.cache
-def stream_run(algorithm: str, stream_key: str) -> TaskResult:
+def stream_run(algorithm: str, stream_key: str, profile: str) -> TaskResult:
     """kbench's prequential run of a case over its whole stream, once per process."""
-    c = case(algorithm, stream_key)
-    result = run_task(c.task(), stream(stream_key), registry(), trace_memory=False)
+    c = case(algorithm, stream_key, profile)
+    result = run_task(c.task(), stream(stream_key, profile), registry(), trace_memory=False)
     if result.status != "ok":
         raise RuntimeError(
             f"kbench run of {algorithm} on {stream_key} ended {result.status}: "
