@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbench.asv import streams
-from kbench.asv.benchmarks import calls_per_sample, kernel_suites
+from kbench.asv.benchmarks import Timed, calls_per_sample, kernel_suites
 from kbench.core.support_buffer import SupportBuffer
 
 from . import common
@@ -22,7 +22,7 @@ globals().update(kernel_suites(streams.kernel_names(), profile=common.PROFILE))
 SIZES = list(streams.PROFILES[common.PROFILE]["kernel_sizes"])
 
 
-class WeightedSum:
+class WeightedSum(Timed):
     """``SupportBuffer.scores(k)``: the weighted sum behind every decision value."""
 
     params = (SIZES, [1, 10])

@@ -45,6 +45,28 @@ from kbench.core.specs import parse_spec
 DIMS = [2, 784]
 #: Precisions of the kernel-row inputs.
 DTYPES = ["float64", "float32"]
+#: Processes (asv's rounds) per commit of a time benchmark, one sample each: the fewest
+#: for which asv's two-sided Mann-Whitney test at p < 0.002 can call two commits
+#: different (6 against 6 cannot go below p = 0.0022).
+ROUNDS = 7
+
+
+class Timed:
+    """How every ``time_`` suite samples: CPU time, one sample in each of ROUNDS processes.
+
+    On a busy machine, a benchmark process's timings move together: every sample of a
+    process runs under the load of its moment. Samples of one process are therefore
+    not independent, and asv's default (two processes of up to five samples) calls
+    such shifts significant. One sample per process makes the process the unit that
+    is compared, and asv interleaves the processes of the commits it compares. CPU
+    time (the learners run on one BLAS thread) leaves out the time slices other
+    processes take.
+    """
+
+    timer = staticmethod(time.process_time)
+    rounds = ROUNDS
+    repeat = 1
+
 
 # -------------------------------------------------------------------------------------------
 # Algorithm suites (templates: the grid and profile come from algorithm_suites)
@@ -61,7 +83,7 @@ class _AlgorithmSuite:
     profile = common.DEFAULT_PROFILE
 
 
-class _PerExample(_AlgorithmSuite):
+class _PerExample(Timed, _AlgorithmSuite):
     """A suite that times one call per example of the window after the warm prefix."""
 
     # Each sample is the WINDOW examples after the warm prefix; asv re-runs setup before
@@ -102,7 +124,7 @@ class _PredictOne(_PerExample):
         self._i += 1
 
 
-class _LearnPredictMany(_AlgorithmSuite):
+class _LearnPredictMany(Timed, _AlgorithmSuite):
     """Time of the block fast path ``learn_predict_many`` over one window of examples."""
 
     number = 1
@@ -136,6 +158,8 @@ class _Fit(_AlgorithmSuite):
     number = 1
     repeat = (1, 5, 60.0)
     timeout = 600
+    # CPU time as the other suites; asv's default two processes of up to five fits.
+    timer = staticmethod(time.process_time)
 
     def setup(self, algorithm: str, stream: str) -> None:
         self._case = common.case(algorithm, stream, self.profile)
@@ -200,7 +224,7 @@ def calls_per_sample(fn: Callable[[], object], target: float = 2e-3) -> int:
     return int(min(1000, max(1, target / once)))
 
 
-class _KernelRow:
+class _KernelRow(Timed):
     """``Kernel.row(S, x)`` with cached squared norms, into a preallocated output."""
 
     params: tuple[list[Any], ...] = ([], [], DIMS, DTYPES)
@@ -220,7 +244,7 @@ class _KernelRow:
         self._kernel.row(self._S, self._x, out=self._out, sq=self._sq, xsq=self._xsq)
 
 
-class _MatVec:
+class _MatVec(Timed):
     """The floor: NumPy's BLAS matrix-vector product ``S @ x`` of the same shapes."""
 
     params: tuple[list[Any], ...] = ([], DIMS, DTYPES)
