@@ -1,20 +1,25 @@
-"""airspeed velocity (asv) suites of kbench components.
+"""airspeed velocity (asv) suites of kbench components, for kbench and for plugin authors.
 
-A benchmark module gets kbench's suites of some components in two lines::
+A plugin's repository tracks its own learner over its own commits with a benchmark module
+of two lines, which ``kbench asv init`` writes::
 
     import kbench.asv
 
-    globals().update(kbench.asv.suites(algorithms=["norma"], kernels=["rbf"]))
+    globals().update(kbench.asv.suites(plugin="example"))
 
 asv then finds the time, peak-memory and ``track_`` (online error, held-out error,
-support vectors) benchmarks of the algorithms, on kbench's fixed seeded streams, and the
-kernel-row benchmarks of the kernels beside the bare BLAS product of the same shape.
-kbench's own ``benchmarks/`` builds its suite from the same classes over every
-registered algorithm and kernel.
+support vectors) benchmarks of every algorithm the plugin registers, on kbench's fixed
+seeded streams, and the kernel-row benchmarks of every kernel it registers beside the
+bare BLAS product of the same shape. kbench's own ``benchmarks/`` builds its suite from
+the same classes over every registered algorithm and kernel.
 
 - :mod:`kbench.asv.streams`: the frozen seeds, streams and profiles, and how a case (an
   algorithm on a stream) is built and run.
 - :mod:`kbench.asv.benchmarks`: the suite templates and the factories that fill their grids.
+- :mod:`kbench.asv.project`: ``kbench asv init``, the files of a plugin's asv project.
+- :mod:`kbench.asv.environment`: the ``kbench`` environment type of asv (imported by asv
+  only, through the ``plugins`` entry of ``asv.conf.json``), and
+  :mod:`kbench.asv.install`, which installs a commit into it.
 - :mod:`kbench.asv.dashboard`: a published dashboard made to work without network.
 
 Importing this package imports neither asv nor the suites; :func:`suites` loads them.

@@ -126,7 +126,7 @@ def _exit_interrupted(exc: BaseException | None) -> NoReturn:
 LAZY_COMMANDS = {
     "asv": (
         "kbench.cli.asv",
-        "asv dashboards: make a published one work offline.",
+        "Track a plugin's speed and accuracy over its commits with asv (kbench asv init).",
     ),
     "cache": (
         "kbench.cli.cache",
