@@ -11,7 +11,7 @@ from kbench.cli.options import NonEmptyPath
 
 @click.group()
 def asv() -> None:
-    """Track a plugin's speed and accuracy over its commits with airspeed velocity (asv).
+    """Track a plugin's speed and accuracy over its commits with asv (kbench asv init).
 
     `kbench asv init` in the plugin's folder writes asv.conf.json and
     benchmarks/bench_plugin.py; asv then benchmarks the plugin's algorithms and kernels
