@@ -59,9 +59,11 @@ def _plugin_copy(folder: Path, *, git: bool = True) -> Path:
     return folder
 
 
-def _kbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _kbench(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(KBENCH), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [str(KBENCH), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
 
 
@@ -163,22 +165,30 @@ def _module_exists(tmp_path: Path) -> Path:
     return repo
 
 
+def _git_missing(tmp_path: Path) -> Path:
+    return _plugin_copy(tmp_path / "plugin")  # a repository; the test hides git from PATH
+
+
 BAD_FOLDERS = {
     "outside-git": (_no_git, "is not in a git repository"),
     "no-entry-point": (_no_entry_point, "declares no [project.entry-points.kbench]"),
     "no-pyproject": (_no_pyproject, "there is no pyproject.toml declaring"),
     "config-exists": (_config_exists, "asv.conf.json already exists"),
     "module-exists": (_module_exists, "bench_plugin.py already exists"),
+    "no-git-program": (_git_missing, "git is not installed (or not on PATH)"),
 }
 
 
 @pytest.mark.parametrize(("make", "message"), BAD_FOLDERS.values(), ids=BAD_FOLDERS.keys())
 def test_init_refuses_with_one_line_and_writes_nothing(tmp_path: Path, make, message: str) -> None:
-    """Outside git, without a kbench plugin, or over existing files: exit 2, one line, nothing
-    written or overwritten."""
+    """Outside git, without a kbench plugin, over existing files, or without git itself:
+    exit 2, one line, nothing written or overwritten."""
     folder = make(tmp_path)
     before = _snapshot(folder)
-    done = _kbench("asv", "init", cwd=folder)
+    env = None
+    if message.startswith("git is not installed"):
+        env = {**os.environ, "PATH": str(tmp_path / "no-programs")}
+    done = _kbench("asv", "init", cwd=folder, env=env)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout == ""
     lines = done.stderr.splitlines()

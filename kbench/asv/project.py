@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import tomllib
 from dataclasses import dataclass
@@ -71,6 +72,8 @@ def read_project(folder: Path) -> PluginProject:
         The folder holding the plugin's ``pyproject.toml``.
     """
     folder = folder.resolve()
+    if shutil.which("git") is None:
+        raise KbenchError("git is not installed (or not on PATH): asv measures git commits")
     top = _git(folder, "rev-parse", "--show-toplevel")
     if top is None:
         raise KbenchError(
