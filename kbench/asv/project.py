@@ -118,7 +118,7 @@ def config_text(project: PluginProject) -> str:
     // asv configuration of the kbench plugin {project.distribution}, written by
     // `kbench asv init`. Run asv from this folder with the Python kbench is installed in:
     //   asv machine --yes             once per machine
-    //   asv run                       measure the commits of the branch below
+    //   asv run NEW                   the commits of the branch below not measured yet
     //   {continuous}fails when HEAD is slower or less accurate
     //   asv publish && kbench asv offline .asv/html && asv preview
     "version": 1,

@@ -45,7 +45,7 @@ def init(folder: Path) -> None:
     click.echo(
         "next, from that folder, with the Python kbench is installed in:\n"
         "  asv machine --yes\n"
-        f"  {'asv run'.ljust(32)}# the commits of {project.branch}\n"
+        f"  {'asv run NEW'.ljust(32)}# the commits of {project.branch} not measured yet\n"
         f"  {f'asv continuous {project.branch} HEAD'.ljust(32)}# fails if HEAD got slower or less accurate\n"
         "  asv publish && kbench asv offline .asv/html && asv preview\n"
         "(asv keeps its environments, results and dashboard in .asv/: add it to .gitignore)"
