@@ -181,7 +181,8 @@ def run_experiments(
 
     out = store.folder
     store.prepare()
-    finished = {} if force else store.finished()
+    on_disk = store.finished()
+    finished = {} if force else on_disk
     for path in store.corrupt_files():
         progress.message(
             f"kbench: warning: unreadable result file set aside as {path}; its task is rerun",
@@ -223,10 +224,26 @@ def run_experiments(
             changed += 1  # its data changed since it ran: never served as current
             todo.append(t)
     skipped_done = len(the_plan.tasks) - len(todo)
+    # Of the earlier results, those that failed: kept (said, with how to rerun them), or
+    # run again (--retry-failed).
+    failed_before = {t.task_id for t in the_plan.tasks if t.task_id in finished} - {
+        i for i, done in finished.items() if done.status == "ok"
+    }
+    rerun = failed_before & {t.task_id for t in todo}
     if skipped_done:
+        failed_kept = len(failed_before - rerun)
         progress.message(
-            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)"
+            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out}"
+            + (
+                f", {failed_kept} of them failed (use --retry-failed to rerun those, --force "
+                "to rerun all)"
+                if failed_kept
+                else " (use --force to rerun)"
+            )
         )
+    if rerun and retry_failed:
+        n = len(rerun)
+        progress.message(f"kbench: {n} {_tasks(n)} that failed before run again (--retry-failed)")
     if changed:
         progress.message(
             f"kbench: {changed} {_tasks(changed)} run again: their data changed since they ran"
@@ -256,6 +273,12 @@ def run_experiments(
     moved: dict[str, int] = {}
 
     counts: dict[str, int] = {}
+    written: set[str] = set()
+
+    def kept() -> int:
+        """Tasks with a result in the folder: those written now and those from before."""
+        return len(written | on_disk.keys())
+
     if executor == "dask":
         runner = DaskExecutor(
             scheduler=scheduler,
@@ -280,12 +303,12 @@ def run_experiments(
             try:
                 store.write(result)
             except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
-                kept = sum(counts.values())
                 raise ResultsError(
-                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
+                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept()} tasks "
                     "finished before are kept; fix that and run the same command to resume"
                 ) from None
             counts[result.status] = counts.get(result.status, 0) + 1
+            written.add(result.run["task_id"])
         read = result.run.get("stream_id")
         if read is not None and read != expected.get(result.run["task_id"], read):
             moved[result.run["stream"]] = moved.get(result.run["stream"], 0) + 1
@@ -303,9 +326,8 @@ def run_experiments(
         runner.run(todo, on_done, progress.task_started, tick=progress.tick)
     except KeyboardInterrupt:
         progress.stop()
-        done = sum(counts.values())
         progress.message(
-            f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
+            f"kbench: interrupted; {kept()} finished tasks are kept in {out}; run the same command to resume",
             level="error",
         )
         raise StudyInterrupted from None
