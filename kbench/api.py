@@ -20,6 +20,7 @@ name                                   defined in
 ``Stream``, ``StreamSpec``            :mod:`kbench.data.streams`
 ``get_stream``                         :mod:`kbench.data.cache`
 ``Registry``, ``get_registry``         :mod:`kbench.core.registry`
+``child_seed``, ``derive_seed``        :mod:`kbench.core.seeds`
 ``KbenchError``, ``SpecError``,        :mod:`kbench.core.errors`
 ``DataError``, ``RegistryError``
 =====================================  ==================================================
@@ -58,6 +59,7 @@ from kbench.core.components import (
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
+from kbench.core.seeds import child_seed, derive_seed
 from kbench.core.support_buffer import SupportBuffer
 from kbench.data.cache import get_stream
 from kbench.data.streams import Stream, StreamSpec
@@ -82,6 +84,8 @@ __all__ = [
     "as_matrix",
     "as_vector",
     "check_range",
+    "child_seed",
+    "derive_seed",
     "get_registry",
     "get_stream",
     "hookimpl",

@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - exercised with river hidden, in a subp
     ) from None
 
 from kbench.core.components import Algorithm
+from kbench.core.seeds import derive_seed
 
 __all__ = ["RiverClassifier"]
 
@@ -56,7 +57,8 @@ class RiverClassifier(base.Classifier):
         Spec of a kbench loss for the algorithms that take one; None gives the
         algorithm's default (``logistic`` for PiSTOL, which makes probabilities).
     seed
-        Seed of the learner's randomness.
+        Seed of the learner's randomness: the learner gets the seed ``kbench run``
+        derives from a study seed of this value (``derive_seed(seed, "learner")``).
 
     Notes
     -----
@@ -86,7 +88,9 @@ class RiverClassifier(base.Classifier):
     def _make(self) -> Algorithm:
         from kbench.sklearn import _make
 
-        return _make(self.algorithm, self.kernel, self.loss, "binary", 2, self.seed)
+        return _make(
+            self.algorithm, self.kernel, self.loss, "binary", 2, derive_seed(self.seed, "learner")
+        )
 
     def _vector(self, x: dict[Any, Any]) -> np.ndarray:
         assert self._keys is not None

@@ -50,17 +50,22 @@ from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm
 from kbench.core.dense_rows import dense_blocks, for_sparse_rows, takes_csr
 from kbench.core.registry import get_registry
+from kbench.core.seeds import child_seed, derive_seed
 
 __all__ = ["OnlineKernelClassifier", "OnlineKernelRegressor"]
 
 
 def _seed(random_state: Any) -> int:
-    """An integer seed for the kbench learner from scikit-learn's ``random_state``."""
+    """The kbench learner's seed for scikit-learn's ``random_state``: the learner's seed
+    that ``kbench run`` derives from a study seed of that value (``derive_seed(s,
+    "learner")``), so the estimator is the learner of that run."""
     if random_state is None:
-        return 0
-    if isinstance(random_state, numbers.Integral):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(2**31 - 1))
+        seed = 0
+    elif isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+    else:
+        seed = int(check_random_state(random_state).randint(2**31 - 1))
+    return derive_seed(seed, "learner")
 
 
 def _algorithm_class(algorithm: str) -> type[Algorithm]:
@@ -300,7 +305,7 @@ class OnlineKernelClassifier(ClassifierMixin, _OnlineKernelBase):
         else:
             # A binary-only learner: one per class against the rest, each seeded apart.
             self.learners_ = [
-                _make(self.algorithm, self.kernel, self.loss, "binary", 2, seed + k)
+                _make(self.algorithm, self.kernel, self.loss, "binary", 2, child_seed(seed, k))
                 for k in range(n)
             ]
             self._ovr = True

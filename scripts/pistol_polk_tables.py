@@ -19,12 +19,14 @@ import numpy as np
 import pandas as pd
 
 from kbench.core.registry import get_registry
+from kbench.core.seeds import derive_seed
 from kbench.results.store import load_results
 
 
 @cache
 def bayes_error(dataset: str, seed: int) -> float:
-    """The Bayes error of a multidist realisation (the stream seed draws the mixture)."""
+    """The Bayes error of a multidist realisation (the stream seed's data stream draws the
+    mixture)."""
     base = re.sub(r"\[.*\]$", "", dataset)
     params = re.search(r"\[(.*)\]$", dataset)
     spec = base
@@ -35,7 +37,7 @@ def bayes_error(dataset: str, seed: int) -> float:
             if p.split("=")[0] not in ("n", "order", "test_size", "positive", "scale")
         ]
         spec = f"{base}[{','.join(keep)}]" if keep else base
-    return get_registry().create("dataset", spec).bayes_error(seed)
+    return get_registry().create("dataset", spec).bayes_error(derive_seed(seed, "data"))
 
 
 def short_spec(spec: str) -> str:

@@ -24,7 +24,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kbench.api import get_registry
+from kbench.api import derive_seed, get_registry
 from kbench.data.streams import StreamSpec, build_stream
 
 KERNEL = "rbf[gamma=0.8333333333]"  # exp(−d²/(2σ̃²)), σ̃² = 0.6 (specs/004 §2.1)
@@ -71,7 +71,9 @@ def bayes_table(reg, seeds: list[int]) -> dict[str, list[float]]:
     for s in seeds:
         cells = []
         for name, params in VARIANTS.items():
-            b = reg.create("dataset", dataset_spec(params, 10, 10)).bayes_error(s)
+            b = reg.create("dataset", dataset_spec(params, 10, 10)).bayes_error(
+                derive_seed(s, "data")
+            )
             out[name].append(b)
             cells.append(f"{100 * b:.1f}")
         print(f"| {s} | " + " | ".join(cells) + " |")
@@ -95,7 +97,7 @@ def excess_table(reg, seeds: list[int], params: dict, n: int, n_test: int, label
     for s in seeds:
         spec = dataset_spec(params, n, n_test)
         stream = build_stream(StreamSpec(dataset=spec, seed=s), reg)
-        bayes = reg.create("dataset", spec).bayes_error(s)
+        bayes = reg.create("dataset", spec).bayes_error(derive_seed(s, "data"))
         e_p, m = run_arm(reg, POLK, stream)
         e_b, _ = run_arm(reg, BSGD, stream)
         rows.append((bayes, e_p, e_b, m))

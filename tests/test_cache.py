@@ -70,7 +70,8 @@ def data_folder(name: str) -> Path:
 
 def test_edited_file_gets_a_new_stream_and_is_never_paired(tmp_path: Path) -> None:
     """kbench run on a LIBSVM file, edit the file (same size), run again: the new run builds
-    a new stream (new id), and compare refuses to pair it with the runs on the old content."""
+    a new stream (new id); the same study resumed in the old folder runs its task again
+    and says why; a result of another study left on the old content is never paired."""
     write_libsvm(tmp_path / "train.svm", seed=1)
     spec = "libsvm[path=train.svm,dense=true]"  # pa takes only dense rows
     common = ["-d", spec, "--workers", "0", "--no-report"]
@@ -84,11 +85,10 @@ def test_edited_file_gets_a_new_stream_and_is_never_paired(tmp_path: Path) -> No
     new_id = load_results(tmp_path / "res2").runs["stream_id"].iloc[0]
     assert new_id != old_id
 
-    # The same folder resumed with two more algorithms: perceptron keeps its result on the
-    # old content, pa and norma run on the new one; compare pairs those two only, and says
-    # why perceptron is left out.
-    algos = ["-a", "perceptron", "-a", "pa", "-a", "norma"]
-    more = kbench("run", *algos, *common, "--out", "res", cwd=tmp_path)
+    # Another study into the same folder (pa and norma): the perceptron's result is not
+    # one of its tasks and stays on the old content; compare pairs pa and norma only, and
+    # says why the perceptron is left out; show says so too.
+    more = kbench("run", "-a", "pa", "-a", "norma", *common, "--out", "res", cwd=tmp_path)
     assert more.returncode == 0, more.stderr
     runs = load_results(tmp_path / "res").runs.set_index("algorithm")
     assert runs.loc["perceptron", "stream_id"] == old_id
@@ -98,6 +98,50 @@ def test_edited_file_gets_a_new_stream_and_is_never_paired(tmp_path: Path) -> No
     text = " ".join((cmp.stdout + cmp.stderr).split())
     assert "2 different stream ids" in text and "perceptron not paired" in text
     assert "(1 paired streams, 1 pairs tested over seeds)" in text
+    show = kbench("show", "res", cwd=tmp_path)
+    assert show.returncode == 0, show.stderr
+    assert "2 different stream ids" in " ".join(show.stderr.split())
+
+    # The first study resumed in its folder: its task ran on data that changed since, so it
+    # runs again (and the run says so) instead of being served as current.
+    again = kbench("run", "-a", "perceptron", *common, "--out", "res", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "1 task run again: their data changed since they ran" in again.stderr
+    runs = load_results(tmp_path / "res").runs
+    assert set(runs["stream_id"]) == {new_id}
+    kept = kbench("run", "-a", "perceptron", *common, "--out", "res", cwd=tmp_path)
+    assert "1 of 1 tasks already have results" in kept.stderr
+    assert "run again" not in kept.stderr
+
+
+def test_edit_with_its_mtime_put_back_gets_a_new_stream(reg: Registry, tmp_path: Path) -> None:
+    """An edit that keeps the size and puts the mtime back (touch -r, cp -p, rsync -t, tar
+    -x) is seen: the ctime moved. A copy of the same bytes under a new inode keeps its id."""
+    path = tmp_path / "d.svm"
+    write_old_libsvm(path, seed=3)
+    spec = StreamSpec(f"libsvm[path={path}]", seed=0)
+    first = get_stream(spec, reg)
+    st = os.stat(path)
+
+    copy = tmp_path / "copy.svm"
+    copy.write_bytes(path.read_bytes())
+    os.replace(copy, path)  # same bytes, new inode and ctime
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(path).st_ino != st.st_ino
+    assert get_stream(spec, reg).stream_id == first.stream_id
+
+    st = os.stat(path)
+    flip_first_label(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # as touch -r would put it back
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ino,
+    )
+    edited = get_stream(spec, reg)
+    assert edited.stream_id != first.stream_id
+    assert edited.stream_id == build_stream(spec, reg).stream_id
 
 
 def test_touched_file_keeps_its_stream_and_an_edit_replaces_it(
@@ -403,3 +447,68 @@ def test_plugin_files_and_fortran_arrays(plugin_dist, tmp_path: Path) -> None:
         assert got.stream_id == built.stream_id and np.array_equal(got.X, built.X)
     np.save(path, rng.normal(size=(300, 7)))
     assert get_stream(spec, reg).stream_id == build_stream(spec, reg).stream_id != built.stream_id
+
+
+EDITOR = '''
+import os
+from pathlib import Path
+from kbench import hookimpl
+from kbench.core.components import Algorithm, param
+
+
+class Editor(Algorithm):
+    """Predicts +1; the second task to learn (a count in a file) flips the first label of
+    $KB_EDIT as it learns its first example, after its stream was read."""
+    name = "editor"
+    uses_kernel = False
+    k: int = param(0)
+    def __post_init__(self):
+        self.started = False
+    def decision_one(self, x):
+        return 1.0
+    def learn_one(self, x, y):
+        if self.started:
+            return
+        self.started = True
+        path = Path(os.environ["KB_EDIT"])
+        count = path.with_suffix(".count")
+        began = int(count.read_text()) if count.exists() else 0
+        count.write_text(str(began + 1))
+        if began == 1:
+            text = path.read_text()
+            path.write_text(("-1" if text.startswith("+1") else "+1") + text[2:])
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    register(Editor)
+'''
+
+
+def test_a_file_edited_while_a_study_runs_is_told_apart(
+    tmp_path: Path, plugin_dist, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second task to run edits the data file as it starts (after its stream was read):
+    it and the first ran on the old content, the third reads the new one. The run ends
+    with a one-line note, each result carries the id of the stream it read, and the same
+    command again reruns the two tasks of the old content only."""
+    plugin_dist("kb_editor", EDITOR)
+    data = tmp_path / "train.svm"
+    write_old_libsvm(data, seed=6)
+    monkeypatch.setenv("KB_EDIT", str(data))
+    args = ["-a", "editor[k=0]", "-a", "editor[k=1]", "-a", "editor[k=2]"]
+    args += ["-d", f"libsvm[path={data}]"]
+    args += ["--workers", "1", "--no-report", "--out", "res"]
+    first = kbench("run", *args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    text = " ".join(first.stderr.split())
+    assert "changed while the study ran: 1 task read the new content" in text, text
+    assert load_results(tmp_path / "res").runs["stream_id"].value_counts().tolist() == [2, 1]
+
+    again = kbench("run", *args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "2 tasks run again: their data changed since they ran" in again.stderr
+    assert "changed while the study ran" not in again.stderr
+    assert load_results(tmp_path / "res").runs["stream_id"].nunique() == 1

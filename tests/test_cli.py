@@ -194,6 +194,35 @@ def test_misbehaving_plugins_do_not_stop_the_study(tmp_path: Path, plugin_dist) 
             "crasher": r".*worker process died \(exit code 3\).*",
         },
     )
+    # The timed-out and crashed tasks gave no row of their own: theirs carry their stream's
+    # id and shape all the same, those of the task that finished on it.
+    runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
+    for name in ("sleeper", "crasher"):
+        assert (
+            runs.loc[name, ["stream_id", "n", "d"]].tolist()
+            == runs.loc["perceptron", ["stream_id", "n", "d"]].tolist()
+        ), name
+
+
+def test_resume_says_how_many_earlier_tasks_failed(tmp_path: Path, plugin_dist) -> None:
+    """Resuming, kbench says how many of the tasks it keeps had failed and how to rerun
+    them; with --retry-failed, how many it runs again."""
+    plugin_dist("kb_misbehaving", MISBEHAVING)
+    out = tmp_path / "res"
+    args = _run_on_digits(out, "-a", "perceptron", "-a", "exploder", "--seeds", "0-1")
+    first = kbench(*args, "--workers", "0", "--no-report")
+    assert first.returncode == 0 and "2 error, 2 ok" in first.stderr, first.stderr
+    again = kbench(*args, "--workers", "0", "--no-report")
+    assert again.returncode == 0, again.stderr
+    assert (
+        f"4 of 4 tasks already have results in {out}, 2 of them failed (use --retry-failed "
+        "to rerun those, --force to rerun all)" in again.stderr
+    ), again.stderr
+    retried = kbench(*args, "--workers", "0", "--no-report", "--retry-failed")
+    assert retried.returncode == 0, retried.stderr
+    assert f"2 of 4 tasks already have results in {out} (use --force to rerun)" in retried.stderr
+    assert "2 tasks that failed before run again (--retry-failed)" in retried.stderr
+    assert "2 error" in retried.stderr  # the exploder fails again, as it must
 
 
 def test_corrupted_result_file_is_set_aside_and_rerun(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ from kbench.analysis.statistics import (
 )
 from kbench.cli.main import cli
 from kbench.core.errors import KbenchError, ResultsError
+from kbench.execution.prequential import RESULTS_FORMAT
 from kbench.results.degenerate import MARK
 from kbench.results.store import Results, load_results
 
@@ -334,6 +335,7 @@ def _run(
         "n": n,
         "d": 2,
         "kbench_version": __version__,
+        "results_format": RESULTS_FORMAT,
         "status": status,
         "reason": "" if status == "ok" else "RuntimeError: boom",
         "online_error": online_error,

@@ -21,6 +21,7 @@ import pytest
 from kbench.core.components import Dataset
 from kbench.core.errors import DataError, SpecError
 from kbench.core.registry import Registry
+from kbench.core.seeds import derive_seed
 from kbench.data.streams import (
     STREAM_OPTIONS,
     StreamSpec,
@@ -323,11 +324,11 @@ def test_drift_changes_concept_at_the_given_points():
 
 def test_drift_keeps_its_order_under_the_default_shuffle():
     s = stream("drift[n_train=2000,drift_at=0.5]", seed=2)
-    d = load("drift[n_train=2000,drift_at=0.5]", seed=2)
+    d = load("drift[n_train=2000,drift_at=0.5]", seed=derive_seed(2, "data"))
     assert s.spec.order == "shuffle"
     np.testing.assert_array_equal(s.X, d.X)
     other = stream("twonorm[n_train=200]", seed=2)
-    assert not np.array_equal(other.X, load("twonorm[n_train=200]", seed=2).X)
+    assert not np.array_equal(other.X, load("twonorm[n_train=200]", seed=derive_seed(2, "data")).X)
 
 
 @pytest.mark.parametrize(

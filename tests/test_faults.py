@@ -99,6 +99,16 @@ def test_dask_scheduler_address_and_isolation_on_workers(tmp_path: Path, plugin_
         {"sleeper": "timeout", "segfaulter": "error", "perceptron": "ok"},
         {"segfaulter": ".*SIGSEGV.*"},
     )
+    _same_stream_columns(tmp_path / "r")
+
+
+def _same_stream_columns(out: Path) -> None:
+    """Every run row of a study on one stream, crashed, killed or timed out as well as
+    finished, carries that stream's id, task and shape (those of the rows that finished)."""
+    runs = pd.read_parquet(out / "runs.parquet")
+    columns = ["stream_id", "task", "n", "d"]
+    assert runs[columns].notna().all().all(), runs[["algorithm", *columns]]
+    assert len(runs[columns].drop_duplicates()) == 1, runs[["algorithm", *columns]]
 
 
 def test_unreachable_scheduler(tmp_path: Path) -> None:
@@ -189,6 +199,7 @@ def test_segfault_and_memory_limit_affect_only_their_tasks(tmp_path: Path, plugi
             "it reached the --max-memory limit of 300 MiB",
         },
     )
+    _same_stream_columns(tmp_path / "r")
 
 
 def _raise_memory_error() -> None:
@@ -266,10 +277,18 @@ def test_full_disk_stops_the_study_and_keeps_what_is_written(tiny_disk: Path) ->
     assert "Traceback" not in proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("kbench: error:")]
     assert len(errors) == 1, proc.stderr
-    assert "No space left on device" in errors[0] and "finished before are kept" in errors[0]
     kept = {p.name for p in (out / "tasks").glob("*.parquet")}
+    assert "No space left on device" in errors[0]
+    assert f"the {len(kept)} tasks finished before are kept" in errors[0], errors[0]
     assert kept and not _temp_files(out)
     assert len(load_results(out).runs) == len(kept)
+    # Again on the full disk: the tasks kept from the first run are counted as kept.
+    full = kbench(*args)
+    assert full.returncode == 2, full.stderr
+    now = {p.name for p in (out / "tasks").glob("*.parquet")}
+    assert f"the {len(now)} tasks finished before are kept" in full.stderr, full.stderr
+    assert kept <= now
+    kept = now
     subprocess.run(["mount", "-o", "remount,size=16m", str(tiny_disk)], check=True)
     again = kbench(*args)
     assert again.returncode == 0, again.stderr

@@ -61,7 +61,7 @@ def test_failed_tasks_are_stored_with_status(tmp_path) -> None:
     ok = _result()
     task = Task.from_dict(ok.run["config"])
     store.write(failed_result(task, "timeout", "killed after the 1 s timeout"))
-    assert store.finished() == {task.task_id: "timeout"}
+    assert {k: v.status for k, v in store.finished().items()} == {task.task_id: "timeout"}
     tables = load_results(tmp_path)
     assert tables.runs.iloc[0]["reason"] == "killed after the 1 s timeout" and tables.outcomes.empty
 

@@ -296,7 +296,11 @@ def test_tuned_study_records_selection_tuning_runs_and_cost(tmp_path: Path) -> N
         mine = tuning[tuning["tune_group"] == run["tune_group"]]
         assert run["tune_configs"] == mine["tune_config"].nunique() == 3
         assert run["tune_runs"] == len(mine) == 6
-        assert run["tune_examples"] == mine["seen"].sum() == 360
+        # every finished tuning run saw its 60 examples (a drawn configuration can be
+        # invalid, e.g. NORMA's eta·c > 1: its run is an error and sees none)
+        finished = int((mine["status"] == "ok").sum())
+        assert finished >= 4
+        assert run["tune_examples"] == mine["seen"].sum() == 60 * finished
         assert run["tune_kernel_evals"] == mine["kernel_evals"].sum()
         assert run["tune_seconds"] == pytest.approx(mine["time_s"].sum(), rel=1e-12)
         # the evaluated configuration is the best mean on the tuning prefixes; the run is
@@ -372,6 +376,7 @@ def test_kill_9_while_tuning_then_resume(tmp_path: Path) -> None:
     again = kbench(*args)
     assert again.returncode == 0, again.stderr
     assert f"{len(kept)} of {n_tuning} tasks already have results" in again.stderr
+    assert "run again" not in again.stderr  # a tuning window's stream id is checked as such
     assert kept <= {p.name for p in (out / "tasks").glob("*.parquet")}
     clean = kbench("run", str(study), "--workers", "2", "--out", str(tmp_path / "clean"))
     assert clean.returncode == 0, clean.stderr

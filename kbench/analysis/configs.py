@@ -180,6 +180,32 @@ def check_versions(runs: pd.DataFrame) -> None:
         )
 
 
+def check_results_format(runs: pd.DataFrame) -> None:
+    """Refuse runs of another results format than this kbench's (ResultsError, naming it).
+
+    Format 1 (no ``results_format`` column) predates seeds per purpose: its learners and
+    data drew from the study seed itself, so its runs are another experiment than this
+    kbench's and are never mixed with them."""
+    from kbench.execution.prequential import RESULTS_FORMAT
+
+    column = runs["results_format"] if "results_format" in runs.columns else None
+    formats = pd.Series(1, index=runs.index) if column is None else column.fillna(1).astype(int)
+    other = sorted(set(formats) - {RESULTS_FORMAT})
+    if not other:
+        return
+    n = int((formats != RESULTS_FORMAT).sum())
+    if other[-1] > RESULTS_FORMAT:
+        raise ResultsError(
+            f"{n} of {len(runs)} runs were written in results format {other[-1]}, newer than "
+            f"this kbench's format {RESULTS_FORMAT}; upgrade kbench to read them"
+        )
+    raise ResultsError(
+        f"{n} of {len(runs)} runs were written in results format {other[0]} (before seeds per "
+        f"purpose), this kbench reads format {RESULTS_FORMAT}; run the same study again into "
+        "the folder to rerun them, or read them with the kbench that wrote them"
+    )
+
+
 def prepare_runs(
     results: Results, short: Callable[[str, str], str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -207,6 +233,7 @@ def prepare_runs(
             f"the runs table lacks the column(s) {', '.join(missing)}: not written by kbench"
         )
     check_versions(runs)
+    check_results_format(runs)
     runs = runs.copy()
     for col, default in (
         ("kernel", None),

@@ -155,7 +155,8 @@ def stream_mismatches(runs: pd.DataFrame) -> list[str]:
     for (stream, seed), g in ok.groupby(["stream", "stream_seed"], sort=True):
         ids = g["stream_id"].value_counts()
         if len(ids) > 1:
-            odd = g[g["stream_id"] != ids.index[0]]["label"].unique()
+            names = g["label"] if "label" in g else g["algorithm_spec"]
+            odd = names[g["stream_id"] != ids.index[0]].unique()
             notes.append(
                 f"{stream} seed {seed} has {len(ids)} different stream ids (the data changed "
                 f"between runs); {', '.join(map(str, odd))} not paired with the others there: "

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from kbench.core import seeds
 from kbench.core.errors import KbenchError
 
 ALPHA = 0.05
@@ -294,7 +295,8 @@ def bayesian_signed_rank(
     n_samples
         Posterior draws.
     seed
-        Seed of the draws (the result is reproducible).
+        Seed of the draws (the result is reproducible); they come from its
+        ``resampling`` stream (:mod:`kbench.core.seeds`).
 
     Returns
     -------
@@ -314,7 +316,7 @@ def bayesian_signed_rank(
     below = side(-sums, 2 * rope)
     alpha_w = np.ones(len(z))
     alpha_w[0] = prior
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "resampling")
     left = np.empty(n_samples)
     right = np.empty(n_samples)
     for start in range(0, n_samples, 10_000):  # bounded memory for many data sets

@@ -434,8 +434,17 @@ def show(results: Path, fmt: str, tuning: bool) -> None:
 
         print_search(load_results(results).tuning, fmt=fmt)
         return
+    from kbench.analysis.configs import check_results_format
+    from kbench.analysis.pairs import stream_mismatches
+
     registry = _registry()
-    print_leaderboard(load_results(results).runs, registry, fmt=fmt)
+    runs = load_results(results).runs
+    if len(runs):
+        check_results_format(runs)
+    print_leaderboard(runs, registry, fmt=fmt)
+    if len(runs):
+        for note in stream_mismatches(runs):
+            click.echo(f"kbench: note: {note}", err=True)
 
 
 def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:

@@ -61,8 +61,10 @@ from kbench.data.streams import (
 # instead: drawing its permutation again would hold 8 bytes per row in every task.
 # ---------------------------------------------------------------------------------------------
 
-#: Version of the cache layout; part of every cache key.
-CACHE_FORMAT = 2
+#: Version of the cache layout; part of every cache key. 3: seeds per purpose (the data
+#: set, the split and the order each draw from their own stream of the seed) and source
+#: files keyed on inode and ctime too.
+CACHE_FORMAT = 3
 _MAGIC = b"KBENCH-DATA\x00"
 _ORDER_MAGIC = b"KBENCH-ORDER"
 _ALIGN = 64
@@ -120,9 +122,22 @@ def _stream_key(spec: StreamSpec) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def _stat_key(st: os.stat_result) -> dict[str, int]:
+    """What a change of content cannot keep, as git's index keeps it: size, mtime and
+    ctime (ns) and inode. ``touch -r``, ``cp -p``, ``rsync -t`` and ``tar -x`` put an
+    edited file's mtime back, but its ctime moves (only the kernel sets it) or, for a
+    file replaced, its inode."""
+    return {
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+        "ino": st.st_ino,
+    }
+
+
 def _source_records(sources: dict[str, os.stat_result]) -> list[dict[str, Any]] | None:
-    """Size, mtime and SHA-256 of the files a data set was read from; None if one changed
-    while it was read (its data are then not cached)."""
+    """Stat key (:func:`_stat_key`) and SHA-256 of the files a data set was read from;
+    None if one changed while it was read (its data are then not cached)."""
     out = []
     for path, before in sorted(sources.items()):
         try:
@@ -130,14 +145,13 @@ def _source_records(sources: dict[str, os.stat_result]) -> list[dict[str, Any]] 
             after = os.stat(path)
         except OSError:
             return None
-        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        if _stat_key(after) != _stat_key(before):
             return None
         out.append(
             {
                 "path": path,
                 "abspath": os.path.abspath(path),
-                "size": after.st_size,
-                "mtime_ns": after.st_mtime_ns,
+                **_stat_key(after),
                 "sha256": digest,
                 "checked_ns": time.time_ns(),
             }
@@ -148,8 +162,9 @@ def _source_records(sources: dict[str, os.stat_result]) -> list[dict[str, Any]] 
 def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
     """True when every file the cached data were read from still has the same content.
 
-    Same size and mtime (and path) is trusted; otherwise the file is re-hashed, and the
-    record is updated when the content is the same (a ``touch`` costs one hash).
+    The same stat key (:func:`_stat_key`: size, mtime, ctime, inode) and path is trusted;
+    otherwise the file is re-hashed, and the record is updated when the content is the
+    same (a ``touch`` or a copy costs one hash, and keeps the stream id).
     """
     refreshed = False
     for src in record["sources"]:
@@ -161,9 +176,10 @@ def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
         if st.st_size != src["size"]:
             return False
         abspath = os.path.abspath(path)
+        key = _stat_key(st)
         if (
             abspath == src["abspath"]
-            and st.st_mtime_ns == src["mtime_ns"]
+            and all(src.get(k) == v for k, v in key.items())
             and st.st_mtime_ns < src["checked_ns"] - _RACY_NS
         ):
             continue
@@ -172,7 +188,7 @@ def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
                 return False
         except OSError:
             return False
-        src.update(abspath=abspath, mtime_ns=st.st_mtime_ns, checked_ns=time.time_ns())
+        src.update(abspath=abspath, **key, checked_ns=time.time_ns())
         refreshed = True
     if refreshed:
         with contextlib.suppress(OSError):  # only saves a hash next time
@@ -343,7 +359,8 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
     """Load a stream from the cache, building and caching it on first use.
 
     A cached stream is used only while the local files its data set was read from keep
-    their content (checked by size and mtime, then by SHA-256 when those changed); an
+    their content (checked by size, mtime, ctime and inode, then by SHA-256 when one of
+    them changed); an
     edited file gives a rebuilt stream, with a new ``stream_id``. A cache that cannot be
     written (read-only, full) only costs a rebuild next time. A large stream's order file
     (its row indices and labels) that is missing, damaged or shorter than its record says

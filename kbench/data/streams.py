@@ -30,6 +30,7 @@ from kbench import __version__
 from kbench.core.arrays import csr_over, is_sparse
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
+from kbench.core.seeds import derive_seed, rng
 from kbench.core.specs import coerce, format_spec, parse_spec
 from kbench.data import gathered
 from kbench.data.counting import COUNTING_ORDER, check_digits, counting_sequence, counting_shape
@@ -355,7 +356,8 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
     if why:
         raise DataError(f"data set {dataset.name!r} is not available here: {why}")
     with recording_sources() as sources:
-        data = dataset.load(spec.seed)
+        # the data set's own stream of the seed: never the order's or a learner's
+        data = dataset.load(derive_seed(spec.seed, "data"))
     name = dataset.name
     sparse = is_sparse(data.X) or is_sparse(data.X_test)
     X = _features(data.X, sparse)
@@ -482,11 +484,10 @@ def _plan(spec: StreamSpec, base: _Base) -> Plan:
             f"{_label_text(y[0], data, bool(grouped))}{grouped}; a {task} task needs at least "
             f"two classes"
         )
-    rng = np.random.default_rng(spec.seed)
     rows: np.ndarray | None = None  # the training stream's rows of X in order; None: all, as given
     test_rows: np.ndarray | None = None
     if spec.test_size > 0.0 and data.X_test is None:
-        perm = rng.permutation(X.shape[0])
+        perm = rng(spec.seed, "split").permutation(X.shape[0])
         n_test = max(1, round(spec.test_size * X.shape[0]))
         if n_test >= X.shape[0]:
             raise DataError(
@@ -494,13 +495,14 @@ def _plan(spec: StreamSpec, base: _Base) -> Plan:
             )
         test_rows, rows = perm[:n_test], perm[n_test:]
         yt = y[test_rows]
+    order = rng(spec.seed, "order")
     if spec.order == "shuffle" and not base.time_ordered:
-        perm = rng.permutation(X.shape[0] if rows is None else len(rows))
+        perm = order.permutation(X.shape[0] if rows is None else len(rows))
         rows = perm if rows is None else rows[perm]
     elif counting:
         digits, runs = counting_shape(spec.order)
         classes = y_class if rows is None else y_class[rows]
-        perm = counting_sequence(classes, rng, digits, runs, name=name)
+        perm = counting_sequence(classes, order, digits, runs, name=name)
         rows = perm if rows is None else rows[perm]
     if rows is not None:
         rows = rows if spec.n is None else rows[: spec.n]

@@ -74,8 +74,10 @@ class ResultSink(Protocol):
     def prepare(self) -> None:
         """Make ready to write (and raise a KbenchError if that is impossible)."""
 
-    def finished(self) -> dict[str, str]:
-        """Task id -> recorded status of the tasks that already have a result."""
+    def finished(self) -> dict[str, Any]:
+        """Task id -> what the tasks that already have a result recorded: their
+        ``status``, ``stream_id`` and ``results_format``
+        (:class:`kbench.results.store.Finished`)."""
 
     def corrupt_files(self) -> list[Path]:
         """Unreadable result files set aside (their tasks run again)."""
@@ -157,11 +159,13 @@ def run_experiments(
     KbenchError
         If the study has no runnable task or the executor settings conflict.
     """
-    from kbench.core.errors import ResultsError
-    from kbench.data.streams import get_stream
+    from kbench.core.errors import ResultsError, interrupted
+    from kbench.data.cache import get_stream
     from kbench.execution.executors import DaskExecutor, LocalExecutor
     from kbench.execution.isolation import hold_ctrl_c
+    from kbench.execution.prequential import RESULTS_FORMAT
     from kbench.execution.study import plan
+    from kbench.execution.tuning import window_id
 
     progress = progress or SilentProgress()
     if not sys.platform.startswith("linux"):
@@ -177,39 +181,104 @@ def run_experiments(
 
     out = store.folder
     store.prepare()
-    finished = {} if force else store.finished()
+    on_disk = store.finished()
+    finished = {} if force else on_disk
     for path in store.corrupt_files():
         progress.message(
             f"kbench: warning: unreadable result file set aside as {path}; its task is rerun",
             level="warning",
         )
-    todo = [
-        t
-        for t in the_plan.tasks
-        if t.task_id not in finished or (retry_failed and finished[t.task_id] != "ok")
-    ]
-    skipped_done = len(the_plan.tasks) - len(todo)
-    if skipped_done:
-        progress.message(
-            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out} (use --force to rerun)"
-        )
-
-    # Build every stream once, here, so that workers only load it from the cache.
+    # Build every stream once, here, so that workers only load it from the cache; the ids
+    # of the streams tasks would run on now, to check the results kept against them.
+    stream_ids: dict[Any, str] = {}
     bad_streams: dict[Any, str] = {}
+
+    def build(spec: Any) -> str | None:
+        if spec not in stream_ids and spec not in bad_streams:
+            try:
+                stream_ids[spec] = get_stream(spec, registry).stream_id
+            except Exception as exc:
+                if interrupted(exc):
+                    raise
+                bad_streams[spec] = (
+                    str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
+                )
+        return stream_ids.get(spec)
+
+    def ran_on(task: Any) -> str:
+        """The id of the stream the task reads now: its stream's, or its window's."""
+        return window_id(stream_ids[task.stream], dict(task.options).get("window"))
+
+    todo: list[Any] = []
+    changed, old_formats, unchecked = 0, [], {}
+    for t in the_plan.tasks:
+        done = finished.get(t.task_id)
+        if done is None or (retry_failed and done.status != "ok"):
+            todo.append(t)
+        elif done.results_format != RESULTS_FORMAT:
+            old_formats.append(done.results_format)  # another experiment: kept apart
+            todo.append(t)
+        elif done.stream_id is not None and build(t.stream) is None:
+            unchecked[t.stream] = unchecked.get(t.stream, 0) + 1  # its data cannot be read now
+        elif done.stream_id is not None and ran_on(t) != done.stream_id:
+            changed += 1  # its data changed since it ran: never served as current
+            todo.append(t)
+    skipped_done = len(the_plan.tasks) - len(todo)
+    # Of the earlier results, those that failed: kept (said, with how to rerun them), or
+    # run again (--retry-failed).
+    failed_before = {t.task_id for t in the_plan.tasks if t.task_id in finished} - {
+        i for i, done in finished.items() if done.status == "ok"
+    }
+    rerun = failed_before & {t.task_id for t in todo}
+    if skipped_done:
+        failed_kept = len(failed_before - rerun)
+        progress.message(
+            f"kbench: {skipped_done} of {len(the_plan.tasks)} tasks already have results in {out}"
+            + (
+                f", {failed_kept} of them failed (use --retry-failed to rerun those, --force "
+                "to rerun all)"
+                if failed_kept
+                else " (use --force to rerun)"
+            )
+        )
+    if rerun and retry_failed:
+        n = len(rerun)
+        progress.message(f"kbench: {n} {_tasks(n)} that failed before run again (--retry-failed)")
+    if changed:
+        progress.message(
+            f"kbench: {changed} {_tasks(changed)} run again: their data changed since they ran"
+        )
+    if old_formats:
+        n = len(old_formats)
+        progress.message(
+            f"kbench: {n} {_tasks(n)} run again: written in results format "
+            f"{min(old_formats)}, this kbench writes format {RESULTS_FORMAT}"
+        )
+    for spec, n in unchecked.items():
+        progress.message(
+            f"kbench: warning: stream {spec.label} (seed {spec.seed}) cannot be built now "
+            f"({bad_streams.pop(spec)}); its {n} earlier {_results(n)} kept unchecked",
+            level="warning",
+        )
     for spec in dict.fromkeys(t.stream for t in todo):
-        try:
-            get_stream(spec, registry)
-        except Exception as exc:
-            bad_streams[spec] = (
-                str(exc) if isinstance(exc, KbenchError) else f"{type(exc).__name__}: {exc}"
-            )
-            progress.message(
-                f"kbench: error: stream {spec.label} (seed {spec.seed}): {bad_streams[spec]}",
-                level="error",
-            )
+        build(spec)
+    for spec, reason in bad_streams.items():
+        progress.message(
+            f"kbench: error: stream {spec.label} (seed {spec.seed}): {reason}", level="error"
+        )
     todo = [t for t in todo if t.stream not in bad_streams]
+    #: task id -> the stream id it should run on; a task that ran on another read data
+    #: that changed while the study ran.
+    expected = {t.task_id: ran_on(t) for t in todo}
+    moved: dict[str, int] = {}
 
     counts: dict[str, int] = {}
+    written: set[str] = set()
+
+    def kept() -> int:
+        """Tasks with a result in the folder: those written now and those from before."""
+        return len(written | on_disk.keys())
+
     if executor == "dask":
         runner = DaskExecutor(
             scheduler=scheduler,
@@ -234,12 +303,15 @@ def run_experiments(
             try:
                 store.write(result)
             except OSError as exc:  # a full disk or a folder gone: stop, keep what is written
-                kept = sum(counts.values())
                 raise ResultsError(
-                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept} tasks "
+                    f"cannot write results to {out}: {exc.strerror or exc}; the {kept()} tasks "
                     "finished before are kept; fix that and run the same command to resume"
                 ) from None
             counts[result.status] = counts.get(result.status, 0) + 1
+            written.add(result.run["task_id"])
+        read = result.run.get("stream_id")
+        if read is not None and read != expected.get(result.run["task_id"], read):
+            moved[result.run["stream"]] = moved.get(result.run["stream"], 0) + 1
         if result.status != "ok":
             progress.message(
                 f"kbench: {result.status}: {result.run['algorithm']} on {result.run['stream']} "
@@ -254,9 +326,8 @@ def run_experiments(
         runner.run(todo, on_done, progress.task_started, tick=progress.tick)
     except KeyboardInterrupt:
         progress.stop()
-        done = sum(counts.values())
         progress.message(
-            f"kbench: interrupted; {done} finished tasks are kept in {out}; run the same command to resume",
+            f"kbench: interrupted; {kept()} finished tasks are kept in {out}; run the same command to resume",
             level="error",
         )
         raise StudyInterrupted from None
@@ -264,6 +335,13 @@ def run_experiments(
     elapsed = time.time() - started
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing to run"
     progress.message(f"kbench: {summary} in {elapsed:.1f} s; results in {out}")
+    for label, n in moved.items():
+        progress.message(
+            f"kbench: note: the data of {label} changed while the study ran: {n} "
+            f"{_tasks(n)} read the new content, which is never paired with the old; run the "
+            "same command again to rerun the others on it",
+            level="warning",
+        )
 
     return RunOutcome(
         task_ids={t.task_id for t in the_plan.tasks},
@@ -271,3 +349,11 @@ def run_experiments(
         bad_streams=bad_streams,
         skipped=list(the_plan.skipped),
     )
+
+
+def _tasks(n: int) -> str:
+    return "task" if n == 1 else "tasks"
+
+
+def _results(n: int) -> str:
+    return "result is" if n == 1 else "results are"

@@ -43,6 +43,7 @@ from kbench.execution.isolation import (
 )
 from kbench.execution.prequential import TaskResult, failed_result, machine_info, run_task
 from kbench.execution.tasks import Task
+from kbench.execution.tuning import window_stream
 
 OnDone = Callable[[TaskResult], None]
 OnStart = Callable[[Task], None]
@@ -118,17 +119,32 @@ def execute(
         return run_task(task, stream, registry, trace_memory=trace_memory)
 
 
-def _died(task: Task, exc: ChildDied, max_memory: int | None) -> TaskResult:
+def _failed(task: Task, status: str, reason: str, cache: Path | None = None) -> TaskResult:
+    """The result of a task whose process gave none (it crashed, timed out, or the cluster
+    could not run it), with its stream's columns (id, task, examples, features) as the
+    task would have recorded them: the stream is read from the data cache, where the
+    driver built it before the first task (they stay empty if it cannot be read there)."""
+    stream = None
+    with contextlib.suppress(Exception):
+        stream = window_stream(
+            get_stream(task.stream, get_registry(), cache=cache), dict(task.options).get("window")
+        )
+    return failed_result(task, status, reason, stream)
+
+
+def _died(
+    task: Task, exc: ChildDied, max_memory: int | None, cache: Path | None = None
+) -> TaskResult:
     """The result of a task whose process ended without one: ``memory`` when it ran out of
     memory (a MemoryError, or a crash after its memory grew to the --max-memory limit),
     ``error`` naming the signal or exit status otherwise."""
     if not exc.reached(max_memory):
-        return failed_result(task, "error", str(exc))
+        return _failed(task, "error", str(exc), cache)
     reason = str(exc)
     if max_memory is not None:
         grown = f" after growing by {exc.growth / 2**20:.0f} MiB" if exc.growth else ""
         reason += f"{grown}: it reached the --max-memory limit of {max_memory / 2**20:.0f} MiB"
-    return failed_result(task, "memory", reason)
+    return _failed(task, "memory", reason, cache)
 
 
 def execute_isolated(
@@ -155,9 +171,9 @@ def execute_isolated(
                 max_memory=max_memory,
             )
     except TimeoutError as exc:
-        return failed_result(task, "timeout", str(exc))
+        return _failed(task, "timeout", str(exc), cache)
     except ChildDied as exc:
-        return _died(task, exc, max_memory)
+        return _died(task, exc, max_memory, cache)
 
 
 def execute_isolated_pickled(task: Task, **limits: Any) -> bytes:
@@ -294,7 +310,7 @@ class LocalExecutor(TaskLimits):
                     try:
                         result = child.result()
                     except ChildDied as exc:
-                        result = _died(task, exc, self.max_memory)
+                        result = _died(task, exc, self.max_memory, self.cache)
                     on_done(result)
                 if self.timeout is not None:
                     now = time.monotonic()
@@ -303,8 +319,11 @@ class LocalExecutor(TaskLimits):
                             child.kill()
                             del running[child]
                             on_done(
-                                failed_result(
-                                    task, "timeout", f"killed after the {self.timeout:g} s timeout"
+                                _failed(
+                                    task,
+                                    "timeout",
+                                    f"killed after the {self.timeout:g} s timeout",
+                                    self.cache,
                                 )
                             )
                 if tick:
@@ -419,7 +438,7 @@ class DaskExecutor(TaskLimits):
                 try:
                     result = pickle.loads(fut.result())
                 except Exception as exc:  # a worker lost mid-task, for instance
-                    result = failed_result(task, "error", f"dask: {format_exception_line(exc)}")
+                    result = _failed(task, "error", f"dask: {format_exception_line(exc)}")
                 on_done(result)
                 if tick:
                     tick()

@@ -24,6 +24,7 @@ from kbench.core.arrays import one_rows
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.errors import interrupted
 from kbench.core.registry import Registry, format_exception_line
+from kbench.core.seeds import derive_seed
 from kbench.data.gathered import RowGather, chunk_rows
 from kbench.data.paging import release_rows
 from kbench.data.streams import Stream
@@ -87,6 +88,13 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+#: Version of what a run row means, stored in every row (``results_format``). 2: seeds
+#: per purpose (:mod:`kbench.core.seeds`): a learner gets ``derive_seed(seed, "learner")``
+#: and the data, split and order their own streams, so a format-1 run (every part drew
+#: from the seed itself) is another experiment and is never mixed with format-2 runs.
+RESULTS_FORMAT = 2
+
+
 def base_row(task: Task, stream: Stream | None = None) -> dict[str, Any]:
     """The configuration columns every run row has, whatever its status."""
     return {
@@ -105,6 +113,7 @@ def base_row(task: Task, stream: Stream | None = None) -> dict[str, Any]:
         "n": stream.n if stream is not None else None,
         "d": stream.d if stream is not None else None,
         "kbench_version": __version__,
+        "results_format": RESULTS_FORMAT,
         "config": task.to_dict(),
     } | _tuning_columns(task)
 
@@ -168,7 +177,7 @@ def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
         loss=loss,
         task=stream.task,
         n_classes=stream.n_classes,
-        seed=task.seed,
+        seed=derive_seed(task.seed, "learner"),  # never the data's or the order's numbers
     )
     return for_sparse_rows(algo) if stream.sparse else algo
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from kbench.core import seeds
 from kbench.core.errors import SpecError
 from kbench.core.search_space import Dimension, search_space
 from kbench.core.specs import format_spec, parse_spec
@@ -213,7 +214,7 @@ def _grid(space: dict[str, Dimension], budget: int) -> list[dict[str, Any]]:
 def _random(space: dict[str, Dimension], budget: int, seed: int) -> list[dict[str, Any]]:
     """The defaults first (a tuned learner is never chosen below its defaults on the tuning
     streams), then random draws until ``budget`` distinct points or 50 draws per point."""
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "tuning")
     points: list[dict[str, Any]] = [{}]
     seen: set[str] = {"{}"}
     for _ in range(50 * budget):
@@ -397,6 +398,13 @@ def window_bounds(window: str, n: int) -> tuple[int, int]:
     raise ValueError(f"unknown stream window {window!r}")
 
 
+def window_id(stream_id: str, window: str | None) -> str:
+    """The stream id of a task's ``window`` of the stream ``stream_id`` (itself if none)."""
+    if not window:
+        return stream_id
+    return hashlib.sha256(f"{stream_id}|{window}".encode()).hexdigest()[: len(stream_id)]
+
+
 def window_stream(stream: Stream, window: str | None) -> Stream:
     """The part of a stream a task's ``window`` option names (the stream itself if none).
 
@@ -406,9 +414,7 @@ def window_stream(stream: Stream, window: str | None) -> Stream:
     if not window:
         return stream
     start, stop = window_bounds(window, stream.n)
-    sid = hashlib.sha256(f"{stream.stream_id}|{window}".encode()).hexdigest()[
-        : len(stream.stream_id)
-    ]
+    sid = window_id(stream.stream_id, window)
     X = rows_between(stream.X, start, stop)  # a large stream's window is not read here
     return replace(stream, X=X, y=stream.y[start:stop], stream_id=sid)
 

@@ -68,6 +68,17 @@ def _decode_outcomes(blob: bytes) -> np.ndarray:
     return np.frombuffer(raw, dtype="<f4").astype(np.float64)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """What a task's result file recorded, as resuming needs it."""
+
+    status: str
+    #: The stream the task ran on (None when it failed before its stream was built).
+    stream_id: str | None
+    #: The results format it was written in (1 before the format was recorded).
+    results_format: int
+
+
 class ResultsStore:
     """A results folder: write task results atomically, list and read them back."""
 
@@ -117,8 +128,8 @@ class ResultsStore:
             lambda fh: pq.write_table(table, fh, compression="zstd"),
         )
 
-    def finished(self) -> dict[str, str]:
-        """task_id → status of every readable result; unreadable files are set aside."""
+    def finished(self) -> dict[str, Finished]:
+        """task_id → what every readable result recorded; unreadable files are set aside."""
         done = {}
         for path in _task_files(self.tasks_dir):
             try:
@@ -126,7 +137,11 @@ class ResultsStore:
             except ResultsError:
                 path.rename(path.with_suffix(".parquet.corrupt"))
                 continue
-            done[run["task_id"]] = run["status"]
+            done[run["task_id"]] = Finished(
+                status=run["status"],
+                stream_id=run.get("stream_id"),
+                results_format=int(run.get("results_format") or 1),
+            )
         return done
 
     def corrupt_files(self) -> list[Path]:

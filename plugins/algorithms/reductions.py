@@ -52,6 +52,7 @@ from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, Kernel
 from kbench.core.dense_rows import dense, takes_csr
 from kbench.core.registry import get_registry
+from kbench.core.seeds import child_seed
 from kbench.core.specs import parse_spec
 from kbench.cython_core import _shared_rows
 
@@ -259,7 +260,7 @@ class _Reduction(Algorithm):
                 loss=loss,
                 task="binary",
                 n_classes=2,
-                seed=self.seed + i,
+                seed=child_seed(self.seed, i),
             )
             for i in range(n_learners)
         ]
@@ -367,7 +368,7 @@ class OneVsRest(_Reduction):
 
     The class scores are the C learners' decision values ``f_k(x)``, and the prediction
     their argmax (the lowest class on a tie). Each learner sees every example, labelled
-    +1 if it is of its class and −1 otherwise; learner k is built with seed ``seed + k``.
+    +1 if it is of its class and −1 otherwise; learner k is built with seed ``child_seed(seed, k)`` (:mod:`kbench.core.seeds`).
 
     Its parameters are every reduction's, ``base`` and ``share``.
     """
@@ -394,7 +395,7 @@ class OneVsOne(_Reduction):
     i when ``f_ij(x) ≥ 0`` and for j otherwise; the class scores are the vote counts and
     the prediction the class with most votes (the lowest class on a tie). The learner of
     the p-th pair (in the order (0, 1), (0, 2), …, (C−2, C−1)) is built with seed
-    ``seed + p``.
+    ``child_seed(seed, p)``.
 
     Its parameters are every reduction's, ``base`` and ``share``.
     """

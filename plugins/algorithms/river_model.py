@@ -21,6 +21,7 @@ import numpy as np
 from kbench import hookimpl
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
+from kbench.core.seeds import child_seed
 from kbench.core.specs import suggest
 
 INSTALL = "pip install 'kbench[river]' (or pip install river)"
@@ -103,7 +104,8 @@ class RiverModel(Algorithm):
     args
         Its constructor arguments as ``name=value`` pairs, comma-separated (quote the
         value in a spec: ``args="C=0.5,mode=2"``); values are Python literals or strings.
-        A model with a ``seed`` argument gets the stream's seed unless given here.
+        A model with a ``seed`` argument gets one derived from the learner's seed
+        unless given here (and the RBFSampler another).
     features
         ``none`` (the raw features) or ``rbf_sampler`` (river's RBFSampler in front). River's
         RBFSampler maps each feature on its own, cos(w·xᵢ + b): its features approximate
@@ -131,7 +133,7 @@ class RiverModel(Algorithm):
         cls = river_class(model)
         kwargs = parse_args(self.args)
         if "seed" in inspect.signature(cls).parameters and "seed" not in kwargs:
-            kwargs["seed"] = seed
+            kwargs["seed"] = child_seed(seed, 0)  # the model's draws and the features' apart
         try:
             estimator = cls(**kwargs)
         except TypeError as exc:
@@ -144,7 +146,7 @@ class RiverModel(Algorithm):
             from river import feature_extraction
 
             sampler = feature_extraction.RBFSampler(
-                gamma=self.gamma, n_components=self.n_components, seed=seed
+                gamma=self.gamma, n_components=self.n_components, seed=child_seed(seed, 1)
             )
             estimator = sampler | estimator
         self._river = estimator
