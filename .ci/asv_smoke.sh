@@ -20,14 +20,17 @@ if [ $# -ge 1 ]; then
   mkdir -p "$1"
   OUT=$(cd "$1" && pwd)
   # The same configuration with absolute paths and env, results and html inside OUT, so
-  # that a test run neither reads nor overwrites the developer's .asv/.
-  "$PY" - "$CONF" "$OUT" "$ROOT" <<'PYEOF'
+  # that a test run neither reads nor overwrites the developer's .asv/; its branch is the
+  # one checked out (asv publish shows only commits of the configured branches, and a
+  # branch's HEAD is not on main before it is merged).
+  BRANCH=$(git symbolic-ref --quiet --short HEAD || echo main)
+  "$PY" - "$CONF" "$OUT" "$ROOT" "$BRANCH" <<'PYEOF'
 import json, sys
-conf, out, root = sys.argv[1:]
+conf, out, root, branch = sys.argv[1:]
 text = "\n".join(line for line in open(conf) if not line.lstrip().startswith("//"))
 cfg = json.loads(text)
 cfg.update(repo=root, benchmark_dir=f"{root}/benchmarks", env_dir=f"{out}/env",
-           results_dir=f"{out}/results", html_dir=f"{out}/html")
+           results_dir=f"{out}/results", html_dir=f"{out}/html", branches=[branch])
 json.dump(cfg, open(f"{out}/asv.conf.json", "w"), indent=4)
 PYEOF
   CONF=$OUT/asv.conf.json
@@ -44,5 +47,5 @@ asv machine --yes
 asv check -E existing:same
 asv run -E existing:same --set-commit-hash "$(git rev-parse HEAD)" --quick --show-stderr --launch-method forkserver --bench "$BENCH"
 asv publish
-"$PY" benchmarks/offline_dashboard.py "$HTML"
+"$PY" -m kbench.cli.main asv offline "$HTML"
 echo "kbench: asv smoke test passed; dashboard in $HTML"

@@ -89,7 +89,7 @@ def component_cases(
     import pytest
 
     registry = registry or get_registry()
-    owner = None if plugin is None else _loaded_plugin(registry, plugin).name
+    owner = None if plugin is None else registry.loaded_plugin(plugin).name
     cases = []
     for kind in kinds:
         for name in registry.names(kind):
@@ -113,28 +113,6 @@ def parametrize_components(
 
     cases = component_cases(registry, plugin=plugin, kinds=kinds)
     return pytest.mark.parametrize(("kind", "name"), cases)
-
-
-def _loaded_plugin(registry: Registry, plugin: str) -> PluginInfo:
-    """The registry's record of a plugin named by entry point or distribution, if it loaded."""
-    from kbench.core.registry import _normalise
-
-    for info in registry.plugins.values():
-        if plugin == info.name or _normalise(plugin) == _normalise(info.distribution or info.name):
-            if info.error:
-                raise RegistryError(f"{info.label} is installed but broken: {info.error}")
-            if info.disabled:
-                raise RegistryError(
-                    f"{info.label} is installed but was not loaded: KBENCH_LOAD_PLUGINS or "
-                    "KBENCH_DISABLE_PLUGINS excludes it"
-                )
-            return info
-    installed = sorted(i.name for i in registry.plugins.values() if i.source != "builtin")
-    raise RegistryError(
-        f"plugin {plugin!r} is not installed (third-party plugins found: "
-        f"{', '.join(installed) or 'none'}); install it first, e.g. with "
-        "`pip install -e .` in its folder"
-    )
 
 
 def check_component(

@@ -18,7 +18,15 @@ from kbench.core.registry import ENV_DISABLE, ENV_LOAD, ENV_TRACE
 DOCS = REPO / "docs"
 EXAMPLE = REPO / "examples" / "kbench-plugin-example"
 #: The pages this test suite keeps honest.
-PAGES = ["index.md", "tutorial.md", "contracts.md", "streams.md", "packaging.md", "testing.md"]
+PAGES = [
+    "index.md",
+    "tutorial.md",
+    "contracts.md",
+    "streams.md",
+    "packaging.md",
+    "testing.md",
+    "asv.md",
+]
 #: Fenced code blocks: ```lang file=PATH ...``` quote that file of the example plugin.
 BLOCK = re.compile(r"^```(\w+)(?: file=(\S+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
@@ -67,10 +75,10 @@ def test_every_hook_has_a_page_with_its_exact_signature(hook: str) -> None:
 def test_tutorial_code_is_the_example_plugin() -> None:
     """The tutorial's file blocks, in order, are the example's files: every line, verbatim."""
     blocks = _tagged_blocks(DOCS / "tutorial.md")
+    sources = ("kbench_plugin_example/*.py", "tests/*.py", "benchmarks/*.py")
     required = {
-        str(p.relative_to(EXAMPLE))
-        for p in [*EXAMPLE.glob("kbench_plugin_example/*.py"), *EXAMPLE.glob("tests/*.py")]
-    } | {"pyproject.toml"}
+        str(p.relative_to(EXAMPLE)) for pattern in sources for p in EXAMPLE.glob(pattern)
+    } | {"pyproject.toml", "asv.conf.json"}
     assert {f for f, _ in blocks} == required
     for name in sorted(required):
         source = (EXAMPLE / name).read_text()

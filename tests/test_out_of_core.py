@@ -133,10 +133,10 @@ def test_a_large_shuffled_stream_maps_its_order_file(
     for s in (built, loaded):
         _same_stream(s, eager)
         assert is_mapped(s.y) and is_mapped(s.X.rows) and s.X.rows.dtype == np.int32
-    # the rows of the data set in the order NumPy's generator draws for the seed
+    # the rows of the data set in the order NumPy's generator draws for the seed's order stream
     file_order = StreamSpec("blobs[size=3000]", seed=7, order="file")
     data = get_stream(file_order, reg, cache=tmp_path / "f")
-    perm = np.random.default_rng(7).permutation(3000)[:2500]
+    perm = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(3,))).permutation(3000)[:2500]
     assert np.array_equal(np.asarray(loaded.X.rows), perm)
     assert np.array_equal(loaded.X[0:2500], data.X[perm]) and np.array_equal(loaded.y, data.y[perm])
     assert order.stat().st_size < 2500 * 12 + 1024  # indices and labels: 12 bytes an example

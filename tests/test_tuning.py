@@ -296,7 +296,11 @@ def test_tuned_study_records_selection_tuning_runs_and_cost(tmp_path: Path) -> N
         mine = tuning[tuning["tune_group"] == run["tune_group"]]
         assert run["tune_configs"] == mine["tune_config"].nunique() == 3
         assert run["tune_runs"] == len(mine) == 6
-        assert run["tune_examples"] == mine["seen"].sum() == 360
+        # every finished tuning run saw its 60 examples (a drawn configuration can be
+        # invalid, e.g. NORMA's eta·c > 1: its run is an error and sees none)
+        finished = int((mine["status"] == "ok").sum())
+        assert finished >= 4
+        assert run["tune_examples"] == mine["seen"].sum() == 60 * finished
         assert run["tune_kernel_evals"] == mine["kernel_evals"].sum()
         assert run["tune_seconds"] == pytest.approx(mine["time_s"].sum(), rel=1e-12)
         # the evaluated configuration is the best mean on the tuning prefixes; the run is

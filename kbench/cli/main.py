@@ -127,6 +127,10 @@ def _exit_interrupted(exc: BaseException | None) -> NoReturn:
 #: ``kbench --help`` and ``kbench run`` do not pay for the statistics and plotting they
 #: import: name -> (module, the command's one-line help for ``kbench --help``).
 LAZY_COMMANDS = {
+    "asv": (
+        "kbench.cli.asv",
+        "Track a plugin's speed and accuracy over its commits with asv (kbench asv init).",
+    ),
     "cache": (
         "kbench.cli.cache",
         "Show the data cache's size per data set (and in total), or clear it.",

@@ -327,6 +327,31 @@ class Registry:
         self._load_all()
         return self._plugins
 
+    def loaded_plugin(self, plugin: str) -> PluginInfo:
+        """The record of a plugin, named by entry point or distribution, that loaded.
+
+        A plugin that is not installed, is excluded by ``KBENCH_LOAD_PLUGINS`` or
+        ``KBENCH_DISABLE_PLUGINS``, or failed to load raises RegistryError saying which:
+        a caller that selects one plugin's components gets an error, never none of them.
+        """
+        wanted = _normalise(plugin)
+        for info in self.plugins.values():
+            if plugin == info.name or wanted == _normalise(info.distribution or info.name):
+                if info.error:
+                    raise RegistryError(f"{info.label} is installed but broken: {info.error}")
+                if info.disabled:
+                    raise RegistryError(
+                        f"{info.label} is installed but was not loaded: {ENV_LOAD} or "
+                        f"{ENV_DISABLE} excludes it"
+                    )
+                return info
+        installed = sorted(i.name for i in self.plugins.values() if i.source != "builtin")
+        raise RegistryError(
+            f"plugin {plugin!r} is not installed (third-party plugins found: "
+            f"{', '.join(installed) or 'none'}); install it first, e.g. with "
+            "`pip install -e .` in its folder"
+        )
+
     @property
     def components(self) -> dict[str, dict[str, Entry]]:
         """Every registered component, by kind and name (loads every plugin)."""

@@ -1,22 +1,23 @@
 """Make a published asv dashboard work without network access.
 
-asv's ``index.html`` loads jQuery, Flot, Bootstrap, MD5 and stupidtable from CDNs. This
-script copies the vendored copies in ``benchmarks/vendor/`` next to the dashboard and
-rewrites those tags to load them, so the dashboard renders on an offline machine and in
-the browser test of ``tests/test_asv.py``. ``.ci/asv_smoke.sh`` runs it after
-``asv publish``.
+asv's ``index.html`` loads jQuery, Flot, Bootstrap, MD5 and stupidtable from CDNs.
+:func:`make_offline` copies the vendored copies in ``kbench/asv/vendor/`` next to the
+dashboard and rewrites those tags to load them, so the dashboard renders on an offline
+machine and in the browser tests of ``tests/test_asv.py``. ``kbench asv offline HTML_DIR``
+runs it (``.ci/asv_smoke.sh`` does, after ``asv publish``).
 
-Run: ``python benchmarks/offline_dashboard.py .asv/html``. A CDN address it does not know
-(after an asv upgrade) is an error that names it, so the table below gets updated rather
-than a dashboard that silently fails to load.
+A CDN address it does not know (after an asv upgrade) is an error that names it, so the
+table below gets updated rather than a dashboard that silently fails to load.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-import sys
 from pathlib import Path
+
+from kbench.core.errors import KbenchError
+from kbench.core.fileio import atomic_write_text
 
 VENDOR = Path(__file__).with_name("vendor")
 
@@ -39,10 +40,27 @@ _TAG = re.compile(r'<(script|link)\b[^>]*?\b(?:src|href)="(https://[^"]+)"[^>]*>
 
 
 def make_offline(html_dir: Path) -> list[str]:
-    """Rewrite ``html_dir/index.html`` to load the vendored libraries; return what it replaced."""
+    """Rewrite ``html_dir/index.html`` to load the vendored libraries.
+
+    Parameters
+    ----------
+    html_dir
+        The folder ``asv publish`` wrote (``html_dir`` of ``asv.conf.json``).
+
+    Returns
+    -------
+    list of str
+        The CDN addresses replaced (none when the page was already offline).
+
+    Raises
+    ------
+    KbenchError
+        When there is no dashboard, or it loads a library kbench has no copy of (the page
+        is then left as it was).
+    """
     index = html_dir / "index.html"
     if not index.exists():
-        raise SystemExit(f"kbench: no dashboard at {index}; run asv publish first")
+        raise KbenchError(f"no asv dashboard at {index}; run asv publish first")
     text = index.read_text(encoding="utf-8")
     target = html_dir / "vendor"
     target.mkdir(exist_ok=True)
@@ -51,9 +69,9 @@ def make_offline(html_dir: Path) -> list[str]:
     def local(match: re.Match[str]) -> str:
         kind, url = match.group(1), match.group(2)
         if url not in LOCAL:
-            raise SystemExit(
-                f"kbench: asv's dashboard loads {url}, which benchmarks/offline_dashboard.py "
-                "has no vendored copy of; add it to benchmarks/vendor/ and to LOCAL"
+            raise KbenchError(
+                f"asv's dashboard loads {url}, which kbench has no vendored copy of; "
+                "add it to kbench/asv/vendor/ and to kbench.asv.dashboard.LOCAL"
             )
         name = LOCAL[url]
         shutil.copyfile(VENDOR / name, target / name)
@@ -63,19 +81,5 @@ def make_offline(html_dir: Path) -> list[str]:
         return f'<script src="vendor/{name}" onerror="js_load_failure()"></script>'
 
     text = _TAG.sub(local, text)
-    index.write_text(text, encoding="utf-8")
+    atomic_write_text(index, text)
     return replaced
-
-
-def main(argv: list[str]) -> int:
-    """Command line: one argument, the dashboard folder."""
-    if len(argv) != 1:
-        print("usage: python benchmarks/offline_dashboard.py HTML_DIR", file=sys.stderr)
-        return 2
-    replaced = make_offline(Path(argv[0]))
-    print(f"kbench: dashboard {argv[0]} now loads {len(replaced)} vendored libraries")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
