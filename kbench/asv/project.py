@@ -22,9 +22,10 @@ import json
 import os
 import shutil
 import subprocess
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+import tomllib
 
 from kbench.core.errors import KbenchError
 from kbench.core.fileio import atomic_write_text
