@@ -97,7 +97,7 @@ def test_edited_file_gets_a_new_stream_and_is_never_paired(tmp_path: Path) -> No
     assert cmp.returncode == 0, cmp.stderr
     text = " ".join((cmp.stdout + cmp.stderr).split())
     assert "2 different stream ids" in text and "perceptron not paired" in text
-    assert "(1 paired streams, 1 pairs tested over seeds)" in text
+    assert "(1 paired stream, 1 pair tested over seeds)" in text
     show = kbench("show", "res", cwd=tmp_path)
     assert show.returncode == 0, show.stderr
     assert "2 different stream ids" in " ".join(show.stderr.split())
