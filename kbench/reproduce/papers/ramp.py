@@ -120,7 +120,7 @@ def _ramp_removal(results: Results) -> Finding:
         "accuracy " + ", ".join(f"m={m} {acc[m]:.1f}" for m in budgets) + f", no removal {acc_full:.1f}; "
         "kernel values requested " + ", ".join(f"{e:.3g}" for e in evals)
     )  # fmt: skip
-    why = f"m=0 loses {loss0:.1f} pt ({evidence.seedtest(t0)}), m={top} loses {loss_top:.1f} pt"
+    why = f"m=0 loses {loss0:.1f} pt ({evidence.seedtest(t0)}), m={top} loses {round(loss_top, 1) + 0.0:.1f} pt"  # never "-0.0"
     loses = evidence.significant(t0, lower=False)
     if monotone and loses and loss0 > 0.5 and loss_top <= 0.3:
         return Finding(value, REPRODUCED, why)
