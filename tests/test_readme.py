@@ -23,7 +23,7 @@ def test_ci_runs_the_readme_test_command() -> None:
         for ln in (REPO / ".ci" / "run").read_text().splitlines()
         if ln and not ln.startswith("#")
     ]
-    assert ci_lines[-2:] == [quick[1], "bash .ci/installed.sh"]
+    assert ci_lines[-2:] == [quick[1], "SUITE=fast bash .ci/installed.sh 3.11"]
 
 
 def _python_example() -> str:
