@@ -331,3 +331,17 @@ def test_kbench_under_test_is_the_one_meant() -> None:
         assert here.is_relative_to(REPO)
     proc = _run([sys.executable, "-c", "import kbench; print(kbench.__file__)"])
     assert Path(proc.stdout.strip()).resolve() == here
+
+
+def test_the_river_extra_resolves_to_a_wheel_on_every_supported_python() -> None:
+    """River's releases after 0.22 have no CPython 3.10 wheel, and their sdist needs Rust and
+    crates.io to build: on 3.10 the extra pins river below 0.23, on 3.11+ it does not."""
+    from packaging.requirements import Requirement
+
+    reqs = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["river"]]
+    for python, allows_023 in (("3.10", False), ("3.11", True), ("3.13", True)):
+        env = {"python_version": python}
+        active = [r for r in reqs if r.marker is None or r.marker.evaluate(env)]
+        assert [r.name for r in active] == ["river"], python
+        assert active[0].specifier.contains("0.22.0"), python
+        assert active[0].specifier.contains("0.23.0") is allows_023, python
