@@ -345,3 +345,25 @@ def test_the_river_extra_resolves_to_a_wheel_on_every_supported_python() -> None
         assert [r.name for r in active] == ["river"], python
         assert active[0].specifier.contains("0.22.0"), python
         assert active[0].specifier.contains("0.23.0") is allows_023, python
+
+
+def test_only_kbench_core_toml_imports_tomllib() -> None:
+    """tomllib joined the standard library in Python 3.11: a module of kbench that imports it
+    directly breaks on 3.10 (``kbench asv init`` did). Every TOML read goes through
+    kbench.core.toml."""
+    import ast
+
+    package = Path(kbench.__file__).parent
+    offenders = []
+    for path in sorted(package.rglob("*.py")):
+        if path == package / "core" / "toml.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            if any(n.split(".")[0] in ("tomllib", "tomli") for n in names):
+                offenders.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert offenders == []

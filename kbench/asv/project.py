@@ -25,8 +25,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
-
+from kbench.core import toml
 from kbench.core.errors import KbenchError
 from kbench.core.fileio import atomic_write_text
 
@@ -88,8 +87,8 @@ def read_project(folder: Path) -> PluginProject:
             "[project.entry-points.kbench] (run kbench asv init in the plugin's folder)"
         )
     try:
-        meta = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        meta = toml.loads(pyproject.read_text(encoding="utf-8"))
+    except (toml.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise KbenchError(f"cannot read {pyproject}: {exc}") from None
     project = meta.get("project", {})
     plugins = tuple(project.get("entry-points", {}).get("kbench", {}))

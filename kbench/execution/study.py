@@ -19,11 +19,11 @@ folder of the study file, not to the folder kbench runs in.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from kbench.core import toml
 from kbench.core.errors import KbenchError, SpecError
 from kbench.core.registry import Registry
 from kbench.core.specs import format_spec, parse_spec, suggest
@@ -38,11 +38,6 @@ from kbench.execution.tuning import (
     parse_tune,
     tuning_tasks,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the same parser, before it joined the standard library
-    import tomli as tomllib
 
 DEFAULT_STUDY = Path(__file__).parents[1] / "studies" / "default.toml"
 #: Most tasks one study may plan: each writes its own result file and the plan is held in
@@ -101,10 +96,10 @@ def load_study(path: str | Path) -> list[Experiment]:
     """Read a TOML study file into its experiments."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = toml.loads(path.read_text())
     except FileNotFoundError:
         raise KbenchError(f"study file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
+    except toml.TOMLDecodeError as exc:
         raise KbenchError(f"study file {path} is not valid TOML: {exc}") from None
     except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
         raise KbenchError(f"study file {path} cannot be read: {exc}") from None
