@@ -609,15 +609,19 @@ except KeyboardInterrupt:
 def test_ctrl_c_inside_a_weakref_callback_is_delivered_again(tmp_path: Path, hook) -> None:
     """Python prints and drops a KeyboardInterrupt raised inside a weakref callback (the
     control, ``python``: "Exception ignored" and the program runs on); kbench's hook
-    delivers it again once the callback is over, and prints nothing."""
+    delivers it again once the callback is over, and prints nothing. Five times: whether
+    the main thread is already asleep when the Ctrl-C comes again is a race, and a Ctrl-C
+    that only sets Python's flag (``_thread.interrupt_main``) leaves a sleeping thread
+    asleep in about one run in three."""
     program = tmp_path / "callback.py"
     program.write_text(CTRL_C_IN_A_CALLBACK)
-    done = subprocess.run(
-        [sys.executable, str(program), hook], capture_output=True, text=True, timeout=60
-    )
-    if hook == "kbench":
-        assert (done.stdout, done.stderr) == ("interrupted\n", "")
-    else:
+    for _ in range(5 if hook == "kbench" else 1):
+        done = subprocess.run(
+            [sys.executable, str(program), hook], capture_output=True, text=True, timeout=60
+        )
+        if hook == "kbench":
+            assert (done.stdout, done.stderr) == ("interrupted\n", "")
+    if hook == "python":
         assert done.stdout == "ran on\n" and "Exception ignored" in done.stderr
 
 

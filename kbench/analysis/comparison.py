@@ -383,7 +383,7 @@ def compare(
     )
     configs["failed"] = configs["runs"] - configs["ok"]
     configs["flags"] = grp["flags"].apply(reason_kinds).reindex(configs.index).fillna("")
-    configs["offline"] = grp["offline"].any().reindex(configs.index).fillna(False)
+    configs["offline"] = grp["offline"].any().reindex(configs.index).eq(True)
 
     pairs = stream_pairs(runs, results.outcomes, order, alpha)
     seeds = seed_pairs(finals, order, alpha, pairs)

@@ -258,9 +258,9 @@ def prepare_runs(
     configs = config_table(runs, short)
     runs["label"] = runs["config"].map(configs["label"])
     runs["flags"] = run_flags(runs, results.traces)
-    runs["offline"] = (
-        runs["offline"].fillna(False).astype(bool) if "offline" in runs.columns else False
-    )
+    # eq(True), not fillna(False): a missing value is False without pandas 2's deprecated
+    # downcast of an object column (a FutureWarning, an error in the test suite).
+    runs["offline"] = runs["offline"].eq(True) if "offline" in runs.columns else False
     ok = runs[runs["status"] == "ok"]
     if ok.empty:
         counts = ", ".join(f"{v} {k}" for k, v in runs["status"].value_counts().items())

@@ -88,7 +88,7 @@ def to_latex(cmp: Any) -> str:
     flagged = board.assign(bad=board["flags"].fillna("") != "").pivot_table(
         index="label", columns="stream", values="bad", aggfunc="any"
     )
-    flagged = flagged.reindex(index=mean.index, columns=mean.columns).fillna(False).astype(bool)
+    flagged = flagged.reindex(index=mean.index, columns=mean.columns).eq(True)
     regression = set(board["task"].dropna()) == {"regression"}
     n_seeds = int(board["seeds"].max()) if len(board) else 0
     worse = significantly_worse(cmp, mean)

@@ -89,17 +89,33 @@ def _ctrl_c_again(hook: Any) -> Any:
     Python runs the Ctrl-C handler wherever the main thread is; inside a weakref callback
     or a finaliser (matplotlib's transforms have them, during the report) the
     KeyboardInterrupt is printed as "Exception ignored in ..." with its traceback and
-    dropped, and the study would run on. It is delivered again a moment later instead,
-    from a timer thread, once the callback is over; other unraisable errors go to ``hook``.
+    dropped, and the study would run on. It is delivered again instead, from a thread,
+    once this hook has returned; other unraisable errors go to ``hook``. The thread sends
+    SIGINT to the main thread itself, so that a main thread already blocked in a system
+    call (a sleep, a wait) is woken, which ``_thread.interrupt_main`` (it only sets Python's
+    flag) does not do; and it waits until the hook is over, plus 20 ms, because a Ctrl-C
+    landing inside this hook would be dropped in its turn.
     """
     import _thread
+    import signal
     import threading
+    import time
+
+    main_thread = threading.main_thread().ident
+
+    def interrupt(hook_over: threading.Event) -> None:
+        hook_over.wait()
+        time.sleep(0.02)
+        if hasattr(signal, "pthread_kill") and main_thread is not None:
+            signal.pthread_kill(main_thread, signal.SIGINT)
+        else:
+            _thread.interrupt_main()
 
     def deliver_again(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            timer = threading.Timer(0.001, _thread.interrupt_main)
-            timer.daemon = True
-            timer.start()
+            hook_over = threading.Event()
+            threading.Thread(target=interrupt, args=(hook_over,), daemon=True).start()
+            hook_over.set()
             return
         hook(unraisable)
 

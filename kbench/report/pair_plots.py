@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench.report.plots import figure_class, svg_of, wrap_label
+from kbench.report.plots import LABEL_LINESPACING, figure_class, svg_of, wrap_label
 
 
 def _diverging_cmap() -> Any:
@@ -134,7 +134,10 @@ def _matrix_axes(ax: Any, present: Sequence[str], labels: Sequence[str]) -> None
     k = len(present)
     ax.set_xticks(range(k), [str(number.get(lab, "?")) for lab in present], fontsize=9)
     ax.set_yticks(
-        range(k), [f"{number.get(lab, '?')}  {wrap_label(lab, 30)}" for lab in present], fontsize=8
+        range(k),
+        [f"{number.get(lab, '?')}  {wrap_label(lab, 30)}" for lab in present],
+        fontsize=8,
+        linespacing=LABEL_LINESPACING,
     )
 
 

@@ -378,6 +378,11 @@ def _log_ticks(ax: Any, bands: list[pd.DataFrame]) -> None:
     ax.yaxis.set_minor_locator(NullLocator())
 
 
+#: Line spacing of a wrapped label, in font sizes. Explicit, because matplotlib's default
+#: (1.2) sets the lines closer in some versions (3.10) than a browser's glyph boxes need.
+LABEL_LINESPACING = 1.3
+
+
 def wrap_label(label: str, width: int = 18) -> str:
     """Break a long configuration label before its bracket and after commas."""
     if len(label) <= width:
@@ -419,7 +424,7 @@ def overview_figure(
         for s in streams
     }
     wrapped = {lab: wrap_label(lab, 34) for lab in labels}
-    row_h = {s: [0.15 * (wrapped[lab].count("\n") + 1) + 0.09 for lab in drawn[s]] for s in streams}
+    row_h = {s: [0.16 * (wrapped[lab].count("\n") + 1) + 0.09 for lab in drawn[s]] for s in streams}
     ncols = 1 if len(streams) == 1 else 2
     nrows = math.ceil(len(streams) / ncols)
     heights = [
@@ -452,7 +457,9 @@ def overview_figure(
                 markeredgewidth=0.8,
             )
         ax.set_ylim(edges[-1], 0.0)
-        ax.set_yticks(centres, [wrapped[lab] for lab in drawn[s]], fontsize=8.5)
+        ax.set_yticks(
+            centres, [wrapped[lab] for lab in drawn[s]], fontsize=8.5, linespacing=LABEL_LINESPACING
+        )
         ax.grid(axis="y", visible=False)
         ax.set_title(wrap_label(stream_names.get(s, s), 60), loc="left", fontsize=10)
         task = sub["task"].dropna()
