@@ -20,6 +20,7 @@ from kbench.cli.options import (
     DEFAULT_RESULTS,
     MAX_TIMEOUT,
     MAX_WORKERS,
+    ExecutorOption,
     NonEmptyPath,
     check_address,
     check_number,
@@ -283,10 +284,10 @@ def _warn_broken_plugin(info: Any) -> None:
 )
 @click.option(
     "--executor",
-    type=click.Choice(["local", "dask"]),
+    cls=ExecutorOption,
     default="local",
     show_default=True,
-    help="Where tasks run.",
+    help="Where tasks run: a registered executor.",
 )
 @click.option(
     "--scheduler",
@@ -355,8 +356,7 @@ def run(
     )  # fmt: skip
     memory_limit = parse_size("--max-memory", max_memory)
     scheduler = check_address(scheduler)
-    if scheduler and executor != "dask":
-        raise KbenchError("--scheduler is for --executor dask")
+    registry.executor(executor)  # an unknown name: refused now, listing the registered ones
     if study is not None and (algorithms or datasets):
         raise KbenchError("give either a STUDY file or -a/-d flags, not both")
     if study is None and not algorithms and not datasets:

@@ -147,6 +147,18 @@ alpha_option = click.option(
 )
 
 
+class ExecutorOption(click.Option):
+    """``--executor``: its help names the registered executors, which are looked up only when
+    the help is shown (it may load every plugin)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from kbench.core.registry import get_registry
+
+        names = ", ".join(get_registry().names("executor"))
+        self.help = f"Where tasks run: a registered executor ({names})."
+        return super().get_help_record(ctx)
+
+
 class NonEmptyPath(click.Path):
     """A click path that refuses the empty string (which would otherwise mean ``.``)."""
 

@@ -1,6 +1,7 @@
 """Discovers plugins and holds the components they register.
 
-Built-in plugins are the modules under ``kbench.plugins.{algorithms,kernels,losses,datasets}``;
+Built-in plugins are the modules under
+``kbench.plugins.{algorithms,kernels,losses,datasets,executors}``;
 third-party plugins come from the ``kbench`` entry-point group. Both register through the
 hooks in :mod:`kbench.core.hookspecs`.
 
@@ -37,16 +38,30 @@ import pluggy
 from kbench.core import hookspecs
 from kbench.core.components import KINDS, Component, format_value
 from kbench.core.errors import RegistryError, SpecError, interrupted
+from kbench.core.executors import Executor
 from kbench.core.specs import coerce, parse_spec, suggest
 
-BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets")
+BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets", "executors")
+#: The hook of each kind of component.
 HOOKS = {
     "algorithm": "kbench_register_algorithms",
     "kernel": "kbench_register_kernels",
     "loss": "kbench_register_losses",
     "dataset": "kbench_register_datasets",
 }
-PLURAL = {"algorithm": "algorithms", "kernel": "kernels", "loss": "losses", "dataset": "datasets"}
+#: Executors are registered like components, but are no component: they have no spec
+#: and no parameters, and are kept apart (:meth:`Registry.executor`).
+EXECUTOR = "executor"
+EXECUTOR_HOOK = "kbench_register_executors"
+PLURAL = {
+    "algorithm": "algorithms",
+    "kernel": "kernels",
+    "loss": "losses",
+    "dataset": "datasets",
+    EXECUTOR: "executors",
+}
+#: What an executor class must define besides its name and docstring.
+EXECUTOR_METHODS = ("from_settings", "describe", "run")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 #: Environment variables of the load controls.
 ENV_DISABLE, ENV_LOAD, ENV_TRACE = (
@@ -107,6 +122,15 @@ class Entry:
     version: str
 
 
+@dataclass(frozen=True)
+class ExecutorEntry:
+    """A registered executor class and the plugin it came from."""
+
+    cls: type[Executor]
+    plugin: str
+    version: str
+
+
 class Registry:
     """The components of every plugin, by kind and name.
 
@@ -144,10 +168,11 @@ class Registry:
             self.pm.add_hookcall_monitoring(_trace_before, _trace_after)
         self._plugins: dict[str, PluginInfo] = {}
         self._components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
+        self._executors: dict[str, ExecutorEntry] = {}
         # Plugins found but not imported yet, by name, in load order (built-ins first).
         self._pending: dict[str, Callable[[], Any]] = {}
         # kind -> component name -> the not yet loaded built-in plugin that registers it.
-        self._index: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
+        self._index: dict[str, dict[str, str]] = {kind: {} for kind in (*KINDS, EXECUTOR)}
         self._watchers: list[Callable[[PluginInfo], None]] = []
         from kbench import __version__
 
@@ -242,7 +267,7 @@ class Registry:
         except pluggy.PluginValidationError:
             callers = self.pm.get_hookcallers(plugin) or []
             unknown = sorted(h.name for h in callers if not h.has_spec())
-            hooks = sorted(HOOKS.values())
+            hooks = sorted([*HOOKS.values(), EXECUTOR_HOOK])
             self._fail(
                 info,
                 "; ".join(
@@ -254,8 +279,8 @@ class Registry:
             )
             return
         others = [p for _, p in self.pm.list_name_plugin() if p is not plugin]
-        staged: list[tuple[str, Entry]] = []
-        for kind, hook in HOOKS.items():
+        staged: list[tuple[str, Entry | ExecutorEntry]] = []
+        for kind, hook in [*HOOKS.items(), (EXECUTOR, EXECUTOR_HOOK)]:
             if not any(
                 impl.plugin is plugin for impl in getattr(self.pm.hook, hook).get_hookimpls()
             ):
@@ -272,7 +297,11 @@ class Registry:
             seen: set[str] = set()
             try:
                 for cls in register.classes:
-                    entry = self._validate(kind, cls, info)
+                    entry: Entry | ExecutorEntry = (
+                        self._validate_executor(cls, info)
+                        if kind == EXECUTOR
+                        else self._validate(kind, cls, info)
+                    )
                     if entry.cls.name in seen:
                         raise RegistryError(
                             f"{info.label} registered {kind} {entry.cls.name!r} twice"
@@ -284,7 +313,10 @@ class Registry:
                 return
         # Every hook ran and every registration is valid: only now does anything count.
         for kind, entry in staged:
-            self._components[kind][entry.cls.name] = entry
+            if isinstance(entry, ExecutorEntry):
+                self._executors[entry.cls.name] = entry
+            else:
+                self._components[kind][entry.cls.name] = entry
             info.components.setdefault(PLURAL[kind], []).append(entry.cls.name)
 
     def _fail(self, info: PluginInfo, error: str) -> None:
@@ -373,6 +405,33 @@ class Registry:
             found = self._components[kind].get(name)
         return found
 
+    def _validate_executor(self, cls: Any, info: PluginInfo) -> ExecutorEntry:
+        """Check an executor class as :meth:`_validate` checks a component's."""
+        where = info.label
+        name = cls.__dict__.get("name", "") if isinstance(cls, type) else ""
+        if not isinstance(cls, type):
+            raise RegistryError(f"{where} registered {cls!r} as an executor, but it is not a class")
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise RegistryError(
+                f"{where}: executor {cls.__qualname__} needs a class attribute name of "
+                f"lowercase letters, digits, '_', '.', '-' (got {name!r})"
+            )
+        if not (cls.__doc__ or "").strip():
+            raise RegistryError(f"{where}: executor {name!r} has no docstring")
+        missing = [m for m in EXECUTOR_METHODS if not callable(getattr(cls, m, None))]
+        if missing:
+            raise RegistryError(
+                f"{where}: executor {name!r} does not define {', '.join(missing)} "
+                "(see kbench.core.executors.Executor)"
+            )
+        existing = self._executors.get(name)
+        if existing is not None:
+            raise RegistryError(
+                f"{where} registered executor {name!r}, which plugin {existing.plugin!r} "
+                "already registered"
+            )
+        return ExecutorEntry(cls=cls, plugin=info.name, version=info.version)
+
     def _validate(self, kind: str, cls: Any, info: PluginInfo) -> Entry:
         base = KINDS[kind]
         where = info.label
@@ -407,8 +466,40 @@ class Registry:
     # -- queries ------------------------------------------------------------------------------
 
     def names(self, kind: str) -> list[str]:
-        """Sorted names of the registered components of one kind (loads every plugin)."""
+        """Sorted names of the registered components of one kind, or of the executors for
+        ``kind="executor"`` (loads every plugin)."""
+        if kind == EXECUTOR:
+            return sorted(self.executors)
         return sorted(self.components[kind])
+
+    @property
+    def executors(self) -> dict[str, ExecutorEntry]:
+        """Every registered executor, by name (loads every plugin)."""
+        self._load_all()
+        return self._executors
+
+    def executor(self, name: str) -> type[Executor]:
+        """The executor class registered under ``name``.
+
+        Raises
+        ------
+        SpecError
+            No executor has that name: the message lists the registered ones, with the
+            closest as a did-you-mean.
+        """
+        found = self._executors.get(name)
+        if found is None and name in self._index[EXECUTOR]:
+            self._load(self._index[EXECUTOR][name])
+            found = self._executors.get(name)
+        if found is None:  # a plugin's, perhaps: load them all
+            found = self.executors.get(name)
+        if found is None:
+            valid = self.names(EXECUTOR)
+            raise SpecError(
+                f"unknown executor {name!r}{suggest(name, valid)}; registered executors: "
+                f"{', '.join(valid) or 'none'}"
+            )
+        return found.cls
 
     def has(self, kind: str, name: str) -> bool:
         """Whether a component of this kind and name is registered (a built-in one is found

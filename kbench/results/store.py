@@ -77,6 +77,8 @@ class Finished:
     stream_id: str | None
     #: The results format it was written in (1 before the format was recorded).
     results_format: int
+    #: Why it failed (None when it did not).
+    reason: str | None = None
 
 
 class ResultsStore:
@@ -141,6 +143,7 @@ class ResultsStore:
                 status=run["status"],
                 stream_id=run.get("stream_id"),
                 results_format=int(run.get("results_format") or 1),
+                reason=run.get("reason"),
             )
         return done
 
