@@ -65,7 +65,10 @@ class Executor(Protocol):
     a result like any other (the task function records it), so ``run`` raises only when
     the executor itself fails. The driver records every task that got no result, because
     ``run`` raised or returned without it, as failed with the executor's message; running
-    the study again runs those tasks again. ``KeyboardInterrupt`` must go through.
+    the study again runs those tasks again. A :class:`~kbench.core.errors.KbenchError`
+    (one line for the user: a scheduler that cannot be reached, say) instead stops the
+    study with its message, keeping what was written; ``KeyboardInterrupt`` must go
+    through.
     """
 
     name: ClassVar[str]

@@ -358,7 +358,9 @@ def run_experiments(
     try:
         try:
             runner.run(todo, on_done, progress.task_started, tick=progress.tick)
-        except (KeyboardInterrupt, SchedulerLost, ResultsError):
+        except (KeyboardInterrupt, KbenchError):
+            # A KbenchError is meant for the user (an unreachable scheduler, a lost one, a
+            # full disk): the study stops with it; what was written is kept.
             raise
         except Exception as exc:  # the executor's own failure, not a task's
             if interrupted(exc):
