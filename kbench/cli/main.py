@@ -181,7 +181,7 @@ class _Group(click.Group):
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from kbench import __version__
+    from kbench._version import __version__
     from kbench.core._check_build import describe_build
 
     click.echo(f"kbench {__version__}\n{describe_build()}")

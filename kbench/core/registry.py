@@ -174,7 +174,7 @@ class Registry:
         # kind -> component name -> the not yet loaded built-in plugin that registers it.
         self._index: dict[str, dict[str, str]] = {kind: {} for kind in (*KINDS, EXECUTOR)}
         self._watchers: list[Callable[[PluginInfo], None]] = []
-        from kbench import __version__
+        from kbench._version import __version__
 
         if builtins:
             from kbench.core._plugin_index import BUILTIN_INDEX

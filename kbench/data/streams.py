@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.core.arrays import csr_over, is_sparse
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
@@ -651,12 +651,3 @@ def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
         else:
             h.update(np.ascontiguousarray(a))  # the bytes of tobytes(), without a copy
     return h.hexdigest()[:16]
-
-
-def __getattr__(name: str) -> Any:
-    """The data cache's functions under their former home (:mod:`kbench.data.cache`)."""
-    if name in ("get_stream", "cache_dir", "cache_usage", "clear_cache", "CacheUsage"):
-        from kbench.data import cache
-
-        return getattr(cache, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.core.arrays import one_rows
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.errors import interrupted
