@@ -552,7 +552,7 @@ def summary(doc: str | None) -> str:
     return plain_text(_SENTENCE_END.split(paragraph, maxsplit=1)[0])
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "kB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

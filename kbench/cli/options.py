@@ -98,7 +98,7 @@ def check_address(text: str | None) -> str | None:
     if not m or (m["scheme"] not in (None, *_SCHEMES)) or not 0 < int(m["port"] or 1) < 65536:
         scheme = m and m["scheme"] not in (None, *_SCHEMES)
         why = (
-            f"unknown protocol {m['scheme']!r} (expected one of {', '.join(_SCHEMES)})"
+            f"unknown protocol {m and m['scheme']!r} (expected one of {', '.join(_SCHEMES)})"
             if scheme
             else "expected an address such as tcp://host:8786 or host:8786"
         )

@@ -21,6 +21,7 @@ Every error about a plugin names it, and names its distribution when the two dif
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import os
@@ -117,7 +118,9 @@ class PluginInfo:
 class Entry:
     """A registered component class and the plugin it came from."""
 
-    cls: type[Component]
+    #: A subclass of its kind's base (:data:`kbench.core.components.KINDS`), whose own
+    #: class attributes (an algorithm's ``supports``, ``uses_loss``...) its users read.
+    cls: type[Any]
     plugin: str
     version: str
 
@@ -187,7 +190,7 @@ class Registry:
                         name,
                         "builtin",
                         __version__,
-                        lambda m=f"kbench.plugins.{sub}.{module}": _import_builtin(m),
+                        functools.partial(_import_builtin, f"kbench.plugins.{sub}.{module}"),
                     )
                     if name not in self._pending:
                         continue  # disabled
@@ -212,7 +215,7 @@ class Registry:
                 )
             self._report_missing()
         for name, obj in extra_plugins:
-            self._add(name, "extra", "unknown", lambda o=obj: o)
+            self._add(name, "extra", "unknown", functools.partial(_given, obj))
         if trace:
             self._load_all()  # the log is meant to show every plugin's hook calls
 
@@ -451,7 +454,7 @@ class Registry:
         except TypeError as exc:
             raise RegistryError(f"{where}: {kind} {name!r}: {exc}") from None
         if kind == "algorithm":
-            bad = set(cls.tasks) - {"binary", "multiclass", "regression", "novelty"}
+            bad = set(getattr(cls, "tasks", ())) - {"binary", "multiclass", "regression", "novelty"}
             if bad:
                 raise RegistryError(
                     f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}"
@@ -516,7 +519,7 @@ class Registry:
             f"unknown {kind} {name!r}{suggest(name, valid)}; available: {', '.join(valid)}"
         )
 
-    def resolve(self, kind: str, spec: str | Component) -> tuple[type[Component], dict[str, Any]]:
+    def resolve(self, kind: str, spec: str | Component) -> tuple[type[Any], dict[str, Any]]:
         """Parse a spec string into its class and coerced parameters (without constructing)."""
         if isinstance(spec, Component):
             return type(spec), spec.get_params()
@@ -622,6 +625,11 @@ def builtin_index() -> dict[str, dict[str, tuple[str, ...]]]:
             for plural, names in sorted(info.components.items())
         }
     return index
+
+
+def _given(plugin: object) -> object:
+    """A plugin object given to the registry as it is (``extra_plugins``)."""
+    return plugin
 
 
 def _import_builtin(module: str) -> ModuleType:

@@ -184,7 +184,12 @@ def _parse_block(
 class _Spill:
     """The CSR arrays of a file of several blocks, written to files a block at a time."""
 
-    _PARTS = {"data": np.float64, "indices": np.int32, "indptr": np.int64, "y": np.float64}
+    _PARTS: dict[str, type] = {
+        "data": np.float64,
+        "indices": np.int32,
+        "indptr": np.int64,
+        "y": np.float64,
+    }
 
     def __init__(self, scratch: Path | None) -> None:
         import tempfile

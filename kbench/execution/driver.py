@@ -239,7 +239,8 @@ def run_experiments(
         return window_id(stream_ids[task.stream], dict(task.options).get("window"))
 
     todo: list[Any] = []
-    changed, old_formats, unchecked, lost_before = 0, [], {}, 0
+    changed, old_formats, lost_before = 0, [], 0
+    unchecked: dict[Any, int] = {}
     for t in the_plan.tasks:
         done = finished.get(t.task_id)
         if done is None or (retry_failed and done.status != "ok"):

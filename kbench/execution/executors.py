@@ -310,7 +310,7 @@ class LocalExecutor(TaskLimits):
         running: dict[Child, Task] = {}
         try:
             while pending or running:
-                while pending and len(running) < self.workers:
+                while pending and len(running) < (self.workers or 1):
                     task = pending.pop()
                     running[
                         Child(
@@ -658,7 +658,8 @@ class _Flight:
         except queue.Empty:
             return None
         # Not a future released since (a task submitted again has a new one).
-        return fut.key if self.futures.get(fut.key) is fut else None
+        key: str = fut.key
+        return key if self.futures.get(key) is fut else None
 
     def collect(self, key: str, tick: Callable[[], None]) -> TaskResult | None:
         """The task's result, brought to the driver; None if its future was cancelled.

@@ -192,6 +192,7 @@ def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tuple[float, int, bool]:
     """Held-out error, examples scored, and whether every prediction was the same value."""
     Xt, yt = stream.X_test, stream.y_test
+    assert Xt is not None and yt is not None  # called for streams with a test split
     if limit is not None:
         Xt, yt = Xt[:limit], yt[:limit]
     if isinstance(Xt, RowGather):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -261,7 +262,7 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                 if reason:
                     skipped.append((label, reason))
                     continue
-                alg_losses: list[str | None] = [None]
+                alg_losses: Sequence[str | None] = [None]
                 if cls.uses_loss:
                     alg_losses = losses or [
                         registry.canonical("loss", _default_loss(cls, task_kind, registry))
