@@ -5,6 +5,8 @@ them recorded as failed, and resuming the study runs them again."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -170,3 +172,19 @@ def test_a_task_that_failed_by_itself_stays_failed(plugin_dist, tmp_path: Path) 
     again = kbench.run(study, out=out, executor="threads")
     assert again.runs["reason"].tolist() == ["RuntimeError: exploded on purpose"]
     assert (out / "tasks" / f"{task}.parquet").stat().st_mtime_ns == written
+
+
+def test_listing_components_does_not_import_the_executors() -> None:
+    """What needs every component (``kbench list``) leaves the built-in executors' modules
+    unimported: they import the execution layer and pandas, which listing has no use for."""
+    probe = (
+        "import sys\n"
+        "from kbench.core.registry import Registry\n"
+        "r = Registry(entry_points=False)\n"
+        "assert r.names('algorithm') and r.names('dataset')\n"
+        "print('kbench.execution.executors' in sys.modules, 'pandas' in sys.modules)\n"
+        "r.names('executor')\n"
+        "print('kbench.execution.executors' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False", "True"], done.stdout + done.stderr

@@ -176,6 +176,10 @@ class Registry:
         self._pending: dict[str, Callable[[], Any]] = {}
         # kind -> component name -> the not yet loaded built-in plugin that registers it.
         self._index: dict[str, dict[str, str]] = {kind: {} for kind in (*KINDS, EXECUTOR)}
+        # The not yet loaded built-in plugins that register executors alone: whatever needs
+        # every component need not import them (an executor module imports the execution
+        # layer, pandas included, which `kbench list` has no use for).
+        self._executors_only: set[str] = set()
         self._watchers: list[Callable[[PluginInfo], None]] = []
         from kbench._version import __version__
 
@@ -199,6 +203,8 @@ class Registry:
                     for kind, names in BUILTIN_INDEX.get(name, {}).items():
                         for component in names:
                             self._index[kind].setdefault(component, name)
+                    if set(BUILTIN_INDEX.get(name, {})) == {EXECUTOR}:
+                        self._executors_only.add(name)
             # A module the index does not know yet: only loading it tells what it registers.
             for name in unindexed:
                 self._load(name)
@@ -241,10 +247,12 @@ class Registry:
             return
         self._pending[name] = load
 
-    def _load_all(self) -> None:
-        """Load every plugin not loaded yet, in the order they were found."""
+    def _load_all(self, *, executors: bool = True) -> None:
+        """Load every plugin not loaded yet, in the order they were found; with
+        ``executors=False``, the built-in ones that register executors alone are left."""
         for name in list(self._pending):
-            self._load(name)
+            if executors or name not in self._executors_only:
+                self._load(name)
 
     def _load(self, name: str) -> None:
         """Import one plugin and register its components, all or nothing."""
@@ -389,8 +397,9 @@ class Registry:
 
     @property
     def components(self) -> dict[str, dict[str, Entry]]:
-        """Every registered component, by kind and name (loads every plugin)."""
-        self._load_all()
+        """Every registered component, by kind and name (loads every plugin, except the
+        built-in executors')."""
+        self._load_all(executors=False)
         return self._components
 
     @components.setter
@@ -404,7 +413,7 @@ class Registry:
             self._load(self._index[kind][name])
             found = self._components[kind].get(name)
         if found is None and self._pending:
-            self._load_all()
+            self._load_all(executors=False)
             found = self._components[kind].get(name)
         return found
 
