@@ -1,5 +1,7 @@
 """Type stub of kbench.cython_core._huller (see the module docstring of _huller.pyx)."""
 
+from typing_extensions import disjoint_base
+
 from kbench.cython_core._kernel_cache import CachedStore
 from kbench.cython_core._types import F64, I64, Kernel
 
@@ -10,6 +12,7 @@ STATUS_FLUSH: int
 
 def uniform(seed: int, t: int) -> float: ...
 
+@disjoint_base
 class HullerCore(CachedStore):
     ridge: float
     allow_negative: bool

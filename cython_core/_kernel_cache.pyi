@@ -6,6 +6,8 @@ valid length, key, previous and next on the LRU list), ``key_slot`` (L int64) an
 ``kbench.plugins.algorithms._kernel_cache.KernelCache``, which owns them.
 """
 
+from typing_extensions import disjoint_base
+
 from kbench.cython_core._sparse import SparseBlock
 from kbench.cython_core._types import F64, I64, Kernel
 
@@ -34,6 +36,7 @@ def kc_clear(rows: F64, meta: I64, key_slot: I64, counters: I64) -> None: ...
 def kc_order(meta: I64) -> list[int]: ...
 def check_block(store: CachedStore, n: int, who: str) -> None: ...
 
+@disjoint_base
 class CachedStore:
     """The support-vector store of HullerCore and LasvmCore (slots, ids, the row cache)."""
 

@@ -2,6 +2,8 @@
 
 from collections.abc import Callable
 
+from typing_extensions import disjoint_base
+
 from kbench.cython_core._kernel_cache import CachedStore
 from kbench.cython_core._types import F64, I64, Kernel
 
@@ -11,6 +13,7 @@ STATUS_PENDING: int
 STATUS_FLUSH: int
 STATUS_DISCARD: int
 
+@disjoint_base
 class LasvmCore(CachedStore):
     C: float
     tau: float

@@ -3,6 +3,8 @@
 import enum
 from typing import Any
 
+from typing_extensions import disjoint_base
+
 from kbench.cython_core._types import F64
 
 class Task(enum.IntEnum):
@@ -27,6 +29,7 @@ class NuMode(enum.IntEnum):
     NU_MARGIN = 1
     NU_TUBE = 2
 
+@disjoint_base
 class OnlineConfig:
     """The configuration of a compiled online learner, fixed when it is built."""
 
@@ -59,7 +62,7 @@ class OnlineConfig:
         eta_max: float = ...,
     ) -> None: ...
     def fields(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def compiled_gradient(cfg: OnlineConfig, F: F64, y: float, xi: F64, chi: F64) -> None: ...

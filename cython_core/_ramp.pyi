@@ -11,9 +11,14 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from kbench.cython_core._types import F64
 
+#: Widest sparse row dimension learnt by scattering into a dense buffer (else by merging).
+SCATTER_MAX: int
+
+@disjoint_base
 class RampCore:
     kind: int
     gamma: float
@@ -74,6 +79,8 @@ class RampCore:
     cown_: npt.NDArray[np.intp]
     clen_: npt.NDArray[np.intp]
     cstamp_: npt.NDArray[np.int64]
+    tmp_: npt.NDArray[np.intp]
+    scratch_: F64
     sparse: bool
     strategy: int
     pool_end: int

@@ -6,6 +6,8 @@ A sparse row is int32 indices (strictly increasing) and float64 data; stored row
 written in place.
 """
 
+from typing_extensions import disjoint_base
+
 from kbench.cython_core._types import F64, I32, I64, Kernel
 
 STRATEGY_AUTO: int
@@ -48,6 +50,7 @@ def kernel_block(
 ) -> None: ...
 def row_sq_norms(starts: I64, ends: I64, data: F64, out: F64) -> None: ...
 
+@disjoint_base
 class SparseBlock:
     """CSR examples to learn against a sparse store, for one call of a learner's loop."""
 

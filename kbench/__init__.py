@@ -95,10 +95,15 @@ def run(
     workers : int or None, default 1
         Tasks run at once, each in its own process; 0 runs them in this process; None uses
         every core.
-    executor : {"local", "dask"}, optional
-        Where tasks run (default local processes).
+    executor : str, optional
+        The name of a registered executor: where tasks run. Built in: ``"local"`` (child
+        processes on this machine, the default) and ``"dask"`` (a Dask cluster); plugins
+        add others through the ``kbench_register_executors`` hook, and
+        ``kbench.api.get_registry().names("executor")`` lists every one registered. An
+        unknown name raises :class:`~kbench.core.errors.SpecError` listing them.
     scheduler : str, optional
-        A Dask scheduler's address (with ``executor="dask"``); none starts a local cluster.
+        A scheduler's address, for an executor that submits to one (``"dask"``: without
+        it, a local cluster is started).
     progress : kbench.execution.driver.Progress, optional
         Told of every task and message; default silent (messages are in the return value's
         runs table: ``status`` and ``reason``).

@@ -231,6 +231,7 @@ def _outside(param: Parameter) -> Any:
     """A value just outside a declared range (the open bound itself, else one beyond)."""
     if param.low is not None:
         return param.low if param.low_open else param.low - 1
+    assert param.high is not None  # a parameter with no range is not tested outside it
     return param.high if param.high_open else param.high + 1
 
 
@@ -431,9 +432,10 @@ def toy_stream(task: str, n: int = 160, d: int = 5, seed: int = 0) -> Stream:
             np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1.0, -1.0),
             np.where(Xt[:, 0] + 0.5 * Xt[:, 1] ** 2 > 0.3, 1.0, -1.0),
         )
-    X, y, Xt, yt = (_readonly(a) for a in (X, y, Xt, yt))
+    X_ro, y_ro, Xt_ro, yt_ro = (_readonly(a) for a in (X, y, Xt, yt))
+    assert X_ro is not None and y_ro is not None  # read-only copies of the arrays above
     spec = StreamSpec(dataset=f"toy-{task}", seed=seed)
-    return Stream.of(spec, (X, y, Xt, yt, task, n_classes))
+    return Stream.of(spec, (X_ro, y_ro, Xt_ro, yt_ro, task, n_classes))
 
 
 def _loss_for(cls: type[Algorithm], task: str, registry: Registry) -> Loss | None:
@@ -478,14 +480,15 @@ def _check_offline(cls: type[Algorithm], task: str, registry: Registry) -> None:
     """A batch reference: fit is deterministic, leaves the stream alone, and predicts labels."""
     who = f"algorithm {cls.name!r} ({task}, offline)"
     s = toy_stream(task)
+    assert s.X_test is not None  # a toy stream has a test split
     X0 = s.X.copy()
     a, b = make_test_algorithm(cls, task, registry), make_test_algorithm(cls, task, registry)
     a.fit(s.X, s.y)
     b.fit(s.X, s.y)
     assert np.array_equal(s.X, X0), f"{who}: wrote into the stream"
     pa, pb = (
-        np.asarray(a.predict_many(s.X_test), float),
-        np.asarray(b.predict_many(s.X_test), float),
+        np.asarray(a.predict_many(s.X_test), dtype=np.float64),
+        np.asarray(b.predict_many(s.X_test), dtype=np.float64),
     )
     assert np.array_equal(pa, pb), f"{who}: not deterministic for a fixed seed"
     po = np.array([a.predict_one(x) for x in s.X_test])
@@ -501,6 +504,7 @@ def _check_algorithm_task(cls: type[Algorithm], task: str, registry: Registry) -
         return
     who = f"algorithm {cls.name!r} ({task})"
     s = toy_stream(task)
+    assert s.X_test is not None  # a toy stream has a test split
     X0, y0 = s.X.copy(), s.y.copy()
 
     a = make_test_algorithm(cls, task, registry)
@@ -548,8 +552,8 @@ def _check_algorithm_task(cls: type[Algorithm], task: str, registry: Registry) -
 
     # predict_many matches predict_one, and prediction alone does not learn.
     before = a.stats().get("n_support")
-    pm = np.asarray(a.predict_many(s.X_test), dtype=float)
-    po = np.array([a.predict_one(x) for x in s.X_test], dtype=float)
+    pm = np.asarray(a.predict_many(s.X_test), dtype=np.float64)
+    po = np.array([a.predict_one(x) for x in s.X_test], dtype=np.float64)
     if task == "regression":
         assert np.allclose(pm, po, rtol=1e-7, atol=1e-9), (
             f"{who}: predict_many differs from predict_one"

@@ -40,7 +40,8 @@ def main() -> None:
         import numpy as np
 
         from kbench.core.registry import get_registry
-        from kbench.data.streams import StreamSpec, _stream_id, build_stream, get_stream
+        from kbench.data.cache import get_stream
+        from kbench.data.streams import StreamSpec, _stream_id, build_stream
 
         reg = get_registry()
         t = time.perf_counter()

@@ -1,7 +1,7 @@
 """Peak resident memory of reading a LIBSVM text file: in blocks, and whole.
 
 Writes rcv1-shaped LIBSVM files once (47 236 features, 75 non-zeros per line, seeded),
-then reads each in a fresh process with :func:`kbench.data.readers.read_libsvm_csr`, as
+then reads each in a fresh process with :func:`kbench.data.libsvm_format.read_libsvm_csr`, as
 the ``libsvm`` data set does: in blocks of ``BLOCK_BYTES`` of text (the default: a file of
 several blocks goes to arrays on disk that the result maps), and whole (one block as large
 as the file). Prints the file's size, each process's peak resident set (VmHWM) and the
@@ -42,7 +42,7 @@ def write_file(path: Path, lines: int, seed: int = 0) -> None:
 
 
 def child(path: str, mode: str) -> None:
-    from kbench.data.readers import read_libsvm_csr
+    from kbench.data.libsvm_format import read_libsvm_csr
 
     size = Path(path).stat().st_size
     t = time.perf_counter()

@@ -39,7 +39,8 @@ from hypothesis import strategies as st
 from kbench.core.errors import KbenchError
 from kbench.core.registry import get_registry
 from kbench.core.specs import parse_spec
-from kbench.data.readers import read_csv, read_idx, read_libsvm
+from kbench.data.libsvm_format import read_libsvm
+from kbench.data.readers import read_csv, read_idx
 from kbench.execution.study import load_study, plan
 
 NAMES = ["perceptron", "norma", "rbf", "poly", "cosine", "hinge", "digits", "csv", "libsvm", "x"]

@@ -350,7 +350,8 @@ def test_processes_building_the_same_data_at_once(reg: Registry) -> None:
         """
         import sys
         from kbench.core.registry import get_registry
-        from kbench.data.streams import StreamSpec, get_stream
+        from kbench.data.cache import get_stream
+        from kbench.data.streams import StreamSpec
         seed = int(sys.argv[1])
         print(get_stream(StreamSpec("digits", seed=seed, test_size=0.2), get_registry()).stream_id)
         """

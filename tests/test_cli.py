@@ -375,7 +375,10 @@ def _in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         (["--seeds", "-3"], "--seeds '-3': seeds are integers from 0 to 4294967295"),
         (["--workers", "100000"], "--workers must be at most 1024, got 100000 (each is a process)"),
         (["--executor", "dask", "--scheduler", "::::"], "--scheduler '::::': expected an address"),
-        (["--executor", "dusk"], "'dusk' is not one of 'local', 'dask'"),
+        (
+            ["--executor", "dusk"],
+            "unknown executor 'dusk' (did you mean 'dask'?); registered executors: dask, local",
+        ),
         (["--out", ""], "Invalid value for '--out': an empty path names no file or folder"),
         (["--epochs", "100000"], "epochs must be at most 10,000, got 100,000"),
         (["--bogus"], "No such option '--bogus'"),

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbench.core.errors import DataError
-from kbench.data import readers
+from kbench.data import libsvm_format, readers
 
 HEART = Path("/usr/share/doc/liblinear-tools/examples/heart_scale")
 FASHION = Path("/usr/share/datasets/fashion-mnist")
@@ -53,17 +53,17 @@ def read_error(read: Callable[..., Any], path: Path, text: str, *args: Any) -> s
 def test_libsvm_reads_sparse_rows(tmp_path):
     p = tmp_path / "a.txt"
     p.write_text("+1 1:0.5 3:2 # comment\n\n-1 qid:3 2:1.5\n# only a comment\n1\n")
-    X, y = readers.read_libsvm(p)
+    X, y = libsvm_format.read_libsvm(p)
     assert y.tolist() == [1.0, -1.0, 1.0]
     assert X.tolist() == [[0.5, 0.0, 2.0], [0.0, 1.5, 0.0], [0.0, 0.0, 0.0]]
-    X5, _ = readers.read_libsvm(p, n_features=5)
+    X5, _ = libsvm_format.read_libsvm(p, n_features=5)
     assert X5.shape == (3, 5)
 
 
 def test_libsvm_reads_gzip_by_content(tmp_path):
     p = tmp_path / "a.data"  # no .gz suffix: recognised by its first bytes
     p.write_bytes(gzip.compress(b"2 1:1 2:2\n1 2:3\n"))
-    X, y = readers.read_libsvm(p)
+    X, y = libsvm_format.read_libsvm(p)
     assert X.tolist() == [[1.0, 2.0], [0.0, 3.0]] and y.tolist() == [2.0, 1.0]
 
 
@@ -82,7 +82,7 @@ def test_libsvm_reads_gzip_by_content(tmp_path):
 )
 def test_libsvm_errors_name_file_and_line(tmp_path, text, message):
     p = tmp_path / "bad.txt"
-    error = read_error(readers.read_libsvm, p, text)
+    error = read_error(libsvm_format.read_libsvm, p, text)
     assert error == f"{p}{message}" or error.startswith(f"{p}{message}")
 
 
@@ -92,25 +92,25 @@ def test_libsvm_index_beyond_declared_dimension(tmp_path):
     with pytest.raises(
         DataError, match=r"a.txt:2: feature index 7 exceeds the declared dimension 4"
     ):
-        readers.read_libsvm(p, n_features=4)
+        libsvm_format.read_libsvm(p, n_features=4)
 
 
 def test_libsvm_missing_binary_and_huge(tmp_path):
     with pytest.raises(DataError, match="no such file"):
-        readers.read_libsvm(tmp_path / "none.txt")
+        libsvm_format.read_libsvm(tmp_path / "none.txt")
     b = tmp_path / "bin"
     b.write_bytes(b"\xff\xfe\x00\x81")
     with pytest.raises(DataError, match="not a UTF-8 text file"):
-        readers.read_libsvm(b)
+        libsvm_format.read_libsvm(b)
     big = tmp_path / "big.txt"
     big.write_text("1 4000000000:1\n")
     with pytest.raises(DataError, match=r"would need .* GB as a dense float64 array"):
-        readers.read_libsvm(big)
+        libsvm_format.read_libsvm(big)
     broken = tmp_path / "broken.gz"
     whole = gzip.compress("".join(f"{i % 2} 1:{i}\n" for i in range(500)).encode())
     broken.write_bytes(whole[: len(whole) // 2])
     with pytest.raises(DataError, match="cannot read"):
-        readers.read_libsvm(broken)
+        libsvm_format.read_libsvm(broken)
 
 
 @pytest.mark.datasets
@@ -118,7 +118,7 @@ def test_libsvm_reads_heart_scale():
     """LIBSVM's heart_scale as Debian's liblinear-tools ships it, against scikit-learn's reader."""
     from sklearn.datasets import load_svmlight_file
 
-    X, y = readers.read_libsvm(HEART)
+    X, y = libsvm_format.read_libsvm(HEART)
     Xs, ys = load_svmlight_file(str(HEART))
     assert X.shape == (270, 13) and set(y) == {-1.0, 1.0}
     np.testing.assert_array_equal(X, Xs.toarray())
@@ -519,7 +519,7 @@ _libsvm_text = st.lists(st.lists(_token, max_size=6).map(" ".join), max_size=8).
 @given(st.one_of(_libsvm_text.map(str.encode), st.binary(max_size=200)))
 def test_fuzz_libsvm(data):
     try:
-        X, y = readers.read_libsvm(_file(data, "fuzz.svm"), max_elements=10**6)
+        X, y = libsvm_format.read_libsvm(_file(data, "fuzz.svm"), max_elements=10**6)
     except DataError as exc:
         assert "\n" not in str(exc)
         return

@@ -4,9 +4,12 @@ Data flows core → data → execution → results → analysis → report → r
 public API at the top of the package (``kbench.run``, ``kbench.api``, ``kbench.testing``,
 the scikit-learn and river adapters) is built on them, and the ``kbench`` command (``cli``)
 is a shell over all of it. A module may import its own layer and the layers before it,
-never a later one; the package root only for ``hookimpl`` and ``__version__``. Built-in
+never a later one; the package root only for ``hookimpl`` (the version comes from its leaf
+module, ``kbench._version``, which imports nothing: the package root imports every
+layer's entry points, so importing it from a layer would be an import cycle). Built-in
 plugins are written as third-party plugins are: against the core, the data readers, the
-compiled core and the plugin API. Every import counts, including the ones inside functions
+compiled core and the plugin API; built-in executors (``kbench.plugins.executors``) also
+on the execution layer, whose tasks they run. Every import counts, including the ones inside functions
 (they are dependencies too, only deferred).
 """
 
@@ -23,8 +26,10 @@ from conftest import REPO
 LAYERS = ("core", "data", "execution", "results", "analysis", "report", "reproduce", "api", "cli")
 #: What plugins (kbench.plugins) may import from kbench besides other plugins.
 PLUGIN_ALLOWED = ("core", "data", "api")
+#: What executor plugins may import besides: an executor runs the execution layer's tasks.
+EXECUTOR_PLUGIN_ALLOWED = (*PLUGIN_ALLOWED, "execution")
 #: Names every layer may take from the package root.
-ROOT_NAMES = {"hookimpl", "__version__"}
+ROOT_NAMES = {"hookimpl"}
 
 
 def _layer_of(module: str) -> str | None:
@@ -39,7 +44,7 @@ def _layer_of(module: str) -> str | None:
     if parts[1] in LAYERS:
         return parts[1]
     if parts[1] == "_version":  # the version string, which every layer may show
-        return "root"
+        return "version"
     if parts[1] == "__main__":  # ``python -m kbench``: the command line
         return "cli"
     return "api"  # kbench.api, kbench.testing, kbench.sklearn, kbench.river
@@ -84,11 +89,16 @@ def _violations(path: Path, root: Path = REPO) -> list[str]:
             if extra and mine not in ("api", "cli", "root"):
                 bad.append(f"{where} ({', '.join(sorted(extra))} from the package root)")
             continue
-        if target == "cython_core" or mine == "root":
+        if target in ("cython_core", "version") or mine in ("root", "version"):
             continue
         if mine == "plugins":
-            if target not in (*PLUGIN_ALLOWED, "plugins"):
-                bad.append(f"{where} (plugins build on {', '.join(PLUGIN_ALLOWED)})")
+            allowed = (
+                EXECUTOR_PLUGIN_ALLOWED
+                if here.startswith("kbench.plugins.executors.")
+                else PLUGIN_ALLOWED
+            )
+            if target not in (*allowed, "plugins"):
+                bad.append(f"{where} (plugins build on {', '.join(allowed)})")
             continue
         if target == "plugins":
             bad.append(f"{where} (the core finds plugins through the registry)")
@@ -130,6 +140,7 @@ def test_every_kbench_module_is_in_a_layer() -> None:
         ("from kbench.cli.main import program\n", "layer analysis comes before cli"),
         ("import kbench.reproduce.claims\n", "layer analysis comes before reproduce"),
         ("from kbench import run\n", "from the package root"),
+        ("from kbench import __version__\n", "from the package root"),
         ("def f():\n    from kbench.plugins.algorithms import norma\n", "through the registry"),
     ],
 )
@@ -146,7 +157,7 @@ def test_the_check_allows_earlier_layers(tmp_path: Path) -> None:
     fake = _probe(
         tmp_path,
         "report",
-        "from kbench import __version__\nfrom kbench.analysis import compare\n"
+        "from kbench._version import __version__\nfrom kbench.analysis import compare\n"
         "from kbench.core.errors import KbenchError\nimport kbench.cython_core._kernels\n",
     )
     assert _violations(fake, tmp_path) == []
@@ -158,3 +169,105 @@ def _probe(root: Path, layer: str, source: str) -> Path:
     fake.parent.mkdir(parents=True)
     fake.write_text(source)
     return fake
+
+
+def _import_graph(root: Path = REPO) -> dict[str, dict[str, int]]:
+    """module -> {kbench module it imports: line} for every module of ``root/kbench``.
+
+    ``from kbench.a import b`` is an edge to ``kbench.a.b`` when that is a module, else to
+    ``kbench.a``; imports inside functions and under ``TYPE_CHECKING`` count (a deferred
+    import is a dependency too, and one that dodges a cycle hides it).
+    """
+    files = {
+        _module_name(path, root).removesuffix(".__init__"): path
+        for path in sorted((root / "kbench").rglob("*.py"))
+    }
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in files.items():
+        edges: dict[str, int] = {}
+        for line, target, names in _imports(path):
+            for name in names or [""]:
+                full = f"{target}.{name}" if name else target
+                hit = full if full in files else target
+                if hit in files and hit != module:
+                    edges.setdefault(hit, line)
+        graph[module] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The import cycles of a graph: each strongly connected component of more than one
+    module (Tarjan's algorithm, iterative), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def _describe(cycle: list[str], graph: dict[str, dict[str, int]]) -> str:
+    """A cycle's modules and the imports that close it, with their lines."""
+    edges = [
+        f"    {a} imports {b} (line {graph[a][b]})" for a in cycle for b in cycle if b in graph[a]
+    ]
+    return " <-> ".join(cycle) + "\n" + "\n".join(edges)
+
+
+def test_no_import_cycle_in_kbench() -> None:
+    """No module of kbench/ imports, directly or through others, a module that imports it."""
+    graph = _import_graph()
+    assert graph.get("kbench.core.registry")
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(_describe(c, graph) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
+    """Two modules importing each other (one inside a function) and a longer loop through
+    the package root are found; a module importing a third is not part of a cycle."""
+    package = tmp_path / "kbench"
+    (package / "core").mkdir(parents=True)
+    (package / "__init__.py").write_text("from kbench.data.c import f\n")
+    (package / "core" / "__init__.py").write_text("")
+    (package / "core" / "a.py").write_text("from kbench.core import b\n")
+    (package / "core" / "b.py").write_text("def f():\n    import kbench.core.a\n")
+    (package / "core" / "leaf.py").write_text("import kbench.core.a\n")
+    (package / "data").mkdir()
+    (package / "data" / "__init__.py").write_text("")
+    (package / "data" / "c.py").write_text("from kbench import __version__\n")
+    assert _cycles(_import_graph(tmp_path)) == [
+        ["kbench", "kbench.data.c"],
+        ["kbench.core.a", "kbench.core.b"],
+    ]

@@ -30,7 +30,7 @@ from kbench.core.errors import DataError
 from kbench.core.registry import get_registry
 from kbench.data.downloads import decompress, download
 from kbench.data.libsvm_catalogue import CATALOGUE, catalogue, fetch
-from kbench.data.readers import read_libsvm
+from kbench.data.libsvm_format import read_libsvm
 from kbench.data.streams import StreamSpec, build_stream
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.analysis import formats
 from kbench.analysis.configs import (
     NothingToCompareError,

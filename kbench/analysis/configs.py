@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.analysis.tables import count
 from kbench.core.errors import ResultsError
 from kbench.results.degenerate import degenerate_column

@@ -3,6 +3,8 @@ through :mod:`kbench.cli.render`), and their text in the other ``--format`` valu
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -157,7 +159,7 @@ def tuning_cost_text(r: object) -> str:
     )
 
 
-def peak_mib(value: object) -> str:
+def peak_mib(value: Any) -> str:
     """A peak memory (``peak_memory``, bytes) in MiB, one decimal; a dash when not traced."""
     return fmt_value(None if value is None else float(value) / 2**20, ".1f")
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import stats
 
@@ -154,7 +155,7 @@ def paired_t(d: np.ndarray, alpha: float = ALPHA) -> tuple[float, float, float, 
     return mean, mean - q * se, mean + q * se, t, p
 
 
-def sign_test(d: Sequence[float]) -> tuple[int, int, int, float]:
+def sign_test(d: npt.ArrayLike) -> tuple[int, int, int, float]:
     """Two-sided sign test on paired differences (zeros are set aside).
 
     Returns
@@ -170,7 +171,7 @@ def sign_test(d: Sequence[float]) -> tuple[int, int, int, float]:
     return neg, zeros, pos, float(stats.binomtest(neg, neg + pos, 0.5).pvalue)
 
 
-def wilcoxon_test(d: Sequence[float]) -> tuple[float, float]:
+def wilcoxon_test(d: npt.ArrayLike) -> tuple[float, float]:
     """Two-sided Wilcoxon signed-rank test on paired differences.
 
     Zero differences are ranked and their ranks split evenly (Demšar 2006, Pratt's
@@ -215,7 +216,7 @@ EXACT_MAX_N = 400
 beyond it (never with seeds) the normal approximation with tie correction is used."""
 
 
-def signed_rank_exact(d: Sequence[float]) -> tuple[float, float, int]:
+def signed_rank_exact(d: npt.ArrayLike) -> tuple[float, float, int]:
     """Exact two-sided Wilcoxon signed-rank test on paired differences, ties included.
 
     Zero differences are dropped (Wilcoxon's original rule); tied magnitudes get average
@@ -491,7 +492,7 @@ PAIRED_TEST_COLUMNS = (
 )
 
 
-def paired_final_test(d: Sequence[float], alpha: float = ALPHA, family: int = 1) -> dict[str, Any]:
+def paired_final_test(d: npt.ArrayLike, alpha: float = ALPHA, family: int = 1) -> dict[str, Any]:
     """Test paired differences of final errors (a − b) over seeds or data sets.
 
     The exact Wilcoxon signed-rank test (:func:`signed_rank_exact`): the pairs (seeds, or
@@ -502,7 +503,7 @@ def paired_final_test(d: Sequence[float], alpha: float = ALPHA, family: int = 1)
     p-values are NaN).
     """
     d = np.asarray(d, dtype=float)
-    d = d[~np.isnan(d)]
+    d = np.asarray(d[~np.isnan(d)])
     n = len(d)
     neg, zeros, pos, p_sign = sign_test(d)
     mean, lo, hi, _, _ = paired_t(d, alpha)

@@ -89,6 +89,8 @@ class _PerExample(Timed, _AlgorithmSuite):
     # Each sample is the WINDOW examples after the warm prefix; asv re-runs setup before
     # every timed call, and setup restores the warm model once the window is used up.
     number = common.WINDOW
+    #: The example of the window the next timed call reads (set by setup).
+    _i: int
 
 
 class _LearnOne(_PerExample):

@@ -204,12 +204,13 @@ class StreamDef:
             X, y = _pixels(train, n_train, protos, binary)
             Xt, yt = _pixels(test, self.n_test, protos, binary)
         else:
-            make: Callable[..., tuple[np.ndarray, np.ndarray]] = {
+            makers: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
                 "checkerboard": _checkerboard,
                 "blobs": functools.partial(_blobs, classes=self.n_classes),
                 "wave": _wave,
                 "novelty": _novelty,
-            }[self.generator]
+            }
+            make = makers[self.generator]
             X, y = make(train, n_train, self.d)
             Xt, yt = make(test, self.n_test, self.d)
         return Data(X=X, y=y, X_test=Xt, y_test=yt, task=self.task, n_classes=self.n_classes)
@@ -285,7 +286,7 @@ def _register_streams(register: Callable[[type[Dataset]], None]) -> None:
 
 # A module object: the registry keys plugins by identity and hash.
 _plugin = types.ModuleType("kbench_asv_streams")
-_plugin.kbench_register_datasets = _register_streams
+vars(_plugin)["kbench_register_datasets"] = _register_streams
 
 
 @functools.cache

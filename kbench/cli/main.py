@@ -20,6 +20,7 @@ from kbench.cli.options import (
     DEFAULT_RESULTS,
     MAX_TIMEOUT,
     MAX_WORKERS,
+    ExecutorOption,
     NonEmptyPath,
     check_address,
     check_number,
@@ -196,7 +197,7 @@ class _Group(click.Group):
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from kbench import __version__
+    from kbench._version import __version__
     from kbench.core._check_build import describe_build
 
     click.echo(f"kbench {__version__}\n{describe_build()}")
@@ -299,10 +300,10 @@ def _warn_broken_plugin(info: Any) -> None:
 )
 @click.option(
     "--executor",
-    type=click.Choice(["local", "dask"]),
+    cls=ExecutorOption,
     default="local",
     show_default=True,
-    help="Where tasks run.",
+    help="Where tasks run: a registered executor.",
 )
 @click.option(
     "--scheduler",
@@ -371,8 +372,7 @@ def run(
     )  # fmt: skip
     memory_limit = parse_size("--max-memory", max_memory)
     scheduler = check_address(scheduler)
-    if scheduler and executor != "dask":
-        raise KbenchError("--scheduler is for --executor dask")
+    registry.executor(executor)  # an unknown name: refused now, listing the registered ones
     if study is not None and (algorithms or datasets):
         raise KbenchError("give either a STUDY file or -a/-d flags, not both")
     if study is None and not algorithms and not datasets:
@@ -568,7 +568,7 @@ def summary(doc: str | None) -> str:
     return plain_text(_SENTENCE_END.split(paragraph, maxsplit=1)[0])
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "kB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

@@ -98,7 +98,7 @@ def check_address(text: str | None) -> str | None:
     if not m or (m["scheme"] not in (None, *_SCHEMES)) or not 0 < int(m["port"] or 1) < 65536:
         scheme = m and m["scheme"] not in (None, *_SCHEMES)
         why = (
-            f"unknown protocol {m['scheme']!r} (expected one of {', '.join(_SCHEMES)})"
+            f"unknown protocol {m and m['scheme']!r} (expected one of {', '.join(_SCHEMES)})"
             if scheme
             else "expected an address such as tcp://host:8786 or host:8786"
         )
@@ -145,6 +145,18 @@ force_option = click.option("--force", is_flag=True, help="Rerun tasks that alre
 alpha_option = click.option(
     "--alpha", type=float, default=0.05, show_default=True, help="Significance level."
 )
+
+
+class ExecutorOption(click.Option):
+    """``--executor``: its help names the registered executors, which are looked up only when
+    the help is shown (it may load every plugin)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from kbench.core.registry import get_registry
+
+        names = ", ".join(get_registry().names("executor"))
+        self.help = f"Where tasks run: a registered executor ({names})."
+        return super().get_help_record(ctx)
 
 
 class NonEmptyPath(click.Path):

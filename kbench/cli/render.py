@@ -371,7 +371,7 @@ def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
     console.print(t)
 
 
-def _notes(r: object) -> str:
+def _notes(r: Any) -> str:
     notes = []
     if is_set(getattr(r, "selected", None)):
         notes.append(f"selected {escape(str(r.selected))}")

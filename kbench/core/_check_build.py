@@ -99,12 +99,12 @@ def describe_build() -> str:
     was built, and the vector instructions its loops use on this CPU."""
     import platform
 
-    import kbench
-
     check_build(load=True)  # a core that cannot load says so here, with the fix
     from kbench.cython_core._feature_maps import simd_level
 
     info = build_info()
+    recorded = info.get("modules")
+    modules = recorded if isinstance(recorded, list) and recorded else MODULES
     if info:
         built = (
             f"built by {info.get('python')} for {info.get('platform')} with Cython "
@@ -115,9 +115,11 @@ def describe_build() -> str:
         built = "build not recorded (built before kbench recorded it)"
     return "\n".join(
         [
-            f"package: {os.path.dirname(kbench.__file__)}",
+            # The package's folder, found from this module's: importing the package here
+            # would be an import cycle (the package imports this module).
+            f"package: {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}",
             f"Python {platform.python_version()} ({sys.executable})",
-            f"compiled core: {len(info.get('modules') or MODULES)} modules, {built}",
+            f"compiled core: {len(modules)} modules, {built}",
             f"vector loops on this CPU: {_SIMD.get(simd_level(), '?')} (KBENCH_SIMD=base|avx2 lowers it)",
         ]
     )

@@ -166,6 +166,12 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "waveform",
         ),
     },
+    "kbench.executors.dask": {
+        "executor": ("dask",),
+    },
+    "kbench.executors.local": {
+        "executor": ("local",),
+    },
     "kbench.kernels.dot_product": {
         "kernel": (
             "linear",

@@ -21,7 +21,8 @@ import numpy as np
 
 # param, Parameter and check_range are the components' API, imported from here.
 from kbench.core.arrays import one_rows
-from kbench.core.params import Declared, Parameter, declare, parameters_of
+from kbench.core.params import Declared, declare, parameters_of
+from kbench.core.params import Parameter as Parameter
 from kbench.core.params import check_range as check_range
 from kbench.core.params import param as param
 from kbench.core.specs import quote_value
@@ -329,12 +330,12 @@ class Algorithm(Component):
         """
         if self.task == "multiclass":
             return float(np.argmax(f)) if np.isfinite(f).all() else math.nan
-        f = float(f)
-        if not math.isfinite(f):
+        value = float(f)
+        if not math.isfinite(value):
             return math.nan
         if self.task == "regression":
-            return f
-        return 1.0 if f >= 0.0 else -1.0
+            return value
+        return 1.0 if value >= 0.0 else -1.0
 
     def labels_of(self, F: np.ndarray) -> np.ndarray:
         """:meth:`label_of` for a block: labels of the rows of ``F`` (decision values of
@@ -343,7 +344,9 @@ class Algorithm(Component):
         F = np.asarray(F, dtype=np.float64)
         if self.task == "multiclass":
             finite = np.isfinite(F).all(axis=1)
-            out = np.argmax(np.where(finite[:, None], F, 0.0), axis=1).astype(np.float64)
+            out: np.ndarray = np.argmax(np.where(finite[:, None], F, 0.0), axis=1).astype(
+                np.float64
+            )
         else:
             finite = np.isfinite(F)
             out = F.copy() if self.task == "regression" else np.where(F >= 0.0, 1.0, -1.0)

@@ -103,7 +103,8 @@ class DenseRows:
 
     def _row(self, x: Any) -> np.ndarray:
         if not is_sparse(x):
-            return x
+            row: np.ndarray = x  # a dense row already
+            return row
         self.densified_rows += 1
         return dense(x).reshape(-1)
 
@@ -115,7 +116,8 @@ class DenseRows:
 
     def learn_predict_many(self, X: Any, y: np.ndarray) -> np.ndarray:
         if not is_sparse(X):
-            return self.learner.learn_predict_many(X, y)
+            pred: np.ndarray = self.learner.learn_predict_many(X, y)
+            return pred
         pred = np.empty(X.shape[0])
         for a, b, rows in self.blocks(X):
             pred[a:b] = self.learner.learn_predict_many(rows, y[a:b])
@@ -123,7 +125,8 @@ class DenseRows:
 
     def predict_many(self, X: Any) -> np.ndarray:
         if not is_sparse(X):
-            return self.learner.predict_many(X)
+            pred: np.ndarray = self.learner.predict_many(X)
+            return pred
         pred = np.empty(X.shape[0])
         for a, b, rows in self.blocks(X):
             pred[a:b] = self.learner.predict_many(rows)

@@ -20,6 +20,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from kbench.core.components import Algorithm, Dataset, Kernel, Loss
+    from kbench.core.executors import Executor
 
 hookspec = pluggy.HookspecMarker("kbench")
 
@@ -65,4 +66,17 @@ def kbench_register_datasets(register: Callable[[type[Dataset]], None]) -> None:
     ----------
     register
         Call ``register(cls)`` with each :class:`kbench.Dataset` subclass.
+    """
+
+
+@hookspec
+def kbench_register_executors(register: Callable[[type[Executor]], None]) -> None:
+    """Register executors: where a study's tasks run.
+
+    Parameters
+    ----------
+    register
+        Call ``register(cls)`` with each class implementing
+        :class:`kbench.core.executors.Executor` (a class attribute ``name``, a docstring,
+        ``from_settings``, ``describe`` and ``run``).
     """

@@ -9,6 +9,8 @@ to whichever applies.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from kbench.core.components import Kernel
@@ -59,7 +61,7 @@ class CompiledKernel(Kernel):
     # hundred short vectors. float32 S gives float32 rows (see _kernels.compiled_row).
     row = _kernels.compiled_row
 
-    def matrix(self, A, B):
+    def matrix(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         A = as_matrix(A, "A")
         B = as_matrix(B, "B")
         if A.shape[1] != B.shape[1]:
@@ -68,16 +70,14 @@ class CompiledKernel(Kernel):
         _kernels.kernel_matrix(self.compiled(), A, sq_norms(A), B, sq_norms(B), out)
         return out
 
-    def diag(self, A):
+    def diag(self, A: np.ndarray) -> np.ndarray:
         A = as_matrix(A, "A")
         out = np.empty(A.shape[0])
         _kernels.kernel_diag(self.compiled(), A, sq_norms(A), out)
         return out
 
 
-def kernel_row(
-    kernel: Kernel, S: np.ndarray, x: np.ndarray, **caches: np.ndarray | float | None
-) -> np.ndarray:
+def kernel_row(kernel: Kernel, S: np.ndarray, x: np.ndarray, **caches: Any) -> np.ndarray:
     """Kernel values between the rows of S and x, through the compiled core when possible.
 
     The same call as ``kernel.row(S, x, **caches)``; ``caches`` are the keywords

@@ -22,12 +22,15 @@ import sys
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from kbench.core.components import Component
+#: A component class. :mod:`kbench.core.components` imports this module, so naming
+#: ``Component`` here would be an import cycle; its class attributes (``_declared``,
+#: ``context_params``, ``name``) are set by this module's own metaprogramming, so they are
+#: read untyped.
+ComponentClass = type[Any]
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
-def declare(cls: type[Component]) -> None:
+def declare(cls: ComponentClass) -> None:
     """Turn the :func:`param` markers of a new component class into its parameters.
 
     Sets ``cls._declared`` (bases' parameters first) and gives the class its generated
@@ -180,10 +183,10 @@ def declare(cls: type[Component]) -> None:
         declared[pname] = marker
         setattr(cls, pname, marker.default)  # the class attribute reads as the default
     cls._declared = declared
-    cls.__init__ = _LazyInit(cls, *_init_base(cls))  # type: ignore[misc]
+    cls.__init__ = _LazyInit(cls, *_init_base(cls))
 
 
-def parameters_of(cls: type[Component]) -> dict[str, Parameter]:
+def parameters_of(cls: ComponentClass) -> dict[str, Parameter]:
     """The parameters of a component class (name → :class:`Parameter`), in signature order.
 
     Read from the constructor's signature, the context parameters left out: a generated
@@ -222,7 +225,7 @@ def parameters_of(cls: type[Component]) -> dict[str, Parameter]:
     return params
 
 
-def _init_base(cls: type[Component]) -> tuple[Any, list[inspect.Parameter]]:
+def _init_base(cls: ComponentClass) -> tuple[Any, list[inspect.Parameter]]:
     """The nearest hand-written ``__init__`` above ``cls`` and the context parameters it
     takes (``kernel``, ``loss``, ``task``, ``n_classes``, ``seed`` for an algorithm);
     TypeError, when the class is defined, if it takes any other parameter."""
@@ -254,12 +257,12 @@ class _LazyInit:
     compile a constructor for every class they load.
     """
 
-    def __init__(self, cls: type[Component], base: Any, context: list[inspect.Parameter]):
+    def __init__(self, cls: ComponentClass, base: Any, context: list[inspect.Parameter]):
         self.cls, self.base, self.context = cls, base, context
         self.__kbench_declared__ = tuple(cls._declared)
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        init = self.cls.__dict__.get("__init__")
+        init: Any = self.cls.__dict__.get("__init__")
         if init is self:
             init = _generate_init(self.cls, self.base, self.context)
         return init.__get__(obj, owner)
@@ -284,7 +287,7 @@ def _evaluated(d: Declared) -> Any:
 
 
 def _generate_init(
-    cls: type[Component], base: Any, context: list[inspect.Parameter]
+    cls: ComponentClass, base: Any, context: list[inspect.Parameter]
 ) -> Callable[..., None]:
     """Give ``cls`` a keyword-only ``__init__`` built from its declared parameters, and
     return it.
@@ -322,11 +325,12 @@ def _generate_init(
         f"Construct a {cls.name or cls.__qualname__} (parameters in the class docstring)."
     )
     init.__kbench_declared__ = tuple(cls._declared)
-    cls.__init__ = init  # type: ignore[misc]
-    return init
+    cls.__init__ = init
+    generated: Callable[..., None] = init
+    return generated
 
 
-def _assign(obj: Component, values: dict[str, Any]) -> None:
+def _assign(obj: Any, values: dict[str, Any]) -> None:
     """Check every declared parameter's range, store it under its name, then __post_init__."""
     cls = type(obj)
     for pname, value in values.items():

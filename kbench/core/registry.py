@@ -1,6 +1,7 @@
 """Discovers plugins and holds the components they register.
 
-Built-in plugins are the modules under ``kbench.plugins.{algorithms,kernels,losses,datasets}``;
+Built-in plugins are the modules under
+``kbench.plugins.{algorithms,kernels,losses,datasets,executors}``;
 third-party plugins come from the ``kbench`` entry-point group. Both register through the
 hooks in :mod:`kbench.core.hookspecs`.
 
@@ -20,6 +21,7 @@ Every error about a plugin names it, and names its distribution when the two dif
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import os
@@ -37,16 +39,30 @@ import pluggy
 from kbench.core import hookspecs
 from kbench.core.components import KINDS, Component, format_value
 from kbench.core.errors import RegistryError, SpecError, interrupted
+from kbench.core.executors import Executor
 from kbench.core.specs import coerce, parse_spec, suggest
 
-BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets")
+BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets", "executors")
+#: The hook of each kind of component.
 HOOKS = {
     "algorithm": "kbench_register_algorithms",
     "kernel": "kbench_register_kernels",
     "loss": "kbench_register_losses",
     "dataset": "kbench_register_datasets",
 }
-PLURAL = {"algorithm": "algorithms", "kernel": "kernels", "loss": "losses", "dataset": "datasets"}
+#: Executors are registered like components, but are no component: they have no spec
+#: and no parameters, and are kept apart (:meth:`Registry.executor`).
+EXECUTOR = "executor"
+EXECUTOR_HOOK = "kbench_register_executors"
+PLURAL = {
+    "algorithm": "algorithms",
+    "kernel": "kernels",
+    "loss": "losses",
+    "dataset": "datasets",
+    EXECUTOR: "executors",
+}
+#: What an executor class must define besides its name and docstring.
+EXECUTOR_METHODS = ("from_settings", "describe", "run")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 #: Environment variables of the load controls.
 ENV_DISABLE, ENV_LOAD, ENV_TRACE = (
@@ -102,7 +118,18 @@ class PluginInfo:
 class Entry:
     """A registered component class and the plugin it came from."""
 
-    cls: type[Component]
+    #: A subclass of its kind's base (:data:`kbench.core.components.KINDS`), whose own
+    #: class attributes (an algorithm's ``supports``, ``uses_loss``...) its users read.
+    cls: type[Any]
+    plugin: str
+    version: str
+
+
+@dataclass(frozen=True)
+class ExecutorEntry:
+    """A registered executor class and the plugin it came from."""
+
+    cls: type[Executor]
     plugin: str
     version: str
 
@@ -144,12 +171,17 @@ class Registry:
             self.pm.add_hookcall_monitoring(_trace_before, _trace_after)
         self._plugins: dict[str, PluginInfo] = {}
         self._components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
+        self._executors: dict[str, ExecutorEntry] = {}
         # Plugins found but not imported yet, by name, in load order (built-ins first).
         self._pending: dict[str, Callable[[], Any]] = {}
         # kind -> component name -> the not yet loaded built-in plugin that registers it.
-        self._index: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
+        self._index: dict[str, dict[str, str]] = {kind: {} for kind in (*KINDS, EXECUTOR)}
+        # The not yet loaded built-in plugins that register executors alone: whatever needs
+        # every component need not import them (an executor module imports the execution
+        # layer, pandas included, which `kbench list` has no use for).
+        self._executors_only: set[str] = set()
         self._watchers: list[Callable[[PluginInfo], None]] = []
-        from kbench import __version__
+        from kbench._version import __version__
 
         if builtins:
             from kbench.core._plugin_index import BUILTIN_INDEX
@@ -162,7 +194,7 @@ class Registry:
                         name,
                         "builtin",
                         __version__,
-                        lambda m=f"kbench.plugins.{sub}.{module}": _import_builtin(m),
+                        functools.partial(_import_builtin, f"kbench.plugins.{sub}.{module}"),
                     )
                     if name not in self._pending:
                         continue  # disabled
@@ -171,6 +203,8 @@ class Registry:
                     for kind, names in BUILTIN_INDEX.get(name, {}).items():
                         for component in names:
                             self._index[kind].setdefault(component, name)
+                    if set(BUILTIN_INDEX.get(name, {})) == {EXECUTOR}:
+                        self._executors_only.add(name)
             # A module the index does not know yet: only loading it tells what it registers.
             for name in unindexed:
                 self._load(name)
@@ -187,7 +221,7 @@ class Registry:
                 )
             self._report_missing()
         for name, obj in extra_plugins:
-            self._add(name, "extra", "unknown", lambda o=obj: o)
+            self._add(name, "extra", "unknown", functools.partial(_given, obj))
         if trace:
             self._load_all()  # the log is meant to show every plugin's hook calls
 
@@ -213,10 +247,12 @@ class Registry:
             return
         self._pending[name] = load
 
-    def _load_all(self) -> None:
-        """Load every plugin not loaded yet, in the order they were found."""
+    def _load_all(self, *, executors: bool = True) -> None:
+        """Load every plugin not loaded yet, in the order they were found; with
+        ``executors=False``, the built-in ones that register executors alone are left."""
         for name in list(self._pending):
-            self._load(name)
+            if executors or name not in self._executors_only:
+                self._load(name)
 
     def _load(self, name: str) -> None:
         """Import one plugin and register its components, all or nothing."""
@@ -242,7 +278,7 @@ class Registry:
         except pluggy.PluginValidationError:
             callers = self.pm.get_hookcallers(plugin) or []
             unknown = sorted(h.name for h in callers if not h.has_spec())
-            hooks = sorted(HOOKS.values())
+            hooks = sorted([*HOOKS.values(), EXECUTOR_HOOK])
             self._fail(
                 info,
                 "; ".join(
@@ -254,8 +290,8 @@ class Registry:
             )
             return
         others = [p for _, p in self.pm.list_name_plugin() if p is not plugin]
-        staged: list[tuple[str, Entry]] = []
-        for kind, hook in HOOKS.items():
+        staged: list[tuple[str, Entry | ExecutorEntry]] = []
+        for kind, hook in [*HOOKS.items(), (EXECUTOR, EXECUTOR_HOOK)]:
             if not any(
                 impl.plugin is plugin for impl in getattr(self.pm.hook, hook).get_hookimpls()
             ):
@@ -272,7 +308,11 @@ class Registry:
             seen: set[str] = set()
             try:
                 for cls in register.classes:
-                    entry = self._validate(kind, cls, info)
+                    entry: Entry | ExecutorEntry = (
+                        self._validate_executor(cls, info)
+                        if kind == EXECUTOR
+                        else self._validate(kind, cls, info)
+                    )
                     if entry.cls.name in seen:
                         raise RegistryError(
                             f"{info.label} registered {kind} {entry.cls.name!r} twice"
@@ -284,7 +324,10 @@ class Registry:
                 return
         # Every hook ran and every registration is valid: only now does anything count.
         for kind, entry in staged:
-            self._components[kind][entry.cls.name] = entry
+            if isinstance(entry, ExecutorEntry):
+                self._executors[entry.cls.name] = entry
+            else:
+                self._components[kind][entry.cls.name] = entry
             info.components.setdefault(PLURAL[kind], []).append(entry.cls.name)
 
     def _fail(self, info: PluginInfo, error: str) -> None:
@@ -354,8 +397,9 @@ class Registry:
 
     @property
     def components(self) -> dict[str, dict[str, Entry]]:
-        """Every registered component, by kind and name (loads every plugin)."""
-        self._load_all()
+        """Every registered component, by kind and name (loads every plugin, except the
+        built-in executors')."""
+        self._load_all(executors=False)
         return self._components
 
     @components.setter
@@ -369,9 +413,36 @@ class Registry:
             self._load(self._index[kind][name])
             found = self._components[kind].get(name)
         if found is None and self._pending:
-            self._load_all()
+            self._load_all(executors=False)
             found = self._components[kind].get(name)
         return found
+
+    def _validate_executor(self, cls: Any, info: PluginInfo) -> ExecutorEntry:
+        """Check an executor class as :meth:`_validate` checks a component's."""
+        where = info.label
+        name = cls.__dict__.get("name", "") if isinstance(cls, type) else ""
+        if not isinstance(cls, type):
+            raise RegistryError(f"{where} registered {cls!r} as an executor, but it is not a class")
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise RegistryError(
+                f"{where}: executor {cls.__qualname__} needs a class attribute name of "
+                f"lowercase letters, digits, '_', '.', '-' (got {name!r})"
+            )
+        if not (cls.__doc__ or "").strip():
+            raise RegistryError(f"{where}: executor {name!r} has no docstring")
+        missing = [m for m in EXECUTOR_METHODS if not callable(getattr(cls, m, None))]
+        if missing:
+            raise RegistryError(
+                f"{where}: executor {name!r} does not define {', '.join(missing)} "
+                "(see kbench.core.executors.Executor)"
+            )
+        existing = self._executors.get(name)
+        if existing is not None:
+            raise RegistryError(
+                f"{where} registered executor {name!r}, which plugin {existing.plugin!r} "
+                "already registered"
+            )
+        return ExecutorEntry(cls=cls, plugin=info.name, version=info.version)
 
     def _validate(self, kind: str, cls: Any, info: PluginInfo) -> Entry:
         base = KINDS[kind]
@@ -392,7 +463,7 @@ class Registry:
         except TypeError as exc:
             raise RegistryError(f"{where}: {kind} {name!r}: {exc}") from None
         if kind == "algorithm":
-            bad = set(cls.tasks) - {"binary", "multiclass", "regression", "novelty"}
+            bad = set(getattr(cls, "tasks", ())) - {"binary", "multiclass", "regression", "novelty"}
             if bad:
                 raise RegistryError(
                     f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}"
@@ -407,8 +478,40 @@ class Registry:
     # -- queries ------------------------------------------------------------------------------
 
     def names(self, kind: str) -> list[str]:
-        """Sorted names of the registered components of one kind (loads every plugin)."""
+        """Sorted names of the registered components of one kind, or of the executors for
+        ``kind="executor"`` (loads every plugin)."""
+        if kind == EXECUTOR:
+            return sorted(self.executors)
         return sorted(self.components[kind])
+
+    @property
+    def executors(self) -> dict[str, ExecutorEntry]:
+        """Every registered executor, by name (loads every plugin)."""
+        self._load_all()
+        return self._executors
+
+    def executor(self, name: str) -> type[Executor]:
+        """The executor class registered under ``name``.
+
+        Raises
+        ------
+        SpecError
+            No executor has that name: the message lists the registered ones, with the
+            closest as a did-you-mean.
+        """
+        found = self._executors.get(name)
+        if found is None and name in self._index[EXECUTOR]:
+            self._load(self._index[EXECUTOR][name])
+            found = self._executors.get(name)
+        if found is None:  # a plugin's, perhaps: load them all
+            found = self.executors.get(name)
+        if found is None:
+            valid = self.names(EXECUTOR)
+            raise SpecError(
+                f"unknown executor {name!r}{suggest(name, valid)}; registered executors: "
+                f"{', '.join(valid) or 'none'}"
+            )
+        return found.cls
 
     def has(self, kind: str, name: str) -> bool:
         """Whether a component of this kind and name is registered (a built-in one is found
@@ -425,7 +528,7 @@ class Registry:
             f"unknown {kind} {name!r}{suggest(name, valid)}; available: {', '.join(valid)}"
         )
 
-    def resolve(self, kind: str, spec: str | Component) -> tuple[type[Component], dict[str, Any]]:
+    def resolve(self, kind: str, spec: str | Component) -> tuple[type[Any], dict[str, Any]]:
         """Parse a spec string into its class and coerced parameters (without constructing)."""
         if isinstance(spec, Component):
             return type(spec), spec.get_params()
@@ -531,6 +634,11 @@ def builtin_index() -> dict[str, dict[str, tuple[str, ...]]]:
             for plural, names in sorted(info.components.items())
         }
     return index
+
+
+def _given(plugin: object) -> object:
+    """A plugin object given to the registry as it is (``extra_plugins``)."""
+    return plugin
 
 
 def _import_builtin(module: str) -> ModuleType:

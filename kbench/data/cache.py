@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Data
 from kbench.core.fileio import atomic_write, atomic_write_bytes

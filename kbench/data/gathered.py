@@ -232,7 +232,7 @@ def column_scale(X: RowGather, scale: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _row_sum(chunks: Any) -> np.ndarray:
     """The sum of the rows of the chunks, in order, as ``np.add.reduce`` of their stack."""
-    total = None
+    total: Any = None
     for c in chunks:
         total = c.sum(axis=0) if total is None else np.concatenate([total[None], c]).sum(axis=0)
     return total

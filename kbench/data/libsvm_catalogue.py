@@ -159,7 +159,16 @@ _PARSED_ONLY: tuple[tuple[str, str, int, int, str, str | None, int, int | None],
 _BUILTIN: tuple[Entry, ...] = (
     _A9A,
     *(
-        Entry(name, task, d, n, _f(f"{task}/{train}"), test and _f(f"{task}/{test}"), n_test, k)
+        Entry(
+            name,
+            task,
+            d,
+            n,
+            _f(f"{task}/{train}"),
+            _f(f"{task}/{test}") if test else None,
+            n_test,
+            k,
+        )
         for name, task, d, n, train, test, n_test, k in _PARSED_ONLY
     ),
 )

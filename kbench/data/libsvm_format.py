@@ -26,6 +26,8 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
+from kbench.data.readers import MAX_ELEMENTS, check_dense_size, existing_file
+
 if TYPE_CHECKING:  # scipy.sparse is imported when a file is read, not when kbench loads
     import scipy.sparse as sp
 
@@ -60,10 +62,7 @@ def _first_line(exc: object) -> str:
 
 
 def _checked_path(path: str | Path) -> Path:
-    # Imported here: readers imports this module for read_libsvm.
-    from kbench.data.readers import _existing
-
-    return _existing(path)
+    return existing_file(path)
 
 
 #: Uncompressed text parsed at once by :func:`read_libsvm_csr` (the parser's arrays for a
@@ -185,7 +184,12 @@ def _parse_block(
 class _Spill:
     """The CSR arrays of a file of several blocks, written to files a block at a time."""
 
-    _PARTS = {"data": np.float64, "indices": np.int32, "indptr": np.int64, "y": np.float64}
+    _PARTS: dict[str, type] = {
+        "data": np.float64,
+        "indices": np.int32,
+        "indptr": np.int64,
+        "y": np.float64,
+    }
 
     def __init__(self, scratch: Path | None) -> None:
         import tempfile
@@ -265,10 +269,8 @@ def read_libsvm(
     :data:`kbench.data.readers.MAX_ELEMENTS`) refuses files whose dense matrix would hold
     more values than this.
     """
-    from kbench.data.readers import MAX_ELEMENTS, _check_size
-
     X, y = read_libsvm_csr(path, n_features)
-    _check_size(
+    check_dense_size(
         path, X.shape[0], X.shape[1], MAX_ELEMENTS if max_elements is None else max_elements
     )
     return X.toarray(), y

@@ -56,7 +56,7 @@ def read_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
     """
     buffer = _map_of(a) if isinstance(a, np.ndarray) and a.ndim == 2 else None
     file = None if buffer is None else _FILES.get(buffer)
-    if file is None or not a.flags.c_contiguous:
+    if buffer is None or file is None or not a.flags.c_contiguous:
         return None
     origin = np.frombuffer(buffer, dtype=np.uint8).__array_interface__["data"][0]
     start = a.__array_interface__["data"][0] - origin

@@ -2,10 +2,9 @@
 
 Every reader raises :class:`~kbench.core.errors.DataError` for bad input, naming the file and,
 where the format has lines, the line (and column) at fault; no input makes a reader raise
-anything else. Readers return float64 arrays: dense, except the LIBSVM reader's CSR.
+anything else. Readers return float64 arrays. The LIBSVM/svmlight format, read into CSR or
+dense arrays, has a module of its own, :mod:`kbench.data.libsvm_format`, built on this one.
 
-- :func:`read_libsvm_csr`, :func:`read_libsvm`: LIBSVM/svmlight text into CSR or dense
-  arrays (:mod:`kbench.data.libsvm_format`), optionally compressed.
 - :func:`read_csv`: delimited text with one label column, optionally a header row.
 - :func:`read_npz`: NumPy ``.npz`` archives holding ``X``, ``y`` and optionally ``X_test``, ``y_test``.
 - :func:`read_idx`: the IDX format of MNIST and Fashion-MNIST, optionally gzipped.
@@ -36,9 +35,8 @@ import numpy as np
 
 from kbench.core.errors import DataError
 
-# Re-exported: the LIBSVM format and single-file downloads live in their own modules.
+# Re-exported: single-file downloads live in their own module.
 from kbench.data.downloads import cached_path, fetch_url, sha256_of  # noqa: F401
-from kbench.data.libsvm_format import read_libsvm, read_libsvm_csr  # noqa: F401
 
 #: Largest dense array (in elements) a reader builds: 2.5e8 float64 values are 2 GB.
 MAX_ELEMENTS = 250_000_000
@@ -80,7 +78,9 @@ def recording_sources() -> Iterator[dict[str, os.stat_result]]:
         _SOURCES.reset(token)
 
 
-def _existing(path: str | Path) -> Path:
+def existing_file(path: str | Path) -> Path:
+    """``path`` as a Path, recorded as a source of the data set being read; a DataError
+    when it is missing or a folder."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file")
@@ -96,7 +96,7 @@ def _is_gzip(path: Path) -> bool:
 
 
 def _open_text(path: str | Path) -> io.TextIOBase:
-    path = _existing(path)
+    path = existing_file(path)
     if _is_gzip(path):
         return io.TextIOWrapper(
             gzip.open(path, "rb"), encoding="utf-8", errors="strict", newline=""
@@ -110,7 +110,8 @@ def _read_error(path: str | Path, exc: BaseException) -> DataError:
     return DataError(f"{path}: cannot read ({type(exc).__name__}: {_first_line(exc)})")
 
 
-def _check_size(path: str | Path, n: int, d: int, max_elements: int) -> None:
+def check_dense_size(path: str | Path, n: int, d: int, max_elements: int) -> None:
+    """A DataError when ``n × d`` values, read from ``path``, exceed ``max_elements``."""
     if n * d > max_elements:
         gb = n * d * 8 / 1e9
         raise DataError(
@@ -230,7 +231,7 @@ def read_csv(
     if width < 2:
         raise DataError(f"{path}: needs at least two columns (features and a label), found {width}")
     j_label = _label_column(path, label, names, has_header)
-    _check_size(path, len(body), width - 1, max_elements)
+    check_dense_size(path, len(body), width - 1, max_elements)
     feat = [j for j in range(width) if j != j_label]
     cells: list[list[str]] = []
     for lineno, row in body:
@@ -307,7 +308,7 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
     2-D float64 and ``y`` arrays 1-D, with matching lengths and widths. Object arrays are
     refused (no pickles are loaded).
     """
-    path = _existing(path)
+    path = existing_file(path)
     try:
         # numpy leaves its own file handle open when the archive is damaged: pass ours
         with open(path, "rb") as fh:
@@ -371,7 +372,7 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
 
 def npz_shapes(path: str | Path) -> dict[str, tuple[int, ...]]:
     """Shapes of the arrays of an ``.npz`` archive, read from their headers only (cheap)."""
-    path = _existing(path)
+    path = existing_file(path)
     shapes: dict[str, tuple[int, ...]] = {}
     try:
         with zipfile.ZipFile(path) as zf:
@@ -434,7 +435,7 @@ def _read_idx_header(path: Path, fh: io.BufferedIOBase) -> tuple[np.dtype, tuple
 
 def idx_header(path: str | Path) -> tuple[np.dtype, tuple[int, ...]]:
     """The element type and dimensions of an IDX file, reading only its header (cheap)."""
-    path = _existing(path)
+    path = existing_file(path)
     try:
         with _idx_stream(path) as fh:
             dtype, dims, _ = _read_idx_header(path, fh)
@@ -451,7 +452,7 @@ def read_idx(path: str | Path, *, max_elements: int = MAX_ELEMENTS) -> np.ndarra
     The header's dimensions must account for the file's size exactly; a mismatch is an
     error stating both sizes.
     """
-    path = _existing(path)
+    path = existing_file(path)
     try:
         with _idx_stream(path) as fh:
             dtype, dims, offset = _read_idx_header(path, fh)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.core.arrays import csr_over, is_sparse
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
@@ -372,6 +372,8 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
     Xt = None if data.X_test is None else _features(data.X_test, sparse)
     yt = None if data.y_test is None else np.asarray(data.y_test, dtype=np.float64).ravel()
     if Xt is not None:
+        if yt is None:
+            raise DataError(f"data set {name!r} has test features but no test labels")
         if Xt.ndim != 2 or Xt.shape[1] != X.shape[1] or len(yt) != Xt.shape[0]:
             raise DataError(
                 f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}"
@@ -525,7 +527,7 @@ def lazy_stream(spec: StreamSpec, base: _Base, n: int) -> bool:
     set mapped from the cache, and features and labels of more than ``LAZY_BYTES``."""
     if not base.frozen:
         return False
-    X = base.data.X
+    X: Any = base.data.X  # dense, or CSR
     # bytes of a row: CSR values, column indices and pointer; or dense values
     sparse = is_sparse(X) and not spec.dense
     row = X.nnz / max(1, X.shape[0]) * 12 + 8 if sparse else X.shape[1] * 8
@@ -538,6 +540,8 @@ def _apply(spec: StreamSpec, base: _Base, plan: Plan) -> tuple[_Arrays, Plan]:
     set, whose rows are read, densified and scaled a chunk at a time. Also the plan, with
     the column scale it computed."""
     data = base.data
+    X: Any  # dense or CSR arrays, or a RowGather of their rows
+    Xt: Any
     X, y, Xt, yt = data.X, plan.y, data.X_test, plan.y_test
     lazy = lazy_stream(spec, base, len(y))
     sparse = is_sparse(X)
@@ -573,6 +577,7 @@ def _apply(spec: StreamSpec, base: _Base, plan: Plan) -> tuple[_Arrays, Plan]:
                 lo, hi = X.min(axis=0), X.max(axis=0)
                 center, width = (hi + lo) / 2.0, (hi - lo) / 2.0
             width = np.where(width > 0, width, 1.0)
+        assert center is not None and width is not None  # a plan records both, or neither
         if isinstance(X, RowGather):
             X = X.scaled(center, width)
             Xt = None if Xt is None else Xt.scaled(center, width)
@@ -611,7 +616,7 @@ def _csr_frozen(X: Any, copy: bool) -> sp.csr_matrix:
     for part in parts:
         if part.flags.writeable:
             part.setflags(write=False)
-    return csr_over(*parts, shape=X.shape)
+    return csr_over(parts[0], parts[1], parts[2], shape=X.shape)
 
 
 def _freeze(a: Any, base: _Base) -> Any:
@@ -651,12 +656,3 @@ def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
         else:
             h.update(np.ascontiguousarray(a))  # the bytes of tobytes(), without a copy
     return h.hexdigest()[:16]
-
-
-def __getattr__(name: str) -> Any:
-    """The data cache's functions under their former home (:mod:`kbench.data.cache`)."""
-    if name in ("get_stream", "cache_dir", "cache_usage", "clear_cache", "CacheUsage"):
-        from kbench.data import cache
-
-        return getattr(cache, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,6 +17,10 @@ from typing import Any, Protocol
 
 from kbench.core.errors import DataError, KbenchError
 
+#: How the reason of a task the executor gave no result for starts (a task's own failure
+#: starts with its exception's type): such a task runs again when the study is resumed.
+LOST_BY_EXECUTOR = "executor "
+
 
 class Progress(Protocol):
     """What a study reports while it runs (every method is called from the driver's thread)."""
@@ -141,7 +145,10 @@ def run_experiments(
         are already there are skipped (resume).
     progress : Progress, optional
         Where progress and per-task problems are reported (default: nowhere).
-    workers, timeout, memory_limit, executor, scheduler
+    executor : str
+        The name of a registered executor (``registry.names("executor")``: ``local``,
+        ``dask`` and those of plugins).
+    workers, timeout, memory_limit, scheduler
         Executor settings, as for ``kbench run``.
     force : bool
         Rerun tasks that already have results.
@@ -161,6 +168,8 @@ def run_experiments(
 
     Raises
     ------
+    SpecError
+        If no executor has the name ``executor`` (the message lists those registered).
     KbenchError
         If the study has no runnable task or the executor settings conflict.
     DataError
@@ -168,14 +177,27 @@ def run_experiments(
         why, before the results folder is created or anything is written.
     """
     from kbench.core.errors import ResultsError, interrupted
+    from kbench.core.executors import ExecutorSettings
     from kbench.data.cache import get_stream
-    from kbench.execution.executors import DaskExecutor, LocalExecutor, SchedulerLost
+    from kbench.execution.executors import SchedulerLost, failed_task
     from kbench.execution.isolation import hold_ctrl_c
     from kbench.execution.prequential import RESULTS_FORMAT
     from kbench.execution.study import plan
     from kbench.execution.tuning import window_id
 
     progress = progress or SilentProgress()
+    # The executor and its settings first: a bad name or setting is refused before any
+    # stream is built or anything written.
+    runner = registry.executor(executor).from_settings(
+        ExecutorSettings(
+            workers=workers,
+            timeout=timeout,
+            max_memory=memory_limit,
+            trace_memory=trace_memory,
+            scheduler=scheduler,
+            say=lambda text, level: progress.message(text, level=level),
+        )
+    )
     if not sys.platform.startswith("linux"):
         raise KbenchError(
             "running tasks needs Linux (kbench forks a process per task and uses Linux's "
@@ -217,10 +239,14 @@ def run_experiments(
         return window_id(stream_ids[task.stream], dict(task.options).get("window"))
 
     todo: list[Any] = []
-    changed, old_formats, unchecked = 0, [], {}
+    changed, old_formats, lost_before = 0, [], 0
+    unchecked: dict[Any, int] = {}
     for t in the_plan.tasks:
         done = finished.get(t.task_id)
         if done is None or (retry_failed and done.status != "ok"):
+            todo.append(t)
+        elif done.status != "ok" and (done.reason or "").startswith(LOST_BY_EXECUTOR):
+            lost_before += 1  # the executor's failure, not the task's: resumed like no result
             todo.append(t)
         elif done.results_format != RESULTS_FORMAT:
             old_formats.append(done.results_format)  # another experiment: kept apart
@@ -260,6 +286,11 @@ def run_experiments(
     if rerun and retry_failed:
         n = len(rerun)
         progress.message(f"kbench: {n} {_tasks(n)} that failed before run again (--retry-failed)")
+    if lost_before:
+        progress.message(
+            f"kbench: {lost_before} {_tasks(lost_before)} that an executor gave no result for "
+            "run again"
+        )
     if changed:
         progress.message(
             f"kbench: {changed} {_tasks(changed)} run again: their data changed since they ran"
@@ -293,24 +324,6 @@ def run_experiments(
         """Tasks with a result in the folder: those written now and those from before."""
         return len(written | on_disk.keys())
 
-    if executor == "dask":
-        runner = DaskExecutor(
-            scheduler=scheduler,
-            workers=workers,
-            timeout=timeout,
-            max_memory=memory_limit,
-            trace_memory=trace_memory,
-            say=lambda text, level: progress.message(text, level=level),
-        )
-    else:
-        if workers == 0 and (timeout or memory_limit):
-            raise KbenchError(
-                "--timeout and --max-memory need worker processes (--workers 1 or more)"
-            )
-        runner = LocalExecutor(
-            workers, timeout=timeout, max_memory=memory_limit, trace_memory=trace_memory
-        )
-
     def on_done(result: Any) -> None:
         # Written and counted as one step for Ctrl-C: a task file on disk that the count
         # missed would make "N finished tasks are kept" one short.
@@ -335,10 +348,27 @@ def run_experiments(
             )
         progress.task_done(result)
 
+    def lost(reason: str) -> None:
+        """Record every task the executor gave no result for as failed, with its reason."""
+        for task in todo:
+            if task.task_id not in written:
+                on_done(failed_task(task, "error", f"{LOST_BY_EXECUTOR}{executor!r}: {reason}"))
+
     started = time.time()
     progress.start(len(todo))
     try:
-        runner.run(todo, on_done, progress.task_started, tick=progress.tick)
+        try:
+            runner.run(todo, on_done, progress.task_started, tick=progress.tick)
+        except (KeyboardInterrupt, KbenchError):
+            # A KbenchError is meant for the user (an unreachable scheduler, a lost one, a
+            # full disk): the study stops with it; what was written is kept.
+            raise
+        except Exception as exc:  # the executor's own failure, not a task's
+            if interrupted(exc):
+                raise
+            lost(f"failed: {_one_line(exc)}")
+        else:
+            lost("returned without running this task")
     except KeyboardInterrupt:
         progress.stop()
         progress.message(
@@ -382,6 +412,16 @@ def _bad_streams_line(bad: dict[Any, str]) -> str:
         labels = ", ".join(dict.fromkeys(s.label for s in others))
         line += f"; {len(others)} other {_streams(len(others))} cannot be built either ({labels})"
     return line
+
+
+def _one_line(exc: BaseException) -> str:
+    """An executor's exception as one line: its message, with its type unless it is
+    kbench's own (whose messages are written for the user)."""
+    text = str(exc).strip().splitlines()
+    line = text[0] if text else ""
+    if isinstance(exc, KbenchError) and line:
+        return line
+    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
 def _streams(n: int) -> str:

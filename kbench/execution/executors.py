@@ -1,6 +1,8 @@
-"""Executors run tasks and hand each result to the driver, which writes it.
+"""The built-in executors: they run tasks and hand each result to the driver, which writes it.
 
-Both executors run every task through :func:`execute_isolated`: a forked child process per
+They implement :class:`kbench.core.executors.Executor` and are registered, as any
+executor plugin's are, by the built-in plugins ``kbench.plugins.executors.local`` and
+``kbench.plugins.executors.dask``. Both run every task through :func:`execute_isolated`: a forked child process per
 task, so a task that raises, crashes, hangs past ``timeout`` or outgrows ``max_memory``
 affects only itself, and a hung task is killed even inside compiled code.
 
@@ -29,9 +31,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from kbench.core.errors import KbenchError, interrupted
+from kbench.core.executors import ExecutorSettings
 from kbench.core.registry import Registry, format_exception_line, get_registry
 from kbench.data.cache import get_stream
 from kbench.execution.cluster_events import ClusterEvents, captured_dask_log
@@ -120,9 +123,9 @@ def execute(
         return run_task(task, stream, registry, trace_memory=trace_memory)
 
 
-def _failed(task: Task, status: str, reason: str, cache: Path | None = None) -> TaskResult:
+def failed_task(task: Task, status: str, reason: str, cache: Path | None = None) -> TaskResult:
     """The result of a task whose process gave none (it crashed, timed out, or the cluster
-    could not run it), with its stream's columns (id, task, examples, features) as the
+    or executor could not run it), with its stream's columns (id, task, examples, features) as the
     task would have recorded them: the stream is read from the data cache, where the
     driver built it before the first task (they stay empty if it cannot be read there)."""
     stream = None
@@ -140,12 +143,12 @@ def _died(
     memory (a MemoryError, or a crash after its memory grew to the --max-memory limit),
     ``error`` naming the signal or exit status otherwise."""
     if not exc.reached(max_memory):
-        return _failed(task, "error", str(exc), cache)
+        return failed_task(task, "error", str(exc), cache)
     reason = str(exc)
     if max_memory is not None:
         grown = f" after growing by {exc.growth / 2**20:.0f} MiB" if exc.growth else ""
         reason += f"{grown}: it reached the --max-memory limit of {max_memory / 2**20:.0f} MiB"
-    return _failed(task, "memory", reason, cache)
+    return failed_task(task, "memory", reason, cache)
 
 
 def execute_isolated(
@@ -172,7 +175,7 @@ def execute_isolated(
                 max_memory=max_memory,
             )
     except TimeoutError as exc:
-        return _failed(task, "timeout", str(exc), cache)
+        return failed_task(task, "timeout", str(exc), cache)
     except ChildDied as exc:
         return _died(task, exc, max_memory, cache)
 
@@ -245,6 +248,7 @@ class LocalExecutor(TaskLimits):
         As for :class:`TaskLimits`.
     """
 
+    name: ClassVar[str] = "local"
     workers: int | None = None
     _: KW_ONLY
     cache: Path | None = None
@@ -252,6 +256,22 @@ class LocalExecutor(TaskLimits):
     def __post_init__(self) -> None:
         if self.workers is None:
             self.workers = os.cpu_count() or 1
+
+    @classmethod
+    def from_settings(cls, settings: ExecutorSettings) -> LocalExecutor:
+        """A local executor for ``kbench run``'s settings (a scheduler address has no use here)."""
+        if settings.scheduler:
+            raise KbenchError("--scheduler is for --executor dask; the local executor has none")
+        if settings.workers == 0 and (settings.timeout or settings.max_memory):
+            raise KbenchError(
+                "--timeout and --max-memory need worker processes (--workers 1 or more)"
+            )
+        return cls(
+            settings.workers,
+            timeout=settings.timeout,
+            max_memory=settings.max_memory,
+            trace_memory=settings.trace_memory,
+        )
 
     def describe(self) -> str:
         """One line for the progress display."""
@@ -290,7 +310,7 @@ class LocalExecutor(TaskLimits):
         running: dict[Child, Task] = {}
         try:
             while pending or running:
-                while pending and len(running) < self.workers:
+                while pending and len(running) < (self.workers or 1):
                     task = pending.pop()
                     running[
                         Child(
@@ -320,7 +340,7 @@ class LocalExecutor(TaskLimits):
                             child.kill()
                             del running[child]
                             on_done(
-                                _failed(
+                                failed_task(
                                     task,
                                     "timeout",
                                     f"killed after the {self.timeout:g} s timeout",
@@ -369,6 +389,7 @@ class DaskExecutor(TaskLimits):
         As for :class:`TaskLimits`, enforced on the workers.
     """
 
+    name: ClassVar[str] = "dask"
     _: KW_ONLY
     scheduler: str | None = None
     workers: int | None = None
@@ -376,6 +397,18 @@ class DaskExecutor(TaskLimits):
 
     def __post_init__(self) -> None:
         self.workers = self.workers or os.cpu_count() or 1
+
+    @classmethod
+    def from_settings(cls, settings: ExecutorSettings) -> DaskExecutor:
+        """A Dask executor for ``kbench run``'s settings."""
+        return cls(
+            scheduler=settings.scheduler,
+            workers=settings.workers,
+            timeout=settings.timeout,
+            max_memory=settings.max_memory,
+            trace_memory=settings.trace_memory,
+            say=settings.say,
+        )
 
     def describe(self) -> str:
         return (
@@ -625,7 +658,8 @@ class _Flight:
         except queue.Empty:
             return None
         # Not a future released since (a task submitted again has a new one).
-        return fut.key if self.futures.get(fut.key) is fut else None
+        key: str = fut.key
+        return key if self.futures.get(key) is fut else None
 
     def collect(self, key: str, tick: Callable[[], None]) -> TaskResult | None:
         """The task's result, brought to the driver; None if its future was cancelled.
@@ -652,9 +686,9 @@ class _Flight:
                 self.deaths[key] = self.deaths.get(key, 0) + deaths
                 if self.deaths[key] <= _RESUBMITS * deaths:
                     raise _WorkersDied(deaths) from None
-                return _failed(task, "error", _killed_reason(self.deaths[key]))
+                return failed_task(task, "error", _killed_reason(self.deaths[key]))
             except Exception as exc:  # the task could not run on the cluster
-                return _failed(task, "error", f"dask: {format_exception_line(exc)}")
+                return failed_task(task, "error", f"dask: {format_exception_line(exc)}")
             return pickle.loads(payload)
 
     def release(self, key: str) -> Task:

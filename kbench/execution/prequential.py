@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.core.arrays import one_rows
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.errors import interrupted
@@ -192,6 +192,7 @@ def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tuple[float, int, bool]:
     """Held-out error, examples scored, and whether every prediction was the same value."""
     Xt, yt = stream.X_test, stream.y_test
+    assert Xt is not None and yt is not None  # called for streams with a test split
     if limit is not None:
         Xt, yt = Xt[:limit], yt[:limit]
     if isinstance(Xt, RowGather):

@@ -19,6 +19,7 @@ folder of the study file, not to the folder kbench runs in.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from kbench.core.errors import KbenchError, SpecError
 from kbench.core.registry import Registry
 from kbench.core.specs import format_spec, parse_spec, suggest
 from kbench.data.streams import StreamSpec, split_stream_options
+from kbench.execution.seed_lists import MAX_SEED, MAX_TASKS, parse_seeds
 from kbench.execution.tasks import Task
 from kbench.execution.tuning import (
     TuneSpec,
@@ -40,12 +42,6 @@ from kbench.execution.tuning import (
 )
 
 DEFAULT_STUDY = Path(__file__).parents[1] / "studies" / "default.toml"
-#: Most tasks one study may plan: each writes its own result file and the plan is held in
-#: memory, so a larger grid is almost surely a typo (``--seeds 0-99999999``).
-MAX_TASKS = 1_000_000
-#: Seeds are unsigned 32-bit integers: every random generator kbench and its plugins use
-#: (NumPy's legacy RandomState included) accepts them, and results store them as int64.
-MAX_SEED = 2**32 - 1
 #: Upper bounds of the protocol's integers, beyond which a run is a typo or cannot finish.
 MAX_EPOCHS = 10_000
 MAX_CHECKPOINTS = 100_000
@@ -261,7 +257,7 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                 if reason:
                     skipped.append((label, reason))
                     continue
-                alg_losses: list[str | None] = [None]
+                alg_losses: Sequence[str | None] = [None]
                 if cls.uses_loss:
                     alg_losses = losses or [
                         registry.canonical("loss", _default_loss(cls, task_kind, registry))
@@ -428,33 +424,6 @@ def _paths_relative_to(spec: str, folder: Path, registry: Registry) -> str:
         if value and not os.path.isabs(os.path.expanduser(value)):
             params[key] = os.path.join(base, value)
     return format_spec(name, params)
-
-
-def parse_seeds(text: str) -> list[int]:
-    """Parse ``0,1,2`` or ``0-4`` (inclusive ranges) into a sorted list of seeds."""
-    seeds: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        lo, dash, hi = part.partition("-")
-        try:
-            first, last = (int(lo), int(hi)) if dash and lo else (int(part), int(part))
-        except ValueError:
-            raise SpecError(f"--seeds {text!r}: expected integers such as 0,1,2 or 0-4") from None
-        if last < first:
-            raise SpecError(f"--seeds {text!r}: the range {part} is empty (write it low-high)")
-        if len(seeds) + last - first + 1 > MAX_TASKS:
-            raise SpecError(
-                f"--seeds {text!r}: {len(seeds) + last - first + 1:,} seeds, more than kbench's "
-                f"limit of {MAX_TASKS:,} tasks in a study (each seed is at least one task)"
-            )
-        if not 0 <= first <= MAX_SEED or not 0 <= last <= MAX_SEED:
-            raise SpecError(f"--seeds {text!r}: seeds are integers from 0 to {MAX_SEED}")
-        seeds.extend(range(first, last + 1))
-    if not seeds:
-        raise SpecError(f"--seeds {text!r}: no seeds given")
-    return sorted(set(seeds))
 
 
 __all__ = ["DEFAULT_STUDY", "Experiment", "Plan", "load_study", "parse_seeds", "parse_spec", "plan"]

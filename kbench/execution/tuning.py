@@ -45,6 +45,7 @@ from kbench.core.search_space import Dimension, search_space
 from kbench.core.specs import format_spec, parse_spec
 from kbench.data.gathered import rows_between
 from kbench.data.streams import Stream, StreamSpec
+from kbench.execution.seed_lists import parse_seeds
 from kbench.execution.tasks import Task
 
 METHODS = ("grid", "random")
@@ -93,8 +94,6 @@ class TuneSpec:
 
 def parse_tune(value: Any, where: str = "tune") -> TuneSpec:
     """Check a ``tune`` table (``{method, budget, on}``) and return its :class:`TuneSpec`."""
-    from kbench.execution.study import parse_seeds
-
     if not isinstance(value, dict):
         raise SpecError(
             f'{where} must be a table such as {{method = "random", budget = 8, on = "prefix:0.1"}}'

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.analysis.comparison import Comparison
 from kbench.analysis.groups import experiment_groups
 from kbench.core.errors import ResultsError

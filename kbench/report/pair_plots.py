@@ -210,8 +210,8 @@ def cd_figure(
     for t in range(1, k + 1):
         ax.vlines(t, top, top + 0.07, color="#2d333a", lw=1.0)
         ax.text(t, top + 0.11, str(t), ha="center", va="bottom", fontsize=9, color="#2d333a")
-    for t in np.arange(1.5, k, 1.0):
-        ax.vlines(t, top, top + 0.04, color="#2d333a", lw=0.7)
+    for minor in np.arange(1.5, k, 1.0):
+        ax.vlines(minor, top, top + 0.04, color="#2d333a", lw=0.7)
     # The CD bar, drawn from rank 1.
     ax.hlines(top + 0.45, lo, lo + cd, color="#c8423b", lw=2.0)
     for xx in (lo, lo + cd):

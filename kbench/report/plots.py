@@ -308,7 +308,7 @@ def curves_figure(
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    handles = [Line2D([0], [0], color=colours[lab], lw=2.4, label=lab) for lab in order]
+    handles: list[Any] = [Line2D([0], [0], color=colours[lab], lw=2.4, label=lab) for lab in order]
     handles += [
         Line2D(
             [0],

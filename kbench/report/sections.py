@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench import __version__
+from kbench._version import __version__
 from kbench.analysis.comparison import Comparison
 from kbench.analysis.groups import RankGroup, experiment_groups
 from kbench.analysis.tables import p_text

@@ -9,6 +9,7 @@ file and is resumed by running the same command again.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import tempfile
@@ -77,6 +78,8 @@ class Finished:
     stream_id: str | None
     #: The results format it was written in (1 before the format was recorded).
     results_format: int
+    #: Why it failed (None when it did not).
+    reason: str | None = None
 
 
 class ResultsStore:
@@ -141,6 +144,7 @@ class ResultsStore:
                 status=run["status"],
                 stream_id=run.get("stream_id"),
                 results_format=int(run.get("results_format") or 1),
+                reason=run.get("reason"),
             )
         return done
 
@@ -242,13 +246,17 @@ class Results:
             )
         for name, frame in tables.items():
             try:
-                atomic_write(folder / name, lambda fh, f=frame: f.to_parquet(fh, index=False))
+                atomic_write(folder / name, functools.partial(_to_parquet, frame))
             except OSError as exc:
                 raise ResultsError(
                     f"cannot write {folder / name}: {exc.strerror or exc}; every finished task is "
                     f"kept in {folder / 'tasks'}; free some space and run the same command again "
                     "to write the tables"
                 ) from None
+
+
+def _to_parquet(frame: pd.DataFrame, fh: Any) -> None:
+    frame.to_parquet(fh, index=False)
 
 
 def load_results(folder: str | Path) -> Results:

@@ -8,6 +8,7 @@ examples they processed, their kernel evaluations and their learner time.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -117,8 +118,6 @@ def at_tuning_budget(results: Any, budget: int) -> Any:
     ResultsError
         When no run was tuned with that budget (the message lists the budgets there are).
     """
-    from kbench.results.store import Results
-
     runs = results.runs
     budgets = runs["tune"].map(tune_budget) if "tune" in runs else pd.Series(dtype=object)
     keep = budgets == budget
@@ -136,11 +135,13 @@ def at_tuning_budget(results: Any, budget: int) -> Any:
     traces = results.traces
     if len(traces) and "task_id" in traces.columns:
         traces = traces[traces["task_id"].isin(ids)]
-    return Results(
+    # A copy of the same Results type (kbench.results.store imports this module, so it is
+    # not imported here), its tuning table kept.
+    return dataclasses.replace(
+        results,
         runs=runs[keep].reset_index(drop=True),
         traces=traces,
         outcomes=results.outcomes[results.outcomes["task_id"].isin(ids)],
-        tuning=results.tuning,
     )
 
 

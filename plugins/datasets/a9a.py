@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kbench import hookimpl
 from kbench.core.components import Data, Dataset
-from kbench.data.readers import read_libsvm
+from kbench.data.libsvm_format import read_libsvm
 
 DATA = Path(__file__).parent / "data"
 

@@ -25,6 +25,7 @@ from kbench.core.errors import DataError
 from kbench.core.specs import suggest
 from kbench.data.downloads import cache_dir
 from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
+from kbench.data.libsvm_format import read_libsvm, read_libsvm_csr
 from kbench.data.readers import (
     MAX_ELEMENTS,
     encode_labels,
@@ -34,8 +35,6 @@ from kbench.data.readers import (
     read_csv,
     read_idx,
     read_idx_pair,
-    read_libsvm,
-    read_libsvm_csr,
     read_npz,
 )
 

@@ -24,8 +24,8 @@ def _pistol_vs_asgd(results: Results) -> Finding:
         )
     }
     means = {eta: g["test_error"].astype(float).mean() for eta, g in by_eta.items()}
-    best = min(means, key=means.get)
-    median_eta = sorted(means, key=means.get)[len(means) // 2]
+    best = min(means, key=lambda eta: means[eta])
+    median_eta = sorted(means, key=lambda eta: means[eta])[len(means) // 2]
     e_p = pis["test_error"].astype(float)
     t = evidence.paired(pis, by_eta[median_eta], "test_error")
     evidence.adjust(t)

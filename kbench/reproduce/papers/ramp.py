@@ -68,8 +68,8 @@ def _ramp_pa(results: Results) -> Finding:
     a = _ramp_arms(results)
     err = {k: v["test_error"].astype(float).mean() for k, v in a.items()}
     sv = {k: v["n_support"].astype(float).mean() for k, v in a.items()}
-    worst = max(err, key=err.get)
-    densest = max(sv, key=sv.get)
+    worst = max(err, key=lambda k: err[k])
+    densest = max(sv, key=lambda k: sv[k])
     t_e = evidence.paired(a["PA"], a["OnlineSVM^R"], "test_error")
     t_s = evidence.paired(a["PA"], a["OnlineSVM^R"], "n_support")
     evidence.adjust(t_e, t_s)

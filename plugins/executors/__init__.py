@@ -1,0 +1,1 @@
+"""Built-in executor plugins: one module per place tasks run."""

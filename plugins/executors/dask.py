@@ -1,0 +1,19 @@
+"""The ``dask`` executor: tasks on a Dask cluster (a scheduler's, or a local one it starts).
+
+Dask itself is imported only when a study runs on it, so this plugin loads without the
+``dask`` extra installed; running on it without the extra is a one-line error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kbench import hookimpl
+from kbench.core.executors import Executor
+from kbench.execution.executors import DaskExecutor
+
+
+@hookimpl
+def kbench_register_executors(register: Callable[[type[Executor]], None]) -> None:
+    """Register the Dask executor."""
+    register(DaskExecutor)

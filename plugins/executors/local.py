@@ -1,0 +1,15 @@
+"""The ``local`` executor: a child process per task on this machine (the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kbench import hookimpl
+from kbench.core.executors import Executor
+from kbench.execution.executors import LocalExecutor
+
+
+@hookimpl
+def kbench_register_executors(register: Callable[[type[Executor]], None]) -> None:
+    """Register the local executor."""
+    register(LocalExecutor)
