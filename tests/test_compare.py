@@ -442,6 +442,11 @@ def test_ranking_and_win_tie_loss_from_tables() -> None:
     fr = res.ranking.friedman
     assert fr["N"] == 4 and fr["k"] == 3 and fr["chi2"] == pytest.approx(8.0)
     assert fr["cd"] == pytest.approx(nemenyi_cd(3, 4))
+    # exact: the 3! orders every block shares, out of (3!)^4 equally likely patterns
+    assert fr["test"] == "exact" and fr["p"] == pytest.approx(1 / 216)
+    # it rejects, so the Nemenyi groups are drawn: neighbours are within the CD of 1.66
+    assert fr["significant"]
+    assert res.ranking.groups == [["strong", "middle"], ["middle", "weak"]]
     wtl = res.wtl.set_index(["a", "b"])
     assert tuple(wtl.loc[("strong", "weak")]) == (8, 0, 0)
     assert tuple(wtl.loc[("weak", "strong")]) == (0, 0, 8)

@@ -25,7 +25,7 @@ from kbench.analysis.leaderboard import (
     tuning_cost_text,
     width_hints,
 )
-from kbench.analysis.tables import count, fmt_value, p_text, short_stream_names
+from kbench.analysis.tables import count, fmt_value, short_stream_names
 from kbench.cli.consoles import error_console, output_console
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK
@@ -266,7 +266,7 @@ def print_groups(
     configurations form a group, ranked over its data sets, or over its seeds when it has
     one data set. A sentence says what was grouped and why; each cell carries the
     degenerate mark of that data set (or seed)."""
-    from kbench.analysis.groups import experiment_groups
+    from kbench.analysis.groups import experiment_groups, friedman_sentence, two_tests_sentence
 
     groups, sentence = experiment_groups(cmp)
     if not groups:
@@ -308,22 +308,14 @@ def print_groups(
                 cells.append(text + (f" [yellow]{MARK}[/yellow]" if bad else ""))
             t.add_row(*cells)
         console.print(t)
-        fr = g.friedman
         if g.rankable:
-            console.print(
-                f"Friedman over {fr['N']} {g.blocks} and {fr['k']} configurations: "
-                f"χ² = {_f(fr['chi2'], '.3f')} ({p_text(fr['p_chi2'])}), "
-                f"Iman–Davenport F = {_f(fr['F'], '.3f')} ({p_text(fr['p_F'])}); "
-                f"Nemenyi critical difference {_f(fr['cd'], '.3f')} at α = {cmp.alpha:g}.",
-                highlight=False,
-            )
-            sets = (
-                "; ".join("{" + ", ".join(x) + "}" for x in g.cd_groups)
-                or "none (every pair is separated)"
-            )
-            console.print(
-                f"Groups not separated by the Nemenyi test: {escape(sets)}", highlight=False
-            )
+            console.print(escape(friedman_sentence(g)), highlight=False)
+            if g.cd_groups:
+                sets = "; ".join("{" + ", ".join(x) + "}" for x in g.cd_groups)
+                console.print(
+                    f"Groups not separated by the Nemenyi test: {escape(sets)}", highlight=False
+                )
+            console.print(f"[dim]{escape(two_tests_sentence(g))}[/dim]", highlight=False)
         else:
             console.print(
                 f"Not ranked: {len(g.mean_ranks) or len(g.values.columns)} configuration(s) "
