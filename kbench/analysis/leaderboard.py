@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from kbench.analysis.configs import config_key, config_table
 from kbench.analysis.tables import count, fmt_value, latex_results, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
-from kbench.results.tuning import COST_COLUMNS, evaluation_runs, tune_budget
+from kbench.results.tuning import COST_COLUMNS, evaluation_runs
 
 #: What both leaderboards (this one and ``kbench compare``'s) give each configuration: its
 #: seeds, and its means over them (the errors' standard deviations too), as ``agg`` specs.
@@ -42,26 +43,10 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
     if runs.empty:
         return {}
     runs = runs.copy()
-    runs["config_label"] = [
-        " ".join(
-            p
-            for p in (
-                registry.short("algorithm", a),
-                registry.short("kernel", k) if isinstance(k, str) else "",
-                registry.short("loss", lo) if isinstance(lo, str) else "",
-            )
-            if p
-        )
-        for a, k, lo in zip(runs["algorithm_spec"], runs["kernel"], runs["loss"], strict=True)
-    ]
-    if "selected_algorithm" in runs:
-        # A tuned learner: labelled with its budget, its selected configuration beside it.
-        budgets = runs["tune"].map(tune_budget)
-        tuned = runs["selected_algorithm"].notna()
-        runs.loc[tuned, "config_label"] = [
-            f"{lab} tuned@{b}"
-            for lab, b in zip(runs.loc[tuned, "config_label"], budgets[tuned], strict=True)
-        ]
+    # The labels of every other view (kbench.analysis.configs): one name per configuration,
+    # the user's spec@LABEL where given, tuned learners with their budget.
+    runs["config"] = [config_key(r) for _, r in runs.iterrows()]
+    runs["config_label"] = runs["config"].map(config_table(runs, registry.short)["label"])
     for col in (
         "online_error",
         "test_error",
