@@ -111,7 +111,8 @@ class Comparison:
         agg["_key"] = agg["_key"].fillna(agg["online_error"])
         agg["rank"] = agg.groupby("stream")["_key"].rank(method="min")
         return (
-            agg.sort_values(["stream", "_key"], na_position="last")
+            # ties broken by label, as in every other view (kbench.analysis.leaderboard)
+            agg.sort_values(["stream", "_key", "label"], na_position="last", kind="stable")
             .drop(columns="_key")
             .reset_index(drop=True)
         )
