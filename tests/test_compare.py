@@ -573,6 +573,14 @@ def test_compare_command_on_a_real_study(small_study: Path, tmp_path: Path) -> N
     a_wrong, b_wrong = ~outcome[pair["task_a"]], ~outcome[pair["task_b"]]
     aw, bw = int((a_wrong & ~b_wrong).sum()), int((b_wrong & ~a_wrong).sum())
     assert (row["a_worse"], row["b_worse"]) == (aw, bw)
+    # The file options hold what --format prints, byte for byte (issue 33: --csv lacked
+    # the degenerate columns, --json the groups).
+    for fmt, path in (("csv", csv_path), ("json", json_path)):
+        shown = _kbench("compare", str(small_study), "--format", fmt)
+        assert shown.returncode == 0, shown.stderr
+        assert path.read_text() == shown.stdout, fmt
+    assert {"degenerate_a", "degenerate_b"} <= set(table.columns)
+    assert {"groups", "grouping", "degenerate_legend"} <= set(data)
     assert math.isnan(row["p"])  # no per-example test
     # Three seeds and three pairs per data set: no verdict, and the table says why.
     assert "cannot tell" in res.output and "run ≥ 7" in res.output
