@@ -442,6 +442,11 @@ def test_ranking_and_win_tie_loss_from_tables() -> None:
     fr = res.ranking.friedman
     assert fr["N"] == 4 and fr["k"] == 3 and fr["chi2"] == pytest.approx(8.0)
     assert fr["cd"] == pytest.approx(nemenyi_cd(3, 4))
+    # exact: the 3! orders every block shares, out of (3!)^4 equally likely patterns
+    assert fr["test"] == "exact" and fr["p"] == pytest.approx(1 / 216)
+    # it rejects, so the Nemenyi groups are drawn: neighbours are within the CD of 1.66
+    assert fr["significant"]
+    assert res.ranking.groups == [["strong", "middle"], ["middle", "weak"]]
     wtl = res.wtl.set_index(["a", "b"])
     assert tuple(wtl.loc[("strong", "weak")]) == (8, 0, 0)
     assert tuple(wtl.loc[("weak", "strong")]) == (0, 0, 8)
@@ -568,6 +573,14 @@ def test_compare_command_on_a_real_study(small_study: Path, tmp_path: Path) -> N
     a_wrong, b_wrong = ~outcome[pair["task_a"]], ~outcome[pair["task_b"]]
     aw, bw = int((a_wrong & ~b_wrong).sum()), int((b_wrong & ~a_wrong).sum())
     assert (row["a_worse"], row["b_worse"]) == (aw, bw)
+    # The file options hold what --format prints, byte for byte (issue 33: --csv lacked
+    # the degenerate columns, --json the groups).
+    for fmt, path in (("csv", csv_path), ("json", json_path)):
+        shown = _kbench("compare", str(small_study), "--format", fmt)
+        assert shown.returncode == 0, shown.stderr
+        assert path.read_text() == shown.stdout, fmt
+    assert {"degenerate_a", "degenerate_b"} <= set(table.columns)
+    assert {"groups", "grouping", "degenerate_legend"} <= set(data)
     assert math.isnan(row["p"])  # no per-example test
     # Three seeds and three pairs per data set: no verdict, and the table says why.
     assert "cannot tell" in res.output and "run ≥ 7" in res.output

@@ -21,7 +21,6 @@ configuration made fewer, as many or more errors. The single tests are in
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -111,7 +110,8 @@ class Comparison:
         agg["_key"] = agg["_key"].fillna(agg["online_error"])
         agg["rank"] = agg.groupby("stream")["_key"].rank(method="min")
         return (
-            agg.sort_values(["stream", "_key"], na_position="last")
+            # ties broken by label, as in every other view (kbench.analysis.leaderboard)
+            agg.sort_values(["stream", "_key", "label"], na_position="last", kind="stable")
             .drop(columns="_key")
             .reset_index(drop=True)
         )
@@ -290,12 +290,14 @@ class Comparison:
         return formats.format_comparison(self, fmt)
 
     def write_csv(self, path: str | Path) -> None:
-        """Write :meth:`long_table` to a CSV file (``kbench compare --csv``)."""
-        _write(path, lambda: self.long_table().to_csv(index=False))
+        """Write ``format("csv")`` to a file (``kbench compare --csv``): the file holds what
+        ``--format csv`` prints, byte for byte."""
+        _write(path, lambda: self.format("csv"))
 
     def write_json(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` to a JSON file (``kbench compare --json``)."""
-        _write(path, lambda: json.dumps(self.to_dict(), indent=2, allow_nan=False))
+        """Write ``format("json")`` to a file (``kbench compare --json``): the file holds
+        what ``--format json`` prints, byte for byte."""
+        _write(path, lambda: self.format("json"))
 
 
 RANKING_NOTES = ("left out of the ranking across data sets", "ranks across data sets need")

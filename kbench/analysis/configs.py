@@ -91,14 +91,17 @@ def config_table(
                 "kernel": r["kernel"] if _is_set(r.get("kernel")) else "",
                 "loss": r["loss"] if _is_set(r.get("loss")) else "",
                 "epochs": int(r["epochs"]) if pd.notna(r.get("epochs")) else 1,
+                "given": str(r.get("algorithm_label") or "")
+                if _is_set(r.get("algorithm_label"))
+                else "",
             }
         )
     table = pd.DataFrame(
-        rows, columns=["config", "algorithm", "algorithm_spec", "kernel", "loss", "epochs"]
+        rows, columns=["config", "algorithm", "algorithm_spec", "kernel", "loss", "epochs", "given"]
     )
     if table.empty:
         table["label"] = []
-        return table.set_index("config")
+        return table.drop(columns="given").set_index("config")
 
     def shorten(kind: str, spec: str) -> str:
         if not spec:
@@ -118,6 +121,9 @@ def config_table(
     for name, params in parsed:
         keep = [p for p in params if p not in shared[name]]
         algo_label.append(f"{name}[{','.join(keep)}]" if keep else name)
+    # The user's label (spec@LABEL) stands for the whole algorithm spec.
+    algo_label = [g or a for g, a in zip(table["given"], algo_label, strict=True)]
+    algo_short = [g or a for g, a in zip(table["given"], algo_short, strict=True)]
     kernels = [shorten("kernel", k) for k in table["kernel"]]
     losses = [shorten("loss", lo) for lo in table["loss"]]
     vary_k = len({k for k in kernels if k}) > 1
@@ -149,7 +155,7 @@ def config_table(
         seen[lab] = seen.get(lab, 0) + 1
         unique.append(lab if seen[lab] == 1 else f"{lab} #{seen[lab]}")
     table["label"] = unique
-    return table.set_index("config")
+    return table.drop(columns="given").set_index("config")
 
 
 def run_flags(runs: pd.DataFrame, traces: pd.DataFrame) -> pd.Series:

@@ -204,7 +204,7 @@ def _markdown_groups(cmp: Any) -> list[str]:
     """The ranking as the report gives it: per experiment group (data sets that ran the same
     configurations), with the sentence saying what was grouped and why; a configuration
     carries the degenerate mark when it is degenerate on a data set of its group."""
-    from kbench.analysis.groups import experiment_groups
+    from kbench.analysis.groups import experiment_groups, friedman_sentence, two_tests_sentence
 
     if len(cmp.labels) < 2:
         return []
@@ -229,10 +229,8 @@ def _markdown_groups(cmp: Any) -> list[str]:
         )
         n = len(g.values)
         what = g.blocks if n != 1 else g.blocks[:-1]
-        fr = g.friedman
         tail = (
-            f"Friedman over {fr['N']} {what} and {fr['k']} configurations: p = "
-            f"{fmt_value(fr['p_chi2'], '.3g')}; Nemenyi critical difference {fmt_value(fr['cd'], '.3f')}."
+            f"{friedman_sentence(g)} {two_tests_sentence(g)}"
             if g.rankable
             else f"Not ranked: {len(ranked)} configuration(s) over {n} complete {what}; a "
             "ranking needs at least two of each."

@@ -24,7 +24,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench.analysis.statistics import cd_groups, friedman_from_ranks, nemenyi_cd, rank_table
+from kbench.analysis.statistics import (
+    FRIEDMAN_RESAMPLES as FRIEDMAN_DRAWS,
+)
+from kbench.analysis.statistics import (
+    cd_groups,
+    friedman_test,
+    nemenyi_cd,
+    rank_table,
+)
 from kbench.analysis.tables import seed_label, short_stream_names
 
 
@@ -45,9 +53,11 @@ class RankGroup:
     mean_ranks: pd.Series
     """Mean rank per label, best first."""
     friedman: dict[str, Any]
-    """k, N, chi2, p_chi2, F, p_F, cd, alpha."""
+    """k, N, chi2, test, p, min_p, reason, significant, cd, alpha
+    (:func:`~kbench.analysis.statistics.friedman_test`)."""
     cd_groups: list[list[str]]
-    """Labels the Nemenyi test does not separate."""
+    """Labels the Nemenyi test does not separate; empty when the Friedman test shown does
+    not reject (no critical-difference diagram is then drawn)."""
     left_out: list[str] = field(default_factory=list)
     """Blocks or configurations left out of the ranking, with why."""
 
@@ -90,11 +100,12 @@ def _rank(
     ranks = rank_table(complete) if len(complete) else complete
     mean_ranks = ranks.mean(axis=0).sort_values() if len(complete) else pd.Series(dtype=float)
     k, n = len(mean_ranks), len(complete)
-    fr = friedman_from_ranks(mean_ranks, n)
-    fr.pop("mean_ranks", None)
+    fr = friedman_test(ranks, alpha)
     cd = nemenyi_cd(k, n, alpha) if k >= 2 and n >= 2 else math.nan
     fr |= {"cd": cd, "alpha": alpha}
-    groups = cd_groups(mean_ranks, cd) if k >= 2 and n >= 2 and np.isfinite(cd) else []
+    # The Nemenyi bars are the post-hoc step of the Friedman test the view shows: drawn
+    # only when that test rejects, so the diagram never separates what the test does not.
+    groups = cd_groups(mean_ranks, cd) if fr["significant"] and np.isfinite(cd) else []
     return RankGroup(
         name=name,
         streams=streams,
@@ -180,4 +191,46 @@ def _sentence(groups: list[RankGroup], n_streams: int) -> str:
         f"own: {'; '.join(parts)}. A group of several data sets is ranked over its data sets "
         "(mean error over the seeds); a group of one data set over its seeds, each seed an "
         "independent stream, so its ranking speaks for that data set only."
+    )
+
+
+def friedman_sentence(group: RankGroup) -> str:
+    """The Friedman test of a ranked group in one sentence, the same in every view.
+
+    Names the test (exact or permutation), its p-value, and the Nemenyi step only when the
+    test rejects; with no test possible, the reason.
+    """
+    fr = group.friedman
+    alpha = fr.get("alpha", 0.05)
+    what = group.blocks if fr["N"] != 1 else group.blocks[:-1]
+    head = f"Friedman over {fr['N']} {what} and {fr['k']} configurations"
+    if fr["test"] == "none":
+        return f"{head}: no test ({fr['reason']}), so no configuration is separated."
+    how = "exact" if fr["test"] == "exact" else "permutation"
+    p = fr["p"]
+    p_txt = f"p = {p:.3f}" if p >= 0.001 else f"p = {p:.2g}"
+    if fr["test"] == "permutation" and p <= 1.5 / FRIEDMAN_DRAWS:
+        p_txt = f"p < {2 / FRIEDMAN_DRAWS:.1g}"
+    tail = (
+        f"the configurations differ; those the Nemenyi critical difference "
+        f"({fr['cd']:.2f} in mean rank) does not separate are grouped."
+        if fr["significant"]
+        else "no configuration is separated."
+    )
+    return f"{head}: χ² = {fr['chi2']:.2f}, {how} {p_txt} at α = {alpha:g}; {tail}"
+
+
+def two_tests_sentence(group: RankGroup) -> str:
+    """Why this ranking and the pairs over seeds may disagree: they answer different
+    questions."""
+    if group.blocks == "seeds":
+        return (
+            "This ranking asks whether the configurations' ranks differ over the seeds of "
+            "one data set, all together; the pairs over seeds ask, for each two, whether one "
+            "makes fewer errors: either can answer where the other cannot."
+        )
+    return (
+        "This ranking asks whether the configurations' ranks differ across the data sets "
+        "(one mean per data set); the pairs over seeds ask, on each data set, whether one of "
+        "two makes fewer errors over its seeds: either can answer where the other cannot."
     )

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kbench.analysis.configs import config_key, config_table
 from kbench.analysis.tables import count, fmt_value, latex_results, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
-from kbench.results.tuning import COST_COLUMNS, evaluation_runs, tune_budget
+from kbench.results.tuning import COST_COLUMNS, evaluation_runs
 
 #: What both leaderboards (this one and ``kbench compare``'s) give each configuration: its
 #: seeds, and its means over them (the errors' standard deviations too), as ``agg`` specs.
@@ -44,26 +45,10 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
     if runs.empty:
         return {}
     runs = runs.copy()
-    runs["config_label"] = [
-        " ".join(
-            p
-            for p in (
-                registry.short("algorithm", a),
-                registry.short("kernel", k) if isinstance(k, str) else "",
-                registry.short("loss", lo) if isinstance(lo, str) else "",
-            )
-            if p
-        )
-        for a, k, lo in zip(runs["algorithm_spec"], runs["kernel"], runs["loss"], strict=True)
-    ]
-    if "selected_algorithm" in runs:
-        # A tuned learner: labelled with its budget, its selected configuration beside it.
-        budgets = runs["tune"].map(tune_budget)
-        tuned = runs["selected_algorithm"].notna()
-        runs.loc[tuned, "config_label"] = [
-            f"{lab} tuned@{b}"
-            for lab, b in zip(runs.loc[tuned, "config_label"], budgets[tuned], strict=True)
-        ]
+    # The labels of every other view (kbench.analysis.configs): one name per configuration,
+    # the user's spec@LABEL where given, tuned learners with their budget.
+    runs["config"] = [config_key(r) for _, r in runs.iterrows()]
+    runs["config_label"] = runs["config"].map(config_table(runs, registry.short)["label"])
     for col in (
         "online_error",
         "test_error",
@@ -110,8 +95,12 @@ def leaderboard(runs: pd.DataFrame, registry: Registry) -> dict[str, pd.DataFram
             .reindex(agg.index)
             .fillna("")
         )
-        key = "test_error" if agg["test_error"].notna().any() else "online_error"
-        boards[str(stream)] = agg.sort_values([key, "online_error"], na_position="last")
+        # The order of kbench compare and the report (their default metric): the online
+        # error, which every run has; a held-out split is not always there.
+        # ties broken by label, as in kbench compare
+        board = agg.sort_index().sort_values("online_error", na_position="last", kind="stable")
+        board.attrs["order"] = "online_error"  # said in the caption of every view
+        boards[str(stream)] = board
     return boards
 
 
@@ -209,7 +198,11 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
                             board["online_error"], board["online_error_sd"], strict=True
                         )
                     ],
-                    "held-out error": board["test_error"].map(lambda v: fmt_value(v, ".4f")),
+                    "held-out error": [
+                        fmt_value(m, ".4f")
+                        + ("" if np.isnan(m) or np.isnan(sd) else f" ± {sd:.4f}")
+                        for m, sd in zip(board["test_error"], board["test_error_sd"], strict=True)
+                    ],
                     "SVs": board["n_support"].map(lambda v: fmt_value(v, ".0f")),
                     "µs/example": board["us_per_example"].map(lambda v: fmt_value(v, ".2f")),
                     "peak MiB": board["peak_memory"].map(peak_mib),

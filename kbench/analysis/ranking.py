@@ -16,7 +16,7 @@ from kbench.analysis.statistics import (
     PAIRED_TEST_COLUMNS,
     bayesian_signed_rank,
     cd_groups,
-    friedman_from_ranks,
+    friedman_test,
     holm,
     nemenyi_cd,
     nemenyi_q,
@@ -43,9 +43,11 @@ class Ranking:
     mean_ranks: pd.Series
     """Mean rank per configuration label, best first."""
     friedman: dict[str, Any]
-    """k, N, chi2, p_chi2, F, p_F, cd, q_alpha, alpha."""
+    """k, N, chi2, test, p, min_p, reason, significant, cd, q_alpha, alpha
+    (:func:`~kbench.analysis.statistics.friedman_test`)."""
     groups: list[list[str]]
-    """Configurations the Nemenyi test does not separate (bars of the diagram)."""
+    """Configurations the Nemenyi test does not separate (bars of the diagram); empty
+    when the Friedman test does not reject."""
     pairs: pd.DataFrame
     """Pairwise tests on the per-data-set mean errors, Holm-corrected."""
     excluded: list[str] = field(default_factory=list)
@@ -79,11 +81,10 @@ def rank_configs(
     ranks = rank_table(values) if len(values) else values
     mean_ranks = ranks.mean(axis=0).sort_values() if len(values) else pd.Series(dtype=float)
     k, n = len(complete), len(values)
-    fr = friedman_from_ranks(mean_ranks, n)
-    fr.pop("mean_ranks")
+    fr = friedman_test(ranks, alpha)
     cd = nemenyi_cd(k, n, alpha) if k >= 2 and n >= 1 else math.nan
     fr |= {"cd": cd, "q_alpha": nemenyi_q(k, alpha), "alpha": alpha}
-    groups = cd_groups(mean_ranks.rename(index=labels), cd) if k >= 2 and n >= 2 else []
+    groups = cd_groups(mean_ranks.rename(index=labels), cd) if fr["significant"] else []
     rows = []
     order = list(mean_ranks.index)
     n_family = len(order) * (len(order) - 1) // 2

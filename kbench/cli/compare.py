@@ -66,8 +66,8 @@ def _load(
 @click.option(
     "--streams", "show_streams", is_flag=True, help="Also print every pair on every single stream."
 )
-@_file_option("--csv", "csv_path", help="Write every pairwise test (all levels) to this CSV file.")
-@_file_option("--json", "json_path", help="Write every table to this JSON file.")
+@_file_option("--csv", "csv_path", help="Write what --format csv prints to this file.")
+@_file_option("--json", "json_path", help="Write what --format json prints to this file.")
 @format_option(
     "table: terminal tables; markdown: per data set, configurations and pairs; latex: "
     "one booktabs table (mean ± sd over seeds, best in bold, marks and legend); csv: every "

@@ -245,7 +245,8 @@ def _warn_broken_plugin(info: Any) -> None:
     "--algorithm",
     "algorithms",
     multiple=True,
-    help="Algorithm spec, e.g. norma[eta=0.1] (repeatable).",
+    help="Algorithm spec, e.g. norma[eta=0.1] (repeatable); spec@LABEL gives it a short "
+    'label for every table and export, e.g. "pa[C=1]@PA".',
 )
 @click.option(
     "-k",
@@ -358,6 +359,7 @@ def run(
     from kbench.cli.render import print_leaderboard
     from kbench.execution.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
     from kbench.execution.tuned_study import run_study
+    from kbench.results.labels import merged_labels, study_labels, write_labels
     from kbench.results.store import ResultsStore
 
     if with_report:  # said before the study runs, not after
@@ -412,6 +414,8 @@ def run(
         if study is not None and (kernels or losses):
             exp.kernels = list(kernels) or exp.kernels
             exp.losses = list(losses) or exp.losses
+    # Checked before anything is written: a bad label leaves the folder as it was.
+    labels = merged_labels(out, study_labels((e.algorithms for e in experiments), registry))
     store = ResultsStore(out)
     outcome = run_study(
         experiments,
@@ -427,6 +431,7 @@ def run(
         retry_failed=retry_failed,
         trace_memory=not no_memory,
     )
+    write_labels(out, labels)
     runs = store.collect().subset(outcome.task_ids).runs
     print_leaderboard(runs, registry)
     if with_report and "status" in runs and (runs["status"] == "ok").any():

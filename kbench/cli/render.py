@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from kbench.analysis.leaderboard import (
     format_leaderboard,
@@ -25,7 +27,7 @@ from kbench.analysis.leaderboard import (
     tuning_cost_text,
     width_hints,
 )
-from kbench.analysis.tables import count, fmt_value, p_text, short_stream_names
+from kbench.analysis.tables import count, fmt_value, short_stream_names
 from kbench.cli.consoles import error_console, output_console
 from kbench.core.registry import Registry
 from kbench.results.degenerate import LEGEND, MARK
@@ -74,15 +76,45 @@ def _res(result: str, reason: str = "") -> str:
     )
 
 
-def _pair_table(title: str, values: list[str], verdict: str) -> Table:
+def _pair_table(title: str, values: list[str], verdict: str, short: bool = False) -> Table:
     """A table with a row per pair of configurations: the pair, right-aligned value
-    columns, then the verdict column (left-aligned, folded when long)."""
+    columns, then the verdict column (left-aligned, folded when long). ``short``: the
+    pairs are short ids (:func:`_abbreviations`), so the pair column takes no spare room."""
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    t.add_column("pair", overflow="fold", min_width=16, ratio=1)
+    if short:
+        t.add_column("pair", no_wrap=True)
+    else:
+        t.add_column("pair", overflow="fold", min_width=16, ratio=1)
     for col in values:
         t.add_column(col, justify="right", no_wrap=True, overflow="fold")
-    t.add_column(verdict, overflow="fold")
+    t.add_column(verdict, overflow="fold", min_width=len(verdict.split("\n")[0]))
     return t
+
+
+#: Width of a table of pairs without its pair column (numbers, verdict, padding).
+PAIR_NUMBERS_WIDTH = 66
+
+
+def _abbreviations(labels: list[Any], console: Console) -> dict[str, str]:
+    """Short ids (C1, C2, ...) for the tables of pairs when the labels would not fit
+    beside the numbers; the legend naming each is printed first. None when they fit."""
+    if not labels:
+        return {}
+    widest = max(cell_len(str(x)) for x in labels)
+    if widest + PAIR_NUMBERS_WIDTH <= console.width:
+        return {}
+    ids = {str(x): f"C{i}" for i, x in enumerate(labels, 1)}
+    legend = Table(
+        title=f"[bold]configurations[/bold] (C1 to C{len(ids)} in the tables below)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    legend.add_column("id", no_wrap=True)
+    legend.add_column("configuration", overflow="fold")
+    for x in labels:
+        legend.add_row(ids[str(x)], escape(str(x)))
+    console.print(legend)
+    return ids
 
 
 def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
@@ -96,22 +128,27 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
     seeds = cmp.seeds
     pairs = cmp.pairs
     tasks = cmp.runs.drop_duplicates("stream").set_index("stream")["task"]
+    ids = _abbreviations(labels, console)
     for stream, group in seeds.groupby("stream", sort=True):  # one table per data set
         sp = pairs[pairs["stream"] == stream]
 
         def lab(x: str, stream: str = str(stream)) -> str:
-            return escape(x) + mark((stream, str(x)) in flagged_in)
+            return escape(ids.get(str(x), str(x))) + mark((stream, str(x)) in flagged_in)
 
         regression = tasks.get(stream) == "regression"
         err_fmt = (lambda v: _f(v, ".4g")) if regression else _pct
         diff_fmt = (lambda v: _f(v, "+.4g")) if regression else _pp
         n_seeds = int(group["n_pairs"].max())
+        # one smallest reachable p for every pair (the usual case): said once, in the title
+        one_min_p = group["min_p"].nunique() == 1 and int(group["n_pairs"].min()) >= 2
         t = _pair_table(
             f"[bold]{escape(str(stream))}[/bold]: every pair, {n_seeds} seed(s)"
-            + (" (mean squared error)" if regression else ""),
+            + (" (mean squared error)" if regression else "")
+            + (f"; smallest p possible {_p(group['min_p'].iloc[0])}" if one_min_p else ""),
             ["error\nA", "error\nB", "A − B\n[95% CI over seeds]", "seeds\nA/=/B", "p\nHolm",
-             "min p"],
+             *(() if one_min_p else ("min p",))],
             "better",
+            short=bool(ids),
         )  # fmt: skip
         for r in group.itertuples():
             ci = diff_fmt(r.mean_diff)
@@ -124,7 +161,7 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
                 ci,
                 f"{r.a_better}/{r.equal}/{r.b_better}",
                 _p(r.p_holm),
-                _p(r.min_p) if r.n_pairs >= 2 else "–",
+                *(() if one_min_p else (_p(r.min_p) if r.n_pairs >= 2 else "–",)),
                 _res(r.result, r.reason),
             )
         console.print(t)
@@ -166,7 +203,7 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
 
     groups: list[Any] = []
     if len(labels) >= 2:
-        groups = print_groups(cmp, console, tasks, flagged_in, flagged_seed)
+        groups = print_groups(cmp, console, tasks, flagged_in, flagged_seed, ids)
         if len(cmp.ranking.pairs) and len(cmp.ranking.values) >= 2:
             print_dataset_pairs(cmp, console, escape)
 
@@ -181,11 +218,11 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
                 title_justify="left",
                 box=box.SIMPLE_HEAD,
             )
-            t.add_column("")
-            for k in range(1, len(group_labels) + 1):
-                t.add_column(str(k), justify="center")
+            t.add_column("", overflow="fold")
+            for k, b in enumerate(group_labels, 1):
+                t.add_column(escape(ids[str(b)]) if ids else str(k), justify="center")
             for k, a in enumerate(group_labels, 1):
-                cells = [f"{k} {escape(a)}"]
+                cells = [escape(ids[str(a)]) if ids else f"{k} {escape(a)}"]
                 for b in group_labels:
                     if a == b:
                         cells.append("[dim]·[/dim]")
@@ -260,13 +297,14 @@ def print_groups(
     tasks: Any,
     flagged_in: set[tuple[str, str]],
     flagged_seed: set[tuple[str, str, str]],
+    ids: dict[str, str] | None = None,
 ) -> list[Any]:
     """Mean ranks, Friedman and the Nemenyi groups per experiment group, as the report
     ranks them (:func:`kbench.analysis.groups.experiment_groups`): data sets that ran the same
     configurations form a group, ranked over its data sets, or over its seeds when it has
     one data set. A sentence says what was grouped and why; each cell carries the
     degenerate mark of that data set (or seed)."""
-    from kbench.analysis.groups import experiment_groups
+    from kbench.analysis.groups import experiment_groups, friedman_sentence, two_tests_sentence
 
     groups, sentence = experiment_groups(cmp)
     if not groups:
@@ -281,16 +319,14 @@ def print_groups(
             f"{g.blocks if len(g.values) != 1 else g.blocks[:-1]} "
             "(1 = lowest error)"
         )
-        t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-        t.add_column("#", justify="right")
-        t.add_column("configuration", overflow="fold")
-        t.add_column("mean rank", justify="right")
-        for b in g.values.index:
-            t.add_column(escape(str(b) if by_sets else f"seed {b}"), justify="right")
+        heads = [escape(str(b) if by_sets else f"seed {b}") for b in g.values.index]
         ranked = list(g.mean_ranks.index) or list(g.values.columns)
+        fixed, blocks = [], []
         for i, label in enumerate(ranked, 1):
             mr = float(g.mean_ranks.get(label, math.nan))
-            cells = [str(i), escape(str(label)), _f(mr, ".2f")]
+            fixed.append([str(i), escape((ids or {}).get(str(label), str(label))), _f(mr, ".2f")])
+            cells: list[str] = []
+            blocks.append(cells)
             for b in g.values.index:
                 stream = stream_of.get(str(b), str(b)) if by_sets else g.streams[0]
                 v = float(g.values.loc[b, label])
@@ -306,24 +342,38 @@ def print_groups(
                     else (stream, str(b), str(label)) in flagged_seed
                 )
                 cells.append(text + (f" [yellow]{MARK}[/yellow]" if bad else ""))
-            t.add_row(*cells)
-        console.print(t)
-        fr = g.friedman
+        # As many tables as the terminal needs, each with the configurations: a block's
+        # value is never cut (piped, the width is unbounded and there is one table).
+        needed = _needed(heads, blocks) if heads and blocks else []
+        label_w = max((_cell_width(f[1]) for f in fixed), default=0)
+        fixed_w = min(label_w, max(LABEL_MIN, console.width // 3)) + 20
+        chunks: list[list[int]] = [[]]
+        used = fixed_w
+        for j, w in enumerate(needed):
+            if chunks[-1] and used + w > console.width:
+                chunks.append([])
+                used = fixed_w
+            chunks[-1].append(j)
+            used += w
+        for c, cols in enumerate(chunks):
+            part = f" ({c + 1}/{len(chunks)})" if len(chunks) > 1 else ""
+            t = Table(title=title + part, title_justify="left", box=box.SIMPLE_HEAD)
+            t.add_column("#", justify="right")
+            t.add_column("configuration", overflow="fold", min_width=len("configuration"))
+            t.add_column("mean rank", justify="right", no_wrap=True)
+            for j in cols:
+                t.add_column(heads[j], justify="right", no_wrap=True)
+            for f, cells in zip(fixed, blocks, strict=True):
+                t.add_row(*f, *(cells[j] for j in cols))
+            console.print(t)
         if g.rankable:
-            console.print(
-                f"Friedman over {fr['N']} {g.blocks} and {fr['k']} configurations: "
-                f"χ² = {_f(fr['chi2'], '.3f')} ({p_text(fr['p_chi2'])}), "
-                f"Iman–Davenport F = {_f(fr['F'], '.3f')} ({p_text(fr['p_F'])}); "
-                f"Nemenyi critical difference {_f(fr['cd'], '.3f')} at α = {cmp.alpha:g}.",
-                highlight=False,
-            )
-            sets = (
-                "; ".join("{" + ", ".join(x) + "}" for x in g.cd_groups)
-                or "none (every pair is separated)"
-            )
-            console.print(
-                f"Groups not separated by the Nemenyi test: {escape(sets)}", highlight=False
-            )
+            console.print(escape(friedman_sentence(g)), highlight=False)
+            if g.cd_groups:
+                sets = "; ".join("{" + ", ".join(x) + "}" for x in g.cd_groups)
+                console.print(
+                    f"Groups not separated by the Nemenyi test: {escape(sets)}", highlight=False
+                )
+            console.print(f"[dim]{escape(two_tests_sentence(g))}[/dim]", highlight=False)
         else:
             console.print(
                 f"Not ranked: {len(g.mean_ranks) or len(g.values.columns)} configuration(s) "
@@ -385,6 +435,90 @@ def _notes(r: Any) -> str:
     return "; ".join(notes)
 
 
+def _marked_cells(reasons: str) -> set[str]:
+    """The cells a degenerate mark belongs on: ``online`` or ``held-out`` when the reasons
+    are about that error (``held-out: at the majority-class rate``), the label otherwise."""
+    out = set()
+    for reason in filter(None, (x.strip() for x in reasons.split(";"))):
+        kind = reason.split(":")[0]
+        out.add(kind if kind in ("online", "held-out") else "label")
+    return out or {"label"}
+
+
+#: Columns narrower than this for a configuration's label make the table split instead.
+LABEL_MIN = 24
+
+
+def _cell_width(text: str) -> int:
+    return Text.from_markup(text).cell_len
+
+
+def _needed(heads: list[str], rows: list[list[str]]) -> list[int]:
+    """Each column's width with rich's padding and rule: the widest cell or head, plus 3."""
+    return [
+        max(_cell_width(h), *(_cell_width(r[i]) for r in rows)) + 3 for i, h in enumerate(heads)
+    ]
+
+
+def _notes_fit(
+    labels: list[str], heads: list[str], rows: list[list[str]], notes: list[str], width: int
+) -> bool:
+    """Whether the notes fit as the table's last column at this width."""
+    if not any(notes):
+        return True
+    widest = max(_cell_width(x) for x in labels) + 4
+    return widest + sum(_needed(heads, rows)) + max(map(_cell_width, notes)) + 3 <= width
+
+
+def _fitted_tables(
+    title: str,
+    caption: str,
+    labels: list[str],
+    heads: list[str],
+    rows: list[list[str]],
+    notes: list[str],
+    width: int,
+) -> list[Table]:
+    """The leaderboard of one stream as tables that fit ``width`` without cutting a cell.
+
+    One table when everything fits (a pipe or a wide terminal); otherwise the notes go
+    below it, and the number columns are split over as many tables as it takes, each
+    repeating the configuration, whose label folds onto more lines rather than being cut.
+    """
+    with_notes = _notes_fit(labels, heads, rows, notes, width)
+    needed = _needed(heads, rows)
+    label_w = min(max(_cell_width(x) for x in labels) + 4, max(LABEL_MIN, width // 3))
+    groups: list[list[int]] = [[]]
+    used = label_w
+    for i, w in enumerate(needed):
+        if groups[-1] and used + w > width:
+            groups.append([])
+            used = label_w
+        groups[-1].append(i)
+        used += w
+    tables = []
+    for g, cols in enumerate(groups):
+        part = f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
+        t = Table(
+            title=f"[bold]{escape(title)}[/bold]{part}",
+            caption=caption if g == len(groups) - 1 else None,
+            caption_justify="left",
+            title_justify="left",
+        )
+        t.add_column("algorithm", overflow="fold", ratio=1)
+        for i in cols:
+            t.add_column(heads[i], justify="right", no_wrap=True, min_width=needed[i] - 3)
+        if with_notes and g == len(groups) - 1 and any(notes):
+            t.add_column("notes", overflow="fold")
+        for k, label in enumerate(labels):
+            cells = [label, *(rows[k][i] for i in cols)]
+            if with_notes and g == len(groups) - 1 and any(notes):
+                cells.append(notes[k])
+            t.add_row(*cells)
+        tables.append(t)
+    return tables
+
+
 def print_leaderboard(
     runs: pd.DataFrame, registry: Registry, console: Console | None = None, fmt: str = "table"
 ) -> None:
@@ -396,39 +530,43 @@ def print_leaderboard(
         return
     any_degenerate = False
     for stream, board in leaderboard(runs, registry).items():
-        table = Table(title=f"[bold]{escape(stream)}[/bold]", title_justify="left")
         tuned = "tune_runs" in board and bool(board["tune_runs"].notna().any())
-        for col, justify in (
-            ("algorithm", "left"),
-            ("seeds", "right"),
-            ("online error", "right"),
-            ("held-out error", "right"),
-            ("SVs", "right"),
-            ("kernel evals", "right"),
-            ("time (s)", "right"),
-            ("µs/example", "right"),
-            ("peak MiB", "right"),
-            *((("tuning cost", "right"),) if tuned else ()),
-            ("notes", "left"),
-        ):
-            table.add_column(col, justify=justify)
+        order = "held-out" if board.attrs.get("order") == "test_error" else "online"
+        heads = [
+            "seeds", "online error", "held-out error", "SVs", "kernel evals", "time (s)",
+            "µs/example", "peak MiB", *(("tuning cost",) if tuned else ()),
+        ]  # fmt: skip
+        labels, rows, notes = [], [], []
         for label, r in board.iterrows():
             sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
+            sd_test = "" if np.isnan(r.test_error_sd) else f" ± {r.test_error_sd:.4f}"
             any_degenerate |= bool(r.degenerate)
-            table.add_row(
-                escape(str(label)) + (f" [yellow]{MARK}[/yellow]" if r.degenerate else ""),
-                fmt_value(r.seeds, ".0f"),
-                fmt_value(r.online_error, ".4f") + sd,
-                fmt_value(r.test_error, ".4f"),
-                fmt_value(r.n_support, ".0f"),
-                fmt_value(r.kernel_evals, ".3g"),
-                fmt_value(r.time_s, ".3f"),
-                fmt_value(r.us_per_example, ".2f"),
-                peak_mib(r.peak_memory),
-                *((tuning_cost_text(r),) if tuned else ()),
-                _notes(r),
+            on = _marked_cells(str(r.degenerate_reason)) if r.degenerate else set()
+            mark = f" [yellow]{MARK}[/yellow]"
+            labels.append(escape(str(label)) + (mark if "label" in on else ""))
+            rows.append(
+                [
+                    fmt_value(r.seeds, ".0f"),
+                    fmt_value(r.online_error, ".4f") + sd + (mark if "online" in on else ""),
+                    fmt_value(r.test_error, ".4f")
+                    + (sd_test if not np.isnan(r.test_error) else "")
+                    + (mark if "held-out" in on else ""),
+                    fmt_value(r.n_support, ".0f"),
+                    fmt_value(r.kernel_evals, ".3g"),
+                    fmt_value(r.time_s, ".3f"),
+                    fmt_value(r.us_per_example, ".2f"),
+                    peak_mib(r.peak_memory),
+                    *((tuning_cost_text(r),) if tuned else ()),
+                ]
             )
-        console.print(table)
+            notes.append(_notes(r))
+        caption = f"rows by mean {order} error over the seeds; ± one standard deviation"
+        for table in _fitted_tables(stream, caption, labels, heads, rows, notes, console.width):
+            console.print(table)
+        if not _notes_fit(labels, heads, rows, notes, console.width):
+            for label, note in zip(labels, notes, strict=True):
+                if note:  # below the table: a note never squeezes the numbers
+                    console.print(f"  {label}: {note}", highlight=False)
     if any_degenerate:
         console.print(f"[yellow]{escape(LEGEND)}[/yellow]", highlight=False)
     for hint in width_hints(runs, registry):

@@ -22,6 +22,7 @@ import re
 import types
 import typing
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from kbench.core.errors import SpecError
@@ -219,3 +220,103 @@ def coerce(raw: Any, annotation: Any, where: str) -> Any:
     if annotation is str:
         return str(raw)
     raise SpecError(f"{where}: parameters of type {annotation!r} cannot be set from a spec")
+
+
+#: Longest label kbench accepts: a label is there to be short.
+MAX_LABEL = 40
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec: its name, parameters and the user's short label, if any.
+
+    ``Spec.parse("pa[C=1]@PA")`` is ``Spec("pa", (("C", "1"),), "PA")``; :attr:`text` is the
+    spec string without the label, :attr:`shown` what a table prints for it.
+    """
+
+    name: str
+    params: tuple[tuple[str, str], ...] = ()
+    label: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The spec string, without its label (values quoted only where they must be)."""
+        return format_spec(self.name, self.params)
+
+    @property
+    def shown(self) -> str:
+        """The label when there is one, else the spec string."""
+        return self.label or self.text
+
+    @classmethod
+    def parse(cls, text: str) -> Spec:
+        """Parse ``name[param=value,...]`` with an optional ``@LABEL`` after it.
+
+        Raises SpecError, on one line, for a malformed spec or an empty, over-long or
+        unprintable label.
+        """
+        spec, label = split_label(text)
+        name, params = parse_spec(spec)
+        return cls(name, tuple(params.items()), label)
+
+
+def split_label(text: str) -> tuple[str, str | None]:
+    """Split ``"pa[C=1]@PA"`` into ``("pa[C=1]", "PA")``; no ``@`` outside brackets and
+    quotes: ``(text, None)``."""
+    if not isinstance(text, str):
+        raise SpecError(f"a spec must be a string, got {text!r}")
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in _QUOTES and depth:
+            quote = ch
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "@" and depth == 0:
+            return text[:i].strip(), check_label(text[i + 1 :], text)
+        i += 1
+    return text, None
+
+
+def check_label(label: str, where: str) -> str:
+    """``label`` stripped, or SpecError when it is empty, too long or holds a control
+    character (a label goes into every table and file)."""
+    out = label.strip() if isinstance(label, str) else ""
+    if not out:
+        raise SpecError(f"empty label in {where!r}: write spec@LABEL, e.g. pa[C=1]@PA")
+    if len(out) > MAX_LABEL:
+        raise SpecError(f"label {out!r} in {where!r} is longer than {MAX_LABEL} characters")
+    if any(not ch.isprintable() for ch in out):
+        raise SpecError(f"label {out!r} in {where!r} holds a control character")
+    return out
+
+
+def check_labels(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The labels of a study as ``{canonical spec: label}``, checked.
+
+    Parameters
+    ----------
+    pairs
+        ``(canonical spec, label)`` for every labelled spec of the study.
+
+    Raises
+    ------
+    SpecError
+        One label for two different specs, or two labels for one spec.
+    """
+    labels: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for spec, label in pairs:
+        if labels.get(spec, label) != label:
+            raise SpecError(f"{spec} has two labels, {labels[spec]!r} and {label!r}")
+        if owner.get(label, spec) != spec:
+            raise SpecError(f"label {label!r} is given to two specs: {owner[label]} and {spec}")
+        labels[spec], owner[label] = label, spec
+    return labels

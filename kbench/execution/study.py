@@ -27,7 +27,7 @@ from typing import Any
 from kbench.core import toml
 from kbench.core.errors import KbenchError, SpecError
 from kbench.core.registry import Registry
-from kbench.core.specs import format_spec, parse_spec, suggest
+from kbench.core.specs import check_label, format_spec, parse_spec, split_label, suggest
 from kbench.data.streams import StreamSpec, split_stream_options
 from kbench.execution.seed_lists import MAX_SEED, MAX_TASKS, parse_seeds
 from kbench.execution.tasks import Task
@@ -143,6 +143,11 @@ def load_study(path: str | Path) -> list[Experiment]:
                 f"keys: {', '.join(sorted(keys))}"
             )
         merged = {**defaults, **block}
+        if isinstance(merged.get("algorithms"), list):  # {spec = ..., label = ...} entries
+            merged["algorithms"] = [
+                labelled_entry(v, f"study file {path}: experiment {i + 1}: algorithms")
+                for v in merged["algorithms"]
+            ]
         for key, value in merged.items():
             _check_type(path, i + 1, key, value)
         for key in ("algorithms", "datasets"):
@@ -159,6 +164,21 @@ def load_study(path: str | Path) -> list[Experiment]:
 
 
 _LISTS_OF_STR = ("algorithms", "datasets", "kernels", "losses")
+
+
+def labelled_entry(value: object, where: str) -> object:
+    """A study file's ``{spec = "pa[C=1]", label = "PA"}`` as ``"pa[C=1]@PA"``; any other
+    value unchanged (the type check that follows reports it)."""
+    if not isinstance(value, dict):
+        return value
+    if set(value) != {"spec", "label"} or not all(isinstance(v, str) for v in value.values()):
+        raise KbenchError(
+            f"{where}: an algorithm table takes a spec and a label, e.g. "
+            f'{{spec = "pa[C=1]", label = "PA"}}; got {value!r}'
+        )
+    return f"{value['spec']}@{check_label(value['label'], value['spec'])}"
+
+
 _INTS = ("epochs", "checkpoints", "test_max", "max_queries")
 
 
@@ -238,6 +258,7 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                 f"studies or use fewer seeds"
             )
         for alg_spec in exp.algorithms:
+            alg_spec = split_label(alg_spec)[0]  # a label names the spec; it is no parameter
             base_cls, _ = registry.resolve("algorithm", alg_spec)
             base_algorithm = registry.canonical("algorithm", alg_spec)
             for dataset, options, task_kind, n_classes in streams:

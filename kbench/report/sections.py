@@ -20,7 +20,12 @@ import pandas as pd
 
 from kbench._version import __version__
 from kbench.analysis.comparison import Comparison
-from kbench.analysis.groups import RankGroup, experiment_groups
+from kbench.analysis.groups import (
+    RankGroup,
+    experiment_groups,
+    friedman_sentence,
+    two_tests_sentence,
+)
 from kbench.analysis.tables import p_text
 from kbench.report import pair_plots, plots
 from kbench.results.degenerate import LEGEND
@@ -323,18 +328,19 @@ def _group(cmp: Comparison, group: RankGroup, colours: dict[str, str], titled: b
         out["friedman"] = {
             "N": text(fr["N"]),
             "k": text(fr["k"]),
-            "chi2": num(fr["chi2"], ".3f"),
-            "p_chi2": p_is(fr["p_chi2"]),
-            "F": "∞" if fr["F"] == math.inf else num(fr["F"], ".3f"),
-            "p_F": p_is(fr["p_F"]),
+            "sentence": friedman_sentence(group),
+            "two_tests": two_tests_sentence(group),
             "cd": num(fr["cd"], ".2f"),
         }
         out["ranks"] = [
             {"label": str(lab), "flags": flags.get(lab, ""), "rank": f"{mr:.2f}"}
             for lab, mr in group.mean_ranks.items()
         ]
-        out["cd_figure"] = pair_plots.cd_figure(
-            group.mean_ranks, fr["cd"], group.cd_groups, colours, fr["N"]
+        # drawn from the Friedman test shown: no diagram when it does not reject
+        out["cd_figure"] = (
+            pair_plots.cd_figure(group.mean_ranks, fr["cd"], group.cd_groups, colours, fr["N"])
+            if fr["significant"]
+            else None
         )
     else:
         out["configs"] = len(group.mean_ranks) or len(group.values.columns)

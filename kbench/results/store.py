@@ -27,6 +27,7 @@ from kbench.core.errors import ResultsError
 from kbench.core.fileio import atomic_write, remove_stale_temps
 from kbench.execution.prequential import TaskResult
 from kbench.results.degenerate import degenerate_column, degenerate_reason
+from kbench.results.labels import attach_labels, read_labels
 from kbench.results.tuning import with_tuning_cost
 
 RUN_KEY = b"kbench.run"
@@ -300,6 +301,7 @@ def load_results(folder: str | Path) -> Results:
     traces_df = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
     if len(runs_df):  # results written before kbench stored the verdict get it computed here
         runs_df["degenerate"] = degenerate_column(runs_df, traces_df)
+        runs_df = attach_labels(runs_df, read_labels(folder))
     out_df = pd.DataFrame(outcomes, columns=["task_id", "stream_id", "outcome"])
     return split_tuning(Results(runs=runs_df, traces=traces_df, outcomes=out_df))
 

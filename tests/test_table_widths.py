@@ -1,0 +1,159 @@
+"""Every leaderboard at 80 and 200 columns in a real terminal, and piped (issue 33): no
+line wider than the terminal, no name cut (a long label folds onto more lines, never
+"…"), and piped output plain text with no control character."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import termios
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+from test_report_layout import WIDE_STUDY
+
+from helpers import KBENCH, kbench
+from kbench.execution.study import DEFAULT_STUDY
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def in_terminal(columns: int, *args: str) -> str:
+    """``kbench ARGS`` with standard output on a pseudo-terminal ``columns`` wide; what it
+    printed, colours removed."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, columns, 0, 0))
+    env = dict(os.environ, COLUMNS=str(columns), TERM="xterm")
+    proc = subprocess.Popen(
+        [*KBENCH, *args], stdout=slave, stderr=subprocess.DEVNULL, env=env, close_fds=True
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=300) == 0
+    return ANSI.sub("", b"".join(chunks).decode().replace("\r\n", "\n"))
+
+
+def first_column(text: str) -> str:
+    """The text of every table's first column, its folded lines joined without spaces."""
+    cells = [ln.split("│")[1] for ln in text.splitlines() if ln.startswith("│")]
+    return "".join(c.strip().replace(" ", "") for c in cells)
+
+
+def _run(tmp: Path, *args: str) -> tuple[Path, list[str]]:
+    out = tmp / "results"
+    proc = kbench("run", *args, "--workers", "0", "--out", str(out), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(kbench("show", str(out), "--format", "json").stdout)["rows"]
+    return out, sorted({r["configuration"] for r in rows})
+
+
+@pytest.fixture(scope="module")
+def default_small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """kbench's default study, 200 examples per stream and two seeds."""
+    tmp = tmp_path_factory.mktemp("default")
+    return _run(tmp, str(DEFAULT_STUDY), "--n", "200", "--seeds", "0-1")
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """12 configurations × 6 data sets with long ids."""
+    tmp = tmp_path_factory.mktemp("wide")
+    study = tmp / "wide.toml"
+    study.write_text(WIDE_STUDY)
+    return _run(tmp, str(study))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.parametrize("which", ["default_small", "wide"])
+def test_show_fits_the_terminal_without_cutting_a_name(
+    columns: int, which: str, request: pytest.FixtureRequest
+) -> None:
+    out, labels = request.getfixturevalue(which)
+    text = in_terminal(columns, "show", str(out))
+    too_wide = [ln for ln in text.splitlines() if cell_len(ln) > columns]
+    assert too_wide == [], too_wide[:3]
+    assert "…" not in text
+    joined = first_column(text)
+    for label in labels:
+        assert label.replace(" ", "") in joined, label
+    assert "rows by mean online error over the seeds" in text
+    assert re.search(r"0\.\d{4} ± 0\.\d{4} +│ +0\.\d{4} ± 0\.\d{4}", text)  # ± for both errors
+
+
+def test_first_column_check_fails_on_a_cut_name() -> None:
+    # The check can fail: a label rich cut with an ellipsis is not found whole.
+    table = "│ norma[budget=30,c=0.00… │ 0.1 │\n│ perceptron              │ 0.2 │\n"
+    assert "norma[budget=30,c=0.001]" not in first_column(table)
+    assert "perceptron" in first_column(table)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["default_small", "wide"])
+def test_piped_show_is_plain_full_width_text(which: str, request: pytest.FixtureRequest) -> None:
+    out, labels = request.getfixturevalue(which)
+    proc = subprocess.run([*KBENCH, "show", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", proc.stdout + proc.stderr)
+    assert "…" not in proc.stdout
+    for label in labels:  # one line per configuration: every label whole on its line
+        assert any(label in ln for ln in proc.stdout.splitlines()), label
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["default_small", "wide"])
+def test_show_and_compare_agree_on_labels_order_and_marks(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """One configuration has one label in show and compare (table and JSON), the rows of a
+    stream come in the same order (online error, said in the caption), and the same
+    configurations carry the degenerate mark."""
+    out, _ = request.getfixturevalue(which)
+    shown = json.loads(kbench("show", str(out), "--format", "json").stdout)["rows"]
+    compared = json.loads(kbench("compare", str(out), "--format", "json").stdout)["leaderboard"]
+    streams = sorted({r["stream"] for r in shown})
+    assert streams == sorted({r["stream"] for r in compared})
+    for stream in streams:
+        a = [r for r in shown if r["stream"] == stream]
+        b = [r for r in compared if r["stream"] == stream]
+        assert [r["configuration"] for r in a] == [r["label"] for r in b], stream
+        errors = [r["online_error"] for r in a]
+        assert errors == sorted(errors)
+        assert [bool(r["degenerate"]) for r in a] == [bool(r["flags"]) for r in b], stream
+    table = kbench("show", str(out)).stdout
+    for r in shown:  # the terminal table names every configuration as the JSON does
+        assert r["configuration"] in table
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("columns", [80, 200])
+def test_compare_fits_the_terminal_without_cutting_a_name(
+    columns: int, default_small: tuple[Path, list[str]]
+) -> None:
+    """At 80 columns the configurations get short ids (C1, C2, ...) with a legend that
+    names each in full; the rank tables split their blocks over several tables."""
+    out, labels = default_small
+    text = in_terminal(columns, "compare", str(out))
+    too_wide = [ln for ln in text.splitlines() if cell_len(ln) > columns]
+    assert too_wide == [], too_wide[:3]
+    assert "…" not in text
+    flat = "".join(text.split())  # folded lines joined
+    for label in labels:
+        assert label.replace(" ", "") in flat, label
+    if columns == 80:
+        assert "in the tables below" in text and re.search(r"A C\d+ ", text)
