@@ -614,7 +614,7 @@ def _exact_rank_sums(rows: np.ndarray, max_states: int) -> tuple[np.ndarray, np.
         return None
     weights = radix ** np.arange(k, dtype=np.int64)
     codes = np.zeros(1, dtype=np.int64)
-    prob = np.ones(1)
+    prob: np.ndarray[Any, Any] = np.ones(1)  # bincount with weights: float
     for row in rows:
         arr = _block_arrangements(row)
         step = arr @ weights
