@@ -1,7 +1,7 @@
 """Kernel rows, matrices and diagonals for the built-in kernels.
 
 Each function takes the kernel as ``(kind, gamma, scale, offset, degree)`` and
-squared row norms that the caller caches (see ``kbench.core.support_buffer.SupportBuffer``).
+squared row norms that the caller caches (see ``kbench.learners.support_buffer.SupportBuffer``).
 Inputs are validated by the Python wrappers in ``kbench.core.kernel_rows``.
 
 Kernel rows, squared norms and weighted sums take float64 or float32 arrays (all arrays

@@ -23,7 +23,7 @@ which the inner product is summed.
 Arguments are checked through the NumPy C API (a few pointer reads; typed memoryviews
 cost several hundred nanoseconds per array, more than a whole row of a small store), and
 the loops run without the GIL. Stored indices must lie in ``[0, len(work))`` when the
-scatter is used: ``check_rows`` verifies a pool once (``kbench.core.sparse_buffer`` checks each
+scatter is used: ``check_rows`` verifies a pool once (``kbench.learners.sparse_buffer`` checks each
 row as it is stored), rather than on every row.
 """
 cimport numpy as cnp

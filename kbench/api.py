@@ -13,7 +13,7 @@ name                                   defined in
 ``Dataset``, ``Data``, ``Component``,
 ``Parameter``, ``TASKS``,
 ``check_range``, ``param``
-``SupportBuffer``                      :mod:`kbench.core.support_buffer`
+``SupportBuffer``                      :mod:`kbench.learners.support_buffer`
 ``kernel_row``, ``as_matrix``,         :mod:`kbench.core.kernel_rows`
 ``as_vector``, ``sq_norms``
 ``kernel_expansion``                   :mod:`kbench.api`
@@ -60,9 +60,9 @@ from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
 from kbench.core.seeds import child_seed, derive_seed
-from kbench.core.support_buffer import SupportBuffer
 from kbench.data.cache import get_stream
 from kbench.data.streams import Stream, StreamSpec
+from kbench.learners.support_buffer import SupportBuffer
 
 __all__ = [
     "TASKS",

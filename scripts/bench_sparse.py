@@ -68,9 +68,9 @@ from threadpoolctl import threadpool_limits
 
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_RBF
 from kbench.core.registry import get_registry
-from kbench.core.sparse_buffer import SparseSupportBuffer
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _sparse
+from kbench.learners.sparse_buffer import SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
 SHAPES = {
     "a9a": (123, 14, "onehot"),

@@ -20,9 +20,20 @@ import pytest
 from conftest import REPO
 
 #: Layers in the order data flows through them; "api" is the package's top-level modules.
-LAYERS = ("core", "data", "execution", "results", "analysis", "report", "reproduce", "api", "cli")
+LAYERS = (
+    "core",
+    "learners",
+    "data",
+    "execution",
+    "results",
+    "analysis",
+    "report",
+    "reproduce",
+    "api",
+    "cli",
+)
 #: What plugins (kbench.plugins) may import from kbench besides other plugins.
-PLUGIN_ALLOWED = ("core", "data", "api")
+PLUGIN_ALLOWED = ("core", "learners", "data", "api")
 #: Names every layer may take from the package root.
 ROOT_NAMES = {"hookimpl", "__version__"}
 

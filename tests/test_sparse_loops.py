@@ -14,8 +14,8 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import create
-from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.cython_core import _budget_perceptrons, _sparse
+from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms import _sparse_rows
 
 RBF = (1, 0.5, 1.0, 0.0, 1.0)  # Kernel.compiled() of rbf[gamma=0.5]

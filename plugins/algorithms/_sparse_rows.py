@@ -3,7 +3,7 @@
 A learner's compiled update reads its kernel row from ``krow`` when given one (the path
 of a kernel the compiled loop cannot evaluate) and copies the example into a slot of its
 dense support-vector array. For a CSR example, kbench computes the row against a
-:class:`~kbench.core.support_buffer`-like sparse store (:class:`SparseSupportBuffer`,
+:class:`~kbench.learners.support_buffer`-like sparse store (:class:`SparseSupportBuffer`,
 O(nnz) per stored row), runs the same compiled update on a one-value stand-in row
 holding the example's *mark* (its serial number), and then reads from the marks where
 the update put, overwrote or moved examples, mirroring that in the sparse store. So the
@@ -35,9 +35,9 @@ import numpy as np
 from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Kernel
 from kbench.core.dense_rows import dense, dense_blocks, takes_csr
-from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _sparse
+from kbench.learners.sparse_buffer import SparseRow, SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
 #: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
 K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3

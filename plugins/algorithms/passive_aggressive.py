@@ -8,8 +8,8 @@ import numpy as np
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm, param
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _pa
+from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._budget import NOT_COMPILED, expansion_stats, run_growing
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,

@@ -6,9 +6,9 @@ import numpy as np
 
 from kbench import hookimpl
 from kbench.core.components import Algorithm
-from kbench.core.sparse_buffer import SparseSupportBuffer
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _perceptron
+from kbench.learners.sparse_buffer import SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._budget import expansion_stats, run_growing
 from kbench.plugins.algorithms._sparse_rows import (
     OneRowMethods,
