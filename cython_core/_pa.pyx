@@ -25,7 +25,7 @@ cdef inline double _pa_tau(int variant, double loss, double kxx, double C) noexc
     return loss / (kxx + 0.5 / C)
 
 
-def pa_block(tuple kernel,
+def pa_block(kernel,
              double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, Py_ssize_t m,
              const double[:, ::1] X, const double[::1] y, double[::1] pred,
              double[::1] krow, int variant, double C, bint have_row, double kxx_given,

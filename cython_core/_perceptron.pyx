@@ -6,7 +6,7 @@ from kbench.cython_core._labels cimport _class_label, _sign_label
 from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 
 
-def perceptron_block(tuple kernel,
+def perceptron_block(kernel,
                      double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
                      Py_ssize_t m, const double[:, ::1] X, const double[::1] y,
                      double[::1] pred, double[::1] krow, double[::1] scores,

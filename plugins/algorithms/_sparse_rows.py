@@ -36,11 +36,15 @@ from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Kernel
 from kbench.core.dense_rows import dense, dense_blocks, takes_csr
 from kbench.cython_core import _sparse
+from kbench.cython_core._kernels import KernelKind
 from kbench.learners.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.learners.support_buffer import SupportBuffer
 
-#: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
-K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
+#: Kernel codes of ``Kernel.compiled()``: the compiled core's enum, never copied.
+K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = (
+    int(k)
+    for k in (KernelKind.K_LINEAR, KernelKind.K_RBF, KernelKind.K_POLY, KernelKind.K_LAPLACIAN)
+)
 
 #: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
 #: non-zeros before each call.
