@@ -216,7 +216,11 @@ def learner_us(spec: str, X, y: np.ndarray, warm: int, per_row: bool = False) ->
     )
     if per_row:
         marked = getattr(algo, "_learn_predict_marked", None)
-        algo._learn_predict_sparse = marked or row_by_row(algo._learn_predict_sparse)
+        block = getattr(algo, "_learn_predict_sparse", None)
+        if block is None:  # a learner on kbench.learners: one path, one-row CSR blocks
+            algo.learn_predict_many = row_by_row(algo.learn_predict_many)
+        else:
+            algo._learn_predict_sparse = marked or row_by_row(block)
     algo.learn_predict_many(X[:warm], y[:warm])
     t0 = time.perf_counter()
     algo.learn_predict_many(X[warm:], y[warm:])

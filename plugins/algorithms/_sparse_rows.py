@@ -37,6 +37,8 @@ from kbench.core.components import Kernel
 from kbench.core.dense_rows import dense, dense_blocks, takes_csr
 from kbench.cython_core import _sparse
 from kbench.cython_core._kernels import KernelKind
+from kbench.learners.expansion import refuse_switch
+from kbench.learners.rows import BLOCK_ROWS, as_csr, csr_parts
 from kbench.learners.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.learners.support_buffer import SupportBuffer
 
@@ -45,31 +47,6 @@ K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = (
     int(k)
     for k in (KernelKind.K_LINEAR, KernelKind.K_RBF, KernelKind.K_POLY, KernelKind.K_LAPLACIAN)
 )
-
-#: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
-#: non-zeros before each call.
-BLOCK_ROWS = 1024
-
-
-def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """indptr, int32 indices and float64 values of a CSR block (copied only if needed)."""
-    X = X.tocsr() if X.format != "csr" else X
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
-    return (
-        np.asarray(X.indptr),
-        np.ascontiguousarray(X.indices, dtype=np.int32),
-        np.ascontiguousarray(X.data, dtype=np.float64),
-    )
-
-
-def as_csr(X: Any) -> Any:
-    """X (a dense 2-D block, or CSR) as a CSR matrix."""
-    if is_sparse(X):
-        return X.tocsr() if X.format != "csr" else X
-    import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
-
-    return sp.csr_matrix(np.asarray(X, dtype=np.float64))
 
 
 def one_row(x: Any) -> Any:
@@ -110,13 +87,6 @@ def open_rows(
         refuse_switch(owner, True)
     buf = make_buffer(1)  # stand-in rows of one value: the examples' marks
     return MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
-
-
-def refuse_switch(owner: str, sparse: bool) -> None:
-    """Raise the one-line TypeError of a learner handed CSR rows after dense ones (``sparse``)
-    or dense rows after CSR ones: its stored rows are of the other kind."""
-    learned, given = ("dense", "sparse") if sparse else ("sparse", "dense")
-    raise TypeError(f"{owner} has learned {learned} rows; it cannot continue on {given} ones")
 
 
 def growing_buffer(
