@@ -5,11 +5,16 @@ kernel and no budget: on a hinge loss ℓ = max(0, 1 − y f(x)) > 0 the example
 with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 ℓ/(k(x, x) + 1/(2C)) (PA-II).
 """
+cimport numpy as cnp
+
+from kbench.cython_core._arrays cimport _f64
 from kbench.cython_core._kernels cimport K_LAPLACIAN, K_NOT_COMPILED, K_RBF, _dot, _kernel_one
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _block_self, _check_labels, _loop_rows, _row_at, _store_at,
 )
+
+cnp.import_array()
 
 
 #: The variants, shared with the Python side (``_pa.Variant``), never copied.
@@ -27,36 +32,44 @@ cdef inline double _pa_tau(int variant, double loss, double kxx, double C) noexc
     return loss / (kxx + 0.5 / C)
 
 
-def pa_block(kernel, BlockRows rows not None, store, const double[::1] y, double[::1] pred,
-             Py_ssize_t start=0, bint have_row=False, double kxx=0.0, *, int variant,
-             double C):
+def pa_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+             bint have_row=False, double kxx=0.0, *, int variant, double C):
     """Predict then learn rows start, start+1, … of ``rows`` until done or the store is full.
 
-    ``kernel``, ``store``, ``have_row`` and the result as for
+    ``kernel``, ``store``, ``y``, ``pred``, ``have_row`` and the result as for
     :func:`kbench.cython_core._perceptron.perceptron_block`; for a kernel the loop cannot
     compute (``K_NOT_COMPILED``, ``have_row`` set) ``kxx`` is k(x, x) of the first row.
     ``variant`` is a :class:`Variant`, ``C`` the aggressiveness of PA-I and PA-II.
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
-    cdef double[:, ::1] alpha = store.alpha
-    cdef double[::1] sq = store.sq
-    cdef double[::1] krow = store.krow
+    cdef Py_ssize_t sa[2]
+    cdef Py_ssize_t sk[1]
+    cdef Py_ssize_t sy[1]
+    cdef Py_ssize_t sp[1]
+    sa[0] = sa[1] = sk[0] = sy[0] = sp[0] = 0  # set by _f64, or it raises
+    cdef double* alpha = _f64(store.alpha, 2, True, "store.alpha", sa)
+    cdef double* krow = _f64(store.krow, 1, True, "store.krow", sk)
+    cdef const double* Y = _f64(y, 1, False, "y", sy)
+    cdef double* P = _f64(pred, 1, True, "pred", sp)
     cdef Py_ssize_t m = store.size
-    cdef const double[:, ::1] X = rows.X
+    cdef const double* X = R.X
     cdef int kind = R.kind
-    cdef Py_ssize_t n = rows.n, cap = alpha.shape[0], i
+    cdef Py_ssize_t n = rows.n, cap = sa[0], d = R.d, i
     cdef long long evals = 0
     cdef double f, xsq, loss, kx, tau
-    _check_labels(&R, n, start, have_row, y, pred)
+    if sa[1] != 1 or sk[0] < cap or not 0 <= m <= cap:
+        raise ValueError(f"kbench: PA needs one coefficient column, krow of {cap} and a size "
+                         f"below {cap}")
+    _check_labels(&R, n, start, have_row, sy[0], sp[0])
     if variant < PA or variant > PA_II:
         raise ValueError(f"kbench: unknown PA variant {variant}")
     i = start
     with nogil:
         while i < n:
-            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, &krow[0])
-            f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
-            pred[i] = _sign_label(f)
-            loss = 1.0 - y[i] * f
+            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, krow)
+            f = _dot(krow, alpha, <int>m) if m > 0 else 0.0
+            P[i] = _sign_label(f)
+            loss = 1.0 - Y[i] * f
             if loss > 0.0:
                 if kind == K_NOT_COMPILED:
                     kx = kxx
@@ -66,8 +79,8 @@ def pa_block(kernel, BlockRows rows not None, store, const double[::1] y, double
                     kx = _block_self(R.sp, xsq)
                     evals += 1
                 else:
-                    kx = _kernel_one(kind, R.gamma, R.scale, R.offset, R.degree, &X[i, 0],
-                                      &X[i, 0], R.d, xsq, xsq)
+                    kx = _kernel_one(kind, R.gamma, R.scale, R.offset, R.degree, X + i * d,
+                                      X + i * d, d, xsq, xsq)
                     evals += 1
                 if kx > 0.0:  # k(x, ·) = 0 gives no direction to move in
                     if m == cap:
@@ -78,8 +91,8 @@ def pa_block(kernel, BlockRows rows not None, store, const double[::1] y, double
                         break
                     tau = _pa_tau(variant, loss, kx, C)
                     _store_at(&R, i, m)
-                    sq[m] = xsq
-                    alpha[m, 0] = tau * y[i]
+                    R.sq[m] = xsq
+                    alpha[m] = tau * Y[i]
                     m += 1
             i += 1
     return i, m, evals

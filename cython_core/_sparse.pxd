@@ -172,4 +172,4 @@ cdef inline void _move_at(const LoopRows* R, Py_ssize_t p, Py_ssize_t last) noex
     if R.sp != NULL:
         _block_move(R.sp, p, last)
 cdef int _check_labels(const LoopRows* R, Py_ssize_t n, Py_ssize_t start, bint have_row,
-                       const double[::1] y, double[::1] pred) except -1
+                       Py_ssize_t ny, Py_ssize_t npred) except -1

@@ -35,6 +35,7 @@ cnp.import_array()
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t
 
+from kbench.cython_core._arrays cimport _f64
 from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernels cimport (
     K_LAPLACIAN, K_LINEAR, K_NOT_COMPILED, K_RBF, _transform, _transform_row, kb_vexp_d,
@@ -741,18 +742,31 @@ cdef class BlockRows:
 
 
 cdef LoopRows _loop_rows(kernel, BlockRows rows, object store) except *:
-    """The LoopRows of a block loop over ``rows`` with the stored rows of ``store``."""
-    cdef double[:, ::1] SV = store.X if rows.block is None else rows.stand_in
-    return _rows_of(kernel, SV, store.sq, rows.X, rows.block)
+    """The LoopRows of a block loop over ``rows`` with the stored rows of ``store`` (read
+    through the NumPy C API: the loops also run once per row)."""
+    cdef LoopRows R
+    cdef Py_ssize_t sv[2]
+    cdef Py_ssize_t nsq[1]
+    R.kind, R.gamma, R.scale, R.offset, R.degree = as_spec(kernel).params()
+    R.SV = _f64(store.X if rows.block is None else rows.stand_in, 2, True, "store.X", sv)
+    R.sq = _f64(store.sq, 1, True, "store.sq", nsq)
+    R.d = rows.X.shape[1]
+    if sv[1] != R.d:
+        raise ValueError(f"kbench: rows of {R.d} values for stored rows of {sv[1]}")
+    if nsq[0] < sv[0]:
+        raise ValueError(f"kbench: {nsq[0]} squared norms for {sv[0]} stored rows")
+    R.X = &rows.X[0, 0] if rows.n > 0 and R.d > 0 else NULL
+    R.sp = _attach(rows.block, rows.n, sv[0])
+    return R
 
 
 cdef int _check_labels(const LoopRows* R, Py_ssize_t n, Py_ssize_t start, bint have_row,
-                       const double[::1] y, double[::1] pred) except -1:
+                       Py_ssize_t ny, Py_ssize_t npred) except -1:
     """A block loop runs unchecked: a label and a prediction slot for each of its n rows, and
     a kernel it cannot compute only on one row whose kernel row it is given."""
-    if y.shape[0] < n or pred.shape[0] < n:
+    if ny < n or npred < n:
         raise ValueError(f"kbench: a block of {n} rows needs y and pred of {n} entries "
-                         f"(got {y.shape[0]}, {pred.shape[0]})")
+                         f"(got {ny}, {npred})")
     if R.kind == K_NOT_COMPILED and not (have_row and n - start <= 1):
         raise ValueError("kbench: a third-party kernel's rows come from Python: one row a "
                          "call, its kernel row given (have_row)")

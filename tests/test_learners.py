@@ -43,6 +43,14 @@ def test_block_loops_refuse_what_they_cannot_run() -> None:
         _perceptron.perceptron_block([1, 0.5, 1.0, 0.0, 1.0], BlockRows(X), store, y, pred)
     with pytest.raises(TypeError):
         _perceptron.perceptron_block(spec, X, store, y, pred)  # not BlockRows
+    with pytest.raises(ValueError, match="y must be a C-contiguous 1-D float64 array"):
+        _perceptron.perceptron_block(spec, BlockRows(X), store, [1.0] * 5, pred)
+    with pytest.raises(
+        ValueError, match=r"pred must be a C-contiguous 1-D float64 array \(writeable\)"
+    ):
+        _perceptron.perceptron_block(spec, BlockRows(X), store, y, np.empty(5)[::-1])
+    with pytest.raises(ValueError, match="rows of 3 values for stored rows of 4"):
+        _perceptron.perceptron_block(spec, BlockRows(X), SupportBuffer(4, 4), y, pred)
     with pytest.raises(ValueError, match="needs y and pred of 5 entries"):
         _perceptron.perceptron_block(spec, BlockRows(X), store, y[:4], pred)
     with pytest.raises(ValueError, match="one row a call"):

@@ -1,5 +1,8 @@
 """A kernel expansion without a budget, grown by one compiled block loop.
 
+Its loops only append rows (they never replace or move one), so the kernel row of a stored
+example stays valid until the next row is appended.
+
 ``f(x) = Σᵢ αᵢ k(xᵢ, x)`` (one coefficient column per output) in a growable store of
 support vectors: a :class:`SupportBuffer` for dense rows, a :class:`SparseSupportBuffer`
 for CSR rows (kept sparse), chosen by the first rows learned. :meth:`Expansion.learn`
@@ -83,6 +86,8 @@ class Expansion:
         """The store for these rows (made by the first rows), and the rows in its kind:
         dense rows become CSR once CSR rows were learned; CSR rows after dense are refused."""
         store = self.store
+        if type(store) is SupportBuffer and rows.csr is None and rows.d == store.d:
+            return store, rows  # dense rows into dense rows: the per-example case
         if store is None:
             if rows.sparse and not self.spec.compiled:
                 raise TypeError(
@@ -104,7 +109,7 @@ class Expansion:
         """Predict then learn ``rows`` (labels ``y``, checked) with the block loop; the
         predictions made before each update."""
         store, rows = self._store_for(rows)
-        if rows.sparse:
+        if rows.csr is not None:
             return self._learn_csr(loop, store, rows, y, params)  # type: ignore[arg-type]
         if rows.row0 is not None or not self.spec.compiled:
             return self._learn_given_rows(loop, store, rows, y, params)  # type: ignore[arg-type]
@@ -123,22 +128,25 @@ class Expansion:
     ) -> np.ndarray:
         """Each dense row on its own, its kernel row (and k(x, x) for a third-party kernel
         when the loop reads it) computed here and handed to the loop."""
-        X, pred = rows.X, np.empty(rows.n)
+        X, pred, row0 = rows.X, np.empty(rows.n), rows.row0
         for i in range(rows.n):
-            x = rows.row0 if rows.row0 is not None else X[i]
+            x = row0 if row0 is not None else X[i]
             store.row(self.kernel, x)  # into store.krow; cached after predict_one(x)
-            if store.size == store.capacity:
+            if store.size == len(store.sq):  # full (len: the capacity, without a property)
                 store.grow()  # keeps krow's values: the row stays valid
             kxx = 0.0
             if self.self_kernel and not self.spec.compiled:
                 kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
                 store.kernel_evals += 1
-            one = BlockRows(X[i : i + 1])
-            _, store.size, evals = loop(
-                self.spec, one, store, y[i : i + 1], pred[i : i + 1], 0, True, kxx, **params
-            )
+            if row0 is not None:  # learn_one: the row and its label as they are
+                one, yi, pi = BlockRows(X), y, pred
+            else:
+                one, yi, pi = BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1]
+            _, size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params)
             store.kernel_evals += evals
-            store.touch()
+            if size != store.size:  # a row appended: the cached kernel row is out of date
+                store.size = size
+                store.touch()
         return pred
 
     def _learn_csr(
@@ -175,13 +183,15 @@ class Expansion:
             return store.decision_many(self.kernel, rows.as_sparse().csr)
         return store.decision_many(self.kernel, rows.dense())
 
-    def decision_one(self, rows: Rows) -> np.ndarray:
-        """The outputs at one row; for a dense row and dense store its kernel row stays
-        in the store, so that learning the same row next costs no second row."""
+    def decision_one(self, x: Any) -> np.ndarray:
+        """The outputs at one row x (dense 1-D, or sparse); for a dense row and a dense store
+        its kernel row stays in the store, so that learning the same row next costs none."""
         store = self.store
-        if isinstance(store, SupportBuffer) and not rows.sparse and store.size:
-            return store.scores(store.row(self.kernel, rows.row0))
-        return self.decisions(rows)[0]
+        if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
+            if x.ndim != 1 or x.dtype != np.float64 or not x.flags.c_contiguous:
+                x = Rows.one(x).row0
+            return store.scores(store.row(self.kernel, x))
+        return self.decisions(Rows.one(x))[0]
 
     # -- inspection -------------------------------------------------------------------------
 

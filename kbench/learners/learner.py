@@ -31,6 +31,7 @@ class ExpansionLearner(Algorithm):
         assert self.kernel is not None  # uses_kernel: Algorithm refuses a missing kernel
         outputs = self.n_classes if self.task == "multiclass" else 1
         self.model = Expansion(self.name, self.kernel, outputs, self.reads_self_kernel)
+        self._label = np.empty(1)
 
     def choice(self, name: str, options: dict[str, Any]) -> Any:
         """The option of parameter ``name`` (its value a key of ``options``), or a one-line
@@ -46,10 +47,12 @@ class ExpansionLearner(Algorithm):
         raise NotImplementedError
 
     def learn_one(self, x: Any, y: float) -> None:
-        self.learn_predict_many(Rows.one(x), np.array([y]))
+        label = self._label
+        label[0] = y  # one array reused: learn_one runs once per example
+        self.learn_predict_many(Rows.one(x), label)
 
     def decision_one(self, x: Any) -> Any:
-        f = self.model.decision_one(Rows.one(x))
+        f = self.model.decision_one(x)
         return f.copy() if self.task == "multiclass" else float(f[0])
 
     def decision_many(self, X: Any) -> np.ndarray:

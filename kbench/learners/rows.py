@@ -18,6 +18,8 @@ from kbench.core.arrays import is_sparse
 #: non-zeros before each call.
 BLOCK_ROWS = 1024
 
+_F64 = np.dtype(np.float64)
+
 
 def _real(dtype: np.dtype, name: str) -> None:
     """Refuse a dtype that is not real numbers (complex, object, strings, dates)."""
@@ -96,6 +98,12 @@ class Rows:
     @classmethod
     def one(cls, x: Any, name: str = "x") -> Rows:
         """One row: a 1-D dense row, or a sparse row (1 × d)."""
+        if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and x.flags.c_contiguous:
+            # The runner's row, once per example: no conversion to make or check to repeat.
+            rows = cls.__new__(cls)
+            rows.X, rows.csr, rows.row0, rows._parts = x[None, :], None, x, None
+            rows.n, rows.d = 1, x.shape[0]
+            return rows
         if is_sparse(x):
             x = as_csr(x.reshape(1, -1) if x.ndim == 1 else x)
             if x.shape[0] != 1:
@@ -123,11 +131,16 @@ class Rows:
 def labels(y: Any, n: int, name: str = "y", signs: str | None = None) -> np.ndarray:
     """y as a C-contiguous float64 vector of n labels, or a one-line error naming it;
     ``signs``: the learner (binary) that takes −1 and +1 only."""
-    a = np.asarray(y)
-    _real(a.dtype, name)
-    a = np.ascontiguousarray(a.reshape(-1) if a.ndim == 0 else a, dtype=np.float64)
-    if a.ndim != 1 or len(a) != n:
+    a = y
+    if not (type(a) is np.ndarray and a.dtype is _F64 and a.flags.c_contiguous):
+        a = np.asarray(y)
+        _real(a.dtype, name)
+        a = np.ascontiguousarray(a.reshape(-1) if a.ndim == 0 else a, dtype=np.float64)
+    if a.ndim != 1 or a.shape[0] != n:
         raise ValueError(f"{name} must hold one label per row: {n} rows, got shape {a.shape}")
-    if signs and not np.all((a == 1.0) | (a == -1.0)):
-        raise ValueError(f"{signs}: labels must be −1 or +1")
+    if signs:
+        # One row (learn_one) in Python: NumPy's calls cost more than the test itself.
+        ok = a[0] in (1.0, -1.0) if n == 1 else bool(np.all((a == 1.0) | (a == -1.0)))
+        if not ok:
+            raise ValueError(f"{signs}: labels must be −1 or +1")
     return a
