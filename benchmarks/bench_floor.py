@@ -248,7 +248,7 @@ def print_rows(rows: list[dict]) -> None:
 
 def sums_table(sizes: tuple[int, ...]) -> list[dict]:
     """SupportBuffer.scores and the raw compiled expansion against NumPy's k @ alpha."""
-    from kbench.core.support_buffer import SupportBuffer
+    from kbench.learners.support_buffer import SupportBuffer
 
     rows = []
     for dtype in (np.float64, np.float32):

@@ -13,7 +13,7 @@ import numpy as np
 
 from kbench.asv import streams
 from kbench.asv.benchmarks import Timed, calls_per_sample, kernel_suites
-from kbench.core.support_buffer import SupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
 from . import common
 

@@ -10,6 +10,7 @@ scores (the mistake test) and the averaged ones (the prediction).
 """
 from libc.math cimport NAN, isfinite
 
+from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row
 from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 from kbench.cython_core._labels cimport _argmax, _sign_label
@@ -50,7 +51,7 @@ def averaged_scores(const double[::1] s, Py_ssize_t C, long long T):
     return out
 
 
-def avg_perceptron_block(tuple kernel,
+def avg_perceptron_block(kernel,
                          double[:, ::1] SV, double[::1] sq, double[:, ::1] coef,
                          long long[::1] sv_ids, Py_ssize_t m, const double[:, ::1] X,
                          const double[::1] y, const long long[::1] xids, long long[::1] id_slot,
@@ -114,13 +115,13 @@ def avg_perceptron_block(tuple kernel,
     return i, m, evals, T, mistakes
 
 
-def raw_scores(tuple kernel,
+def raw_scores(kernel,
                const double[:, ::1] SV, const double[::1] sq, const double[:, ::1] coef,
                Py_ssize_t m, const double[::1] x, double[::1] krow, double[::1] scores):
     """The 2C sums Σᵢ k(xᵢ, x)·coef[i, c] of x, computed as in the block loop (in scores)."""
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef Py_ssize_t d = x.shape[0]
     cdef double xsq
     with nogil:

@@ -13,7 +13,7 @@ cdef enum:
     NOT_COMPILED = -1  # a third-party kernel (or loss): values come from Python
 
 
-def bogd_block(tuple kernel,
+def bogd_block(kernel,
                double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
                uint64_t[::1] rng, double eta, double lam, bint weighted,
                int loss_kind, double loss_p1,

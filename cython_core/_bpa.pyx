@@ -3,7 +3,7 @@ from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport LoopRows, _rows_of, _scores_at, _self_at, _store_at
 
 
-def bpa_s_block(tuple kernel,
+def bpa_s_block(kernel,
                 double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] kdiag,
                 double[::1] state, double C,
                 const double[:, ::1] X, const double[::1] y, double[::1] pred,

@@ -132,7 +132,7 @@ cdef inline Py_ssize_t _label(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) 
     return _argmax(&alpha[j, 0], C)
 
 
-def bsgd_block(tuple kernel,
+def bsgd_block(kernel,
                double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, double[::1] kdiag,
                double[::1] stamp, double[:, ::1] Kinv, double[::1] state, double lam, int mode,
                Py_ssize_t budget, bint project_ball,

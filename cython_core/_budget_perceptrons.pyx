@@ -43,7 +43,7 @@ def rng_draws(unsigned long long state, Py_ssize_t n):
 
 # -- random budget perceptron ---------------------------------------------------------------
 
-def rbp_block(tuple kernel,
+def rbp_block(kernel,
               double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, uint64_t[::1] rng,
               Py_ssize_t m, const double[:, ::1] X, const double[::1] y, double[::1] pred,
               double[::1] krow, double[::1] scores, bint have_row, sparse=None):
@@ -132,7 +132,7 @@ cdef inline double _forgetron_phi(double sigma, double mu, double room) noexcept
     return phi
 
 
-def forgetron_block(tuple kernel,
+def forgetron_block(kernel,
                     double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
                     const double[:, ::1] X, const double[::1] y, double[::1] pred,
                     double[::1] krow, double[::1] krow2, bint have_row, bint have_row2,
@@ -199,7 +199,7 @@ def forgetron_block(tuple kernel,
 
 # -- Projectron and Projectron++ ------------------------------------------------------------
 
-def projectron_block(tuple kernel,
+def projectron_block(kernel,
                      double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
                      double[:, ::1] Kinv, double[::1] state, double eta, bint plus,
                      const double[:, ::1] X, const double[::1] y, double[::1] pred,

@@ -286,7 +286,7 @@ cdef void _fogd_scores(const double* Omega, Py_ssize_t D, const double* W, Py_ss
         _linear_scores(W, 2 * D, C, z, out + i * C)
 
 
-def nogd_block(tuple kernel,
+def nogd_block(kernel,
                double[:, ::1] SV, double[::1] sq, double[:, ::1] A, Py_ssize_t m,
                const double[:, ::1] Mmap, double[:, ::1] W, bint nystrom, double eta,
                int task, int loss_kind, double loss_p1,

@@ -23,6 +23,7 @@ from scipy.linalg.cython_blas cimport ddot
 
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
+from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernel_cache import check_block as _check_block
 
 
@@ -81,12 +82,12 @@ cdef class HullerCore(CachedStore):
     cdef public long long updates, steps, noops, insertions, draws
     cdef public bint nonseparable
 
-    def __init__(self, tuple kernel,
+    def __init__(self, kernel,
                  bint compiled_kernel, double ridge, bint allow_negative, int removals,
                  int n_init, unsigned long long seed):
         cdef int kind
         cdef double gamma, scale, offset, degree
-        kind, gamma, scale, offset, degree = kernel  # unpacked once into C locals
+        kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once into C locals
         self.kp = KParams(kind, gamma, scale, offset, degree)
         self.compiled_kernel = compiled_kernel
         self.ridge = ridge

@@ -263,7 +263,7 @@ cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
 # in slots 0..m-1, the map from training ids to slots, the kernel, and the cache of rows
 # between support vectors. The Python wrapper allocates and grows the arrays and binds
 # them; _kernel_cache.pyx defines the methods. On CSR rows (``attach``) the vectors are the
-# CSR rows of a sparse store (kbench.core.sparse_buffer.SparseSupportBuffer, through the
+# CSR rows of a sparse store (kbench.learners.sparse_buffer.SparseSupportBuffer, through the
 # SparseBlock of the call): kernel rows come from its pool, a stored example goes into it.
 cdef class CachedStore:
     cdef KParams kp

@@ -13,6 +13,7 @@ arrays, finding a training id's slot, computing and caching rows, and removing a
 """
 import numpy as np
 
+from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernels cimport _dot, _kernel_one
 from libc.string cimport memcpy
 
@@ -61,14 +62,14 @@ def kc_filled(long long[:, ::1] meta, long long[::1] counters, long long slot,
 
 
 def kc_fetch(double[:, ::1] rows, long long[:, ::1] meta, long long[::1] key_slot,
-             long long[::1] counters, tuple kernel, long long key, Py_ssize_t m,
+             long long[::1] counters, kernel, long long key, Py_ssize_t m,
              const double[:, ::1] SV,
              const double[::1] sq, double[::1] scratch):
     """k(SV[key], SV[j]) for j < m through the cache (compiled kernels); a view of the row."""
     cdef KCache c = _kc_view(rows, meta, key_slot, counters)
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once into C locals
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once into C locals
     cdef KParams kp = KParams(kind, gamma, scale, offset, degree)
     cdef double* row
     if m > SV.shape[0] or key >= m or key < 0 or m > scratch.shape[0] or m > rows.shape[1]:

@@ -29,10 +29,24 @@ ctypedef fused floating:
 # Kernel kinds, the first entry of ``Kernel.compiled()``. A cpdef enum: the Python side
 # (kbench.core.kernel_rows) reads them from kbench.cython_core._kernels.KernelKind.
 cpdef enum KernelKind:
+    K_NOT_COMPILED = -1  # a third-party kernel: its rows (and k(x, x)) come from Python
     K_LINEAR = 0
     K_RBF = 1
     K_POLY = 2
     K_LAPLACIAN = 3
+
+
+# The kernel as every compiled loop takes it: typed fields instead of an untyped 5-tuple,
+# read in C by ``params`` (no Python object per field). ``as_spec`` also takes the
+# ``(kind, gamma, scale, offset, degree)`` tuple of ``Kernel.compiled()``, so that callers
+# not yet migrated keep working (the adapter: one KernelSpec made per call).
+cdef class KernelSpec:
+    cdef readonly int kind
+    cdef readonly double gamma, scale, offset, degree
+    cdef (int, double, double, double, double) params(self) noexcept
+
+
+cdef KernelSpec as_spec(object kernel)
 
 
 cdef extern from "_kernel_simd.h" nogil:

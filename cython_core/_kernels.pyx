@@ -1,7 +1,8 @@
 """Kernel rows, matrices and diagonals for the built-in kernels.
 
-Each function takes the kernel as ``(kind, gamma, scale, offset, degree)`` and
-squared row norms that the caller caches (see ``kbench.core.support_buffer.SupportBuffer``).
+Each function takes the kernel as a :class:`KernelSpec` (or the tuple
+``(kind, gamma, scale, offset, degree)`` of ``Kernel.compiled()``) and
+squared row norms that the caller caches (see ``kbench.learners.support_buffer.SupportBuffer``).
 Inputs are validated by the Python wrappers in ``kbench.core.kernel_rows``.
 
 Kernel rows, squared norms and weighted sums take float64 or float32 arrays (all arrays
@@ -42,6 +43,85 @@ cdef inline Py_ssize_t _len(object a):
 
 cdef inline void* _data(object a):
     return cnp.PyArray_DATA(<cnp.ndarray>a)
+
+
+# -- the kernel spec ------------------------------------------------------------------------
+
+
+cdef class KernelSpec:
+    """A built-in kernel as the compiled loops take it: ``kind`` (a :class:`KernelKind`) and
+    its parameters ``gamma`` (RBF, Laplacian), ``scale``, ``offset`` and ``degree``
+    (polynomial). Immutable, comparable, hashable and picklable (it travels with a learner to
+    worker processes).
+
+    ``KernelSpec(K_NOT_COMPILED)`` stands for a third-party kernel: the loops then read
+    the rows (and k(x, x)) their caller computed in Python.
+    """
+
+    def __init__(self, int kind, double gamma=0.0, double scale=1.0, double offset=0.0,
+                 double degree=1.0):
+        if kind < K_NOT_COMPILED or kind > K_LAPLACIAN:
+            raise ValueError(f"kbench: unknown kernel kind {kind} (KernelKind: -1 to 3)")
+        self.kind, self.gamma, self.scale, self.offset, self.degree = (
+            kind, gamma, scale, offset, degree)
+
+    @staticmethod
+    def of(kernel):
+        """The spec of a :class:`kbench.api.Kernel` (``K_NOT_COMPILED`` when it has no
+        compiled form), of a spec, or of a ``Kernel.compiled()`` tuple."""
+        if isinstance(kernel, (KernelSpec, tuple)):
+            return as_spec(kernel)
+        compiled = kernel.compiled()
+        return KernelSpec(K_NOT_COMPILED) if compiled is None else as_spec(compiled)
+
+    @property
+    def compiled(self):
+        """True unless the kernel is a third-party one (``K_NOT_COMPILED``)."""
+        return self.kind != K_NOT_COMPILED
+
+    cdef (int, double, double, double, double) params(self) noexcept:
+        return self.kind, self.gamma, self.scale, self.offset, self.degree
+
+    def astuple(self):
+        """``(kind, gamma, scale, offset, degree)``, as ``Kernel.compiled()`` gives it."""
+        return (self.kind, self.gamma, self.scale, self.offset, self.degree)
+
+    def self_kernel(self, double xsq):
+        """k(x, x) from ‖x‖² (every compiled kernel's diagonal depends on it alone)."""
+        if self.kind == K_NOT_COMPILED:
+            raise TypeError("kbench: k(x, x) of a third-party kernel comes from its diag")
+        if self.kind == K_RBF or self.kind == K_LAPLACIAN:
+            return 1.0
+        return _transform(self.kind, xsq, xsq, xsq, self.gamma, self.scale, self.offset,
+                          self.degree)
+
+    def __reduce__(self):
+        return (KernelSpec, self.astuple())
+
+    def __eq__(self, other):
+        if not isinstance(other, KernelSpec):
+            return NotImplemented
+        return self.astuple() == (<KernelSpec>other).astuple()
+
+    def __hash__(self):
+        return hash(self.astuple())
+
+    def __repr__(self):
+        names = {K_NOT_COMPILED: "not compiled", K_LINEAR: "linear", K_RBF: "rbf",
+                 K_POLY: "poly", K_LAPLACIAN: "laplacian"}
+        return (f"KernelSpec({names[self.kind]}, gamma={self.gamma!r}, scale={self.scale!r}, "
+                f"offset={self.offset!r}, degree={self.degree!r})")
+
+
+cdef KernelSpec as_spec(object kernel):
+    """kernel as a KernelSpec: itself, or made from a (kind, gamma, scale, offset, degree)
+    tuple; anything else is refused in one line."""
+    if type(kernel) is KernelSpec:
+        return <KernelSpec>kernel
+    if isinstance(kernel, tuple) and len(<tuple>kernel) == 5:
+        return KernelSpec(*kernel)
+    raise TypeError(f"kbench: kernel must be a KernelSpec or (kind, gamma, scale, offset, "
+                    f"degree), got {type(kernel).__name__}")
 
 
 cdef int _row_dtype(object S) except -1:
@@ -95,7 +175,7 @@ cdef inline void _row_call(int kind, double gamma, double scale, double offset, 
                         <const double*>pq, <const double*>px, xsq, <double*>po)
 
 
-def kernel_row(tuple kernel,
+def kernel_row(kernel,
                S, sq, x, double xsq, out, Py_ssize_t m=-1):
     """Write k(S[i], x) for i < m into out (m defaults to every row of S).
 
@@ -104,7 +184,7 @@ def kernel_row(tuple kernel,
     """
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     m = _check_row(S, sq, x, out, m, kind == K_RBF)
     _row_call(kind, gamma, scale, offset, degree, S, sq, x, xsq, out, m, kind == K_RBF)
 
@@ -185,13 +265,13 @@ cdef void _gram(int kind, double gamma, double scale, double offset, double degr
             _transform_row(kind, gamma, scale, offset, degree, bsq, asq[i], out + i * ld, nb)
 
 
-def kernel_matrix(tuple kernel,
+def kernel_matrix(kernel,
                   const double[:, ::1] A, const double[::1] asq,
                   const double[:, ::1] B, const double[::1] bsq, double[:, ::1] out):
     """Write the Gram block k(A[i], B[j]) into out (shape len(A) × len(B))."""
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef Py_ssize_t na = A.shape[0], nb = B.shape[0]
     if na == 0 or nb == 0:
         return
@@ -202,12 +282,12 @@ def kernel_matrix(tuple kernel,
               &bsq[0] if bsq.shape[0] else NULL, nb, d, &out[0, 0], out.shape[1])
 
 
-def kernel_diag(tuple kernel,
+def kernel_diag(kernel,
                 const double[:, ::1] A, const double[::1] asq, double[::1] out):
     """Write k(A[i], A[i]) into out."""
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef Py_ssize_t i
     with nogil:
         for i in range(A.shape[0]):
@@ -265,7 +345,7 @@ def expansion(k, alpha, Py_ssize_t m, out):
             _expansion(<const double*>pk, <const double*>pa, m, nc, 1.0, <double*>po)
 
 
-def decision_block(tuple kernel,
+def decision_block(kernel,
                    const double[:, ::1] S, const double[::1] sq, const double[:, ::1] alpha,
                    Py_ssize_t m, const double[:, ::1] X, const double[::1] xsq,
                    double[:, ::1] K, double[:, ::1] out):
@@ -276,7 +356,7 @@ def decision_block(tuple kernel,
     """
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
     cdef int mm = <int>m, nn = <int>n, nc = <int>alpha.shape[1], ldk = <int>K.shape[1]
     cdef double one = 1.0, zero = 0.0

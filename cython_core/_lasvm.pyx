@@ -29,6 +29,7 @@ from scipy.linalg.cython_blas cimport daxpy, ddot
 
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
+from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernel_cache import check_block as _check_block
 
 
@@ -70,11 +71,11 @@ cdef class LasvmCore(CachedStore):
     # cannot be that extreme itself (α = 0 sits on its bound in that direction).
     cdef Py_ssize_t partner
 
-    def __init__(self, tuple kernel,
+    def __init__(self, kernel,
                  bint compiled_kernel, double C, double tau, int n_init):
         cdef int kind
         cdef double gamma, scale, offset, degree
-        kind, gamma, scale, offset, degree = kernel  # unpacked once into C locals
+        kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once into C locals
         self.kp = KParams(kind, gamma, scale, offset, degree)
         self.compiled_kernel = compiled_kernel
         self.C, self.tau, self.n_init = C, tau, n_init

@@ -5,75 +5,94 @@ kernel and no budget: on a hinge loss ℓ = max(0, 1 − y f(x)) > 0 the example
 with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 ℓ/(k(x, x) + 1/(2C)) (PA-II).
 """
-from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _dot, _kernel_one
+cimport numpy as cnp
+
+from kbench.cython_core._arrays cimport _f64
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_NOT_COMPILED, K_RBF, _dot, _kernel_one
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport LoopRows, _block_self, _row_at, _rows_of, _store_at
+from kbench.cython_core._sparse cimport (
+    BlockRows, LoopRows, _block_self, _check_labels, _loop_rows, _row_at, _store_at,
+)
+
+cnp.import_array()
 
 
-cdef enum:
-    NOT_COMPILED = -1  # a third-party kernel: rows and k(x, x) come from Python
-    V_PA = 0
-    V_PA1 = 1
-    V_PA2 = 2
+#: The variants, shared with the Python side (``_pa.Variant``), never copied.
+cpdef enum Variant:
+    PA = 0
+    PA_I = 1
+    PA_II = 2
 
 
 cdef inline double _pa_tau(int variant, double loss, double kxx, double C) noexcept nogil:
-    if variant == V_PA:
+    if variant == PA:
         return loss / kxx
-    if variant == V_PA1:
+    if variant == PA_I:
         return loss / kxx if loss / kxx < C else C
     return loss / (kxx + 0.5 / C)
 
 
-def pa_block(tuple kernel,
-             double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, Py_ssize_t m,
-             const double[:, ::1] X, const double[::1] y, double[::1] pred,
-             double[::1] krow, int variant, double C, bint have_row, double kxx_given,
-             Py_ssize_t start, sparse=None):
-    """Predict then learn rows start, start+1, … of X until done or the buffer is full.
+def pa_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+             bint have_row=False, double kxx=0.0, *, int variant, double C):
+    """Predict then learn rows start, start+1, … of ``rows`` until done or the store is full.
 
-    ``have_row``: the kernel row of X[0] against the m stored vectors is already in krow
-    (and, for a kernel the loop cannot compute, k(X[0], X[0]) is ``kxx_given``).
-    Returns ``(next_index, m, kernel_evals)``; next_index < len(X) means the buffer is full
-    and must grow before the loop resumes there. ``sparse``: CSR rows, as for
-    :func:`kbench.cython_core._budget_perceptrons.rbp_block` (the rows of X and SV then
-    hold marks, which are not read).
+    ``kernel``, ``store``, ``y``, ``pred``, ``have_row`` and the result as for
+    :func:`kbench.cython_core._perceptron.perceptron_block`; for a kernel the loop cannot
+    compute (``K_NOT_COMPILED``, ``have_row`` set) ``kxx`` is k(x, x) of the first row.
+    ``variant`` is a :class:`Variant`, ``C`` the aggressiveness of PA-I and PA-II.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef Py_ssize_t sa[2]
+    cdef Py_ssize_t sk[1]
+    cdef Py_ssize_t sy[1]
+    cdef Py_ssize_t sp[1]
+    sa[0] = sa[1] = sk[0] = sy[0] = sp[0] = 0  # set by _f64, or it raises
+    cdef double* alpha = _f64(store.alpha, 2, True, "store.alpha", sa)
+    cdef double* krow = _f64(store.krow, 1, True, "store.krow", sk)
+    cdef const double* Y = _f64(y, 1, False, "y", sy)
+    cdef double* P = _f64(pred, 1, True, "pred", sp)
+    cdef Py_ssize_t m = store.size
+    cdef const double* X = R.X
     cdef int kind = R.kind
-    cdef Py_ssize_t n = X.shape[0], cap = SV.shape[0], i
+    cdef Py_ssize_t n = rows.n, cap = sa[0], d = R.d, i
     cdef long long evals = 0
-    cdef double f, xsq, loss, kxx, tau
+    cdef double f, xsq, loss, kx, tau
+    if sa[1] != 1 or sk[0] < cap or not 0 <= m <= cap:
+        raise ValueError(f"kbench: PA needs one coefficient column, krow of {cap} and a size "
+                         f"below {cap}")
+    _check_labels(&R, n, start, have_row, sy[0], sp[0])
+    if variant < PA or variant > PA_II:
+        raise ValueError(f"kbench: unknown PA variant {variant}")
     i = start
     with nogil:
         while i < n:
-            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, &krow[0])
-            f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
-            pred[i] = _sign_label(f)
-            loss = 1.0 - y[i] * f
+            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, krow)
+            f = _dot(krow, alpha, <int>m) if m > 0 else 0.0
+            P[i] = _sign_label(f)
+            loss = 1.0 - Y[i] * f
             if loss > 0.0:
-                if kind == NOT_COMPILED:
-                    kxx = kxx_given
+                if kind == K_NOT_COMPILED:
+                    kx = kxx
                 elif kind == K_RBF or kind == K_LAPLACIAN:
-                    kxx = 1.0
+                    kx = 1.0
                 elif R.sp != NULL:
-                    kxx = _block_self(R.sp, xsq)
+                    kx = _block_self(R.sp, xsq)
                     evals += 1
                 else:
-                    kxx = _kernel_one(kind, R.gamma, R.scale, R.offset, R.degree, &X[i, 0],
-                                      &X[i, 0], R.d, xsq, xsq)
+                    kx = _kernel_one(kind, R.gamma, R.scale, R.offset, R.degree, X + i * d,
+                                      X + i * d, d, xsq, xsq)
                     evals += 1
-                if kxx > 0.0:  # k(x, ·) = 0 gives no direction to move in
+                if kx > 0.0:  # k(x, ·) = 0 gives no direction to move in
                     if m == cap:
                         if not (have_row and i == 0):
                             evals -= m  # this example is redone after the buffer grows
-                        if kind != K_RBF and kind != K_LAPLACIAN and kind != NOT_COMPILED:
+                        if kind != K_RBF and kind != K_LAPLACIAN and kind != K_NOT_COMPILED:
                             evals -= 1
                         break
-                    tau = _pa_tau(variant, loss, kxx, C)
+                    tau = _pa_tau(variant, loss, kx, C)
                     _store_at(&R, i, m)
-                    sq[m] = xsq
-                    alpha[m, 0] = tau * y[i]
+                    R.sq[m] = xsq
+                    alpha[m] = tau * Y[i]
                     m += 1
             i += 1
     return i, m, evals

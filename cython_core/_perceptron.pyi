@@ -1,19 +1,17 @@
 """Type stub of kbench.cython_core._perceptron (kernel perceptron block loop)."""
 
-from kbench.cython_core._sparse import SparseBlock
+from typing import Any
+
+from kbench.cython_core._sparse import BlockRows
 from kbench.cython_core._types import F64, Kernel
 
 def perceptron_block(
     kernel: Kernel,
-    SV: F64,
-    sq: F64,
-    alpha: F64,
-    m: int,
-    X: F64,
+    rows: BlockRows,
+    store: Any,
     y: F64,
     pred: F64,
-    krow: F64,
-    scores: F64,
-    start: int,
-    sparse: SparseBlock | None = None,
+    start: int = 0,
+    have_row: bool = False,
+    kxx: float = 0.0,
 ) -> tuple[int, int, int]: ...

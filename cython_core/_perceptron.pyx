@@ -1,55 +1,78 @@
 """Compiled prequential block loop of the kernel perceptron (binary and multiclass)."""
+cimport numpy as cnp
+from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport dgemv
 
+from kbench.cython_core._arrays cimport _f64
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _class_label, _sign_label
-from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
+from kbench.cython_core._sparse cimport (
+    BlockRows, LoopRows, _check_labels, _loop_rows, _row_at, _store_at,
+)
+
+cnp.import_array()
 
 
-def perceptron_block(tuple kernel,
-                     double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
-                     Py_ssize_t m, const double[:, ::1] X, const double[::1] y,
-                     double[::1] pred, double[::1] krow, double[::1] scores,
-                     Py_ssize_t start, sparse=None):
-    """Predict then learn examples start, start+1, … of X until done or the buffer is full.
+def perceptron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+                     bint have_row=False, double kxx=0.0):
+    """Predict then learn rows start, start+1, … of ``rows`` until done or the store is full.
 
-    Binary (alpha has one column): predict sign(f), f = Σ αᵢ k(xᵢ, x); on y·f ≤ 0 store x
+    Binary (one coefficient column): predict sign(f), f = Σ αᵢ k(xᵢ, x); on y·f ≤ 0 store x
     with α = y. Multiclass (C columns): predict argmax of the scores; on a mistake store x
     with +1 for the true class and −1 for the predicted one.
 
-    Returns ``(next_index, m, kernel_evals)``; next_index < len(X) means the buffer is
-    full and must grow before the loop is resumed from there. ``sparse``: CSR rows, as for
-    :func:`kbench.cython_core._budget_perceptrons.rbp_block` (the rows of X and SV then
-    hold marks, which are not read).
+    ``kernel`` is a :class:`~kbench.cython_core._kernels.KernelSpec`; ``store`` the support
+    vectors (``X`` for dense rows, ``sq``, ``alpha``, ``krow``, ``size``: a SupportBuffer or
+    SparseSupportBuffer), written in place but for its size; ``y`` and ``pred`` float64
+    vectors of a label and a prediction per row. ``have_row``: the kernel row of the first
+    row is already in ``store.krow`` (``kxx``, k(x, x), is not read: the perceptron needs
+    none). Returns ``(next_index, size, kernel_evals)``; next_index short of the rows means
+    the store is full and must grow before the loop resumes there.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], cap = SV.shape[0]
-    cdef Py_ssize_t C = alpha.shape[1], i, c, best, yi
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef Py_ssize_t sa[2]
+    cdef Py_ssize_t sk[1]
+    cdef Py_ssize_t sy[1]
+    cdef Py_ssize_t sp[1]
+    sa[0] = sa[1] = sk[0] = sy[0] = sp[0] = 0  # set by _f64, or it raises
+    cdef double* alpha = _f64(store.alpha, 2, True, "store.alpha", sa)
+    cdef double* krow = _f64(store.krow, 1, True, "store.krow", sk)
+    cdef const double* Y = _f64(y, 1, False, "y", sy)
+    cdef double* P = _f64(pred, 1, True, "pred", sp)
+    cdef Py_ssize_t m = store.size
+    cdef Py_ssize_t n = rows.n, cap = sa[0]
+    cdef Py_ssize_t C = sa[1], i, c, best, yi
+    if sk[0] < cap or not 0 <= m <= cap:
+        raise ValueError(f"kbench: a store of {cap} rows needs krow of {cap} and a size below")
+    _check_labels(&R, n, start, have_row, sy[0], sp[0])
     cdef long long evals = 0
     cdef double f, xsq, bestv
     cdef int one = 1, mm, nc = <int>C
     cdef double a1 = 1.0, b0 = 0.0
     cdef char nt = b'N'
+    cdef double* scores = <double*>malloc(C * sizeof(double))
+    if scores == NULL:
+        raise MemoryError()
     i = start
     with nogil:
         while i < n:
-            evals += _row_at(&R, i, m, False, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, krow)
             if C == 1:
-                f = _dot(&krow[0], &alpha[0, 0], <int>m) if m > 0 else 0.0
-                pred[i] = _sign_label(f)
-                if y[i] * f <= 0.0:
+                f = _dot(krow, alpha, <int>m) if m > 0 else 0.0
+                P[i] = _sign_label(f)
+                if Y[i] * f <= 0.0:
                     if m == cap:
-                        evals -= m  # this example is redone after the buffer grows
+                        if not (have_row and i == 0):
+                            evals -= m  # this example is redone after the store grows
                         break
                     _store_at(&R, i, m)
-                    sq[m] = xsq
-                    alpha[m, 0] = y[i]
+                    R.sq[m] = xsq
+                    alpha[m] = Y[i]
                     m += 1
             else:
                 if m > 0:
                     mm = <int>m
-                    dgemv(&nt, &nc, &mm, &a1, &alpha[0, 0], &nc, &krow[0], &one, &b0,
-                          &scores[0], &one)
+                    dgemv(&nt, &nc, &mm, &a1, alpha, &nc, krow, &one, &b0, scores, &one)
                 else:
                     for c in range(C):
                         scores[c] = 0.0
@@ -59,18 +82,20 @@ def perceptron_block(tuple kernel,
                     if scores[c] > bestv:
                         best = c
                         bestv = scores[c]
-                pred[i] = _class_label(<double>best, &scores[0], C)
-                yi = <Py_ssize_t>y[i]
+                P[i] = _class_label(<double>best, scores, C)
+                yi = <Py_ssize_t>Y[i]
                 if best != yi:
                     if m == cap:
-                        evals -= m
+                        if not (have_row and i == 0):
+                            evals -= m
                         break
                     _store_at(&R, i, m)
-                    sq[m] = xsq
+                    R.sq[m] = xsq
                     for c in range(C):
-                        alpha[m, c] = 0.0
-                    alpha[m, yi] = 1.0
-                    alpha[m, best] = -1.0
+                        alpha[m * C + c] = 0.0
+                    alpha[m * C + yi] = 1.0
+                    alpha[m * C + best] = -1.0
                     m += 1
             i += 1
+    free(scores)
     return i, m, evals

@@ -7,10 +7,11 @@ examples' tags: ``values[tag]`` holds ``k(x, stored example)`` when ``stamp[tag]
 x's tag, and the other entries are computed (on the first d coordinates) and cached.
 """
 
+from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernels cimport K_RBF, _dot, _kernel_one, _transform
 
 
-def shared_row(tuple kernel,
+def shared_row(kernel,
                const double[:, ::1] S, Py_ssize_t m, const double[::1] x,
                double[::1] stamp, double[::1] values, double[::1] norms, double[::1] out):
     """Write k(S[i, :d], x[:d]) for i < m into out, d = S's columns − 1; return how many
@@ -23,7 +24,7 @@ def shared_row(tuple kernel,
     """
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef Py_ssize_t d = S.shape[1] - 1, i, tag, n_tags = stamp.shape[0]
     cdef double t, xsq, ssq, v
     cdef long long evals = 0

@@ -71,8 +71,23 @@ cdef struct LoopRows:
     SparseRows* sp
 
 
-cdef LoopRows _rows_of(tuple kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
+cdef LoopRows _rows_of(kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
                    object sparse) except *
+
+
+# The examples a block loop predicts then learns, dense or CSR, in one typed object: X holds
+# the dense rows, or for CSR rows their one-value stand-ins (``block`` a SparseBlock of the
+# rows against the store, ``stand_in`` the store's stand-in rows, cap × 1).
+cdef class BlockRows:
+    cdef const double[:, ::1] X
+    cdef readonly object block
+    cdef object stand_in
+    cdef readonly Py_ssize_t n
+
+
+# The LoopRows of a block loop over rows, with the stored rows of ``store`` (an object with
+# the arrays ``X`` (dense rows only) and ``sq``: SupportBuffer or SparseSupportBuffer).
+cdef LoopRows _loop_rows(kernel, BlockRows rows, object store) except *
 
 
 cdef inline Py_ssize_t _row_at(const LoopRows* R, Py_ssize_t i, Py_ssize_t m, bint have_row,
@@ -156,3 +171,5 @@ cdef inline void _move_at(const LoopRows* R, Py_ssize_t p, Py_ssize_t last) noex
         memcpy(R.SV + p * R.d, R.SV + last * R.d, R.d * sizeof(double))
     if R.sp != NULL:
         _block_move(R.sp, p, last)
+cdef int _check_labels(const LoopRows* R, Py_ssize_t n, Py_ssize_t start, bint have_row,
+                       Py_ssize_t ny, Py_ssize_t npred) except -1

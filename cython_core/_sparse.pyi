@@ -1,6 +1,6 @@
 """Type stub of kbench.cython_core._sparse.
 
-Kernels are passed as ``(kind, gamma, scale, offset, degree)`` (``kbench.core.kernel_rows.KIND_*``).
+Kernels are passed as a ``KernelSpec`` (or ``(kind, gamma, scale, offset, degree)``).
 A sparse row is int32 indices (strictly increasing) and float64 data; stored rows are spans
 ``[starts[i], ends[i])`` (int64) of a pool of int32 indices and float64 data. Outputs are
 written in place.
@@ -78,3 +78,16 @@ class SparseBlock:
     @property
     def owned(self) -> int: ...
     def check(self) -> None: ...
+
+class BlockRows:
+    """The examples of one call of a block loop: dense rows, or CSR rows of a SparseBlock."""
+
+    def __init__(self, X: F64) -> None: ...
+    @staticmethod
+    def csr(block: SparseBlock) -> BlockRows: ...
+    @property
+    def block(self) -> SparseBlock | None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def sparse(self) -> bool: ...

@@ -23,7 +23,7 @@ which the inner product is summed.
 Arguments are checked through the NumPy C API (a few pointer reads; typed memoryviews
 cost several hundred nanoseconds per array, more than a whole row of a small store), and
 the loops run without the GIL. Stored indices must lie in ``[0, len(work))`` when the
-scatter is used: ``check_rows`` verifies a pool once (``kbench.core.sparse_buffer`` checks each
+scatter is used: ``check_rows`` verifies a pool once (``kbench.learners.sparse_buffer`` checks each
 row as it is stored), rather than on every row.
 """
 cimport numpy as cnp
@@ -35,8 +35,10 @@ cnp.import_array()
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t
 
+from kbench.cython_core._arrays cimport _f64
+from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernels cimport (
-    K_LAPLACIAN, K_LINEAR, K_RBF, _transform, _transform_row, kb_vexp_d,
+    K_LAPLACIAN, K_LINEAR, K_NOT_COMPILED, K_RBF, _transform, _transform_row, kb_vexp_d,
 )
 
 STRATEGY_AUTO = 0
@@ -352,7 +354,7 @@ cdef int _check_x(object xi, object xd, Py_ssize_t d) except -1:
 
 # -- entry points -----------------------------------------------------------------------------
 
-def kernel_row(tuple kernel,
+def kernel_row(kernel,
                x_indices, x_data, double xsq, starts, ends, indices, data, sq, out,
                Py_ssize_t m=-1, int strategy=0, work=None):
     """Write k(S_i, x) for the first m stored rows into out (m defaults to len(starts)).
@@ -366,7 +368,7 @@ def kernel_row(tuple kernel,
     """
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef bint rbf = kind == K_RBF
     cdef Py_ssize_t d
     strategy = _choose(kind, strategy, work, "kernel row", &d)
@@ -390,7 +392,7 @@ def kernel_row(tuple kernel,
                     st.ends, st.indices, st.data, st.sq, m, strategy, pw, po)
 
 
-def kernel_block(tuple kernel,
+def kernel_block(kernel,
                  x_starts, x_ends, x_indices, x_data, xsq, starts, ends, indices, data, sq,
                  double[:, ::1] K, Py_ssize_t m=-1, int strategy=0, work=None):
     """Write the Gram block k(X_r, S_i) into K[r, :m] for every row r of a pool of examples.
@@ -401,7 +403,7 @@ def kernel_block(tuple kernel,
     """
     cdef int kind
     cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = kernel  # unpacked once, outside the nogil loop
+    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef bint rbf = kind == K_RBF
     cdef Py_ssize_t d
     strategy = _choose(kind, strategy, work, "kernel block", &d)
@@ -604,13 +606,13 @@ cdef SparseRows* _attach(object block, Py_ssize_t n, Py_ssize_t cap) except? NUL
     return &b.r
 
 
-cdef LoopRows _rows_of(tuple kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
+cdef LoopRows _rows_of(kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
                    object sparse) except *:
     """The LoopRows of a learner's loop over the examples X with stored rows SV (their squared
     norms sq) and the compiled kernel tuple (its kind −1 for a kernel the loop cannot
     compute); ``sparse`` a SparseBlock of X.shape[0] CSR examples, or None."""
     cdef LoopRows R
-    R.kind, R.gamma, R.scale, R.offset, R.degree = kernel
+    R.kind, R.gamma, R.scale, R.offset, R.degree = as_spec(kernel).params()
     R.d = X.shape[1]
     if SV.shape[1] != R.d:
         raise ValueError(f"kbench: rows of {X.shape[1]} values for stored rows of {SV.shape[1]}")
@@ -633,11 +635,11 @@ cdef class SparseBlock:
     beyond ``pool_end``, so that nothing grows inside the loop.
     """
 
-    def __init__(self, tuple kernel, int strategy, work, starts, ends, room, indices, data,
+    def __init__(self, kernel, int strategy, work, starts, ends, room, indices, data,
                  sq, Py_ssize_t pool_end, Py_ssize_t owned, xp, x_indices, x_data):
         cdef int kind
         cdef double gamma, scale, offset, degree
-        kind, gamma, scale, offset, degree = kernel
+        kind, gamma, scale, offset, degree = as_spec(kernel).params()
         cdef Py_ssize_t d
         strategy = _choose(kind, strategy, work, "block", &d)
         for a, name in ((starts, "starts"), (ends, "ends"), (room, "room")):
@@ -704,3 +706,68 @@ cdef class SparseBlock:
         pool was reserved for the block)."""
         if self.r.overflow:
             raise RuntimeError("kbench: a sparse block outgrew its reserved pool")
+
+
+cdef class BlockRows:
+    """The examples of one call of a block loop: dense rows, or CSR rows learned against a
+    sparse store (``BlockRows.csr``). Every block loop of the toolkit takes one.
+
+    Parameters
+    ----------
+    X
+        Dense rows, a C-contiguous float64 array n × d (not copied, not written).
+    """
+
+    def __init__(self, const double[:, ::1] X not None):
+        self.X = X
+        self.block = None
+        self.stand_in = None
+        self.n = X.shape[0]
+
+    @staticmethod
+    def csr(SparseBlock block not None):
+        """The CSR rows of ``block`` (a SparseBlock over a store of ``cap`` rows): the loop
+        runs on one-value stand-in rows, which it copies and never reads."""
+        cdef BlockRows rows = BlockRows.__new__(BlockRows)
+        rows.X = np.zeros((block.r.n, 1))
+        rows.block = block
+        rows.stand_in = np.zeros((block.r.cap, 1))
+        rows.n = block.r.n
+        return rows
+
+    @property
+    def sparse(self):
+        """True for CSR rows."""
+        return self.block is not None
+
+
+cdef LoopRows _loop_rows(kernel, BlockRows rows, object store) except *:
+    """The LoopRows of a block loop over ``rows`` with the stored rows of ``store`` (read
+    through the NumPy C API: the loops also run once per row)."""
+    cdef LoopRows R
+    cdef Py_ssize_t sv[2]
+    cdef Py_ssize_t nsq[1]
+    R.kind, R.gamma, R.scale, R.offset, R.degree = as_spec(kernel).params()
+    R.SV = _f64(store.X if rows.block is None else rows.stand_in, 2, True, "store.X", sv)
+    R.sq = _f64(store.sq, 1, True, "store.sq", nsq)
+    R.d = rows.X.shape[1]
+    if sv[1] != R.d:
+        raise ValueError(f"kbench: rows of {R.d} values for stored rows of {sv[1]}")
+    if nsq[0] < sv[0]:
+        raise ValueError(f"kbench: {nsq[0]} squared norms for {sv[0]} stored rows")
+    R.X = &rows.X[0, 0] if rows.n > 0 and R.d > 0 else NULL
+    R.sp = _attach(rows.block, rows.n, sv[0])
+    return R
+
+
+cdef int _check_labels(const LoopRows* R, Py_ssize_t n, Py_ssize_t start, bint have_row,
+                       Py_ssize_t ny, Py_ssize_t npred) except -1:
+    """A block loop runs unchecked: a label and a prediction slot for each of its n rows, and
+    a kernel it cannot compute only on one row whose kernel row it is given."""
+    if ny < n or npred < n:
+        raise ValueError(f"kbench: a block of {n} rows needs y and pred of {n} entries "
+                         f"(got {ny}, {npred})")
+    if R.kind == K_NOT_COMPILED and not (have_row and n - start <= 1):
+        raise ValueError("kbench: a third-party kernel's rows come from Python: one row a "
+                         "call, its kernel row given (have_row)")
+    return 0

@@ -13,7 +13,10 @@ name                                   defined in
 ``Dataset``, ``Data``, ``Component``,
 ``Parameter``, ``TASKS``,
 ``check_range``, ``param``
-``SupportBuffer``                      :mod:`kbench.core.support_buffer`
+``SupportBuffer``,                     :mod:`kbench.learners` (the learner toolkit:
+``SparseSupportBuffer``, ``Rows``,     stores, row sources, the typed boundary to the
+``Expansion``, ``ExpansionLearner``,   compiled loops; see ``docs/contracts.md``)
+``KernelSpec``, ``BlockRows``
 ``kernel_row``, ``as_matrix``,         :mod:`kbench.core.kernel_rows`
 ``as_vector``, ``sq_norms``
 ``kernel_expansion``                   :mod:`kbench.api`
@@ -60,23 +63,37 @@ from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
 from kbench.core.seeds import child_seed, derive_seed
-from kbench.core.support_buffer import SupportBuffer
 from kbench.data.cache import get_stream
 from kbench.data.streams import Stream, StreamSpec
+from kbench.learners import (
+    BlockRows,
+    Expansion,
+    ExpansionLearner,
+    KernelSpec,
+    Rows,
+    SparseSupportBuffer,
+    SupportBuffer,
+)
 
 __all__ = [
     "TASKS",
     "Algorithm",
+    "BlockRows",
     "Component",
     "Data",
     "DataError",
     "Dataset",
+    "Expansion",
+    "ExpansionLearner",
     "KbenchError",
     "Kernel",
+    "KernelSpec",
     "Loss",
     "Parameter",
     "Registry",
     "RegistryError",
+    "Rows",
+    "SparseSupportBuffer",
     "SpecError",
     "Stream",
     "StreamSpec",

@@ -72,7 +72,7 @@ def runner_overhead(reg: Registry) -> list[tuple[str, float]]:
 
 
 def kernel_rows(reg: Registry, M: int = 4096, d: int = 784) -> list[tuple[str, float, float]]:
-    from kbench.core.support_buffer import SupportBuffer
+    from kbench.learners.support_buffer import SupportBuffer
 
     rng = np.random.default_rng(0)
     buf = SupportBuffer(d, M)

@@ -68,9 +68,9 @@ from threadpoolctl import threadpool_limits
 
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_RBF
 from kbench.core.registry import get_registry
-from kbench.core.sparse_buffer import SparseSupportBuffer
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels, _sparse
+from kbench.learners.sparse_buffer import SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
 SHAPES = {
     "a9a": (123, 14, "onehot"),
@@ -216,7 +216,11 @@ def learner_us(spec: str, X, y: np.ndarray, warm: int, per_row: bool = False) ->
     )
     if per_row:
         marked = getattr(algo, "_learn_predict_marked", None)
-        algo._learn_predict_sparse = marked or row_by_row(algo._learn_predict_sparse)
+        block = getattr(algo, "_learn_predict_sparse", None)
+        if block is None:  # a learner on kbench.learners: one path, one-row CSR blocks
+            algo.learn_predict_many = row_by_row(algo.learn_predict_many)
+        else:
+            algo._learn_predict_sparse = marked or row_by_row(block)
     algo.learn_predict_many(X[:warm], y[:warm])
     t0 = time.perf_counter()
     algo.learn_predict_many(X[warm:], y[warm:])

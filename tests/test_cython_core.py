@@ -10,7 +10,7 @@ import pytest
 
 from helpers import make_kernel, norma_reference
 from kbench.core.registry import get_registry
-from kbench.core.support_buffer import SupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
 RNG = np.random.default_rng(42)
 

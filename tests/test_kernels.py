@@ -8,7 +8,7 @@ import pytest
 
 from helpers import make_kernel
 from kbench.core.registry import get_registry
-from kbench.core.support_buffer import SupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
 
 def _poly(A, B, degree, scale=1.0, offset=1.0):

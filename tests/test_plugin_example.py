@@ -436,13 +436,13 @@ def test_api_names_are_the_defining_modules_objects() -> None:
     import kbench
     import kbench.core.components
     import kbench.core.kernel_rows
-    import kbench.core.support_buffer
+    import kbench.learners.support_buffer
 
     for name in kbench.api.__all__:
         assert hasattr(kbench.api, name), name
     assert kbench.api.hookimpl is kbench.hookimpl
     assert kbench.api.Algorithm is kbench.core.components.Algorithm is kbench.Algorithm
-    assert kbench.api.SupportBuffer is kbench.core.support_buffer.SupportBuffer
+    assert kbench.api.SupportBuffer is kbench.learners.support_buffer.SupportBuffer
     assert kbench.api.kernel_row is kbench.core.kernel_rows.kernel_row
 
 

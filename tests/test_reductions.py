@@ -96,7 +96,7 @@ def test_shared_count_is_the_number_of_distinct_values() -> None:
     ovr = reduction("ovr[base=perceptron]")
     expected = 0
     for x, label in zip(X, y, strict=True):
-        tags = [m._buf.X[: m._buf.size, -1] for m in ovr.learners if m._buf is not None]
+        tags = [m.model.store.X[: m.model.store.size, -1] for m in ovr.learners if m.model.store]
         expected += len(np.unique(np.concatenate(tags))) if tags else 0
         ovr.learn_predict_many(x[None, :], np.array([label]))
     assert ovr.stats()["kernel_evals"] == expected

@@ -16,8 +16,8 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import make_kernel
-from kbench.core.sparse_buffer import SparseSupportBuffer, as_sparse_row, sparse_kernel_row
 from kbench.cython_core import _sparse
+from kbench.learners.sparse_buffer import SparseSupportBuffer, as_sparse_row, sparse_kernel_row
 
 RTOL = 1e-12  # see the module docstring: a different summation order, not a different formula
 KERNELS = [

@@ -14,8 +14,9 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import create
-from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.cython_core import _budget_perceptrons, _sparse
+from kbench.learners import expansion
+from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms import _sparse_rows
 
 RBF = (1, 0.5, 1.0, 0.0, 1.0)  # Kernel.compiled() of rbf[gamma=0.5]
@@ -47,8 +48,6 @@ CASES = {
     "norma": ("norma[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     "nogd": ("nogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     # No budget: the buffer and the store double within a block.
-    "pa": ("pa", None, "rbf[gamma=0.5]", 2),
-    "pa-ii poly": ("pa[variant=PA-II]", None, "poly[degree=2,offset=1.0]", 2),
     "pegasos": ("pegasos[lam=0.01]", None, "rbf[gamma=0.5]", 2),
     "pegasos multiclass": ("pegasos[lam=0.01,project=false]", None, "linear", 3),
     # Removal and projection move the last stored row into the freed slot.
@@ -110,21 +109,42 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
     assert got._sparse.count == 300
 
 
-def test_perceptron_block_loop_grows_the_buffer_within_a_block(monkeypatch) -> None:
-    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 50)
+@pytest.mark.parametrize(
+    "spec, kernel",
+    [
+        ("perceptron", "rbf[gamma=0.5]"),
+        ("pa", "rbf[gamma=0.5]"),
+        ("pa[variant=PA-II]", "poly[degree=2,offset=1.0]"),
+    ],
+)
+def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
+    spec: str, kernel: str, monkeypatch
+) -> None:
+    """A toolkit learner (one block loop) on CSR blocks that fill the store within a block,
+    on one CSR row at a time (``learn_one``) and on the rows densified: the same predictions,
+    stored rows, coefficients and kernel evaluations."""
+    monkeypatch.setattr(expansion, "BLOCK_ROWS", 50)
     X, y = stream(400, seed=1)
     y[::3] *= -1.0  # noise: more mistakes than the 64 rows allocated at first
-    got, dense = (create("perceptron", kernel="rbf[gamma=0.5]", loss=None) for _ in range(2))
+    got, one, dense = (create(spec, kernel=kernel, loss=None) for _ in range(3))
     pred = np.concatenate(
         [got.learn_predict_many(X[:130], y[:130]), got.learn_predict_many(X[130:], y[130:])]
     )
+    one_by_one = [(one.predict_one(X[i]), one.learn_one(X[i], y[i]))[0] for i in range(400)]
     np.testing.assert_array_equal(pred, dense.learn_predict_many(X.toarray(), y))
-    m = dense._buf.size
-    assert got._buf.capacity > 64 and got._buf.size == m
-    np.testing.assert_array_equal(got._buf.to_dense(), dense._buf.X[:m])
-    np.testing.assert_array_equal(got._buf.alpha[:m], dense._buf.alpha[:m])
-    np.testing.assert_allclose(got._buf.sq[:m], dense._buf.sq[:m], rtol=1e-14)
-    assert got._buf.kernel_evals == dense._buf.kernel_evals
+    np.testing.assert_array_equal(pred, one_by_one)
+    want = dense.model.store
+    m = want.size
+    for store in (got.model.store, one.model.store):
+        assert isinstance(store, SparseSupportBuffer)
+        assert store.capacity > 64 and store.size == m
+        np.testing.assert_array_equal(store.to_dense(), want.X[:m])
+        # PA's τ divides by a loss whose inner products CSR rows sum in another order.
+        np.testing.assert_allclose(store.alpha[:m], want.alpha[:m], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(store.sq[:m], want.sq[:m], rtol=1e-14)
+    np.testing.assert_array_equal(got.model.store.alpha[:m], one.model.store.alpha[:m])
+    assert got.model.store.kernel_evals == one.model.store.kernel_evals == want.kernel_evals
+    np.testing.assert_array_equal(got.predict_many(X[:60]), dense.predict_many(X[:60]))
 
 
 @pytest.mark.parametrize("classes", [2, 3])

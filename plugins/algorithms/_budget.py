@@ -1,6 +1,6 @@
 """Shared machinery of the budgeted kernel learners (not a plugin: the name starts with _).
 
-A learner keeps its support vectors in a :class:`~kbench.core.support_buffer.SupportBuffer` and runs a
+A learner keeps its support vectors in a :class:`~kbench.learners.support_buffer.SupportBuffer` and runs a
 compiled block loop over examples. ``learn_one`` runs the same loop on one example with the
 kernel row already computed (``have_row``), so the per-example path and the block path
 execute the same update code; with a third-party kernel, which the compiled loop cannot
@@ -19,8 +19,8 @@ import numpy as np
 
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _bsgd, _budget_perceptrons
+from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     OneRowMethods,

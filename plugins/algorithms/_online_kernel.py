@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kbench.core.components import Algorithm, Kernel, Loss, param
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _kernels
 from kbench.cython_core._online_ops import MulticlassLoss, NuMode, OnlineConfig, Task
+from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     OneRowMethods,

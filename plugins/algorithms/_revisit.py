@@ -8,7 +8,7 @@ start[, insert_only])`` returns ``(next_row, status)`` with the statuses ``STATU
 their module; ``bind``, ``bind_cache`` and ``bind_ids`` take the arrays.
 
 CSR rows (``sparse_input``) are learned natively: the support vectors are the CSR rows of
-a :class:`~kbench.core.sparse_buffer.SparseSupportBuffer`, and the core's compiled loop runs
+a :class:`~kbench.learners.sparse_buffer.SparseSupportBuffer`, and the core's compiled loop runs
 with a :class:`~kbench.cython_core._sparse.SparseBlock` of the rows attached (at most
 ``BLOCK_ROWS`` a call, the store's pool reserved for them beforehand), so that the kernel
 row of a new example, the cached rows between support vectors and the removals all read
@@ -30,8 +30,8 @@ import numpy as np
 
 from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm
-from kbench.core.sparse_buffer import SparseSupportBuffer
 from kbench.cython_core import _kernels
+from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms._example_ids import ExampleIds, PassIds
 from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
 from kbench.plugins.algorithms._sparse_rows import (

@@ -3,7 +3,7 @@
 A learner's compiled update reads its kernel row from ``krow`` when given one (the path
 of a kernel the compiled loop cannot evaluate) and copies the example into a slot of its
 dense support-vector array. For a CSR example, kbench computes the row against a
-:class:`~kbench.core.support_buffer`-like sparse store (:class:`SparseSupportBuffer`,
+:class:`~kbench.learners.support_buffer`-like sparse store (:class:`SparseSupportBuffer`,
 O(nnz) per stored row), runs the same compiled update on a one-value stand-in row
 holding the example's *mark* (its serial number), and then reads from the marks where
 the update put, overwrote or moved examples, mirroring that in the sparse store. So the
@@ -35,37 +35,18 @@ import numpy as np
 from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Kernel
 from kbench.core.dense_rows import dense, dense_blocks, takes_csr
-from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _sparse
+from kbench.cython_core._kernels import KernelKind
+from kbench.learners.expansion import refuse_switch
+from kbench.learners.rows import BLOCK_ROWS, as_csr, csr_parts
+from kbench.learners.sparse_buffer import SparseRow, SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 
-#: Kernel codes of ``Kernel.compiled()`` (``cython_core/_kernels.pyi``).
-K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = 0, 1, 2, 3
-
-#: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
-#: non-zeros before each call.
-BLOCK_ROWS = 1024
-
-
-def csr_parts(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """indptr, int32 indices and float64 values of a CSR block (copied only if needed)."""
-    X = X.tocsr() if X.format != "csr" else X
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
-    return (
-        np.asarray(X.indptr),
-        np.ascontiguousarray(X.indices, dtype=np.int32),
-        np.ascontiguousarray(X.data, dtype=np.float64),
-    )
-
-
-def as_csr(X: Any) -> Any:
-    """X (a dense 2-D block, or CSR) as a CSR matrix."""
-    if is_sparse(X):
-        return X.tocsr() if X.format != "csr" else X
-    import scipy.sparse as sp  # only here: dense streams never import scipy.sparse
-
-    return sp.csr_matrix(np.asarray(X, dtype=np.float64))
+#: Kernel codes of ``Kernel.compiled()``: the compiled core's enum, never copied.
+K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = (
+    int(k)
+    for k in (KernelKind.K_LINEAR, KernelKind.K_RBF, KernelKind.K_POLY, KernelKind.K_LAPLACIAN)
+)
 
 
 def one_row(x: Any) -> Any:
@@ -106,13 +87,6 @@ def open_rows(
         refuse_switch(owner, True)
     buf = make_buffer(1)  # stand-in rows of one value: the examples' marks
     return MarkedRows(X.shape[1], buf.capacity, buf.alpha.shape[1])
-
-
-def refuse_switch(owner: str, sparse: bool) -> None:
-    """Raise the one-line TypeError of a learner handed CSR rows after dense ones (``sparse``)
-    or dense rows after CSR ones: its stored rows are of the other kind."""
-    learned, given = ("dense", "sparse") if sparse else ("sparse", "dense")
-    raise TypeError(f"{owner} has learned {learned} rows; it cannot continue on {given} ones")
 
 
 def growing_buffer(

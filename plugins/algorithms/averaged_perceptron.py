@@ -14,9 +14,9 @@ import numpy as np
 from kbench import hookimpl
 from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm
-from kbench.core.sparse_buffer import SparseSupportBuffer
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _averaged_perceptron as _ap
+from kbench.learners.sparse_buffer import SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._example_ids import ExampleIds
 from kbench.plugins.algorithms._sparse_rows import (
     OneRowMethods,

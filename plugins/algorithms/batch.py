@@ -9,7 +9,7 @@ from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.dense_rows import dense
 from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, KIND_RBF
-from kbench.core.sparse_buffer import SparseSupportBuffer
+from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms._sparse_rows import one_row
 
 

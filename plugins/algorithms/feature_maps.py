@@ -11,8 +11,8 @@ from kbench import hookimpl
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Algorithm, check_range, param
 from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
-from kbench.core.support_buffer import SupportBuffer
 from kbench.cython_core import _budget_perceptrons, _feature_maps, _sparse
+from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._budget import NOT_COMPILED, CompiledBlocks, sqnorm
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,

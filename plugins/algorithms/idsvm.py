@@ -37,8 +37,8 @@ from kbench import hookimpl
 from kbench.core.arrays import grown, is_sparse
 from kbench.core.components import Algorithm, param
 from kbench.core.kernel_rows import as_matrix
-from kbench.core.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.cython_core import _idsvm, _kernels, _sparse
+from kbench.learners.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.plugins.algorithms._sparse_rows import (
     OneRowMethods,
     as_csr,

@@ -1,6 +1,6 @@
 """Sparse support vectors: a CSR store whose kernel rows cost O(nnz) per stored row.
 
-The sparse counterpart of :class:`kbench.core.support_buffer.SupportBuffer`. ``f(x) = Σ_i alpha[i] ·
+The sparse counterpart of :class:`kbench.learners.support_buffer.SupportBuffer`. ``f(x) = Σ_i alpha[i] ·
 k(S_i, x)`` with the rows S_i kept as sparse rows (int32 indices, strictly increasing;
 float64 values) in one pool that grows, and their squared norms cached; a kernel row
 against a sparse example is one compiled call (:mod:`kbench.cython_core._sparse`).
@@ -19,8 +19,8 @@ import numpy.typing as npt
 
 from kbench.core.arrays import grown
 from kbench.core.components import Kernel
-from kbench.core.support_buffer import RowStore
 from kbench.cython_core import _sparse
+from kbench.learners.support_buffer import RowStore
 
 STRATEGIES = {
     "auto": _sparse.STRATEGY_AUTO,
@@ -183,7 +183,7 @@ class SparseSupportBuffer(RowStore):
 
     Rows live in a pool of indices and values that grows (doubling) as needed; the
     number of rows is fixed (``capacity``, the budget) unless ``growable``. Like
-    :class:`kbench.core.support_buffer.SupportBuffer`, a full fixed-capacity buffer overwrites its
+    :class:`kbench.learners.support_buffer.SupportBuffer`, a full fixed-capacity buffer overwrites its
     oldest row on :meth:`add`; :meth:`replace` overwrites a chosen slot and
     :meth:`remove` deletes one (the last row takes its place). A row that shrinks or is
     replaced by one no longer than it keeps its pool region; freed regions are reclaimed

@@ -1,0 +1,41 @@
+"""The learner toolkit: the parts kbench's learners, and third-party ones, are built from.
+
+Layer between :mod:`kbench.core` and the plugins: it imports only the core and the
+compiled core. Plugins import its names from :mod:`kbench.api` or from here.
+
+* :class:`Rows`: the examples handed to a learner (dense or CSR, one row or a block),
+  checked once;
+* :class:`SupportBuffer`, :class:`SparseSupportBuffer`: support-vector stores of dense and
+  CSR rows, fixed or growable;
+* :class:`Expansion`: a growable kernel expansion driven by one compiled block loop, and
+  :class:`ExpansionLearner`, the base of a learner over one (the perceptron, PA);
+* :class:`KernelSpec`, :class:`BlockRows`: the typed boundary to the compiled loops.
+"""
+
+from __future__ import annotations
+
+from kbench.cython_core._kernels import KernelKind, KernelSpec
+from kbench.cython_core._sparse import BlockRows
+from kbench.learners.expansion import Expansion, expansion_stats, refuse_switch
+from kbench.learners.learner import ExpansionLearner
+from kbench.learners.rows import BLOCK_ROWS, Rows, as_csr, csr_parts, labels
+from kbench.learners.sparse_buffer import SparseSupportBuffer
+from kbench.learners.support_buffer import RowStore, SupportBuffer
+
+__all__ = [
+    "BLOCK_ROWS",
+    "BlockRows",
+    "Expansion",
+    "ExpansionLearner",
+    "KernelKind",
+    "KernelSpec",
+    "RowStore",
+    "Rows",
+    "SparseSupportBuffer",
+    "SupportBuffer",
+    "as_csr",
+    "csr_parts",
+    "expansion_stats",
+    "labels",
+    "refuse_switch",
+]

@@ -1,0 +1,209 @@
+"""A kernel expansion without a budget, grown by one compiled block loop.
+
+Its loops only append rows (they never replace or move one), so the kernel row of a stored
+example stays valid until the next row is appended.
+
+``f(x) = Σᵢ αᵢ k(xᵢ, x)`` (one coefficient column per output) in a growable store of
+support vectors: a :class:`SupportBuffer` for dense rows, a :class:`SparseSupportBuffer`
+for CSR rows (kept sparse), chosen by the first rows learned. :meth:`Expansion.learn`
+drives a block loop over any rows:
+
+* dense blocks: one call over the block, the store doubled whenever the loop stops full;
+* CSR blocks: one call per :data:`~kbench.learners.rows.BLOCK_ROWS` rows, the store's
+  pool reserved for them beforehand (the loop writes the rows it keeps into it);
+* one dense row (``learn_one``), or any dense row with a kernel the loop cannot compute:
+  the kernel row from the store (cached when ``predict_one`` of the same row came just
+  before), handed to the loop with ``have_row``.
+
+A block loop follows one convention (``kbench.cython_core._perceptron.perceptron_block``):
+``loop(spec, rows, store, y, pred, start, have_row, kxx, **params)`` returns ``(next, size,
+kernel_evals)``, with ``rows`` a :class:`~kbench.cython_core._sparse.BlockRows` and
+``store`` the store, whose arrays it writes in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from kbench.core.components import Kernel
+from kbench.cython_core._kernels import KernelSpec
+from kbench.cython_core._sparse import BlockRows
+from kbench.learners.rows import BLOCK_ROWS, Rows
+from kbench.learners.sparse_buffer import SparseSupportBuffer
+from kbench.learners.support_buffer import SupportBuffer
+
+Store = SupportBuffer | SparseSupportBuffer
+BlockLoop = Callable[..., tuple[int, int, int]]
+
+#: Rows allocated at first; the store doubles when full.
+FIRST_CAPACITY = 64
+
+
+def refuse_switch(owner: str, sparse: bool) -> None:
+    """Raise the one-line TypeError of a learner handed CSR rows after dense ones (``sparse``)
+    or dense rows after CSR ones: its stored rows are of the other kind."""
+    learned, given = ("dense", "sparse") if sparse else ("sparse", "dense")
+    raise TypeError(f"{owner} has learned {learned} rows; it cannot continue on {given} ones")
+
+
+def expansion_stats(store: Store | None) -> dict[str, Any]:
+    """What a kernel expansion reports: support vectors, kernel evaluations, bytes."""
+    return {
+        "n_support": store.size if store else 0,
+        "kernel_evals": store.kernel_evals if store else 0,
+        "model_bytes": store.nbytes() if store else 0,
+    }
+
+
+class Expansion:
+    """The growable kernel expansion of a learner (the support vectors and coefficients).
+
+    Parameters
+    ----------
+    owner
+        The learner's name, for error messages.
+    kernel
+        The kernel k; a third-party kernel (no compiled form) is learned row by row, its
+        rows computed in Python.
+    n_outputs
+        Coefficient columns: 1, or the number of classes.
+    self_kernel
+        Whether the block loop reads k(x, x), which a third-party kernel's ``diag`` gives.
+    """
+
+    def __init__(self, owner: str, kernel: Kernel, n_outputs: int = 1, self_kernel: bool = False):
+        self.owner, self.kernel, self.n_outputs = owner, kernel, n_outputs
+        self.spec = KernelSpec.of(kernel)
+        self.self_kernel = self_kernel
+        self.store: Store | None = None
+
+    # -- learning ---------------------------------------------------------------------------
+
+    def _store_for(self, rows: Rows) -> tuple[Store, Rows]:
+        """The store for these rows (made by the first rows), and the rows in its kind:
+        dense rows become CSR once CSR rows were learned; CSR rows after dense are refused."""
+        store = self.store
+        if type(store) is SupportBuffer and rows.csr is None and rows.d == store.d:
+            return store, rows  # dense rows into dense rows: the per-example case
+        if store is None:
+            if rows.sparse and not self.spec.compiled:
+                raise TypeError(
+                    f"sparse input needs a built-in kernel, not {type(self.kernel).__name__}"
+                )
+            kind = SparseSupportBuffer if rows.sparse else SupportBuffer
+            store = self.store = kind(
+                rows.d, FIRST_CAPACITY, n_outputs=self.n_outputs, growable=True
+            )
+        elif rows.sparse and isinstance(store, SupportBuffer):
+            refuse_switch(self.owner, True)
+        if rows.d != store.d:
+            raise ValueError(f"X has {rows.d} columns but {self.owner} holds rows of {store.d}")
+        if isinstance(store, SparseSupportBuffer):
+            rows = rows.as_sparse()
+        return store, rows
+
+    def learn(self, loop: BlockLoop, rows: Rows, y: np.ndarray, **params: Any) -> np.ndarray:
+        """Predict then learn ``rows`` (labels ``y``, checked) with the block loop; the
+        predictions made before each update."""
+        store, rows = self._store_for(rows)
+        if rows.csr is not None:
+            return self._learn_csr(loop, store, rows, y, params)  # type: ignore[arg-type]
+        if rows.row0 is not None or not self.spec.compiled:
+            return self._learn_given_rows(loop, store, rows, y, params)  # type: ignore[arg-type]
+        X, pred, i = rows.X, np.empty(rows.n), 0
+        block = BlockRows(X)
+        while True:
+            i, store.size, evals = loop(self.spec, block, store, y, pred, i, **params)
+            store.kernel_evals += evals
+            store.touch()
+            if i == rows.n:
+                return pred
+            store.grow()
+
+    def _learn_given_rows(
+        self, loop: BlockLoop, store: SupportBuffer, rows: Rows, y: np.ndarray, params: dict
+    ) -> np.ndarray:
+        """Each dense row on its own, its kernel row (and k(x, x) for a third-party kernel
+        when the loop reads it) computed here and handed to the loop."""
+        X, pred, row0 = rows.X, np.empty(rows.n), rows.row0
+        for i in range(rows.n):
+            x = row0 if row0 is not None else X[i]
+            store.row(self.kernel, x)  # into store.krow; cached after predict_one(x)
+            if store.size == len(store.sq):  # full (len: the capacity, without a property)
+                store.grow()  # keeps krow's values: the row stays valid
+            kxx = 0.0
+            if self.self_kernel and not self.spec.compiled:
+                kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
+                store.kernel_evals += 1
+            if row0 is not None:  # learn_one: the row and its label as they are
+                one, yi, pi = BlockRows(X), y, pred
+            else:
+                one, yi, pi = BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1]
+            _, size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params)
+            store.kernel_evals += evals
+            if size != store.size:  # a row appended: the cached kernel row is out of date
+                store.size = size
+                store.touch()
+        return pred
+
+    def _learn_csr(
+        self, loop: BlockLoop, store: SparseSupportBuffer, rows: Rows, y: np.ndarray, params: dict
+    ) -> np.ndarray:
+        """CSR rows, BLOCK_ROWS a call: the loop writes the rows it keeps into the store's
+        pool, reserved beforehand; a loop that stops full resumes on a new block after the
+        store doubles."""
+        indptr, indices, data = rows.parts
+        pred = np.empty(rows.n)
+        for a in range(0, rows.n, BLOCK_ROWS):
+            b = min(a + BLOCK_ROWS, rows.n)
+            i = 0
+            while True:
+                block = store.block(self.spec, indptr[a : b + 1], indices, data)
+                i, size, evals = loop(
+                    self.spec, BlockRows.csr(block), store, y[a:b], pred[a:b], i, **params
+                )
+                store.absorb(block, size)
+                store.kernel_evals += evals
+                if i == b - a:
+                    break
+                store.grow()
+        return pred
+
+    # -- predicting -------------------------------------------------------------------------
+
+    def decisions(self, rows: Rows) -> np.ndarray:
+        """The outputs (n × n_outputs) of the expansion at every row, without learning."""
+        store = self.store
+        if store is None or store.size == 0:
+            return np.zeros((rows.n, self.n_outputs))
+        if isinstance(store, SparseSupportBuffer):
+            return store.decision_many(self.kernel, rows.as_sparse().csr)
+        return store.decision_many(self.kernel, rows.dense())
+
+    def decision_one(self, x: Any) -> np.ndarray:
+        """The outputs at one row x (dense 1-D, or sparse); for a dense row and a dense store
+        its kernel row stays in the store, so that learning the same row next costs none."""
+        store = self.store
+        if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
+            if x.ndim != 1 or x.dtype != np.float64 or not x.flags.c_contiguous:
+                x = Rows.one(x).row0
+            return store.scores(store.row(self.kernel, x))
+        return self.decisions(Rows.one(x))[0]
+
+    # -- inspection -------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """``n_support``, ``kernel_evals``, ``model_bytes``."""
+        return expansion_stats(self.store)
+
+    def support_vectors(self) -> Any:
+        """Copies of the stored rows in slot order: dense, or a CSR matrix."""
+        store = self.store
+        if store is None:
+            return np.zeros((0, 0))
+        if isinstance(store, SparseSupportBuffer):
+            return store.to_csr()
+        return store.X[: store.size].copy()
