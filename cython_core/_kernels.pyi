@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from kbench.cython_core._types import F64, Kernel
 
@@ -25,6 +26,7 @@ class KernelKind(enum.IntEnum):
     K_POLY = 2
     K_LAPLACIAN = 3
 
+@disjoint_base
 class KernelSpec:
     """A built-in kernel as the compiled loops take it (immutable, picklable)."""
 
@@ -53,7 +55,7 @@ class KernelSpec:
     def astuple(self) -> tuple[int, float, float, float, float]: ...
     def self_kernel(self, xsq: float) -> float: ...
     def __reduce__(self) -> tuple[type[KernelSpec], tuple[int, float, float, float, float]]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def kernel_row(

@@ -79,6 +79,7 @@ class SparseBlock:
     def owned(self) -> int: ...
     def check(self) -> None: ...
 
+@disjoint_base
 class BlockRows:
     """The examples of one call of a block loop: dense rows, or CSR rows of a SparseBlock."""
 

@@ -114,6 +114,7 @@ class Expansion:
         if rows.row0 is not None or not self.spec.compiled:
             return self._learn_given_rows(loop, store, rows, y, params)  # type: ignore[arg-type]
         X, pred, i = rows.X, np.empty(rows.n), 0
+        assert X is not None  # dense rows (a CSR block took the branch above)
         block = BlockRows(X)
         while True:
             i, store.size, evals = loop(self.spec, block, store, y, pred, i, **params)
@@ -124,11 +125,17 @@ class Expansion:
             store.grow()
 
     def _learn_given_rows(
-        self, loop: BlockLoop, store: SupportBuffer, rows: Rows, y: np.ndarray, params: dict
+        self,
+        loop: BlockLoop,
+        store: SupportBuffer,
+        rows: Rows,
+        y: np.ndarray,
+        params: dict[str, Any],
     ) -> np.ndarray:
         """Each dense row on its own, its kernel row (and k(x, x) for a third-party kernel
         when the loop reads it) computed here and handed to the loop."""
         X, pred, row0 = rows.X, np.empty(rows.n), rows.row0
+        assert X is not None  # dense rows: one row's X is that row as a 1 × d block
         for i in range(rows.n):
             x = row0 if row0 is not None else X[i]
             store.row(self.kernel, x)  # into store.krow; cached after predict_one(x)
@@ -150,7 +157,12 @@ class Expansion:
         return pred
 
     def _learn_csr(
-        self, loop: BlockLoop, store: SparseSupportBuffer, rows: Rows, y: np.ndarray, params: dict
+        self,
+        loop: BlockLoop,
+        store: SparseSupportBuffer,
+        rows: Rows,
+        y: np.ndarray,
+        params: dict[str, Any],
     ) -> np.ndarray:
         """CSR rows, BLOCK_ROWS a call: the loop writes the rows it keeps into the store's
         pool, reserved beforehand; a loop that stops full resumes on a new block after the
@@ -190,8 +202,10 @@ class Expansion:
         if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
             if x.ndim != 1 or x.dtype != np.float64 or not x.flags.c_contiguous:
                 x = Rows.one(x).row0
-            return store.scores(store.row(self.kernel, x))
-        return self.decisions(Rows.one(x))[0]
+            scores: np.ndarray = store.scores(store.row(self.kernel, x))
+            return scores
+        first: np.ndarray = self.decisions(Rows.one(x))[0]
+        return first
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -131,7 +131,7 @@ class Rows:
 def labels(y: Any, n: int, name: str = "y", signs: str | None = None) -> np.ndarray:
     """y as a C-contiguous float64 vector of n labels, or a one-line error naming it;
     ``signs``: the learner (binary) that takes −1 and +1 only."""
-    a = y
+    a: np.ndarray = y
     if not (type(a) is np.ndarray and a.dtype is _F64 and a.flags.c_contiguous):
         a = np.asarray(y)
         _real(a.dtype, name)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from kbench.core.arrays import grown
 from kbench.core.components import Kernel
-from kbench.cython_core import _sparse
+from kbench.cython_core import _kernels, _sparse
 from kbench.learners.support_buffer import RowStore
 
 STRATEGIES = {
@@ -312,7 +312,7 @@ class SparseSupportBuffer(RowStore):
 
     def block(
         self,
-        compiled: tuple[int, float, float, float, float],
+        compiled: _kernels.KernelSpec | tuple[int, float, float, float, float],
         xp: np.ndarray,
         indices: np.ndarray,
         data: np.ndarray,
