@@ -30,11 +30,13 @@ def kbench(*args):
 #: The one-task study of ``scripts/bench_startup.py``.
 _RUN = ["run", "-a", "rbp", "-d", "a9a[n=2000]", "--seeds", "1"]
 
-#: Setup of the run: a stream cache and results folder of its own, filled by one run.
+#: Setup of the run: a stream cache and results folder of its own, filled by one run; one
+#: folder per user, since another user's folder in the shared temporary folder is not ours
+#: to write.
 _RUN_SETUP = (
     _SETUP
     + f"""
-folder = os.path.join(tempfile.gettempdir(), "kbench-asv-startup")
+folder = os.path.join(tempfile.gettempdir(), f"kbench-asv-startup-{{os.getuid()}}")
 os.environ["KBENCH_CACHE"] = os.path.join(folder, "cache")
 RUN = {_RUN!r} + ["--out", os.path.join(folder, "results")]
 subprocess.run([sys.executable, "-m", "kbench.cli.main", *RUN], check=True, capture_output=True)
