@@ -66,7 +66,7 @@ def test_block_loops_refuse_what_they_cannot_run() -> None:
         for k, s in ((spec, a), (spec.astuple(), b))
     ]
     assert got[0] == got[1] and got[0][1] > 0
-    np.testing.assert_array_equal(a.alpha, b.alpha)
+    np.testing.assert_array_equal(a.alpha, b.alpha)  # exact: one loop, the same operations
 
 
 def test_block_rows_hold_dense_rows() -> None:
@@ -160,3 +160,15 @@ def test_migrated_learners_are_short_flat_and_unskipped(module: str) -> None:
     cls = {"perceptron": "perceptron", "passive_aggressive": "pa"}[module]
     chain = reg.entry("algorithm", cls).cls.__mro__
     assert chain.index(Algorithm) <= 3, chain
+
+
+def test_a_learner_without_its_learning_path_says_so() -> None:
+    """ExpansionLearner's learn_predict_many is each subclass's to write: one that forgets it
+    gets a one-line error naming the class, not Algorithm's row loop calling back into it."""
+    from kbench.learners import ExpansionLearner
+
+    class Forgetful(ExpansionLearner):
+        name = "forgetful"
+
+    with pytest.raises(NotImplementedError, match=r"^Forgetful must define learn_predict_many"):
+        Forgetful.learn_predict_many(object.__new__(Forgetful), np.zeros((1, 2)), np.ones(1))

@@ -44,7 +44,12 @@ class ExpansionLearner(Algorithm):
         return options[value]
 
     def learn_predict_many(self, X: Any, y: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """Predict then learn the rows of X: each subclass's one learning path (one call of
+        ``self.model.learn`` with its block loop). Required: Algorithm's default, a loop
+        over ``learn_one``, would come back here, since ``learn_one`` calls this."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define learn_predict_many (its one learning path)"
+        )
 
     def learn_one(self, x: Any, y: float) -> None:
         label = self._label
