@@ -735,7 +735,9 @@ def test_a_single_seed_gives_no_verdict_and_no_p_value() -> None:
     assert math.isnan(row["p"]) and math.isnan(row["p_holm"])
     assert row["reason"] == "1 seed: a test over seeds needs at least 2"
     text = _render(res)
-    assert "not available: 1 seed: a test over seeds needs at least 2" in text
+    # the reason once, under the table, numbered in the verdict cell
+    assert "not available (1)" in text
+    assert "(1) 1 seed: a test over seeds needs at least 2" in text
     assert any(n.startswith("no verdict over seeds on ds: 1 seed") for n in res.notes)
 
 
@@ -837,10 +839,23 @@ def _check_every_format(out: Path) -> pd.DataFrame:
     assert len(streams) and not set(streams["result"]) & {"win", "loss", "tie"}
     assert (streams["reason"] == "one stream order described; no test").all()
     assert streams["p"].isna().all() and streams["p_holm"].isna().all()
-    # Terminal table: the better cell is the seed-level verdict, with its reason.
-    cells = _better_cells(_compare(out))
-    expected = [_CELL.get(r.result, f"{r.result}: {r.reason}") for r in seeds.itertuples()]
+    # Terminal table: the better cell is the seed-level verdict, with the number of its
+    # reason, said once under the table.
+    text = _compare(out)
+    cells = _better_cells(text)
+    notes: dict[str, int] = {}
+    expected = [
+        _CELL[r.result]
+        if r.result in _CELL
+        else f"{r.result} ({notes.setdefault(r.reason, len(notes) + 1)})"
+        for r in seeds.itertuples()
+    ]
     assert cells == expected, (cells, expected)
+    flat = "".join(text.split())  # a long reason folds at the terminal's width
+    for reason, k in notes.items():
+        assert f"({k}){reason}".replace(" ", "") in flat
+    # Markdown keeps each reason in its cell: a file read row by row, not a screen
+    expected = [_CELL.get(r.result, f"{r.result}: {r.reason}") for r in seeds.itertuples()]
     data = json.loads(_compare(out, "--format", "json"))
     codes = [p["result"] for p in data["seed_pairs"]]
     assert [{"n/a": "not available"}.get(c, c) for c in codes] == list(seeds["result"])
@@ -864,7 +879,8 @@ def test_compare_one_seed_names_no_better_in_any_format(tmp_path: Path) -> None:
     assert list(seeds["reason"]) == ["1 seed: a test over seeds needs at least 2"]
     assert seeds["p"].isna().all() and seeds["p_holm"].isna().all()
     text = _compare(out)
-    assert "not available: 1 seed: a test over seeds needs at least 2" in text
+    assert "not available (1)" in text
+    assert "(1) 1 seed: a test over seeds needs at least 2" in text
     assert "left out of the ranking" not in text
     assert "One data set: the configurations are ranked over its 1 seed," in text
     tex = _compare(out, "--format", "latex")

@@ -142,12 +142,15 @@ def test_show_and_compare_agree_on_labels_order_and_marks(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.parametrize("which", ["default_small", "wide"])
 def test_compare_fits_the_terminal_without_cutting_a_name(
-    columns: int, default_small: tuple[Path, list[str]]
+    columns: int, which: str, request: pytest.FixtureRequest
 ) -> None:
     """At 80 columns the configurations get short ids (C1, C2, ...) with a legend that
-    names each in full; the rank tables split their blocks over several tables."""
-    out, labels = default_small
+    names each in full; the rank and win/tie/loss tables split their columns over several
+    tables, a long data-set name folds in its column's head, and a verdict's reason is
+    said once under its table."""
+    out, labels = request.getfixturevalue(which)
     text = in_terminal(columns, "compare", str(out))
     too_wide = [ln for ln in text.splitlines() if cell_len(ln) > columns]
     assert too_wide == [], too_wide[:3]
@@ -155,5 +158,48 @@ def test_compare_fits_the_terminal_without_cutting_a_name(
     flat = "".join(text.split())  # folded lines joined
     for label in labels:
         assert label.replace(" ", "") in flat, label
+    shown = json.loads(kbench("show", str(out), "--format", "json").stdout)["rows"]
+    for stream in {r["stream"] for r in shown}:  # every data set named whole
+        assert stream.replace(" ", "") in flat, stream
     if columns == 80:
         assert "in the tables below" in text and re.search(r"A C\d+ ", text)
+        assert "(1)2seeds:cannotbesignificant" in flat  # the reason once, numbered
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["show", "compare"])
+def test_piped_views_keep_no_trailing_blanks(command: str, wide: tuple[Path, list[str]]) -> None:
+    """Piped, the tables are drawn at an unbounded width: the blanks padding their
+    titles and cells to it are not written."""
+    out, _ = wide
+    proc = subprocess.run([*KBENCH, command, str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 20 and not [ln for ln in lines if ln != ln.rstrip()]
+
+
+def test_trimmed_lines_keep_text_and_order() -> None:
+    """Blanks before a newline go; blanks inside a line, a line still open and the order
+    of writes stay."""
+    import io
+
+    from kbench.cli.consoles import TrimmedLines
+
+    sink = io.StringIO()
+    lines = TrimmedLines(sink)
+    lines.write("a  b   \nc")
+    assert sink.getvalue() == "a  b\n"  # "c" waits for its newline
+    lines.write("d  \n\n  e")
+    lines.flush()
+    assert sink.getvalue() == "a  b\ncd\n\n  e"
+
+
+def test_fold_breaks_after_commas_and_keeps_every_character() -> None:
+    from kbench.cli.render import _fold
+
+    name = "drift[angle=135.0,d=3,drift_at=0.25,kind=rotate,n_test=60,n_train=120,noise=0.05]"
+    for width in (10, 20, 30, 200):
+        folded = _fold(name, width)
+        assert folded.replace("\n", "") == name
+        assert max(len(line) for line in folded.split("\n")) <= width
+    assert _fold(name, 30).split("\n")[0] == "drift[angle=135.0,d=3,"

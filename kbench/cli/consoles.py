@@ -10,6 +10,7 @@ not a terminal.
 from __future__ import annotations
 
 import sys
+from typing import TextIO
 
 from rich.console import Console
 
@@ -17,11 +18,38 @@ WIDE = 10_000
 """Console width when standard output is not a terminal: wide enough for any table."""
 
 
+class TrimmedLines:
+    """A text stream that writes lines to ``out`` without their trailing blanks: tables
+    drawn at an unbounded width pad titles and cells with spaces that a file or a pipe
+    should not keep. A line waits for its newline; ``flush`` writes a partial one as it is
+    (rich prints whole lines, so that happens only to text written without one)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out, self.pending = out, ""
+
+    def write(self, text: str) -> int:
+        *lines, self.pending = (self.pending + text).split("\n")
+        if lines:
+            self.out.write("".join(line.rstrip() + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(self.pending)
+            self.pending = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def output_console() -> Console:
-    """A console for standard output: the terminal's width, unbounded when not a terminal."""
+    """A console for standard output: the terminal's width, unbounded (and without the
+    blanks that pad its lines) when not a terminal."""
     if sys.stdout.isatty():
         return Console()
-    return Console(width=WIDE, soft_wrap=False)
+    trimmed = TrimmedLines(sys.stdout)
+    return Console(file=trimmed, width=WIDE, soft_wrap=False)  # type: ignore[arg-type]
 
 
 def error_console() -> Console:
@@ -29,4 +57,4 @@ def error_console() -> Console:
     return Console(stderr=True, soft_wrap=True)
 
 
-__all__ = ["WIDE", "error_console", "output_console"]
+__all__ = ["WIDE", "TrimmedLines", "error_console", "output_console"]

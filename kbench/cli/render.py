@@ -65,12 +65,28 @@ def _pair(a: str, b: str) -> str:
     return f"[bold]A[/bold] {a}\n[bold]B[/bold] {b}"
 
 
-def _res(result: str, reason: str = "") -> str:
-    """The verdict cell: A, B or tie, or why there is none (too few seeds)."""
-    if result == "n/a":
-        return f"[yellow]not available[/yellow]: {escape(reason)}"
-    if result == "cannot tell":
-        return f"[yellow]cannot tell[/yellow]: {escape(reason)}"
+class _Notes:
+    """The reasons of a table's undecided verdicts, numbered once each: a reason shared by
+    every pair of a data set (the usual case: too few seeds) is printed once under the
+    table instead of in every row, so the verdict column stays narrow at 80 columns."""
+
+    def __init__(self) -> None:
+        self.reasons: dict[str, int] = {}
+
+    def number(self, reason: str) -> int:
+        return self.reasons.setdefault(reason, len(self.reasons) + 1)
+
+    def print(self, console: Console) -> None:
+        for reason, k in self.reasons.items():
+            console.print(f"  ({k}) {escape(reason)}", highlight=False)
+
+
+def _res(result: str, reason: Any, notes: _Notes) -> str:
+    """The verdict cell: A, B or tie, or "cannot tell (k)" where note k below the table
+    says why there is none (too few seeds)."""
+    if result in ("n/a", "cannot tell"):
+        k = notes.number(str(reason))
+        return f"[yellow]{'not available' if result == 'n/a' else result}[/yellow] ({k})"
     return {"win": "[green]A[/green]", "loss": "[red]B[/red]", "tie": "[dim]tie[/dim]"}.get(
         result, result
     )
@@ -150,10 +166,13 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             "better",
             short=bool(ids),
         )  # fmt: skip
+        notes = _Notes()
         for r in group.itertuples():
             ci = diff_fmt(r.mean_diff)
             if isinstance(r.ci_low, float) and not math.isnan(r.ci_low):
-                ci += f"\n\\[{diff_fmt(r.ci_low)}, {diff_fmt(r.ci_high)}]"
+                # the interval's unit is the mean's, on the line above: no room for it twice
+                ci_fmt = diff_fmt if regression else (lambda v: f"{100 * v:+.2f}")
+                ci += f"\n\\[{ci_fmt(r.ci_low)}, {ci_fmt(r.ci_high)}]"
             t.add_row(
                 _pair(lab(r.a), lab(r.b)),
                 err_fmt(r.mean_a),
@@ -162,9 +181,10 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
                 f"{r.a_better}/{r.equal}/{r.b_better}",
                 _p(r.p_holm),
                 *(() if one_min_p else (_p(r.min_p) if r.n_pairs >= 2 else "–",)),
-                _res(r.result, r.reason),
+                _res(r.result, r.reason, notes),
             )
         console.print(t)
+        notes.print(console)
         if streams:
             d_fmt = (lambda v: _f(v, "+.3g")) if regression else (lambda v: _f(100 * v, "+.2f"))
             for (sid, seed), g in sp.groupby(["stream_id", "seed"], sort=False):
@@ -205,35 +225,14 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
     if len(labels) >= 2:
         groups = print_groups(cmp, console, tasks, flagged_in, flagged_seed, ids)
         if len(cmp.ranking.pairs) and len(cmp.ranking.values) >= 2:
-            print_dataset_pairs(cmp, console, escape)
+            print_dataset_pairs(
+                cmp, console, lambda x: escape(ids.get(str(x), str(x))), short=bool(ids)
+            )
 
     if len(labels) >= 2 and len(cmp.wtl):
         idx = {(r.a, r.b): (r.wins, r.ties, r.losses) for r in cmp.wtl.itertuples()}
         for name, group_labels in cmp.wtl_blocks(groups):
-            t = Table(
-                title="[bold]win/tie/loss over streams[/bold]"
-                + (f" of {escape(name)}" if name else "")
-                + " (row against column: streams where the row made fewer / as many / more "
-                "errors; a count, not a test)",
-                title_justify="left",
-                box=box.SIMPLE_HEAD,
-            )
-            t.add_column("", overflow="fold")
-            for k, b in enumerate(group_labels, 1):
-                t.add_column(escape(ids[str(b)]) if ids else str(k), justify="center")
-            for k, a in enumerate(group_labels, 1):
-                cells = [escape(ids[str(a)]) if ids else f"{k} {escape(a)}"]
-                for b in group_labels:
-                    if a == b:
-                        cells.append("[dim]·[/dim]")
-                    elif (a, b) in idx:
-                        w, ti, lo = idx[(a, b)]
-                        colour = "green" if w > lo else "red" if lo > w else "white"
-                        cells.append(f"[{colour}]{w}/{ti}/{lo}[/{colour}]")
-                    else:
-                        cells.append("[dim]–[/dim]")
-                t.add_row(*cells)
-            console.print(t)
+            print_wtl(idx, name, group_labels, ids, console)
 
     failed = cmp.failed
     if len(failed):
@@ -255,6 +254,59 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
         console.print(t)
     for note in cmp.notes_beside_groups():  # the groups above say what was ranked
         console.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
+
+
+def print_wtl(
+    idx: dict[tuple[str, str], tuple[int, int, int]],
+    name: str,
+    group_labels: list[str],
+    ids: dict[str, str],
+    console: Console,
+) -> None:
+    """The win/tie/loss matrix of a group of configurations; its columns split over as
+    many tables as the terminal needs (piped, the width is unbounded: one table)."""
+    rows = []
+    for a in group_labels:
+        cells = []
+        for b in group_labels:
+            if a == b:
+                cells.append("[dim]·[/dim]")
+            elif (a, b) in idx:
+                w, ti, lo = idx[(a, b)]
+                colour = "green" if w > lo else "red" if lo > w else "white"
+                cells.append(f"[{colour}]{w}/{ti}/{lo}[/{colour}]")
+            else:
+                cells.append("[dim]–[/dim]")
+        rows.append(cells)
+    heads = [escape(ids[str(b)]) if ids else str(k) for k, b in enumerate(group_labels, 1)]
+    firsts = [
+        escape(ids[str(a)]) if ids else f"{k} {escape(a)}" for k, a in enumerate(group_labels, 1)
+    ]
+    first_w = min(max(_cell_width(f) for f in firsts), max(LABEL_MIN, console.width // 3)) + 3
+    chunks: list[list[int]] = [[]]
+    used = first_w
+    for j, w in enumerate(_needed(heads, rows)):
+        if chunks[-1] and used + w > console.width:
+            chunks.append([])
+            used = first_w
+        chunks[-1].append(j)
+        used += w
+    for c, cols in enumerate(chunks):
+        t = Table(
+            title="[bold]win/tie/loss over streams[/bold]"
+            + (f" of {escape(name)}" if name else "")
+            + " (row against column: streams where the row made fewer / as many / more "
+            "errors; a count, not a test)"
+            + (f" ({c + 1}/{len(chunks)})" if len(chunks) > 1 else ""),
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        t.add_column("", overflow="fold")
+        for j in cols:
+            t.add_column(heads[j], justify="center", no_wrap=True)
+        for first, cells in zip(firsts, rows, strict=True):
+            t.add_row(first, *(cells[j] for j in cols))
+        console.print(t)
 
 
 def print_tuning(cmp: Any, console: Console) -> None:
@@ -319,7 +371,7 @@ def print_groups(
             f"{g.blocks if len(g.values) != 1 else g.blocks[:-1]} "
             "(1 = lowest error)"
         )
-        heads = [escape(str(b) if by_sets else f"seed {b}") for b in g.values.index]
+        heads = [str(b) if by_sets else f"seed {b}" for b in g.values.index]
         ranked = list(g.mean_ranks.index) or list(g.values.columns)
         fixed, blocks = [], []
         for i, label in enumerate(ranked, 1):
@@ -344,9 +396,13 @@ def print_groups(
                 cells.append(text + (f" [yellow]{MARK}[/yellow]" if bad else ""))
         # As many tables as the terminal needs, each with the configurations: a block's
         # value is never cut (piped, the width is unbounded and there is one table).
-        needed = _needed(heads, blocks) if heads and blocks else []
         label_w = max((_cell_width(f[1]) for f in fixed), default=0)
-        fixed_w = min(label_w, max(LABEL_MIN, console.width // 3)) + 20
+        label_w = max(label_w, len("configuration"))  # the head, when ids are short
+        # + "#", "mean rank" and the padding and rules of the four columns
+        fixed_w = min(label_w, max(LABEL_MIN, console.width // 3)) + 22
+        # a data set's name wider than the room beside the configurations folds in its head
+        heads = [escape(_fold(h, console.width - fixed_w - 3)) for h in heads]
+        needed = _needed(heads, blocks) if heads and blocks else []
         chunks: list[list[int]] = [[]]
         used = fixed_w
         for j, w in enumerate(needed):
@@ -390,7 +446,7 @@ def print_groups(
     return groups
 
 
-def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
+def print_dataset_pairs(cmp: Any, console: Console, lab: Any, short: bool = False) -> None:
     """Every ranked pair over the data sets: exact signed-rank test with Holm, and the
     Bayesian signed-rank probabilities when a region of practical equivalence was given."""
     pairs = cmp.ranking.pairs
@@ -407,7 +463,9 @@ def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
         + ")",
         cols,
         "better",
+        short=short,
     )
+    notes = _Notes()
     for r in pairs.itertuples():
         cells = [
             _pair(lab(r.a), lab(r.b)),
@@ -417,8 +475,9 @@ def print_dataset_pairs(cmp: Any, console: Console, lab: Any) -> None:
         ]
         if bayes:
             cells += [_f(r.p_a_better, ".3f"), _f(r.p_rope, ".3f"), _f(r.p_b_better, ".3f")]
-        t.add_row(*cells, _res(r.result, r.reason))
+        t.add_row(*cells, _res(r.result, r.reason, notes))
     console.print(t)
+    notes.print(console)
 
 
 def _notes(r: Any) -> str:
@@ -450,7 +509,26 @@ LABEL_MIN = 24
 
 
 def _cell_width(text: str) -> int:
-    return Text.from_markup(text).cell_len
+    """The widest line of a cell's text (markup removed)."""
+    return max(cell_len(line) for line in Text.from_markup(text).plain.split("\n"))
+
+
+def _fold(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` cells, broken after commas where it can
+    (a data set's name in a column head): the name stays whole, over several lines."""
+    if width < 8 or cell_len(text) <= width:
+        return text
+    lines, line = [], ""
+    for part in text.replace(",", ",\0").split("\0"):
+        while cell_len(part) > width:  # no comma near enough: a hard break
+            room = width - cell_len(line)
+            lines.append(line + part[:room])
+            line, part = "", part[room:]
+        if line and cell_len(line + part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join([*lines, line] if line else lines)
 
 
 def _needed(heads: list[str], rows: list[list[str]]) -> list[int]:
