@@ -313,3 +313,44 @@ def test_majority_rate_bounds_agree_with_the_quantile() -> None:
         np.linspace(0, n, 2001).astype(int).tolist() + list(range(240_000, 241_700, 7))
     ):
         assert at_majority_rate(int(k) / n, m, n) == bool(k >= low), int(k)
+
+
+def test_marks_land_on_the_cell_they_concern_in_every_format(study: tuple[Path, str]) -> None:
+    """A reason about the online error marks the online error, one about the held-out error
+    marks that, any other the configuration, in the terminal table, Markdown and LaTeX
+    alike (issue 33: one seed's held-out reason marked a sound online error)."""
+    from rich.console import Console
+
+    from kbench.analysis.leaderboard import format_leaderboard
+    from kbench.cli.render import print_leaderboard
+    from kbench.core.registry import get_registry
+
+    out, _ = study
+    runs = pd.read_parquet(out / "runs.parquet")
+    twonorm = runs["stream"].str.startswith("twonorm")
+    narrow = runs["kernel"].str.contains("1000000")
+    runs = runs[twonorm].copy()
+    runs["degenerate"] = ""
+    runs.loc[narrow[twonorm], "degenerate"] = "online: at the majority-class rate (0.51)"
+    registry = get_registry()
+    md = format_leaderboard(runs, registry, "markdown")
+    rows = {ln.split(" | ")[0].strip("| "): ln.split(" | ") for ln in md.splitlines() if "±" in ln}
+    bad = next(v for k, v in rows.items() if "1000000" in k)
+    good = next(v for k, v in rows.items() if "1000000" not in k)
+    assert MARK in bad[2] and MARK not in bad[3] and MARK not in bad[0]  # online only
+    assert not any(MARK in cell for cell in good)
+    tex = format_leaderboard(runs, registry, "latex")  # the held-out errors: none marked
+    assert "\\dagger" not in tex.split("\\midrule")[1]
+    console = Console(record=True, width=400)
+    print_leaderboard(runs, registry, console=console)
+    line = next(ln for ln in console.export_text().splitlines() if "1000000" in ln)
+    cells = line.split("│")
+    assert MARK in cells[3] and MARK not in cells[4] and MARK not in cells[1]
+    # A reason about the held-out error: now the held-out cells are the marked ones.
+    runs.loc[narrow[twonorm], "degenerate"] = "held-out: constant predictions"
+    md = format_leaderboard(runs, registry, "markdown")
+    bad = next(ln.split(" | ") for ln in md.splitlines() if "1000000" in ln and "±" in ln)
+    assert MARK not in bad[2] and MARK in bad[3]
+    tex = format_leaderboard(runs, registry, "latex")
+    narrow_row = next(r for r in tex.split("\\midrule")[1].splitlines() if "1000000" in r)
+    assert "\\dagger" in narrow_row

@@ -11,7 +11,7 @@ import pandas as pd
 from kbench.analysis.configs import config_key, config_table
 from kbench.analysis.tables import count, fmt_value, latex_results, to_csv, to_json, to_markdown
 from kbench.core.registry import Registry
-from kbench.results.degenerate import LEGEND, MARK, reason_kinds
+from kbench.results.degenerate import LEGEND, MARK, marked_cells, reason_kinds
 from kbench.results.tuning import COST_COLUMNS, evaluation_runs
 
 #: What both leaderboards (this one and ``kbench compare``'s) give each configuration: its
@@ -174,8 +174,13 @@ def leaderboard_long(runs: pd.DataFrame, registry: Registry) -> pd.DataFrame:
     return out[front + [c for c in out.columns if c not in front]]
 
 
-def _label(label: str, r: object) -> str:
-    return f"{label} {MARK}" if getattr(r, "degenerate", 0) else label
+def _marks(r: Any) -> set[str]:
+    """Where row r's degenerate mark goes (:func:`marked_cells`): none when no run is."""
+    return marked_cells(str(r.degenerate_reason)) if getattr(r, "degenerate", 0) else set()
+
+
+def _marked(text: str, cell: str, r: Any) -> str:
+    return f"{text} {MARK}" if cell in _marks(r) else text
 
 
 def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
@@ -190,18 +195,33 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
         for stream, board in long.groupby("stream", sort=False):
             shown = pd.DataFrame(
                 {
-                    "algorithm": [_label(str(r.configuration), r) for r in board.itertuples()],
+                    "algorithm": [
+                        _marked(str(r.configuration), "label", r) for r in board.itertuples()
+                    ],
                     "seeds": board["seeds"].map(lambda v: fmt_value(v, ".0f")),
                     "online error": [
-                        fmt_value(m, ".4f") + ("" if np.isnan(sd) else f" ± {sd:.4f}")
-                        for m, sd in zip(
-                            board["online_error"], board["online_error_sd"], strict=True
+                        _marked(
+                            fmt_value(r.online_error, ".4f")
+                            + (
+                                "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
+                            ),
+                            "online",
+                            r,
                         )
+                        for r in board.itertuples()
                     ],
                     "held-out error": [
-                        fmt_value(m, ".4f")
-                        + ("" if np.isnan(m) or np.isnan(sd) else f" ± {sd:.4f}")
-                        for m, sd in zip(board["test_error"], board["test_error_sd"], strict=True)
+                        _marked(
+                            fmt_value(r.test_error, ".4f")
+                            + (
+                                ""
+                                if np.isnan(r.test_error) or np.isnan(r.test_error_sd)
+                                else f" ± {r.test_error_sd:.4f}"
+                            ),
+                            "held-out",
+                            r,
+                        )
+                        for r in board.itertuples()
                     ],
                     "SVs": board["n_support"].map(lambda v: fmt_value(v, ".0f")),
                     "µs/example": board["us_per_example"].map(lambda v: fmt_value(v, ".2f")),
@@ -254,8 +274,11 @@ def format_leaderboard(runs: pd.DataFrame, registry: Registry, fmt: str) -> str:
         sd = sub.pivot_table(
             index="configuration", columns="stream", values=f"{key}_sd", aggfunc="first"
         ).reindex(index=mean.index, columns=mean.columns)
+        # the mark on a cell only where a reason concerns the error shown (or no error)
+        cell = "held-out" if key == "test_error" else "online"
+        sub = sub.assign(marked=[bool(_marks(r) & {cell, "label"}) for r in sub.itertuples()])
         deg = sub.pivot_table(
-            index="configuration", columns="stream", values="degenerate", aggfunc="first"
+            index="configuration", columns="stream", values="marked", aggfunc="first"
         ).reindex(index=mean.index, columns=mean.columns)
         regression = set(runs.get("task", pd.Series(dtype=str)).dropna()) == {"regression"}
         return latex_results(

@@ -172,6 +172,7 @@ def latex_results(
     fmt = "{:.2f}" if percent else "{:.4g}"
     cols = list(mean.columns)
     best = {c: mean[c].min(skipna=True) for c in cols}
+    marked = False
     lines = [
         "% kbench: requires \\usepackage{booktabs}",
         "\\begin{table}[t]",
@@ -200,6 +201,7 @@ def latex_results(
                 degenerate.get(c, pd.Series(dtype=bool)).get(label, False)
             ):
                 text += DEGENERATE_TEX
+                marked = True
             cells.append(text)
         lines.append(" & ".join(cells) + " \\\\")
     unit = " (\\%)" if percent else ""
@@ -211,7 +213,8 @@ def latex_results(
             f" {SIGNIFICANT_TEX}: significantly worse than the best configuration of the "
             f"data set ({latex_escape(test) or 'test over seeds'}, Holm, $\\alpha = {alpha:g}$)."
         )
-    legend += f" {DEGENERATE_TEX}: {latex_escape(LEGEND.removeprefix(MARK + ' '))}."
+    if marked:  # the mark explained where it is used
+        legend += f" {DEGENERATE_TEX}: {latex_escape(LEGEND.removeprefix(MARK + ' '))}."
     lines += [
         "\\bottomrule",
         "\\end{tabular}",

@@ -30,7 +30,7 @@ from kbench.analysis.leaderboard import (
 from kbench.analysis.tables import count, fmt_value, short_stream_names
 from kbench.cli.consoles import error_console, output_console
 from kbench.core.registry import Registry
-from kbench.results.degenerate import LEGEND, MARK
+from kbench.results.degenerate import LEGEND, MARK, marked_cells
 
 
 def _f(value: Any, spec: str = ".4f") -> str:
@@ -494,16 +494,6 @@ def _notes(r: Any) -> str:
     return "; ".join(notes)
 
 
-def _marked_cells(reasons: str) -> set[str]:
-    """The cells a degenerate mark belongs on: ``online`` or ``held-out`` when the reasons
-    are about that error (``held-out: at the majority-class rate``), the label otherwise."""
-    out = set()
-    for reason in filter(None, (x.strip() for x in reasons.split(";"))):
-        kind = reason.split(":")[0]
-        out.add(kind if kind in ("online", "held-out") else "label")
-    return out or {"label"}
-
-
 #: Columns narrower than this for a configuration's label make the table split instead.
 LABEL_MIN = 24
 
@@ -619,7 +609,7 @@ def print_leaderboard(
             sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"
             sd_test = "" if np.isnan(r.test_error_sd) else f" ± {r.test_error_sd:.4f}"
             any_degenerate |= bool(r.degenerate)
-            on = _marked_cells(str(r.degenerate_reason)) if r.degenerate else set()
+            on = marked_cells(str(r.degenerate_reason)) if r.degenerate else set()
             mark = f" [yellow]{MARK}[/yellow]"
             labels.append(escape(str(label)) + (mark if "label" in on else ""))
             rows.append(

@@ -212,6 +212,17 @@ def reason_kinds(reasons: Iterable[str]) -> str:
     return "; ".join(sorted(kinds))
 
 
+def marked_cells(reasons: str) -> set[str]:
+    """The cells of a leaderboard row a degenerate mark belongs on: ``online`` or
+    ``held-out`` when the reasons are about that error (``held-out: at the majority-class
+    rate``), ``label`` (the configuration) for the others. Every view places the mark by it."""
+    out = set()
+    for reason in filter(None, (x.strip() for x in reasons.split(";"))):
+        kind = reason.split(":")[0]
+        out.add(kind if kind in ("online", "held-out") else "label")
+    return out or {"label"}
+
+
 def mark(label: str, reason: str, marker: str = MARK) -> str:
     """A label with the degenerate mark appended when ``reason`` is not empty."""
     return f"{label} {marker}" if reason else label
