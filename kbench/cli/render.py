@@ -7,6 +7,7 @@ so a table sent to a pager or a file is never cut at 80 columns.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -521,6 +522,17 @@ def _fold(text: str, width: int) -> str:
     return "\n".join([*lines, line] if line else lines)
 
 
+def _fold_markup(markup: str, width: int) -> str | Text:
+    """A cell's markup folded after commas (:func:`_fold`) when wider than ``width``:
+    ``norma[c=0.001,`` / ``offset=True]`` rather than ``norma[c=0.001,offset=T`` / ``rue]``."""
+    text = Text.from_markup(markup)
+    lines = _fold(text.plain, width).split("\n")
+    if len(lines) == 1:
+        return markup
+    offsets = list(itertools.accumulate(len(line) for line in lines[:-1]))
+    return Text("\n").join(text.divide(offsets))
+
+
 def _needed(heads: list[str], rows: list[list[str]]) -> list[int]:
     """Each column's width with rich's padding and rule: the widest cell or head, plus 3."""
     return [
@@ -579,7 +591,7 @@ def _fitted_tables(
         if with_notes and g == len(groups) - 1 and any(notes):
             t.add_column("notes", overflow="fold")
         for k, label in enumerate(labels):
-            cells = [label, *(rows[k][i] for i in cols)]
+            cells = [_fold_markup(label, label_w - 4), *(rows[k][i] for i in cols)]
             if with_notes and g == len(groups) - 1 and any(notes):
                 cells.append(notes[k])
             t.add_row(*cells)
