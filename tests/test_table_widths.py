@@ -5,6 +5,7 @@ line wider than the terminal, no name cut (a long label folds onto more lines, n
 from __future__ import annotations
 
 import fcntl
+import html
 import json
 import os
 import pty
@@ -203,3 +204,59 @@ def test_fold_breaks_after_commas_and_keeps_every_character() -> None:
         assert folded.replace("\n", "") == name
         assert max(len(line) for line in folded.split("\n")) <= width
     assert _fold(name, 30).split("\n")[0] == "drift[angle=135.0,d=3,"
+
+
+def report_summary(page: str) -> tuple[list[str], dict[tuple[str, str], bool]]:
+    """The report's summary table: its configurations in row order, and for each (data
+    set, configuration) cell whether it carries the degenerate mark."""
+    table = page.split("id='summary'")[1].split("</table>")[0]
+    rows = table.split("<tr>")[1:]
+    streams = re.findall(r"<th class='num ds' title='([^']*)'", rows[0])
+    labels, marked = [], {}
+    for row in rows[1:]:
+        cfg = re.search(r'<span class="cfg">(.*?)</span> *(?:<span class="flag"|</td>)', row)
+        assert cfg, row[:200]
+        label = html.unescape(re.sub(r"<[^>]*>", "", cfg.group(1)))  # its <wbr> and swatch
+        labels.append(label)
+        # after the configuration: its mean rank, a cell per data set, "not finished"
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row.split("</span></td>", 1)[1])[1:-1]
+        assert len(cells) == len(streams), row[:300]
+        for stream, cell in zip(streams, cells, strict=True):
+            marked[(html.unescape(stream), label)] = "flagmark" in cell
+    return labels, marked
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["default_small", "wide"])
+def test_report_agrees_with_show_and_compare(which: str, request: pytest.FixtureRequest) -> None:
+    """The HTML report names each configuration as show and compare do, ranks them in
+    compare's order (mean rank over the data sets), and marks the same (data set,
+    configuration) cells as degenerate as compare's leaderboard flags."""
+    out, _ = request.getfixturevalue(which)
+    page_path = out.parent / f"{which}-report.html"
+    made = kbench("report", str(out), "--out", str(page_path), timeout=600)
+    assert made.returncode == 0, made.stderr
+    labels, marked = report_summary(page_path.read_text())
+    shown = json.loads(kbench("show", str(out), "--format", "json").stdout)["rows"]
+    data = json.loads(kbench("compare", str(out), "--format", "json").stdout)
+    assert set(labels) == {r["configuration"] for r in shown}
+    if len(data["groups"]) == 1:  # one ranking over every data set: the report's order
+        ranks = data["groups"][0]["mean_ranks"]
+        assert labels == sorted(ranks, key=lambda c: (ranks[c], labels.index(c)))
+    flagged = {(r["stream"], r["label"]): bool(r["flags"]) for r in data["leaderboard"]}
+    assert {k: v for k, v in marked.items() if k in flagged} == flagged
+    assert any(flagged.values()) == any(marked.values())
+
+
+def test_report_summary_parser_reads_marks() -> None:
+    """The parser can fail: a mark on one cell only is found on that cell only."""
+    page = (
+        "<section id='summary'><table><tr><th>#</th><th class='num ds' title='a[k=1]'>a</th>"
+        "<th class='num ds' title='b'>b</th></tr>\n<tr><td class='num'>1</td><td class='cfgcol'>"
+        '<span class="cfg"><span class="nowrap"><span class="sw"></span>pa[C=1]</span></span>'
+        "</td><td class='num'>1.00</td><td class='num rank1'>1% <span class='flagmark'>⚠</span>"
+        "</td><td class='num '>2%</td><td></td></tr></table>"
+    )
+    labels, marked = report_summary(page)
+    assert labels == ["pa[C=1]"]
+    assert marked == {("a[k=1]", "pa[C=1]"): True, ("b", "pa[C=1]"): False}
