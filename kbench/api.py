@@ -18,7 +18,20 @@ name                                   defined in
 ``Expansion``, ``ExpansionLearner``,   compiled loops; see ``docs/contracts.md``)
 ``KernelSpec``, ``BlockRows``
 ``kernel_row``, ``as_matrix``,         :mod:`kbench.core.kernel_rows`
-``as_vector``, ``sq_norms``
+``as_vector``, ``sq_norms``,
+``CompiledKernel``
+``LogUniform``, ``IntLogUniform``,     :mod:`kbench.core.search_space` (tuning ranges)
+``Choice``
+``suggest``                            :mod:`kbench.core.specs` (a did-you-mean)
+``read_csv``, ``read_npz``,            :mod:`kbench.data.readers` (data-set files, their
+``npz_shapes``, ``read_idx``,          checks and label encoding; a reader that reads
+``read_idx_pair``, ``idx_header``,     a file notes it as a source of the stream)
+``encode_labels``, ``note_source``,
+``MAX_ELEMENTS``
+``read_libsvm``, ``read_libsvm_csr``   :mod:`kbench.data.libsvm_format`
+``cache_dir``, ``fetch_url``           :mod:`kbench.data.downloads`
+``Entry``, ``catalogue``, ``fetch``,   :mod:`kbench.data.libsvm_catalogue` (the LIBSVM
+``folder``, ``is_cached``              data sets, downloaded and checked)
 ``kernel_expansion``                   :mod:`kbench.api`
 ``Stream``, ``StreamSpec``            :mod:`kbench.data.streams`
 ``get_stream``                         :mod:`kbench.data.cache`
@@ -60,10 +73,26 @@ from kbench.core.components import (
     param,
 )
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
-from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
+from kbench.core.kernel_rows import CompiledKernel, as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
+from kbench.core.search_space import Choice, IntLogUniform, LogUniform
 from kbench.core.seeds import child_seed, derive_seed
+from kbench.core.specs import suggest
 from kbench.data.cache import get_stream
+from kbench.data.downloads import cache_dir, fetch_url
+from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
+from kbench.data.libsvm_format import read_libsvm, read_libsvm_csr
+from kbench.data.readers import (
+    MAX_ELEMENTS,
+    encode_labels,
+    idx_header,
+    note_source,
+    npz_shapes,
+    read_csv,
+    read_idx,
+    read_idx_pair,
+    read_npz,
+)
 from kbench.data.streams import Stream, StreamSpec
 from kbench.learners import (
     BlockRows,
@@ -76,18 +105,24 @@ from kbench.learners import (
 )
 
 __all__ = [
+    "MAX_ELEMENTS",
     "TASKS",
     "Algorithm",
     "BlockRows",
+    "Choice",
+    "CompiledKernel",
     "Component",
     "Data",
     "DataError",
     "Dataset",
+    "Entry",
     "Expansion",
     "ExpansionLearner",
+    "IntLogUniform",
     "KbenchError",
     "Kernel",
     "KernelSpec",
+    "LogUniform",
     "Loss",
     "Parameter",
     "Registry",
@@ -100,16 +135,33 @@ __all__ = [
     "SupportBuffer",
     "as_matrix",
     "as_vector",
+    "cache_dir",
+    "catalogue",
     "check_range",
     "child_seed",
     "derive_seed",
+    "encode_labels",
+    "fetch",
+    "fetch_url",
+    "folder",
     "get_registry",
     "get_stream",
     "hookimpl",
+    "idx_header",
+    "is_cached",
     "kernel_expansion",
     "kernel_row",
+    "note_source",
+    "npz_shapes",
     "param",
+    "read_csv",
+    "read_idx",
+    "read_idx_pair",
+    "read_libsvm",
+    "read_libsvm_csr",
+    "read_npz",
     "sq_norms",
+    "suggest",
 ]
 
 

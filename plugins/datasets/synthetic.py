@@ -12,8 +12,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Data, Dataset, param
+from kbench.api import Data, Dataset, hookimpl, param
 
 
 def expit(x: np.ndarray) -> np.ndarray:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, CompiledKernel
+from kbench.api import CompiledKernel, hookimpl, param
+from kbench.cython_core._kernels import KernelKind
 
 
 class Linear(CompiledKernel):
@@ -14,7 +13,7 @@ class Linear(CompiledKernel):
     constant_diagonal = False
 
     def compiled(self) -> tuple[int, float, float, float, float]:
-        return (KIND_LINEAR, 0.0, 1.0, 0.0, 1.0)
+        return (int(KernelKind.K_LINEAR), 0.0, 1.0, 0.0, 1.0)
 
 
 class Polynomial(CompiledKernel):
@@ -44,7 +43,7 @@ class Polynomial(CompiledKernel):
             raise ValueError(f"poly: degree must be an integer, got {self.degree!r}")
 
     def compiled(self) -> tuple[int, float, float, float, float]:
-        return (KIND_POLY, 0.0, self.scale, self.offset, float(self.degree))
+        return (int(KernelKind.K_POLY), 0.0, self.scale, self.offset, float(self.degree))
 
 
 @hookimpl

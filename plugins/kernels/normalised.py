@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Kernel, param
-from kbench.core.kernel_rows import as_matrix, as_vector
+from kbench.api import Kernel, as_matrix, as_vector, get_registry, hookimpl, param
 
 
 class Cosine(Kernel):
@@ -45,9 +43,6 @@ class Cosine(Kernel):
         if isinstance(base, Kernel):
             kernel, self.base = base, base.spec()
         else:
-            # Imported here: the registry imports this module while it loads plugins.
-            from kbench.core.registry import get_registry
-
             try:
                 kernel = get_registry().create("kernel", base)
             except ValueError as exc:

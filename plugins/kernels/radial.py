@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF, CompiledKernel
-from kbench.core.search_space import LogUniform
+from kbench.api import CompiledKernel, LogUniform, hookimpl, param
+from kbench.cython_core._kernels import KernelKind
 
 
 class RBF(CompiledKernel):
@@ -46,7 +44,7 @@ class RBF(CompiledKernel):
         return 1.0 if self.gamma is None else self.gamma
 
     def compiled(self) -> tuple[int, float, float, float, float]:
-        return (KIND_RBF, self.effective_gamma, 1.0, 0.0, 1.0)
+        return (int(KernelKind.K_RBF), self.effective_gamma, 1.0, 0.0, 1.0)
 
 
 class Laplacian(CompiledKernel):
@@ -66,7 +64,7 @@ class Laplacian(CompiledKernel):
     gamma: float = param(1.0, low=0.0, low_open=True)
 
     def compiled(self) -> tuple[int, float, float, float, float]:
-        return (KIND_LAPLACIAN, self.gamma, 1.0, 0.0, 1.0)
+        return (int(KernelKind.K_LAPLACIAN), self.gamma, 1.0, 0.0, 1.0)
 
 
 @hookimpl

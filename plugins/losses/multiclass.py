@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Loss
+from kbench.api import Loss, hookimpl
 from kbench.plugins.losses._common import result
 
 

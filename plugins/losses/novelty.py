@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Loss, param
+from kbench.api import Loss, hookimpl, param
 from kbench.plugins.losses._common import L_NOVELTY, floats, result
 
 

@@ -9,8 +9,7 @@ import math
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import Loss, param
+from kbench.api import Loss, hookimpl, param
 from kbench.plugins.losses._common import (
     L_EPS_INSENSITIVE,
     L_HUBER,
