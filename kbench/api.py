@@ -22,7 +22,11 @@ name                                   defined in
 ``CompiledKernel``
 ``LogUniform``, ``IntLogUniform``,     :mod:`kbench.core.search_space` (tuning ranges)
 ``Choice``
-``suggest``                            :mod:`kbench.core.specs` (a did-you-mean)
+``suggest``, ``parse_spec``            :mod:`kbench.core.specs` (a did-you-mean; a spec
+                                       string's name and parameters)
+``is_sparse``                          :mod:`kbench.core.arrays`
+``dense``, ``takes_csr``               :mod:`kbench.core.dense_rows` (CSR rows
+                                       densified, for a learner on dense rows only)
 ``read_csv``, ``read_npz``,            :mod:`kbench.data.readers` (data-set files, their
 ``npz_shapes``, ``read_idx``,          checks and label encoding; a reader that reads
 ``read_idx_pair``, ``idx_header``,     a file notes it as a source of the stream)
@@ -60,6 +64,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbench import hookimpl
+from kbench.core.arrays import is_sparse
 from kbench.core.components import (
     TASKS,
     Algorithm,
@@ -72,12 +77,13 @@ from kbench.core.components import (
     check_range,
     param,
 )
+from kbench.core.dense_rows import dense, takes_csr
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.kernel_rows import CompiledKernel, as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
 from kbench.core.search_space import Choice, IntLogUniform, LogUniform
 from kbench.core.seeds import child_seed, derive_seed
-from kbench.core.specs import suggest
+from kbench.core.specs import parse_spec, suggest
 from kbench.data.cache import get_stream
 from kbench.data.downloads import cache_dir, fetch_url
 from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
@@ -139,6 +145,7 @@ __all__ = [
     "catalogue",
     "check_range",
     "child_seed",
+    "dense",
     "derive_seed",
     "encode_labels",
     "fetch",
@@ -149,11 +156,13 @@ __all__ = [
     "hookimpl",
     "idx_header",
     "is_cached",
+    "is_sparse",
     "kernel_expansion",
     "kernel_row",
     "note_source",
     "npz_shapes",
     "param",
+    "parse_spec",
     "read_csv",
     "read_idx",
     "read_idx_pair",
@@ -162,6 +171,7 @@ __all__ = [
     "read_npz",
     "sq_norms",
     "suggest",
+    "takes_csr",
 ]
 
 

@@ -297,10 +297,9 @@ NOT_YET_PUBLIC = frozenset(
             f"algorithms/{m}"
             for m in (
                 "_averaged", "_budget", "_kernel_cache", "_online_kernel", "_revisit",
-                "_sparse_rows", "active", "averaged_perceptron", "batch", "bogd", "bsgd",
-                "budget_pa", "budget_perceptrons", "feature_maps", "huller", "idsvm", "lasvm",
-                "norma", "pegasos", "pistol", "polk", "ramp_svm", "reductions", "river_model",
-                "sgd", "svmd",
+                "_sparse_rows", "averaged_perceptron", "bogd", "bsgd", "budget_pa",
+                "budget_perceptrons", "feature_maps", "huller", "idsvm", "lasvm", "norma",
+                "pegasos", "pistol", "polk", "ramp_svm", "sgd", "svmd",
             )
         ),
         # Executors run the execution layer's tasks (EXECUTOR_PLUGIN_ALLOWED); the Executor

@@ -18,12 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import Algorithm, param
-from kbench.core.dense_rows import takes_csr
-from kbench.core.registry import get_registry
-from kbench.core.specs import parse_spec
+from kbench.api import Algorithm, get_registry, hookimpl, is_sparse, param, parse_spec, takes_csr
 
 
 class _ActiveWrapper(Algorithm):

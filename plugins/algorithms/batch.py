@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import Algorithm, param
-from kbench.core.dense_rows import dense
-from kbench.core.kernel_rows import KIND_LINEAR, KIND_POLY, KIND_RBF
-from kbench.learners.sparse_buffer import SparseSupportBuffer
-from kbench.plugins.algorithms._sparse_rows import one_row
+from kbench.api import Algorithm, Rows, SparseSupportBuffer, dense, hookimpl, is_sparse, param
+from kbench.cython_core._kernels import KernelKind
 
 
 class LibSVMReference(Algorithm):
@@ -53,7 +48,7 @@ class LibSVMReference(Algorithm):
 
     def _one(self, x):
         """One row (dense 1-D or one-row CSR) as a one-row block, as :meth:`_block` gives it."""
-        return self._block(one_row(x) if is_sparse(x) else x[None, :])
+        return self._block(Rows.one(x).csr if is_sparse(x) else x[None, :])
 
     def _make(self):
         from sklearn.svm import SVC
@@ -65,11 +60,11 @@ class LibSVMReference(Algorithm):
             "cache_size": self.cache_mb,
             "random_state": self.seed,
         }
-        if c is not None and c[0] == KIND_RBF:
+        if c is not None and c[0] == KernelKind.K_RBF:
             return SVC(kernel="rbf", gamma=c[1], **common), False
-        if c is not None and c[0] == KIND_LINEAR:
+        if c is not None and c[0] == KernelKind.K_LINEAR:
             return SVC(kernel="linear", **common), False
-        if c is not None and c[0] == KIND_POLY:
+        if c is not None and c[0] == KernelKind.K_POLY:
             return SVC(kernel="poly", gamma=c[2], coef0=c[3], degree=int(c[4]), **common), False
         return SVC(kernel="precomputed", **common), True
 

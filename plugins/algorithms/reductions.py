@@ -47,13 +47,17 @@ from typing import Any
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import Algorithm, Kernel
-from kbench.core.dense_rows import dense, takes_csr
-from kbench.core.registry import get_registry
-from kbench.core.seeds import child_seed
-from kbench.core.specs import parse_spec
+from kbench.api import (
+    Algorithm,
+    Kernel,
+    child_seed,
+    dense,
+    get_registry,
+    hookimpl,
+    is_sparse,
+    parse_spec,
+    takes_csr,
+)
 from kbench.cython_core import _shared_rows
 
 #: Base learners whose support vectors are verbatim copies of examples seen and whose

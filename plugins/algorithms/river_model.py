@@ -18,11 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import Algorithm, param
-from kbench.core.seeds import child_seed
-from kbench.core.specs import suggest
+from kbench.api import Algorithm, child_seed, hookimpl, is_sparse, param, suggest
 
 INSTALL = "pip install 'kbench[river]' (or pip install river)"
 
