@@ -284,14 +284,7 @@ def print_wtl(
         escape(ids[str(a)]) if ids else f"{k} {escape(a)}" for k, a in enumerate(group_labels, 1)
     ]
     first_w = min(max(_cell_width(f) for f in firsts), max(LABEL_MIN, console.width // 3)) + 3
-    chunks: list[list[int]] = [[]]
-    used = first_w
-    for j, w in enumerate(_needed(heads, rows)):
-        if chunks[-1] and used + w > console.width:
-            chunks.append([])
-            used = first_w
-        chunks[-1].append(j)
-        used += w
+    chunks = _column_chunks(_needed(heads, rows), first_w, console.width)
     for c, cols in enumerate(chunks):
         t = Table(
             title="[bold]win/tie/loss over streams[/bold]"
@@ -404,14 +397,7 @@ def print_groups(
         # a data set's name wider than the room beside the configurations folds in its head
         heads = [escape(_fold(h, console.width - fixed_w - 3)) for h in heads]
         needed = _needed(heads, blocks) if heads and blocks else []
-        chunks: list[list[int]] = [[]]
-        used = fixed_w
-        for j, w in enumerate(needed):
-            if chunks[-1] and used + w > console.width:
-                chunks.append([])
-                used = fixed_w
-            chunks[-1].append(j)
-            used += w
+        chunks = _column_chunks(needed, fixed_w, console.width)
         for c, cols in enumerate(chunks):
             part = f" ({c + 1}/{len(chunks)})" if len(chunks) > 1 else ""
             t = Table(title=title + part, title_justify="left", box=box.SIMPLE_HEAD)
@@ -533,6 +519,20 @@ def _fold_markup(markup: str, width: int) -> str | Text:
     return Text("\n").join(text.divide(offsets))
 
 
+def _column_chunks(needed: list[int], fixed: int, width: int) -> list[list[int]]:
+    """The columns (by index, ``needed`` their widths) split into tables that each fit
+    ``width`` beside the ``fixed`` columns every one repeats; at least one column each."""
+    chunks: list[list[int]] = [[]]
+    used = fixed
+    for j, w in enumerate(needed):
+        if chunks[-1] and used + w > width:
+            chunks.append([])
+            used = fixed
+        chunks[-1].append(j)
+        used += w
+    return chunks
+
+
 def _needed(heads: list[str], rows: list[list[str]]) -> list[int]:
     """Each column's width with rich's padding and rule: the widest cell or head, plus 3."""
     return [
@@ -568,14 +568,7 @@ def _fitted_tables(
     with_notes = _notes_fit(labels, heads, rows, notes, width)
     needed = _needed(heads, rows)
     label_w = min(max(_cell_width(x) for x in labels) + 4, max(LABEL_MIN, width // 3))
-    groups: list[list[int]] = [[]]
-    used = label_w
-    for i, w in enumerate(needed):
-        if groups[-1] and used + w > width:
-            groups.append([])
-            used = label_w
-        groups[-1].append(i)
-        used += w
+    groups = _column_chunks(needed, label_w, width)
     tables = []
     for g, cols in enumerate(groups):
         part = f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
