@@ -621,7 +621,9 @@ def list_(kind: str | None, name: str | None, as_json: bool) -> None:
             if k in ("algorithm", "loss"):
                 cells.append(", ".join(r["tasks"]))
             elif k == "dataset":
-                shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}, classes={r.get('classes', '?')}"
+                shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}" + (
+                    f", classes={r['classes']}" if "classes" in r else ""  # none: regression
+                )
                 if "cached" in r:  # a catalogue entry: its download size and where it is
                     size = _bytes(r["size"]) if r.get("size") else "size unknown"
                     shape += f"; {size}, {'cached' if r['cached'] else 'not cached'}"

@@ -34,6 +34,7 @@ MODULES = (
     "_averaged_perceptron",
     "_sparse",
     "_online_ops",
+    "_time_series",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

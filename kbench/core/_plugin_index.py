@@ -109,6 +109,12 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "wine",
         ),
     },
+    "kbench.datasets.drift": {
+        "dataset": (
+            "drift",
+            "drift_regression",
+        ),
+    },
     "kbench.datasets.files": {
         "dataset": (
             "csv",
@@ -155,7 +161,6 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     "kbench.datasets.synthetic": {
         "dataset": (
             "checkerboard",
-            "drift",
             "haykin",
             "moons",
             "multidist",
@@ -164,6 +169,12 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "ringnorm",
             "twonorm",
             "waveform",
+        ),
+    },
+    "kbench.datasets.time_series": {
+        "dataset": (
+            "lorenz",
+            "mackey_glass",
         ),
     },
     "kbench.executors.dask": {

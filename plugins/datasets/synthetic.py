@@ -8,89 +8,12 @@ data-set parameter of that name could never be set.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 import numpy as np
 
-from kbench.api import Data, Dataset, hookimpl, param
-
-
-def expit(x: np.ndarray) -> np.ndarray:
-    """SciPy's logistic function, imported when first used (SciPy's modules load slowly,
-    and listing or planning with the data sets of this module never calls it)."""
-    from scipy.special import expit as _expit
-
-    return _expit(x)
-
-
-class Generator(Dataset):
-    """Base of the generators: the sizes, the draws from one seed, the data and the listing.
-
-    The training stream and then the test sample are drawn from one
-    ``default_rng(seed)``, by :meth:`_train` (by default ``_draw(rng, n_train)``) and
-    ``_draw(rng, n_test)``. A subclass declares its own parameters, sets the defaults of
-    ``n_train`` and ``n_test`` by assigning them, and says its dimension ``d`` and its
-    number of classes ``classes`` (None for regression). Its docstring documents its own
-    parameters (and the sizes only when they mean more than below).
-
-    Parameters
-    ----------
-    n_train
-        Number of training examples.
-    n_test
-        Number of test examples (0 for none).
-    """
-
-    source = "generator"
-    task = "binary"
-    test_params: ClassVar[dict] = {"n_train": 300, "n_test": 100}
-    n_train: int = param(5000, low=1)
-    n_test: int = param(2000, low=0)
-    #: Dimension and number of classes (None: regression), for the data and the listing;
-    #: a generator may make either a parameter or a property.
-    d = 2
-    classes: int | None = 2
-
-    def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
-
-    def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        return self._draw(rng, self.n_train)
-
-    def load(self, seed: int) -> Data:
-        rng = np.random.default_rng(seed)
-        X, y = self._train(rng)
-        Xt, yt = self._draw(rng, self.n_test) if self.n_test else (None, None)
-        return self._data(X, y, Xt, yt)
-
-    def _data(self, X, y, X_test, y_test) -> Data:
-        C = self.classes
-        names = tuple(str(c) for c in range(C)) if C and self.task == "multiclass" else None
-        return Data(
-            X=X,
-            y=y,
-            X_test=X_test,
-            y_test=y_test,
-            task=self.task,
-            n_classes=C or 0,
-            class_names=names,
-        )
-
-    def info(self):
-        out = {"n": self.n_train, "n_test": self.n_test, "d": self.d}
-        return out | ({"classes": self.classes} if self.classes else {})
-
-
-def _coin(rng: np.random.Generator, n: int) -> np.ndarray:
-    """n labels ±1 with equal probability (one uniform draw each)."""
-    return np.where(rng.random(n) < 0.5, 1.0, -1.0)
-
-
-def _flip(rng: np.random.Generator, y: np.ndarray, rate: float) -> np.ndarray:
-    """Flip each ±1 label with probability ``rate`` (one uniform draw per label)."""
-    flip = rng.random(len(y)) < rate
-    y[flip] = -y[flip]
-    return y
+from kbench.api import Data, hookimpl, param
+from kbench.plugins.datasets._generator import Generator, coin, expit, flip
 
 
 class Checkerboard(Generator):
@@ -124,7 +47,7 @@ class Checkerboard(Generator):
 
     def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         X, y = self._draw(rng, self.n_train)
-        return X, _flip(rng, y, self.noise)
+        return X, flip(rng, y, self.noise)
 
 
 class _Breiman(Generator):
@@ -145,7 +68,7 @@ class Twonorm(_Breiman):
     name = "twonorm"
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = _coin(rng, n)
+        y = coin(rng, n)
         X = rng.standard_normal((n, self.d)) + (2.0 / np.sqrt(self.d)) * y[:, None]
         return X, y
 
@@ -160,7 +83,7 @@ class Ringnorm(_Breiman):
     name = "ringnorm"
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = _coin(rng, n)
+        y = coin(rng, n)
         Z = rng.standard_normal((n, self.d))
         X = np.where(y[:, None] > 0, 2.0 * Z, Z + 1.0 / np.sqrt(self.d))
         return X, y
@@ -184,7 +107,7 @@ class Moons(Generator):
     noise: float = param(0.2, low=0.0)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = _coin(rng, n)
+        y = coin(rng, n)
         t = np.pi * rng.random(n)
         upper = np.column_stack([np.cos(t), np.sin(t)])
         lower = np.column_stack([1.0 - np.cos(t), 0.5 - np.sin(t)])
@@ -214,7 +137,7 @@ class Haykin(Generator):
     var2: float = param(4.0, low=0.0, low_open=True)
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = _coin(rng, n)
+        y = coin(rng, n)
         Z = rng.standard_normal((n, 2))
         X = np.where(y[:, None] > 0, Z, np.sqrt(self.var2) * Z + np.array([self.separation, 0.0]))
         return X, y
@@ -487,101 +410,6 @@ class PeriodicBetaRegression(_PeriodicTarget):
         return x[:, None], self.target(x) + self.noise * rng.standard_normal(n)
 
 
-class Drift(Generator):
-    """A drifting stream: a linear concept that changes abruptly at given positions.
-
-    x ~ N(0, I_d). Concept k (after the k-th change point) labels y = sign(w_k·x), with
-    w_k the unit normal rotated by k·angle degrees in the plane of the first two axes
-    (``kind=rotate``), or the first concept's labels negated on odd k (``kind=swap``).
-    ``noise`` flips each training label with that probability. The test sample comes
-    from the final concept, clean.
-
-    The order of a drifting stream is its definition: the stream option
-    ``order=shuffle`` keeps it (this class is ``time_ordered``); ``n`` cuts it short.
-
-    Parameters
-    ----------
-    n_train
-        Length of the stream.
-    n_test
-        Number of test examples of the final concept (0 for none).
-    d
-        Dimension, at least 2.
-    drift_at
-        Change points separated by ``|``: example indices (``2500|5000``) or fractions of
-        the stream (``0.25|0.5``), strictly increasing, inside the stream.
-    kind
-        ``rotate`` (the boundary turns) or ``swap`` (the labels swap).
-    angle
-        Rotation per change, in degrees (``kind=rotate``).
-    noise
-        Label-flip rate of the training stream, in [0, 0.5].
-    """
-
-    name = "drift"
-    time_ordered: ClassVar[bool] = True
-    n_train, n_test = 10000, 1000
-    d: int = param(2, low=2)
-    drift_at: str = param("0.5")
-    kind: Literal["rotate", "swap"] = param("rotate")
-    angle: float = param(90.0)
-    noise: float = param(0.0, low=0.0, high=0.5)
-
-    def __post_init__(self) -> None:
-        self.change_points()  # validate now, so a bad spec fails before anything runs
-
-    def change_points(self) -> list[int]:
-        """The change points as example indices."""
-        points: list[int] = []
-        for tok in str(self.drift_at).replace(";", "|").split("|"):
-            tok = tok.strip()
-            if not tok:
-                continue
-            try:
-                v = float(tok)
-            except ValueError:
-                raise ValueError(f"drift: drift_at entry {tok!r} is not a number") from None
-            if not np.isfinite(v):
-                raise ValueError(f"drift: drift_at entry {tok!r} is not finite")
-            i = round(v * self.n_train) if 0.0 < v < 1.0 else int(v)
-            if v != int(v) and not 0.0 < v < 1.0:
-                raise ValueError(
-                    f"drift: drift_at entry {tok!r} must be an index or a fraction in (0, 1)"
-                )
-            if not 0 < i < self.n_train:
-                raise ValueError(
-                    f"drift: change point {tok!r} is outside the stream (1..{self.n_train - 1})"
-                )
-            if points and i <= points[-1]:
-                raise ValueError(f"drift: change points must increase ({i} after {points[-1]})")
-            points.append(i)
-        return points
-
-    def concepts(self) -> np.ndarray:
-        """The concept index of every training example."""
-        k = np.zeros(self.n_train, dtype=np.intp)
-        for p in self.change_points():
-            k[p:] += 1
-        return k
-
-    def _labels(self, X: np.ndarray, k: np.ndarray) -> np.ndarray:
-        if self.kind == "rotate":
-            theta = np.deg2rad(self.angle) * k
-            score = np.cos(theta) * X[:, 0] + np.sin(theta) * X[:, 1]
-        else:
-            score = np.where(k % 2 == 0, 1.0, -1.0) * X[:, 0]
-        return np.where(score >= 0, 1.0, -1.0)
-
-    def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        X = rng.standard_normal((self.n_train, self.d))
-        return X, _flip(rng, self._labels(X, self.concepts()), self.noise)
-
-    def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """A sample of the final concept (the test sample)."""
-        X = rng.standard_normal((n, self.d))
-        return X, self._labels(X, np.full(n, len(self.change_points())))
-
-
 class Waveform(Generator):
     """Breiman's waveform generator (CART, 1984): three classes of noisy wave mixtures.
 
@@ -640,7 +468,6 @@ def kbench_register_datasets(register):
         Multidist,
         PeriodicBeta,
         PeriodicBetaRegression,
-        Drift,
         Waveform,
     ):
         register(cls)
