@@ -7,11 +7,11 @@ with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 """
 cimport numpy as cnp
 
-from kbench.cython_core._arrays cimport _f64
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
 from kbench.cython_core._kernels cimport K_LAPLACIAN, K_NOT_COMPILED, K_RBF, _dot, _kernel_one
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _block_self, _check_labels, _loop_rows, _row_at, _store_at,
+    BlockRows, LoopRows, _block_self, _loop_rows, _row_at, _store_at,
 )
 
 cnp.import_array()
@@ -42,25 +42,19 @@ def pa_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0
     ``variant`` is a :class:`Variant`, ``C`` the aggressiveness of PA-I and PA-II.
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
-    cdef Py_ssize_t sa[2]
-    cdef Py_ssize_t sk[1]
-    cdef Py_ssize_t sy[1]
-    cdef Py_ssize_t sp[1]
-    sa[0] = sa[1] = sk[0] = sy[0] = sp[0] = 0  # set by _f64, or it raises
-    cdef double* alpha = _f64(store.alpha, 2, True, "store.alpha", sa)
-    cdef double* krow = _f64(store.krow, 1, True, "store.krow", sk)
-    cdef const double* Y = _f64(y, 1, False, "y", sy)
-    cdef double* P = _f64(pred, 1, True, "pred", sp)
-    cdef Py_ssize_t m = store.size
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    if A.C != 1:
+        raise ValueError(f"kbench: PA needs one coefficient column, got {A.C}")
+    cdef double* alpha = A.alpha
+    cdef double* krow = A.krow
+    cdef const double* Y = A.y
+    cdef double* P = A.pred
+    cdef Py_ssize_t m = A.m, n = rows.n, cap = A.cap, d = R.d, i
     cdef const double* X = R.X
     cdef int kind = R.kind
-    cdef Py_ssize_t n = rows.n, cap = sa[0], d = R.d, i
     cdef long long evals = 0
     cdef double f, xsq, loss, kx, tau
-    if sa[1] != 1 or sk[0] < cap or not 0 <= m <= cap:
-        raise ValueError(f"kbench: PA needs one coefficient column, krow of {cap} and a size "
-                         f"below {cap}")
-    _check_labels(&R, n, start, have_row, sy[0], sp[0])
     if variant < PA or variant > PA_II:
         raise ValueError(f"kbench: unknown PA variant {variant}")
     i = start

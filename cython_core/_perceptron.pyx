@@ -3,12 +3,10 @@ cimport numpy as cnp
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport dgemv
 
-from kbench.cython_core._arrays cimport _f64
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _class_label, _sign_label
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _check_labels, _loop_rows, _row_at, _store_at,
-)
+from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
 
@@ -30,21 +28,13 @@ def perceptron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t
     the store is full and must grow before the loop resumes there.
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
-    cdef Py_ssize_t sa[2]
-    cdef Py_ssize_t sk[1]
-    cdef Py_ssize_t sy[1]
-    cdef Py_ssize_t sp[1]
-    sa[0] = sa[1] = sk[0] = sy[0] = sp[0] = 0  # set by _f64, or it raises
-    cdef double* alpha = _f64(store.alpha, 2, True, "store.alpha", sa)
-    cdef double* krow = _f64(store.krow, 1, True, "store.krow", sk)
-    cdef const double* Y = _f64(y, 1, False, "y", sy)
-    cdef double* P = _f64(pred, 1, True, "pred", sp)
-    cdef Py_ssize_t m = store.size
-    cdef Py_ssize_t n = rows.n, cap = sa[0]
-    cdef Py_ssize_t C = sa[1], i, c, best, yi
-    if sk[0] < cap or not 0 <= m <= cap:
-        raise ValueError(f"kbench: a store of {cap} rows needs krow of {cap} and a size below")
-    _check_labels(&R, n, start, have_row, sy[0], sp[0])
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    cdef double* alpha = A.alpha
+    cdef double* krow = A.krow
+    cdef const double* Y = A.y
+    cdef double* P = A.pred
+    cdef Py_ssize_t m = A.m, n = rows.n, cap = A.cap, C = A.C, i, c, best, yi
     cdef long long evals = 0
     cdef double f, xsq, bestv
     cdef int one = 1, mm, nc = <int>C
