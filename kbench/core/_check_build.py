@@ -35,6 +35,7 @@ MODULES = (
     "_sparse",
     "_online_ops",
     "_time_series",
+    "_kaf",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

@@ -51,6 +51,13 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     "kbench.algorithms.idsvm": {
         "algorithm": ("idsvm",),
     },
+    "kbench.algorithms.kaf": {
+        "algorithm": (
+            "klms",
+            "knlms",
+            "qklms",
+        ),
+    },
     "kbench.algorithms.lasvm": {
         "algorithm": ("lasvm",),
     },

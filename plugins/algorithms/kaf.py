@@ -1,0 +1,128 @@
+"""Kernel adaptive filters: KLMS, QKLMS and KNLMS with the coherence criterion.
+
+Online kernel regression of the signal-processing literature (KAFBOX, dlib): each is its
+parameters and one compiled block loop (``kbench.cython_core._kaf``) over the learner
+toolkit's kernel expansion; every example is predicted, then learned from its error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kbench.api import LogUniform, hookimpl, param
+from kbench.cython_core._kaf import klms_block, knlms_block, qklms_block
+from kbench.cython_core._kernels import KernelKind
+from kbench.learners import ExpansionLearner, Rows, labels
+
+
+class KLMS(ExpansionLearner):
+    """Kernel least-mean-square (Liu, Pokharel and Príncipe 2008).
+
+    ``f(x) = Σⱼ αⱼ k(xⱼ, x)``; after predicting example x, with error ``e = y − f(x)``,
+    store x with ``α = η e``. Every example becomes a centre: the dictionary grows without
+    bound (QKLMS and KNLMS keep it small).
+
+    Parameters
+    ----------
+    eta
+        Step size η > 0.
+    """
+
+    name = "klms"
+    tasks = frozenset({"regression"})
+    search_space = {"eta": LogUniform(0.01, 1.0)}
+    eta: float = param(0.2, low=0.0, low_open=True)
+
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        return self.model.learn(klms_block, rows, labels(y, rows.n), eta=float(self.eta))
+
+
+class QKLMS(ExpansionLearner):
+    """Quantized KLMS (Chen, Zhao, Zhu and Príncipe 2012), with the Gaussian kernel.
+
+    As KLMS, but when the nearest centre c lies within ``‖x − c‖ ≤ ε`` of x, its
+    coefficient takes ``η e`` and x is not stored: the dictionary keeps one centre per
+    cell of size ε of the input space. The distance is read from the Gaussian kernel's
+    row (``‖x − c‖² = −ln k(x, c) / γ``), so the kernel must be ``rbf``.
+
+    Parameters
+    ----------
+    eta
+        Step size η > 0.
+    epsilon
+        Quantization size ε ≥ 0 (0: KLMS, up to exact repeats).
+    """
+
+    name = "qklms"
+    tasks = frozenset({"regression"})
+    search_space = {"eta": LogUniform(0.01, 1.0), "epsilon": LogUniform(0.01, 2.0)}
+    eta: float = param(0.2, low=0.0, low_open=True)
+    epsilon: float = param(0.5, low=0.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.model.spec.kind != KernelKind.K_RBF:
+            raise ValueError(
+                f"qklms: quantizes by the Gaussian kernel's distance: use rbf, not {self.kernel}"
+            )
+
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        return self.model.learn(
+            qklms_block, rows, labels(y, rows.n), eta=float(self.eta), epsilon=self.epsilon
+        )
+
+
+class KNLMS(ExpansionLearner):
+    """Kernel normalized LMS with the coherence criterion (Richard, Bermudez and Honeine
+    2009), for a kernel with ``k(x, x) = 1`` (rbf, laplacian, cosine).
+
+    x joins the dictionary (with α = 0) when its coherence ``maxⱼ |k(x, cⱼ)|`` is at most
+    μ₀; then every coefficient moves along the kernel row h of x against the dictionary:
+    ``α ← α + η e h / (ε + ‖h‖²)``, ``e = y − f(x)`` the error of the prediction made
+    before x joined.
+
+    Parameters
+    ----------
+    eta
+        Step size η > 0.
+    epsilon
+        Regularization ε > 0 of the normalization.
+    mu0
+        Coherence threshold μ₀ in [0, 1]: larger keeps more centres.
+    """
+
+    name = "knlms"
+    tasks = frozenset({"regression"})
+    reads_self_kernel = True
+    search_space = {"eta": LogUniform(0.01, 1.0), "mu0": LogUniform(0.05, 0.99)}
+    eta: float = param(0.1, low=0.0, low_open=True)
+    epsilon: float = param(0.01, low=0.0, low_open=True)
+    mu0: float = param(0.5, low=0.0, high=1.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.kernel.constant_diagonal:
+            raise ValueError(
+                f"knlms: the coherence criterion needs k(x, x) = 1 (rbf, laplacian, cosine), "
+                f"not {self.kernel}"
+            )
+
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        return self.model.learn(
+            knlms_block,
+            rows,
+            labels(y, rows.n),
+            eta=float(self.eta),
+            epsilon=self.epsilon,
+            mu0=self.mu0,
+        )
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    """Register the kernel adaptive filters."""
+    for cls in (KLMS, QKLMS, KNLMS):
+        register(cls)

@@ -1,0 +1,136 @@
+"""The kernel adaptive filters (KLMS, QKLMS, KNLMS) against NumPy transcriptions of their
+papers' updates: predictions equal to 1e-10 on dense rows, CSR rows and one row at a time;
+their dictionaries; their errors on a kernel they cannot use."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kbench.api import get_registry
+from kbench.core.errors import SpecError
+
+REG = get_registry()
+
+
+def rbf(A: np.ndarray, x: np.ndarray, gamma: float) -> np.ndarray:
+    return np.exp(-gamma * ((A - x) ** 2).sum(axis=1))
+
+
+def klms_reference(X, y, eta, gamma):
+    C, a, pred = np.zeros((0, X.shape[1])), np.zeros(0), []
+    for x, t in zip(X, y, strict=True):
+        f = rbf(C, x, gamma) @ a
+        pred.append(f)
+        C, a = np.vstack([C, x]), np.append(a, eta * (t - f))
+    return np.array(pred), len(a)
+
+
+def qklms_reference(X, y, eta, epsilon, gamma):
+    C, a, pred = np.zeros((0, X.shape[1])), np.zeros(0), []
+    for x, t in zip(X, y, strict=True):
+        f = rbf(C, x, gamma) @ a
+        pred.append(f)
+        e = t - f
+        dist = np.sqrt(((C - x) ** 2).sum(axis=1))
+        if len(a) and dist.min() <= epsilon:
+            a[np.argmin(dist)] += eta * e
+        else:
+            C, a = np.vstack([C, x]), np.append(a, eta * e)
+    return np.array(pred), len(a)
+
+
+def knlms_reference(X, y, eta, epsilon, mu0, gamma):
+    C, a, pred = np.zeros((0, X.shape[1])), np.zeros(0), []
+    for x, t in zip(X, y, strict=True):
+        h = rbf(C, x, gamma)
+        f = h @ a
+        pred.append(f)
+        if not len(a) or np.abs(h).max() <= mu0:
+            C, a, h = np.vstack([C, x]), np.append(a, 0.0), np.append(h, 1.0)
+        a = a + eta * (t - f) / (epsilon + h @ h) * h
+    return np.array(pred), len(a)
+
+
+@pytest.fixture(scope="module")
+def series():
+    d = REG.create("dataset", "mackey_glass[tau=17,sample_period=1,n_train=400,n_test=0]").load(0)
+    return d.X, d.y
+
+
+CASES = [
+    ("klms[eta=0.3]", lambda X, y: klms_reference(X, y, 0.3, 1.0)),
+    ("qklms[eta=0.3,epsilon=0.2]", lambda X, y: qklms_reference(X, y, 0.3, 0.2, 1.0)),
+    (
+        "knlms[eta=0.2,epsilon=0.01,mu0=0.9]",
+        lambda X, y: knlms_reference(X, y, 0.2, 0.01, 0.9, 1.0),
+    ),
+]
+
+
+def learner(spec: str):
+    return REG.create(
+        "algorithm", spec, kernel=REG.create("kernel", "rbf[gamma=1.0]"), task="regression"
+    )
+
+
+@pytest.mark.parametrize("spec, reference", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("path", ["dense", "csr", "one"])
+def test_filters_equal_their_papers_updates(series, spec, reference, path) -> None:
+    X, y = series
+    want, size = reference(X, y)
+    model = learner(spec)
+    if path == "one":
+        got = []
+        for x, t in zip(X, y, strict=True):
+            got.append(model.predict_one(x))
+            model.learn_one(x, t)
+        got = np.array(got)
+    else:
+        got = model.learn_predict_many(sp.csr_matrix(X) if path == "csr" else X, y)
+    # the same operations in another order (BLAS dots, NumPy sums): rounding only
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
+    assert model.stats()["n_support"] == size
+
+
+def test_quantization_keeps_the_dictionary_small_at_klms_accuracy(series) -> None:
+    """QKLMS's point (Chen et al. 2012): far fewer centres than KLMS, a similar error."""
+    X, y = series
+    klms, qklms = learner("klms[eta=0.3]"), learner("qklms[eta=0.3,epsilon=0.1]")
+    mse_k = np.mean((klms.learn_predict_many(X, y) - y)[200:] ** 2)
+    mse_q = np.mean((qklms.learn_predict_many(X, y) - y)[200:] ** 2)
+    assert qklms.stats()["n_support"] < klms.stats()["n_support"] / 4
+    assert mse_q < 2 * mse_k
+
+
+def test_knlms_dictionary_obeys_the_coherence_bound(series) -> None:
+    X, y = series
+    model = learner("knlms[mu0=0.6]")
+    model.learn_predict_many(X, y)
+    C = model.model.support_vectors()
+    K = np.exp(-((C[:, None, :] - C[None, :, :]) ** 2).sum(axis=2))
+    np.fill_diagonal(K, 0.0)
+    assert 1 < len(C) < len(X) and np.abs(K).max() <= 0.6
+
+
+@pytest.mark.parametrize(
+    "spec, kernel, message",
+    [
+        ("qklms", "poly[degree=2]", "qklms: quantizes by the Gaussian kernel's distance"),
+        ("knlms", "linear", "knlms: the coherence criterion needs k(x, x) = 1"),
+        ("klms[eta=0]", "rbf", "eta"),
+        ("knlms[mu0=1.5]", "rbf", "mu0"),
+    ],
+)
+def test_a_kernel_or_parameter_they_cannot_use_is_a_one_line_error(spec, kernel, message) -> None:
+    with pytest.raises((SpecError, ValueError), match=re.escape(message)) as err:
+        REG.create("algorithm", spec, kernel=REG.create("kernel", kernel), task="regression")
+    assert "\n" not in str(err.value)
+
+
+def test_filters_refuse_classification() -> None:
+    with pytest.raises((SpecError, ValueError), match="regression"):
+        REG.create("algorithm", "klms", kernel=REG.create("kernel", "rbf"), task="binary")
