@@ -5,7 +5,10 @@ sample every 6 time units, 7 past values per example) with ``rbf[gamma=1.0]`` th
 ``learn_predict_many`` (dense rows, one BLAS thread), then predicts the 500 test windows.
 The table gives µs per example (best of ``--repeat`` fresh learners, CPU time), the
 dictionary size at the end, the online MSE over the second half of the stream and the test
-MSE, in dB (10 log10 MSE) as the kernel adaptive-filtering papers give them.
+MSE, in dB (10 log10 MSE) as the kernel adaptive-filtering papers give them. For KRLS
+(O(m²) per example) it also times NumPy doing, per example, the same-size work of the
+recursion alone (two m × m matrix-vector products and one rank-one update), the bar the
+issue sets for the KRLS family.
 
     .venv/bin/python scripts/bench_kaf.py [--n 2000] [--repeat 3]
 """
@@ -23,6 +26,7 @@ import numpy as np
 from kbench.api import get_registry
 
 LEARNERS = [
+    "krls[tolerance=0.001]",
     "klms[eta=0.2]",
     "qklms[eta=0.2,epsilon=0.3]",
     "knlms[eta=0.1,mu0=0.7]",
@@ -53,6 +57,21 @@ def main() -> None:
         test = 10 * np.log10(np.mean((model.predict_many(data.X_test) - data.y_test) ** 2))
         us = 1e6 * best / args.n
         print(f"{spec:32} {us:10.2f} {model.stats()['n_support']:8d} {online:10.1f} {test:8.1f}")
+        if spec.startswith("krls"):
+            m = model.stats()["n_support"]
+            print(f"{'  NumPy rank-one, m = ' + str(m):32} {numpy_rank_one(m, args.n):10.2f}")
+
+
+def numpy_rank_one(m: int, n: int) -> float:
+    """µs per example of a = K @ k, Pa = P @ a, P -= outer(q, Pa) in NumPy at size m."""
+    rng = np.random.default_rng(0)
+    K, P, k = rng.random((m, m)), rng.random((m, m)), rng.random(m)
+    t0 = time.process_time()
+    for _ in range(n):
+        a = K @ k
+        Pa = P @ a
+        P -= np.outer(Pa / (1.0 + a @ Pa), Pa)
+    return 1e6 * (time.process_time() - t0) / n
 
 
 if __name__ == "__main__":

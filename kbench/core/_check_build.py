@@ -36,6 +36,7 @@ MODULES = (
     "_online_ops",
     "_time_series",
     "_kaf",
+    "_krls",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

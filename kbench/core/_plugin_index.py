@@ -55,6 +55,7 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "algorithm": (
             "klms",
             "knlms",
+            "krls",
             "qklms",
         ),
     },
