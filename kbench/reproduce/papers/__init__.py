@@ -6,8 +6,9 @@ from __future__ import annotations
 from kbench.reproduce.papers.huller import HULLER
 from kbench.reproduce.papers.pistol import PISTOL
 from kbench.reproduce.papers.polk import POLK
+from kbench.reproduce.papers.qklms import QKLMS
 from kbench.reproduce.papers.ramp import RAMP
 from kbench.reproduce.papers.svmd import SVMD
 from kbench.reproduce.verdicts import Paper
 
-PAPERS: dict[str, Paper] = {p.key: p for p in (SVMD, RAMP, PISTOL, HULLER, POLK)}
+PAPERS: dict[str, Paper] = {p.key: p for p in (SVMD, RAMP, PISTOL, HULLER, POLK, QKLMS)}

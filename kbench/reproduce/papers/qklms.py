@@ -1,0 +1,84 @@
+"""QKLMS: Chen, Zhao, Zhu and Príncipe, quantized kernel least mean square (IEEE TNNLS 2012).
+
+The quantized filter against KLMS on Mackey–Glass prediction: its dictionary far smaller,
+its testing MSE about the same. The paper's figure is not transcribed here, so its claims
+are checked in their words, not against its numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kbench.reproduce import evidence
+from kbench.reproduce.verdicts import CONSISTENT, NOT, REPRODUCED, Claim, Finding, Paper
+from kbench.results.store import Results
+
+#: Testing MSEs within this many decibels count as the same accuracy.
+MARGIN_DB = 1.0
+
+
+def _arms(results: Results):
+    qk = evidence.select(results, "qklms")
+    k = evidence.select(results, "klms")
+    evidence.need(qk, k)
+    return qk, k
+
+
+def _smaller_dictionary(results: Results) -> Finding:
+    """Fig. 2: QKLMS's network is far smaller than KLMS's (which keeps every example)."""
+    qk, k = _arms(results)
+    t = evidence.paired(qk, k, "n_support")
+    evidence.adjust(t)
+    value = (
+        f"QKLMS {evidence.mean_sd(qk['n_support'], '.0f')} centres, "
+        f"KLMS {evidence.mean_sd(k['n_support'], '.0f')}"
+    )
+    return evidence.fewer(t, value, "not smaller")
+
+
+def _same_accuracy(results: Results) -> Finding:
+    """Fig. 2: at about KLMS's testing MSE (in dB, equivalent within MARGIN_DB by TOST)."""
+    qk, k = _arms(results)
+    qk = qk.assign(test_db=10 * np.log10(qk["test_error"].astype(float)))
+    k = k.assign(test_db=10 * np.log10(k["test_error"].astype(float)))
+    t = evidence.paired(qk, k, "test_db")
+    evidence.adjust(t)
+    value = (
+        f"testing MSE QKLMS {evidence.mean_sd(qk['test_db'], '.2f')} dB, "
+        f"KLMS {evidence.mean_sd(k['test_db'], '.2f')} dB"
+    )
+    why = f"gap {t['mean_diff']:+.2f} dB; {evidence.seedtest(t)}"
+    if evidence.equivalent(t, MARGIN_DB):
+        return Finding(value, REPRODUCED, f"equivalent within {MARGIN_DB:g} dB (TOST); {why}")
+    if not t["p_holm"] < evidence.ALPHA:
+        return Finding(
+            value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
+        )
+    return Finding(value, NOT, f"significantly different; {why}")
+
+
+MACKEY_GLASS = (
+    "mackey_glass (τ = 30, a sample every 6, 7 past values, no noise), rbf γ = 1, η = 0.2, "
+    "ε = 0.2: the paper's step sizes and quantization size are not transcribed here"
+)
+QKLMS = Paper(
+    key="qklms",
+    title="Chen, Zhao, Zhu and Príncipe, Quantized kernel least mean square algorithm (IEEE TNNLS 2012)",
+    algorithms=("qklms", "klms"),
+    claims=(
+        Claim(
+            "F2a",
+            "QKLMS's network is far smaller than KLMS's",
+            "a far smaller network (Fig. 2; its values not transcribed)",
+            MACKEY_GLASS,
+            _smaller_dictionary,
+        ),
+        Claim(
+            "F2b",
+            "QKLMS reaches about KLMS's testing MSE",
+            "about the same testing MSE (Fig. 2; its values not transcribed)",
+            MACKEY_GLASS,
+            _same_accuracy,
+        ),
+    ),
+)
