@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -211,3 +212,29 @@ def test_krls_matches_dlib(tmp_path) -> None:
     # dlib's kernel value carries +0.01 that its driver takes away again (a rounding of
     # 1e-17 per value), and a BLAS of its own: rounding, grown by the recursion
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-8)
+
+
+def test_regression_learning_curves_are_drawn_in_decibels(tmp_path) -> None:
+    """The report's curves of a regression study give the MSE in dB (10 log10 MSE), as the
+    adaptive-filtering literature does, with the dictionary size beside them."""
+    from helpers import kbench
+    from kbench.report import plots
+    from kbench.results.store import load_results
+
+    out = tmp_path / "r"
+    data = "mackey_glass[n_train=300,n_test=100]"
+    args = ["-a", "klms", "-a", "qklms", "-k", "rbf[gamma=1.0]", "-d", data, "--seeds", "0-1"]
+    ran = kbench("run", *args, "--workers", "0", "--no-report", "--out", str(out))
+    assert ran.returncode == 0, ran.stderr
+    res = load_results(out)
+    runs = res.runs.assign(label=res.runs["algorithm"], offline=False)
+    svg, titles = plots.curves_figure(
+        runs["stream"].iloc[0], runs, res.traces, {"klms": "#000", "qklms": "#111"}, "regression"
+    )
+    assert titles[:2] == ["Online MSE in dB (prequential)", "Held-out MSE in dB"]
+    assert "Model size" in titles
+    assert svg is not None and "−20" in svg  # tick labels of a decibel axis, below 0
+    mse = float(res.runs["test_error"].min())
+    assert 10 * np.log10(mse) < -15  # what the axis must reach: Mackey–Glass is learned
+    assert plots.decibels(pd.Series([0.01, 0.0, -1.0])).round(6).tolist()[0] == -20.0
+    assert plots.decibels(pd.Series([0.0, -1.0])).isna().all()

@@ -133,6 +133,12 @@ def _zoom(ax: Any, bands: list[pd.DataFrame], x_cut: float, floor_zero: bool = T
     ax.set_ylim(bottom, hi + pad)
 
 
+def decibels(mse: pd.Series) -> pd.Series:
+    """10 log10 of mean squared errors; NaN where the error is not positive."""
+    values = pd.to_numeric(mse, errors="coerce").astype(float)
+    return 10.0 * np.log10(values.where(values > 0))
+
+
 def curves_figure(
     stream: str,
     runs: pd.DataFrame,
@@ -175,6 +181,15 @@ def curves_figure(
     order = [lab for lab in colours if lab in set(tr["label"])]
     regression = task == "regression"
     err_name = "mean squared error" if regression else "error rate"
+    # Regression errors in decibels, 10 log10 MSE, as the adaptive-filtering literature
+    # draws its learning curves: a tenfold drop is 10 dB, whatever the target's scale (the
+    # line is the mean over seeds in dB, the band their range).
+    in_db = regression and "online_error" in tr.columns
+    if in_db:
+        for col in ("online_error", "test_error"):
+            if col in tr.columns:
+                tr[col] = decibels(tr[col])
+        err_name = "MSE in dB"
     numeric = [  # other statistics an algorithm reports; a constant one tells nothing
         c
         for c in tr.columns
@@ -265,14 +280,18 @@ def curves_figure(
                     else r.get("online_error")
                 )
                 if pd.notna(val):
+                    val = float(decibels(pd.Series([val])).iloc[0]) if in_db else val
                     ax.axhline(val, color=colours.get(r["label"], "#555"), lw=1.3, ls="--")
         for ref in references:
             if ref.get("metric") == ycol and xcol != "time_s":
+                value = float(ref["value"])
+                if in_db and ycol in ("online_error", "test_error"):
+                    value = 10.0 * math.log10(value) if value > 0 else math.nan
                 # A paper's number is a level to compare against, not a curve: a dotted line.
-                ax.axhline(float(ref["value"]), color="black", lw=1.0, ls=":")
+                ax.axhline(value, color="black", lw=1.0, ls=":")
                 ax.annotate(
                     str(ref.get("label", "paper")),
-                    xy=(0.01, float(ref["value"])),
+                    xy=(0.01, value),
                     xycoords=("axes fraction", "data"),
                     fontsize=7,
                     va="bottom",
@@ -281,9 +300,9 @@ def curves_figure(
                     pd.DataFrame(
                         {
                             "x": [np.nan],
-                            "mean": [ref["value"]],
-                            "lo": [ref["value"]],
-                            "hi": [ref["value"]],
+                            "mean": [value],
+                            "lo": [value],
+                            "hi": [value],
                         }
                     )
                 )
@@ -300,7 +319,7 @@ def curves_figure(
         ax.set_xlabel("learner time (s)" if xcol == "time_s" else "examples seen")
         ax.set_ylabel(ylabel)
         if ycol in ("online_error", "test_error"):
-            _zoom(ax, bands, 0.0, floor_zero=True)
+            _zoom(ax, bands, 0.0, floor_zero=not in_db)  # decibels go below 0
             if not regression:
                 _percent_axis(ax)
     for ax in list(axes.flat)[len(panels) :]:
