@@ -37,6 +37,7 @@ MODULES = (
     "_time_series",
     "_kaf",
     "_krls",
+    "_sop",
 )
 
 MESSAGE = """kbench's compiled core ({module}) could not be imported: {error}

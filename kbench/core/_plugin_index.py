@@ -96,6 +96,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     "kbench.algorithms.river_model": {
         "algorithm": ("river",),
     },
+    "kbench.algorithms.second_order": {
+        "algorithm": ("second_order_perceptron",),
+    },
     "kbench.algorithms.sgd": {
         "algorithm": (
             "asgd",
