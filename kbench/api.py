@@ -44,6 +44,8 @@ array([0.3935])
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from kbench import hookimpl
@@ -60,11 +62,15 @@ from kbench.core.components import (
     param,
 )
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
+from kbench.core.executors import Executor, ExecutorSettings
 from kbench.core.kernel_rows import as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
 from kbench.core.seeds import child_seed, derive_seed
 from kbench.data.cache import get_stream
 from kbench.data.streams import Stream, StreamSpec
+
+if TYPE_CHECKING:
+    from kbench.execution.executors import DaskExecutor, LocalExecutor, execute, execute_isolated
 from kbench.learners import (
     BlockRows,
     Expansion,
@@ -80,14 +86,18 @@ __all__ = [
     "Algorithm",
     "BlockRows",
     "Component",
+    "DaskExecutor",
     "Data",
     "DataError",
     "Dataset",
+    "Executor",
+    "ExecutorSettings",
     "Expansion",
     "ExpansionLearner",
     "KbenchError",
     "Kernel",
     "KernelSpec",
+    "LocalExecutor",
     "Loss",
     "Parameter",
     "Registry",
@@ -103,6 +113,8 @@ __all__ = [
     "check_range",
     "child_seed",
     "derive_seed",
+    "execute",
+    "execute_isolated",
     "get_registry",
     "get_stream",
     "hookimpl",
@@ -159,3 +171,16 @@ def kernel_expansion(
     if one:
         return buf.scores(buf.row(kernel, X[0]))
     return buf.decision_many(kernel, X, block=block)
+
+
+#: What an executor plugin needs from the execution layer: loaded on first use, so that a
+#: plugin of any other kind (and ``kbench list``) does not import the executors.
+_EXECUTION_NAMES = ("DaskExecutor", "LocalExecutor", "execute", "execute_isolated")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXECUTION_NAMES:
+        from kbench.execution import executors
+
+        return getattr(executors, name)
+    raise AttributeError(f"module 'kbench.api' has no attribute {name!r}")

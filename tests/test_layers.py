@@ -304,9 +304,6 @@ NOT_YET_PUBLIC = frozenset(
             )
         ),
         *(f"datasets/{m}" for m in ("a9a", "bundled", "files", "keel", "mnist", "synthetic")),
-        # Executors run the execution layer's tasks (EXECUTOR_PLUGIN_ALLOWED); the Executor
-        # protocol is not in kbench.api yet.
-        *(f"executors/{m}" for m in ("dask", "local")),
         *(f"kernels/{m}" for m in ("dot_product", "normalised", "radial")),
         *(f"losses/{m}" for m in ("margin", "multiclass", "novelty", "regression")),
     )
