@@ -79,6 +79,10 @@ def run(
     scheduler: str | None = None,
     progress: Progress | None = None,
     force: bool = False,
+    timeout: float | None = None,
+    memory_limit: int | None = None,
+    retry_failed: bool = False,
+    trace_memory: bool = True,
 ) -> Results:
     """Run a study and return its results.
 
@@ -109,6 +113,14 @@ def run(
         runs table: ``status`` and ``reason``).
     force : bool, default False
         Rerun tasks that already have results.
+    timeout : float, optional
+        Seconds a task may run before it is stopped and recorded as failed; None: no limit.
+    memory_limit : int, optional
+        Bytes a task may use before it is stopped and recorded as failed; None: no limit.
+    retry_failed : bool, default False
+        Rerun tasks whose recorded status is not ``ok``.
+    trace_memory : bool, default True
+        Trace the learners' peak memory (``peak_memory`` in the runs table).
 
     Returns
     -------
@@ -125,6 +137,7 @@ def run(
     from kbench.core.registry import get_registry
     from kbench.execution.study import Experiment, load_study
     from kbench.execution.tuned_study import run_study
+    from kbench.results.labels import merged_labels, study_labels, write_labels
     from kbench.results.store import ResultsStore
 
     if isinstance(study, Experiment):
@@ -135,17 +148,26 @@ def run(
             out = experiments[0].out
     else:
         experiments = list(study)
-    store = ResultsStore(Path(out if out is not None else DEFAULT_OUT))
+    folder = Path(out if out is not None else DEFAULT_OUT)
+    registry = get_registry()
+    # Checked before anything is written: a bad label leaves the folder as it was.
+    labels = merged_labels(folder, study_labels((e.algorithms for e in experiments), registry))
+    store = ResultsStore(folder)
     outcome = run_study(  # a tuned experiment runs its tuning phase first
         experiments,
-        get_registry(),
+        registry,
         store,
         progress=progress,
         workers=workers,
+        timeout=timeout,
+        memory_limit=memory_limit,
         executor=executor or "local",
         scheduler=scheduler,
         force=force,
+        retry_failed=retry_failed,
+        trace_memory=trace_memory,
     )
+    write_labels(folder, labels)
     return store.collect().subset(outcome.task_ids)
 
 
@@ -157,8 +179,15 @@ def load(path: str | Path) -> Results:
     kbench.core.errors.ResultsError
         Not a results folder, or an unreadable file in it (named).
     """
+    from pathlib import Path
+
+    from kbench.core.errors import ResultsError
     from kbench.results.store import load_results
 
+    if not Path(path).exists():
+        raise ResultsError(
+            f"results folder {path} does not exist; run kbench run --out {path} first"
+        )
     return load_results(path)
 
 
@@ -168,23 +197,27 @@ def compare(
     metric: str = "online_error",
     alpha: float = 0.05,
     rope: float | None = None,
+    tune_budget: int | None = None,
 ) -> Comparison:
     """Compare every pair of configurations in results (or a results folder).
 
     Returns a :class:`~kbench.analysis.comparison.Comparison`: ``leaderboard()``, the pairs
     and their verdicts across seeds, rankings across data sets, and ``to_latex()``-style
-    exports, all as pandas objects or strings. Parameters are those of ``kbench compare``.
+    exports, all as pandas objects or strings. Parameters are those of ``kbench compare``
+    (``tune_budget``: compare only the runs tuned with this many configurations, and the
+    untuned ones). ``kbench compare`` calls this function, so both label alike.
     """
     from pathlib import Path
 
     from kbench.analysis.comparison import compare as compare_results
-    from kbench.core.registry import get_registry
+    from kbench.analysis.comparison import load_comparison
+    from kbench.analysis.configs import spec_shortener
+    from kbench.results.tuning import at_tuning_budget
 
     if isinstance(results, (str, Path)):
-        results = load(results)
-    return compare_results(
-        results, metric=metric, alpha=alpha, short=get_registry().short, rope=rope
-    )
+        return load_comparison(results, metric, alpha, rope, tune_budget)[1]
+    tables = results if tune_budget is None else at_tuning_budget(results, tune_budget)
+    return compare_results(tables, metric=metric, alpha=alpha, short=spec_shortener(), rope=rope)
 
 
 def __getattr__(name: str) -> Any:

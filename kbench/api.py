@@ -61,6 +61,8 @@ array([0.3935])
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from kbench import hookimpl
@@ -79,6 +81,7 @@ from kbench.core.components import (
 )
 from kbench.core.dense_rows import dense, takes_csr
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
+from kbench.core.executors import Executor, ExecutorSettings
 from kbench.core.kernel_rows import CompiledKernel, as_matrix, as_vector, kernel_row, sq_norms
 from kbench.core.registry import Registry, get_registry
 from kbench.core.search_space import Choice, IntLogUniform, LogUniform
@@ -100,6 +103,9 @@ from kbench.data.readers import (
     read_npz,
 )
 from kbench.data.streams import Stream, StreamSpec
+
+if TYPE_CHECKING:
+    from kbench.execution.executors import DaskExecutor, LocalExecutor, execute, execute_isolated
 from kbench.learners import (
     BlockRows,
     Expansion,
@@ -118,16 +124,20 @@ __all__ = [
     "Choice",
     "CompiledKernel",
     "Component",
+    "DaskExecutor",
     "Data",
     "DataError",
     "Dataset",
     "Entry",
+    "Executor",
+    "ExecutorSettings",
     "Expansion",
     "ExpansionLearner",
     "IntLogUniform",
     "KbenchError",
     "Kernel",
     "KernelSpec",
+    "LocalExecutor",
     "LogUniform",
     "Loss",
     "Parameter",
@@ -148,6 +158,8 @@ __all__ = [
     "dense",
     "derive_seed",
     "encode_labels",
+    "execute",
+    "execute_isolated",
     "fetch",
     "fetch_url",
     "folder",
@@ -221,3 +233,16 @@ def kernel_expansion(
     if one:
         return buf.scores(buf.row(kernel, X[0]))
     return buf.decision_many(kernel, X, block=block)
+
+
+#: What an executor plugin needs from the execution layer: loaded on first use, so that a
+#: plugin of any other kind (and ``kbench list``) does not import the executors.
+_EXECUTION_NAMES = ("DaskExecutor", "LocalExecutor", "execute", "execute_isolated")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXECUTION_NAMES:
+        from kbench.execution import executors
+
+        return getattr(executors, name)
+    raise AttributeError(f"module 'kbench.api' has no attribute {name!r}")

@@ -188,3 +188,18 @@ def test_listing_components_does_not_import_the_executors() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False", "True"], done.stdout + done.stderr
+
+
+def test_an_executor_plugin_needs_only_kbench_api() -> None:
+    """The protocol, the settings, the built-in executors and the task functions are in
+    kbench.api; the execution layer loads only when one of them is used."""
+    import kbench.api
+    from kbench.execution import executors
+
+    for name in ("LocalExecutor", "DaskExecutor", "execute", "execute_isolated"):
+        assert getattr(kbench.api, name) is getattr(executors, name)
+        assert name in kbench.api.__all__
+    assert {"Executor", "ExecutorSettings"} <= set(kbench.api.__all__)
+    code = "import sys, kbench.api; print('kbench.execution.executors' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "False", proc.stderr

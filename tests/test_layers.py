@@ -302,9 +302,6 @@ NOT_YET_PUBLIC = frozenset(
                 "pegasos", "pistol", "polk", "ramp_svm", "sgd", "svmd",
             )
         ),
-        # Executors run the execution layer's tasks (EXECUTOR_PLUGIN_ALLOWED); the Executor
-        # protocol is not in kbench.api yet.
-        *(f"executors/{m}" for m in ("dask", "local")),
     )
 )  # fmt: skip
 

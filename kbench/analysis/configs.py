@@ -14,6 +14,7 @@ import pandas as pd
 from kbench._version import __version__
 from kbench.analysis.tables import count
 from kbench.core.errors import ResultsError
+from kbench.core.specs import spec_name
 from kbench.results.degenerate import degenerate_column
 from kbench.results.store import Results
 
@@ -256,7 +257,7 @@ def prepare_runs(
         if col not in runs.columns:
             runs[col] = default
     if runs["dataset"].isna().any():
-        runs["dataset"] = runs["dataset"].fillna(runs["stream"].astype(str).str.split("[").str[0])
+        runs["dataset"] = runs["dataset"].fillna(runs["stream"].map(spec_name))
     for col in (*METRICS, "n_support", "kernel_evals", "time_s", "us_per_example"):
         if col not in runs.columns:
             runs[col] = np.nan

@@ -22,10 +22,10 @@ from kbench.analysis.tables import (
     fmt_value,
     latex_results,
     plain,
-    short_stream_names,
     to_csv,
     to_markdown,
 )
+from kbench.core.specs import short_names, spec_name
 from kbench.results.degenerate import LEGEND, MARK, reason_kinds
 
 
@@ -94,7 +94,7 @@ def to_latex(cmp: Any) -> str:
     worse = significantly_worse(cmp, mean)
     # Data-set names as column heads when they tell the streams apart (a paper's table
     # names its data sets; the full stream labels are in the results).
-    names = short_stream_names(list(mean.columns))
+    names = short_names(list(mean.columns))
     mean, sd, flagged, worse = (x.rename(columns=names) for x in (mean, sd, flagged, worse))
     return latex_results(
         mean,
@@ -135,7 +135,7 @@ def undecided_note(cmp: Any) -> str:
     undecided = seeds[seeds["result"].isin(["cannot tell", "n/a"])]
     parts = []
     for reason, g in undecided.groupby("reason", sort=False):
-        where = ", ".join(sorted({str(x).split("[")[0] for x in g["stream"]}))
+        where = ", ".join(sorted({spec_name(x) for x in g["stream"]}))
         parts.append(f"No verdict over seeds on {where}: {reason}.")
     return " ".join(parts)
 

@@ -33,7 +33,8 @@ from kbench.analysis.statistics import (
     nemenyi_cd,
     rank_table,
 )
-from kbench.analysis.tables import seed_label, short_stream_names
+from kbench.analysis.tables import seed_label
+from kbench.core.specs import short_names
 
 
 @dataclass
@@ -131,7 +132,7 @@ def experiment_groups(cmp: Any) -> tuple[list[RankGroup], str]:
     runs = cmp.runs
     finals = _finals(cmp)
     order = [str(x) for x in cmp.labels]
-    names = short_stream_names(list(runs["stream"].astype(str).unique()))
+    names = short_names(list(runs["stream"].astype(str).unique()))
     # The configurations each data set ran (any status: a failure does not change the plan).
     planned = runs.assign(stream=runs["stream"].astype(str), label=runs["label"].astype(str))
     by_stream = planned.groupby("stream")["label"].agg(frozenset)

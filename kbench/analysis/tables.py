@@ -71,13 +71,6 @@ def seed_label(seed: Any) -> str:
     return f"{int(f)}" if f.is_integer() else str(seed)
 
 
-def short_stream_names(streams: Sequence[Any]) -> dict[Any, str]:
-    """Data-set names (a stream label up to its parameters) where they tell the streams
-    apart, the full labels otherwise."""
-    base = {s: str(s).split("[")[0] for s in streams}
-    return base if len(set(base.values())) == len(base) else {s: str(s) for s in streams}
-
-
 def to_csv(frame: pd.DataFrame) -> str:
     """A table as CSV text (one header row, no index)."""
     buf = io.StringIO()

@@ -36,19 +36,6 @@ def _file_option(*names: str, help: str) -> Any:
     )
 
 
-def _load(
-    results: Path,
-    metric: str,
-    alpha: float,
-    rope: float | None = None,
-    tune_budget: int | None = None,
-) -> tuple[Any, Any]:
-    """The results tables of a folder and their comparison (:func:`load_comparison`)."""
-    from kbench.analysis.comparison import load_comparison
-
-    return load_comparison(results, metric, alpha, rope, tune_budget)
-
-
 @click.command()
 @_results_argument
 @_metric_option(
@@ -101,10 +88,11 @@ def compare(
     --rope, the Bayesian signed-rank test; per stream (--streams): a description of each
     stream, and a win/tie/loss count.
     """
+    import kbench
     from kbench.cli.render import output_console, print_comparison, print_tuning
 
     started = time.perf_counter()
-    _, cmp = _load(results, metric, alpha, rope, tune_budget)
+    cmp = kbench.compare(results, metric=metric, alpha=alpha, rope=rope, tune_budget=tune_budget)
     cmp.check_pairable(results)
     if fmt == "table":
         console = output_console()
@@ -146,8 +134,11 @@ def report(results: Path, out: Path | None, metric: str, alpha: float, title: st
 
     require("report", "kbench report")
 
+    import kbench
+
     started = time.perf_counter()
-    tables, cmp = _load(results, metric, alpha)
+    tables = kbench.load(results)  # read once, for the comparison and the plots
+    cmp = kbench.compare(tables, metric=metric, alpha=alpha)
     out = out if out is not None else results / "report.html"
     try:
         path = write_report(

@@ -217,7 +217,8 @@ def cli() -> None:
     """kbench: benchmark online kernel learning algorithms on identical streams."""
 
 
-def _registry():
+def watched_registry() -> Any:
+    """The registry, every plugin that fails to load reported as a warning, once."""
     from kbench.core.registry import get_registry
 
     reg = get_registry()
@@ -355,18 +356,16 @@ def run(
     With no STUDY file and no -a/-d it runs the default study on bundled data. Running
     the same command again resumes: tasks with results are skipped.
     """
+    import kbench
     from kbench.cli.progress import RichProgress
     from kbench.cli.render import print_leaderboard
     from kbench.execution.study import DEFAULT_STUDY, Experiment, load_study, parse_seeds
-    from kbench.execution.tuned_study import run_study
-    from kbench.results.labels import merged_labels, study_labels, write_labels
-    from kbench.results.store import ResultsStore
 
     if with_report:  # said before the study runs, not after
         from kbench.core.extras import require
 
         require("report", "kbench run --report")
-    registry = _registry()
+    registry = watched_registry()
     check_number("--workers", workers, low=0, high=MAX_WORKERS, why_high="each is a process")
     check_number(
         "--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT,
@@ -414,13 +413,9 @@ def run(
         if study is not None and (kernels or losses):
             exp.kernels = list(kernels) or exp.kernels
             exp.losses = list(losses) or exp.losses
-    # Checked before anything is written: a bad label leaves the folder as it was.
-    labels = merged_labels(out, study_labels((e.algorithms for e in experiments), registry))
-    store = ResultsStore(out)
-    outcome = run_study(
+    runs = kbench.run(
         experiments,
-        registry,
-        store,
+        out=out,
         progress=RichProgress(err),
         workers=workers,
         timeout=timeout,
@@ -430,17 +425,18 @@ def run(
         force=force,
         retry_failed=retry_failed,
         trace_memory=not no_memory,
-    )
-    write_labels(out, labels)
-    runs = store.collect().subset(outcome.task_ids).runs
+    ).runs
     print_leaderboard(runs, registry)
     if with_report and "status" in runs and (runs["status"] == "ok").any():
-        from kbench.cli.compare import _load
         from kbench.report.html import write_report
 
-        tables, cmp = _load(out, "online_error", 0.05)
+        cmp = kbench.compare(out)
         path = write_report(
-            cmp, tables, out / "report.html", title=out.resolve().name, source=str(out.resolve())
+            cmp,
+            kbench.load(out),
+            out / "report.html",
+            title=out.resolve().name,
+            source=str(out.resolve()),
         )
         err.print(
             f"kbench: report written to {path} (kbench compare {out} for every pair's tests)",
@@ -481,7 +477,7 @@ def show(results: Path, fmt: str, tuning: bool) -> None:
     from kbench.analysis.configs import check_results_format
     from kbench.analysis.pairs import stream_mismatches
 
-    registry = _registry()
+    registry = watched_registry()
     runs = load_results(results).runs
     if not len(runs):
         # An empty table would print nothing and exit 0, as if there were nothing wrong.
@@ -591,7 +587,7 @@ def list_(kind: str | None, name: str | None, as_json: bool) -> None:
     With a KIND and a NAME (kbench list algorithms norma), document that component's
     parameters: type, default, the range its constructor checks, and what each means.
     """
-    registry = _registry()
+    registry = watched_registry()
     if name is not None:
         assert kind is not None  # click fills KIND before NAME
         _print_parameters(registry, KIND_NAMES[kind], name, as_json)
@@ -671,7 +667,7 @@ def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> Non
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plugins(as_json: bool) -> None:
     """List plugins and what each registered."""
-    registry = _registry()
+    registry = watched_registry()
     infos = list(registry.plugins.values())
     if as_json:
         click.echo(json.dumps([i.to_dict() for i in infos], indent=2))

@@ -28,9 +28,10 @@ from kbench.analysis.leaderboard import (
     tuning_cost_text,
     width_hints,
 )
-from kbench.analysis.tables import count, fmt_value, short_stream_names
+from kbench.analysis.tables import count, fmt_value
 from kbench.cli.consoles import error_console, output_console
 from kbench.core.registry import Registry
+from kbench.core.specs import short_names
 from kbench.results.degenerate import LEGEND, MARK, marked_cells
 
 
@@ -358,7 +359,7 @@ def print_groups(
     console.print(f"[bold]across data sets[/bold]: {escape(sentence)}", highlight=False)
     for g in groups:
         by_sets = g.blocks == "data sets"
-        short = short_stream_names(list(g.streams))
+        short = short_names(list(g.streams))
         stream_of = {v: k for k, v in short.items()} | {s: s for s in g.streams}
         title = (
             f"[bold]{escape(g.name)}[/bold]: mean rank over its {len(g.values)} "

@@ -55,7 +55,7 @@ def reproduce(
     Prints one row per claim: the paper's value, kbench's value with its spread over seeds,
     the data set used and a verdict with its reason. Running the same command again resumes.
     """
-    from kbench.cli.main import _registry
+    from kbench.cli.main import watched_registry
     from kbench.cli.progress import RichProgress
     from kbench.execution.driver import run_experiments
     from kbench.execution.study import load_study
@@ -86,7 +86,7 @@ def reproduce(
         from kbench.reproduce.markdown import check_page
 
         check_page(markdown, quick)  # before the run, not after it
-    registry = _registry()
+    registry = watched_registry()
     if len(papers) == 1:
         missing = missing_algorithms(papers[0], registry)
         if missing:
@@ -120,13 +120,12 @@ def reproduce(
         rows += evaluate(p, tables, quick=quick)
         degenerate[p.key] = degenerate_summary(tables.runs)
         if not no_report and (tables.runs["status"] == "ok").any():
-            from kbench.cli.compare import _load
+            import kbench
             from kbench.report.html import write_report
 
-            all_tables, cmp = _load(folder, "online_error", 0.05)
             path = write_report(
-                cmp,
-                all_tables,
+                kbench.compare(folder),
+                kbench.load(folder),
                 folder / "report.html",
                 title=f"kbench reproduce {p.key}",
                 source=str(folder.resolve()),

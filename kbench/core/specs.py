@@ -320,3 +320,61 @@ def check_labels(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
             raise SpecError(f"label {label!r} is given to two specs: {owner[label]} and {spec}")
         labels[spec], owner[label] = label, spec
     return labels
+
+
+def spec_name(text: Any) -> str:
+    """The name of a spec string: ``"norma[eta=0.1]"`` gives ``"norma"``.
+
+    A text that does not parse (a label written by hand, say) gives what comes before its
+    first ``[``, so that a view can always show something.
+    """
+    spec = str(text)
+    try:
+        return parse_spec(spec)[0]
+    except SpecError:
+        return spec.partition("[")[0]
+
+
+def short_names(specs: Iterable[Any]) -> dict[Any, str]:
+    """Short display names of spec strings (streams or algorithms), one function for every
+    view: the CLI's tables, the exports and the report.
+
+    Each spec is shown by its name, with only the parameters that tell it apart from the
+    other specs of the same name; when that is not enough (or a spec does not parse) every
+    spec is shown in full.
+
+    Parameters
+    ----------
+    specs
+        The spec strings (or values whose ``str`` is one), each once.
+
+    Returns
+    -------
+    dict
+        ``{spec: short name}``, the names all different.
+    """
+    specs = list(specs)
+    base = {s: spec_name(s) for s in specs}
+    if len(set(base.values())) == len(base):
+        return base
+    parsed: dict[Any, dict[str, str] | None] = {}  # None where the spec does not parse
+    for s in specs:
+        try:
+            parsed[s] = parse_spec(str(s))[1]
+        except SpecError:
+            parsed[s] = None
+    out: dict[Any, str] = {}
+    for s in specs:
+        same = [t for t in specs if base[t] == base[s]]
+        params = parsed[s]
+        if len(same) == 1:
+            out[s] = base[s]
+            continue
+        if params is None or any(parsed[t] is None for t in same):
+            out[s] = str(s)
+            continue
+        keys = sorted({k for t in same for k in parsed[t] or {}})
+        differ = [k for k in keys if len({str((parsed[t] or {}).get(k)) for t in same}) > 1]
+        opts = ",".join(f"{k}={params[k]}" for k in differ if k in params)
+        out[s] = f"{base[s]}[{opts}]"
+    return out if len(set(out.values())) == len(out) else {s: str(s) for s in specs}

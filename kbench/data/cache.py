@@ -32,7 +32,7 @@ from kbench.data.downloads import cache_dir
 from kbench.data.paging import register_map
 from kbench.data.readers import sha256_of
 from kbench.data.streams import (
-    Plan,
+    RowPlan,
     Stream,
     StreamSpec,
     _apply,
@@ -401,7 +401,7 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
 
 
 def _served(
-    spec: StreamSpec, base: _Base, plan: Plan | None, entry: Path, record: dict[str, Any] | None
+    spec: StreamSpec, base: _Base, plan: RowPlan | None, entry: Path, record: dict[str, Any] | None
 ) -> Stream:
     """The stream of ``spec`` over ``base``: its plan as cached, or drawn from the seed.
 
@@ -445,7 +445,7 @@ class _Damaged(Exception):
     """A stream's order file is missing, damaged, or not the size its record says."""
 
 
-def _cached_plan(entry: Path, record: dict[str, Any], base: _Base) -> Plan | None:
+def _cached_plan(entry: Path, record: dict[str, Any], base: _Base) -> RowPlan | None:
     """The plan of a stream's order file, mapped; None when its record names none (the
     stream is small: its plan is drawn again).
 
@@ -463,7 +463,7 @@ def _cached_plan(entry: Path, record: dict[str, Any], base: _Base) -> Plan | Non
             raise _Damaged(path)
         head, arrays = _map_arrays(path, _ORDER_MAGIC)
         n, data = int(head["n"]), base.data
-        return Plan(
+        return RowPlan(
             y=arrays.get("y", data.y[:n]),
             y_test=arrays.get("y_test", data.y_test),
             rows=arrays.get("rows"),

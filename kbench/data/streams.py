@@ -407,7 +407,7 @@ _Arrays = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, st
 
 
 @dataclass(frozen=True)
-class Plan:
+class RowPlan:
     """Where a stream's rows and labels come from: what its seed and options derive from a
     data set's arrays before any row of features is read.
 
@@ -445,16 +445,16 @@ class Plan:
         return out
 
 
-def _derive(spec: StreamSpec, base: _Base, plan: Plan | None = None) -> _Arrays:
+def _derive(spec: StreamSpec, base: _Base, plan: RowPlan | None = None) -> _Arrays:
     """Apply the stream options to a data set's arrays: (X, y, X_test, y_test, task, classes).
 
-    ``plan`` is the stream's :class:`Plan` when the cache has it; otherwise it is derived.
+    ``plan`` is the stream's :class:`RowPlan` when the cache has it; otherwise it is derived.
     """
     return _apply(spec, base, _plan(spec, base) if plan is None else plan)[0]
 
 
-def _plan(spec: StreamSpec, base: _Base) -> Plan:
-    """The stream's labels and rows (:class:`Plan`), drawn from its seed.
+def _plan(spec: StreamSpec, base: _Base) -> RowPlan:
+    """The stream's labels and rows (:class:`RowPlan`), drawn from its seed.
 
     The orders (test split, shuffle, counting, ``n``) are composed as row indices into
     the data set's arrays and applied in one gather, so the data set is stored once for
@@ -511,7 +511,7 @@ def _plan(spec: StreamSpec, base: _Base) -> Plan:
         y = y[rows]
     elif spec.n is not None:
         y = y[: spec.n]
-    return Plan(y, yt, rows, test_rows, task, n_classes)
+    return RowPlan(y, yt, rows, test_rows, task, n_classes)
 
 
 def _one_label(y: np.ndarray) -> bool:
@@ -534,7 +534,7 @@ def lazy_stream(spec: StreamSpec, base: _Base, n: int) -> bool:
     return n * (row + 8) > gathered.LAZY_BYTES
 
 
-def _apply(spec: StreamSpec, base: _Base, plan: Plan) -> tuple[_Arrays, Plan]:
+def _apply(spec: StreamSpec, base: _Base, plan: RowPlan) -> tuple[_Arrays, RowPlan]:
     """The stream's arrays: the data set's features in the plan's rows, densified and
     scaled as the options ask; a :class:`RowGather` for a large stream of a mapped data
     set, whose rows are read, densified and scaled a chunk at a time. Also the plan, with

@@ -99,11 +99,11 @@ def base_row(task: Task, stream: Stream | None = None) -> dict[str, Any]:
     """The configuration columns every run row has, whatever its status."""
     return {
         "task_id": task.task_id,
-        "algorithm": task.algorithm.split("[")[0],
+        "algorithm": task.algorithm_name,
         "algorithm_spec": task.algorithm,
         "kernel": task.kernel,
         "loss": task.loss,
-        "dataset": task.stream.dataset.split("[")[0],
+        "dataset": task.dataset_name,
         "stream": task.stream.label,
         "stream_seed": task.stream.seed,
         "stream_id": stream.stream_id if stream is not None else None,
@@ -300,7 +300,7 @@ def _offline(
         "test_n": test_n,
     }
     row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
-    entry = registry.entry("algorithm", task.algorithm.split("[")[0])
+    entry = registry.entry("algorithm", task.algorithm_name)
     run = base_row(task, stream) | {
         "status": "ok",
         "reason": "",
@@ -506,7 +506,7 @@ def _prequential(
         "majority_test_error": _majority_error(stream.task, stream.y_test)
         if stream.y_test is not None
         else np.nan,
-        "plugin": registry.entry("algorithm", task.algorithm.split("[")[0]).plugin,
-        "plugin_version": registry.entry("algorithm", task.algorithm.split("[")[0]).version,
+        "plugin": registry.entry("algorithm", task.algorithm_name).plugin,
+        "plugin_version": registry.entry("algorithm", task.algorithm_name).version,
     }
     return TaskResult(run=run, traces=traces, outcomes=outcomes)

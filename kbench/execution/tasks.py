@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kbench.core.specs import spec_name
 from kbench.data.streams import StreamSpec
 
 
@@ -72,10 +73,20 @@ class Task:
         """The label budget (0: none)."""
         return int(dict(self.options).get("max_queries", 0))
 
+    @cached_property  # parsed once: the runner, its rows and the registry look-up use it
+    def algorithm_name(self) -> str:
+        """The algorithm's registered name (its spec without the parameters)."""
+        return spec_name(self.algorithm)
+
+    @cached_property
+    def dataset_name(self) -> str:
+        """The data set's registered name (its spec without the parameters)."""
+        return spec_name(self.stream.dataset)
+
     @property
     def label(self) -> str:
         """A short readable description."""
-        parts = [self.algorithm.split("[")[0]]
+        parts = [self.algorithm_name]
         if self.kernel:
-            parts.append(self.kernel.split("[")[0])
+            parts.append(spec_name(self.kernel))
         return f"{'/'.join(parts)} on {self.stream.label} (seed {self.seed})"

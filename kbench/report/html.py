@@ -26,6 +26,7 @@ from kbench.analysis.groups import experiment_groups
 from kbench.core.errors import ResultsError
 from kbench.core.extras import require
 from kbench.core.fileio import atomic_write_text
+from kbench.core.specs import short_names
 from kbench.report import sections
 from kbench.report.plots import PALETTE
 from kbench.report.tuning import tuning_rows
@@ -93,7 +94,7 @@ def render_report(
         traces = pd.DataFrame(columns=["task_id", "seen", "online_error"])
     lb = cmp.leaderboard()
     streams = sorted(runs["stream"].astype(str).unique())
-    names = sections.stream_names(streams)
+    names = short_names(streams)
     seeds_per = runs.groupby("stream")["seed"].nunique()
     groups, _ = experiment_groups(cmp)
     datasets = []

@@ -27,6 +27,7 @@ from kbench.analysis.groups import (
     two_tests_sentence,
 )
 from kbench.analysis.tables import p_text
+from kbench.core.specs import spec_name
 from kbench.report import pair_plots, plots
 from kbench.results.degenerate import LEGEND
 
@@ -92,40 +93,9 @@ def short_name(name: str, width: int = 28) -> str:
 def slug(name: str, i: int) -> str:
     """The anchor of the ``i``-th data set's section."""
     base = (
-        "".join(c if c.isalnum() else "-" for c in name.split("[")[0].lower()).strip("-")
-        or "stream"
+        "".join(c if c.isalnum() else "-" for c in spec_name(name).lower()).strip("-") or "stream"
     )
     return f"ds-{i}-{base}"
-
-
-def stream_names(streams: Sequence[str]) -> dict[str, str]:
-    """Short display names of stream labels: the data set's name, with only the options
-    that tell apart the streams of the same data set (the full label goes in a title)."""
-    from kbench.core.specs import parse_spec
-
-    base = {s: str(s).split("[")[0] for s in streams}
-    if len(set(base.values())) == len(base):
-        return base
-    parsed: dict[str, Any] = {}  # None where the label does not parse
-    for s in streams:
-        try:
-            parsed[s] = parse_spec(str(s))[1]
-        except Exception:  # a label kbench cannot parse: shown in full
-            parsed[s] = None
-    out = {}
-    for s in streams:
-        same = [t for t in streams if base[t] == base[s]]
-        if len(same) == 1:
-            out[s] = base[s]
-            continue
-        if any(parsed[t] is None for t in same):
-            out[s] = str(s)
-            continue
-        keys = sorted({k for t in same for k in parsed[t]})
-        differ = [k for k in keys if len({str(parsed[t].get(k)) for t in same}) > 1]
-        opts = ",".join(f"{k}={parsed[s][k]}" for k in differ if k in parsed[s])
-        out[s] = f"{base[s]}[{opts}]"
-    return out if len(set(out.values())) == len(out) else {s: str(s) for s in streams}
 
 
 # ---------------------------------------------------------------------------------------------

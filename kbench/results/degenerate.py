@@ -41,6 +41,8 @@ from typing import Any
 
 import pandas as pd
 
+from kbench.core.specs import spec_name
+
 INTERVAL = 0.95
 """Coverage of the binomial interval around the majority-class rate."""
 
@@ -240,7 +242,7 @@ def degenerate_summary(runs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     r = runs.assign(
         _bad=runs["degenerate"].fillna("").astype(str) != "",
-        dataset=runs.get("dataset", runs["stream"].astype(str).str.split("[").str[0]),
+        dataset=runs["dataset"] if "dataset" in runs else runs["stream"].map(spec_name),
     )
     g = r.groupby(["dataset", "stream", "algorithm_spec"], sort=True)
     out = pd.DataFrame(

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kbench import hookimpl
-from kbench.core.executors import Executor
-from kbench.execution.executors import DaskExecutor
+from kbench.api import DaskExecutor, Executor, hookimpl
 
 
 @hookimpl

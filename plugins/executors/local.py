@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kbench import hookimpl
-from kbench.core.executors import Executor
-from kbench.execution.executors import LocalExecutor
+from kbench.api import Executor, LocalExecutor, hookimpl
 
 
 @hookimpl
