@@ -34,10 +34,10 @@ from kbench.learners.expansion import refuse_switch
 from kbench.learners.kernel_cache import MB, KernelCache
 from kbench.learners.rows import (
     BLOCK_ROWS,
-    as_csr,
+    Rows,
     compiled_kernel,
     csr_parts,
-    one_row,
+    labels,
     packed_rows,
 )
 from kbench.learners.sparse_buffer import SparseSupportBuffer
@@ -291,34 +291,39 @@ class RevisitingLearner(Algorithm):
         self._pass_ids.end_pass()
 
     def learn_predict_many(self, X: Any, y: np.ndarray) -> np.ndarray:
-        if is_sparse(X) or self._store is not None:  # a dense block made CSR after CSR ones
-            X = as_csr(X)
-            self._ensure(X.shape[1], True)
-            return self._learn_predict_csr(X, y)
-        self._ensure(X.shape[1])
-        if self._compiled is None:
-            return super().learn_predict_many(X, y)
-        ids = self._ids.block(X)
-        self._bind_ids()
-        pred = np.empty(len(X))
-        self._block(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
-        self._after(int(ids[-1]) if len(ids) else -1)
-        return pred
+        return self._learn(X, y, predict=True)
 
     def learn_one(self, x: Any, y: float) -> None:
-        if is_sparse(x) or self._store is not None:  # the CSR path (a dense row made CSR)
-            self.learn_predict_many(one_row(x), np.array([float(y)]))
-            return
-        self._ensure(len(x))
-        xid = self._ids.one(x)
+        self._learn(Rows.one(x), np.array([float(y)]), predict=False)
+
+    def _learn(self, X: Any, y: np.ndarray, *, predict: bool) -> np.ndarray:
+        """The one learning path of blocks and single rows, dense or CSR: predictions
+        before each update (``predict`` False: one row of ``learn_one``, whose kernel
+        without a compiled form then predicts nothing)."""
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if rows.sparse or self._store is not None:  # a dense block made CSR after CSR ones
+            X = rows.as_sparse().csr
+            self._ensure(rows.d, True)
+            return self._learn_predict_csr(X, y)
+        self._ensure(rows.d)
+        X = rows.X if rows.row0 is None else rows.row0[None, :]
+        # One row: its id from the row itself (a 1-D view of the stream; x[None, :] has
+        # a zero row stride, which no block of the stream has).
+        ids = self._ids.block(X) if rows.row0 is None else np.array([self._ids.one(rows.row0)])
         self._bind_ids()
+        pred = np.empty(rows.n)
         if self._compiled is not None:
-            self._block(
-                x[None, :], np.array([float(y)]), np.array([xid], dtype=np.int64), np.empty(1)
-            )
-        else:
-            self._learn_python(x, float(y), xid, first_pass=True)
-        self._after(xid)
+            self._block(X, y, ids, pred)
+            self._after(int(ids[-1]) if len(ids) else -1)
+            return pred
+        for i in range(rows.n):  # a kernel without a compiled form: rows from kernel.row
+            x = X[i]
+            if predict:
+                pred[i] = self.predict_one(x)
+            self._learn_python(x, float(y[i]), int(ids[i]), first_pass=True)
+            self._after(int(ids[i]))
+        return pred
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """f(x) for each row of X."""
