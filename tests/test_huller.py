@@ -16,7 +16,7 @@ from sklearn.svm import SVC
 from helpers import NumpyRBF, binary_stream, rbf, readonly, run_stream, same_with_a_tiny_cache
 from kbench.core.registry import get_registry
 from kbench.cython_core import _huller
-from kbench.plugins.algorithms._example_ids import ExampleIds
+from kbench.learners.example_ids import ExampleIds
 from kbench.plugins.algorithms.huller import Huller
 
 MASK = (1 << 64) - 1
@@ -582,7 +582,7 @@ def test_kernel_cache_against_an_lru_model() -> None:
     """Random fetches, stores and removals: same hits, misses and rows as a dict-based LRU."""
     from collections import OrderedDict
 
-    from kbench.plugins.algorithms._kernel_cache import KernelCache
+    from kbench.learners.kernel_cache import KernelCache
 
     rng = np.random.default_rng(0)
     kernel = get_registry().create("kernel", "rbf[gamma=0.7]")
@@ -661,7 +661,7 @@ def test_kernel_cache_against_an_lru_model() -> None:
 
 
 def test_kernel_cache_budget_below_one_row() -> None:
-    from kbench.plugins.algorithms._kernel_cache import KernelCache
+    from kbench.learners.kernel_cache import KernelCache
 
     kernel = get_registry().create("kernel", "rbf[gamma=0.7]")
     SV = np.random.default_rng(1).standard_normal((16, 3))

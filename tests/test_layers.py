@@ -296,9 +296,9 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_averaged", "_budget", "_kernel_cache", "_online_kernel", "_revisit",
+                "_averaged", "_budget", "_online_kernel",
                 "_sparse_rows", "averaged_perceptron", "bogd", "bsgd", "budget_pa",
-                "budget_perceptrons", "feature_maps", "huller", "idsvm", "lasvm", "norma",
+                "budget_perceptrons", "feature_maps", "idsvm", "norma",
                 "pegasos", "pistol", "polk", "ramp_svm", "sgd", "svmd",
             )
         ),

@@ -180,7 +180,7 @@ def test_a_study_on_a_sparse_file_equals_the_one_with_dense_true(
 def test_csr_rows_are_known_by_their_place_in_the_pass_and_their_content() -> None:
     """Row k of a pass gets id k when its content is that of row k of the first pass,
     else -1 (a new example); without end_pass positions keep counting."""
-    from kbench.plugins.algorithms._example_ids import PassIds
+    from kbench.learners.example_ids import PassIds
 
     X = sp.random(12, 30, density=0.2, format="csr", random_state=np.random.default_rng(1))
 

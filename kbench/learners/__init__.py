@@ -9,15 +9,21 @@ compiled core. Plugins import its names from :mod:`kbench.api` or from here.
   CSR rows, fixed or growable;
 * :class:`Expansion`: a growable kernel expansion driven by one compiled block loop, and
   :class:`ExpansionLearner`, the base of a learner over one (the perceptron, PA);
-* :class:`KernelSpec`, :class:`BlockRows`: the typed boundary to the compiled loops.
+* :class:`KernelSpec`, :class:`BlockRows`: the typed boundary to the compiled loops;
+* :class:`RevisitingLearner`: the base of a learner that keeps examples in slots and
+  revisits them (LASVM, the Huller), with its :class:`KernelCache` of kernel rows between
+  them and the identities of examples over passes (:class:`ExampleIds`, :class:`PassIds`).
 """
 
 from __future__ import annotations
 
 from kbench.cython_core._kernels import KernelKind, KernelSpec
 from kbench.cython_core._sparse import BlockRows
+from kbench.learners.example_ids import ExampleIds, PassIds
 from kbench.learners.expansion import Expansion, expansion_stats, refuse_switch
+from kbench.learners.kernel_cache import KernelCache
 from kbench.learners.learner import ExpansionLearner
+from kbench.learners.revisit import RevisitingLearner
 from kbench.learners.rows import BLOCK_ROWS, Rows, as_csr, csr_parts, labels
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.learners.support_buffer import RowStore, SupportBuffer
@@ -25,10 +31,14 @@ from kbench.learners.support_buffer import RowStore, SupportBuffer
 __all__ = [
     "BLOCK_ROWS",
     "BlockRows",
+    "ExampleIds",
     "Expansion",
     "ExpansionLearner",
+    "KernelCache",
     "KernelKind",
     "KernelSpec",
+    "PassIds",
+    "RevisitingLearner",
     "RowStore",
     "Rows",
     "SparseSupportBuffer",

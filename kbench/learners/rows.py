@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from kbench.core.arrays import is_sparse
+from kbench.core.components import Kernel
 
 #: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
 #: non-zeros before each call.
@@ -144,3 +145,35 @@ def labels(y: Any, n: int, name: str = "y", signs: str | None = None) -> np.ndar
         if not ok:
             raise ValueError(f"{signs}: labels must be −1 or +1")
     return a
+
+
+def one_row(x: Any) -> Any:
+    """x, a dense 1-D row or one sparse row, as a one-row CSR matrix."""
+    if not is_sparse(x):
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim != 1:
+            raise ValueError(f"a one-row method takes a 1-D row, got shape {x.shape}")
+        return as_csr(x[None, :])
+    x = as_csr(x.reshape(1, -1) if x.ndim == 1 else x)
+    if x.shape[0] != 1:
+        raise ValueError(f"a one-row method takes one row, got {x.shape[0]}")
+    return x
+
+
+def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:
+    """The kernel's compiled tuple; sparse rows are computed only for built-in kernels."""
+    compiled = kernel.compiled()
+    if compiled is None:
+        raise TypeError(f"sparse input needs a built-in kernel, not {type(kernel).__name__}")
+    return compiled
+
+
+def packed_rows(
+    rows: list[tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row pointers (int64), indices (int32) and values of CSR rows given as pairs."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r[0]) for r in rows], out=indptr[1:])
+    indices = np.concatenate([r[0] for r in rows] or [np.zeros(0)]).astype(np.int32)
+    data = np.concatenate([r[1] for r in rows] or [np.zeros(0)]).astype(np.float64)
+    return indptr, indices, data

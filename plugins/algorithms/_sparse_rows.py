@@ -38,7 +38,14 @@ from kbench.core.dense_rows import dense, dense_blocks, takes_csr
 from kbench.cython_core import _sparse
 from kbench.cython_core._kernels import KernelKind
 from kbench.learners.expansion import refuse_switch
-from kbench.learners.rows import BLOCK_ROWS, as_csr, csr_parts
+from kbench.learners.rows import (  # noqa: F401 (re-exported: moved to the toolkit)
+    BLOCK_ROWS,
+    as_csr,
+    compiled_kernel,
+    csr_parts,
+    one_row,
+    packed_rows,
+)
 from kbench.learners.sparse_buffer import SparseRow, SparseSupportBuffer
 from kbench.learners.support_buffer import SupportBuffer
 
@@ -47,19 +54,6 @@ K_LINEAR, K_RBF, K_POLY, K_LAPLACIAN = (
     int(k)
     for k in (KernelKind.K_LINEAR, KernelKind.K_RBF, KernelKind.K_POLY, KernelKind.K_LAPLACIAN)
 )
-
-
-def one_row(x: Any) -> Any:
-    """x, a dense 1-D row or one sparse row, as a one-row CSR matrix."""
-    if not is_sparse(x):
-        x = np.asarray(x, dtype=np.float64)
-        if x.ndim != 1:
-            raise ValueError(f"a one-row method takes a 1-D row, got shape {x.shape}")
-        return as_csr(x[None, :])
-    x = as_csr(x.reshape(1, -1) if x.ndim == 1 else x)
-    if x.shape[0] != 1:
-        raise ValueError(f"a one-row method takes one row, got {x.shape[0]}")
-    return x
 
 
 def csr_rows(X: Any) -> Iterator[tuple[int, SparseRow, float]]:
@@ -147,14 +141,6 @@ def buffer_rows(buf: SupportBuffer | SparseSupportBuffer | None) -> str | None:
     if buf is None:
         return None
     return "csr" if isinstance(buf, SparseSupportBuffer) else "dense"
-
-
-def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:
-    """The kernel's compiled tuple; sparse rows are computed only for built-in kernels."""
-    compiled = kernel.compiled()
-    if compiled is None:
-        raise TypeError(f"sparse input needs a built-in kernel, not {type(kernel).__name__}")
-    return compiled
 
 
 def self_kernel(compiled: tuple[int, float, float, float, float], xsq: float) -> float:
@@ -454,15 +440,6 @@ class MarkedRows:
     def nbytes(self) -> int:
         """Memory held by the sparse rows."""
         return self.store.nbytes() + self.marks.nbytes
-
-
-def packed_rows(rows: list[SparseRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row pointers (int64), indices (int32) and values of CSR rows given as pairs."""
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(r[0]) for r in rows], out=indptr[1:])
-    indices = np.concatenate([r[0] for r in rows] or [np.zeros(0)]).astype(np.int32)
-    data = np.concatenate([r[1] for r in rows] or [np.zeros(0)]).astype(np.float64)
-    return indptr, indices, data
 
 
 def stored_rows(buf: SupportBuffer | None, rows: MarkedRows | None) -> Any:

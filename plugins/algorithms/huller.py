@@ -19,11 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import param
+from kbench.api import hookimpl, is_sparse, param
 from kbench.cython_core import _huller
-from kbench.plugins.algorithms._revisit import RevisitingLearner
+from kbench.learners import RevisitingLearner
 
 #: Relative size below which ‖X_P − X_N‖² counts as zero when scaling decisions.
 _TINY = 1e-300

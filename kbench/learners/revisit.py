@@ -2,7 +2,7 @@
 
 Both keep examples in slots of fixed-size arrays owned here and bound to a compiled core
 (``HullerCore``, ``LasvmCore``), a kernel-row cache keyed by slot, the map from training
-ids (rows of the stream, see ``_example_ids``) to slots, and the examples held back while
+ids (rows of the stream, see :mod:`kbench.learners.example_ids`) to slots, and the examples held back while
 only one class has been seen. The cores share a protocol: ``block(X, y, ids, pred,
 start[, insert_only])`` returns ``(next_row, status)`` with the statuses ``STATUS_*`` of
 their module; ``bind``, ``bind_cache`` and ``bind_ids`` take the arrays.
@@ -14,10 +14,8 @@ with a :class:`~kbench.cython_core._sparse.SparseBlock` of the rows attached (at
 row of a new example, the cached rows between support vectors and the removals all read
 and write the sparse store in compiled code (``_kernel_cache.pxd``). CSR blocks are copies
 (scipy slices copy), so a CSR row is known again by its position in the runner's pass
-(:class:`~kbench.plugins.algorithms._example_ids.PassIds`, checked by a hash of its
+(:class:`~kbench.learners.example_ids.PassIds`, checked by a hash of its
 content).
-
-The module name starts with an underscore, so the registry does not load it as a plugin.
 """
 
 from __future__ import annotations
@@ -29,20 +27,20 @@ from typing import Any
 import numpy as np
 
 from kbench.core.arrays import grown, is_sparse
-from kbench.core.components import Algorithm
+from kbench.core.components import Algorithm, Kernel
 from kbench.cython_core import _kernels
-from kbench.learners.sparse_buffer import SparseSupportBuffer
-from kbench.plugins.algorithms._example_ids import ExampleIds, PassIds
-from kbench.plugins.algorithms._kernel_cache import MB, KernelCache
-from kbench.plugins.algorithms._sparse_rows import (
+from kbench.learners.example_ids import ExampleIds, PassIds
+from kbench.learners.expansion import refuse_switch
+from kbench.learners.kernel_cache import MB, KernelCache
+from kbench.learners.rows import (
     BLOCK_ROWS,
-    as_csr,
+    Rows,
     compiled_kernel,
     csr_parts,
-    one_row,
+    labels,
     packed_rows,
-    refuse_switch,
 )
+from kbench.learners.sparse_buffer import SparseSupportBuffer
 
 #: Slots allocated at first; the arrays double when full.
 INITIAL_CAPACITY = 64
@@ -62,9 +60,22 @@ class RevisitingLearner(Algorithm):
     sparse_input = True
     #: Coefficient columns of the held-out decision (``decision_function``'s ``coef``).
     _n_coef = 1
+    # Set by the subclass (the core) and by _allocate (the per-slot arrays it names).
+    _core: Any
+    _SV: np.ndarray
+    _sv_ids: np.ndarray
+    _sq: np.ndarray
+    _krow: np.ndarray
+    _scratch: np.ndarray
+
+    @property
+    def _kernel(self) -> Kernel:
+        """The kernel (Algorithm refuses a missing one: ``uses_kernel``)."""
+        assert self.kernel is not None
+        return self.kernel
 
     def _setup(self, cache_mb: float) -> None:
-        compiled = self.kernel.compiled()
+        compiled = self._kernel.compiled()
         self._compiled = compiled
         self._kernel_args = (compiled or (0, 0.0, 0.0, 0.0, 0.0), compiled is not None)
         self._cache_budget = int(cache_mb * MB)
@@ -98,7 +109,7 @@ class RevisitingLearner(Algorithm):
                 )
             refuse_switch(self.name, sparse)
         if sparse:
-            compiled_kernel(self.kernel)  # CSR rows need a built-in kernel
+            compiled_kernel(self._kernel)  # CSR rows need a built-in kernel
             self._store = SparseSupportBuffer(
                 d, INITIAL_CAPACITY, n_outputs=self._n_coef, growable=True
             )
@@ -222,7 +233,7 @@ class RevisitingLearner(Algorithm):
             else:
                 break
 
-    def _keep(self, x: np.ndarray, y: float, xid: int) -> None:
+    def _keep(self, x: Any, y: float, xid: int) -> None:
         """Hold an example until the other class has one (a view of the stream when it has an id)."""
         if xid >= 0:
             if xid in self._pending_ids:
@@ -279,35 +290,40 @@ class RevisitingLearner(Algorithm):
         """The runner's end of a pass: the next CSR row is the first of a pass."""
         self._pass_ids.end_pass()
 
-    def learn_predict_many(self, X, y):
-        if is_sparse(X) or self._store is not None:  # a dense block made CSR after CSR ones
-            X = as_csr(X)
-            self._ensure(X.shape[1], True)
-            return self._learn_predict_csr(X, y)
-        self._ensure(X.shape[1])
-        if self._compiled is None:
-            return super().learn_predict_many(X, y)
-        ids = self._ids.block(X)
-        self._bind_ids()
-        pred = np.empty(len(X))
-        self._block(X, np.ascontiguousarray(y, dtype=np.float64), ids, pred)
-        self._after(int(ids[-1]) if len(ids) else -1)
-        return pred
+    def learn_predict_many(self, X: Any, y: np.ndarray) -> np.ndarray:
+        return self._learn(X, y, predict=True)
 
-    def learn_one(self, x, y):
-        if is_sparse(x) or self._store is not None:  # the CSR path (a dense row made CSR)
-            self.learn_predict_many(one_row(x), np.array([float(y)]))
-            return
-        self._ensure(len(x))
-        xid = self._ids.one(x)
+    def learn_one(self, x: Any, y: float) -> None:
+        self._learn(Rows.one(x), np.array([float(y)]), predict=False)
+
+    def _learn(self, X: Any, y: np.ndarray, *, predict: bool) -> np.ndarray:
+        """The one learning path of blocks and single rows, dense or CSR: predictions
+        before each update (``predict`` False: one row of ``learn_one``, whose kernel
+        without a compiled form then predicts nothing)."""
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if rows.sparse or self._store is not None:  # a dense block made CSR after CSR ones
+            X = rows.as_sparse().csr
+            self._ensure(rows.d, True)
+            return self._learn_predict_csr(X, y)
+        self._ensure(rows.d)
+        X = rows.X if rows.row0 is None else rows.row0[None, :]
+        # One row: its id from the row itself (a 1-D view of the stream; x[None, :] has
+        # a zero row stride, which no block of the stream has).
+        ids = self._ids.block(X) if rows.row0 is None else np.array([self._ids.one(rows.row0)])
         self._bind_ids()
+        pred = np.empty(rows.n)
         if self._compiled is not None:
-            self._block(
-                x[None, :], np.array([float(y)]), np.array([xid], dtype=np.int64), np.empty(1)
-            )
-        else:
-            self._learn_python(x, float(y), xid, first_pass=True)
-        self._after(xid)
+            self._block(X, y, ids, pred)
+            self._after(int(ids[-1]) if len(ids) else -1)
+            return pred
+        for i in range(rows.n):  # a kernel without a compiled form: rows from kernel.row
+            x = X[i]
+            if predict:
+                pred[i] = self.predict_one(x)
+            self._learn_python(x, float(y[i]), int(ids[i]), first_pass=True)
+            self._after(int(ids[i]))
+        return pred
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """f(x) for each row of X."""
@@ -317,7 +333,7 @@ class RevisitingLearner(Algorithm):
         """Decision values of the rows of X (dense or CSR), without learning."""
         return self.decision_function(X)
 
-    def predict_many(self, X):
+    def predict_many(self, X: Any) -> np.ndarray:
         return self.labels_of(self.decision_function(X))
 
     @property
@@ -328,16 +344,18 @@ class RevisitingLearner(Algorithm):
     def _row(self, slot: int) -> np.ndarray:
         """Kernel row of a stored example over the slots in use, through the cache."""
         assert self._cache is not None
-        return self._cache.fetch(self.kernel, slot, self._core.m, self._SV, self._sq, self._scratch)
+        return self._cache.fetch(
+            self._kernel, slot, self._core.m, self._SV, self._sq, self._scratch
+        )
 
     def _new_row(self, x: np.ndarray, xsq: float) -> tuple[np.ndarray, float]:
         """Row of a new example over the slots in use (in ``_krow``) and k(x, x)."""
         m = self._core.m
         row = self._krow[:m]
         if m:
-            row[:] = self.kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=xsq)
+            row[:] = self._kernel.row(self._SV[:m], x, sq=self._sq[:m], xsq=xsq)
         self._core.row_evals += m
-        return row, float(np.asarray(self.kernel.diag(x[None, :]))[0])
+        return row, float(np.asarray(self._kernel.diag(x[None, :]))[0])
 
     def _features(self, X: Any) -> Any:
         """X as the rows the support vectors are kept in: CSR on CSR rows, else C-order
@@ -356,10 +374,10 @@ class RevisitingLearner(Algorithm):
         m = self._core.m
         if self._store is not None:
             self._store.alpha[:m] = coef[:m]
-            return self._store.decision_many(self.kernel, X)
+            return self._store.decision_many(self._kernel, X)
         out = np.empty((len(X), coef.shape[1]))
         if self._compiled is None:
-            out[:] = np.asarray(self.kernel.matrix(X, self._SV[:m])) @ coef
+            out[:] = np.asarray(self._kernel.matrix(X, self._SV[:m])) @ coef
             return out
         xsq = np.einsum("ij,ij->i", X, X)
         block = max(1, min(2048, 4_000_000 // m))

@@ -5,8 +5,6 @@
 by support-vector slot, held within a byte budget. The compiled loops of the Huller and
 LASVM work on these arrays directly; the methods here serve their Python paths (kernels
 without a compiled form) and report hits and misses for ``stats()``.
-
-The module name starts with an underscore, so the registry does not load it as a plugin.
 """
 
 from __future__ import annotations
