@@ -688,6 +688,12 @@ class _Flight:
                     raise _WorkersDied(deaths) from None
                 return failed_task(task, "error", _killed_reason(self.deaths[key]))
             except Exception as exc:  # the task could not run on the cluster
+                from distributed.comm.core import CommClosedError
+
+                if isinstance(exc, (CommClosedError, ConnectionError)):
+                    # The connection to the scheduler broke, not the task: as cancelled, so
+                    # the study stops as one whose scheduler is lost (and resumes later).
+                    return None
                 return failed_task(task, "error", f"dask: {format_exception_line(exc)}")
             return pickle.loads(payload)
 
