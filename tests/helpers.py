@@ -452,3 +452,18 @@ def margin_violation(task: str, F: np.ndarray, yt: float, eps: float, C: int) ->
     elif yt * F[0] < eps:
         xi[0], s = -yt, 1
     return xi, s
+
+
+def prequential(model: Any, X: np.ndarray, y: np.ndarray, path: str) -> np.ndarray:
+    """A learner's predictions on X (learned as it goes) along one of its input paths:
+    ``dense`` or ``csr`` rows in one ``learn_predict_many`` block, or ``one`` row at a time
+    (``predict_one`` then ``learn_one``, the runner's per-example calls)."""
+    if path == "one":
+        got = []
+        for x, t in zip(X, y, strict=True):
+            got.append(model.predict_one(x))
+            model.learn_one(x, t)
+        return np.array(got)
+    import scipy.sparse as sp
+
+    return np.asarray(model.learn_predict_many(sp.csr_matrix(X) if path == "csr" else X, y))

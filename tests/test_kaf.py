@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 
+from helpers import prequential
 from kbench.api import get_registry
 from kbench.core.errors import SpecError
 
@@ -84,14 +84,7 @@ def test_filters_equal_their_papers_updates(series, spec, reference, path) -> No
     X, y = series
     want, size = reference(X, y)
     model = learner(spec)
-    if path == "one":
-        got = []
-        for x, t in zip(X, y, strict=True):
-            got.append(model.predict_one(x))
-            model.learn_one(x, t)
-        got = np.array(got)
-    else:
-        got = model.learn_predict_many(sp.csr_matrix(X) if path == "csr" else X, y)
+    got = prequential(model, X, y, path)
     # the same operations in another order (BLAS dots, NumPy sums): rounding only
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
     assert model.stats()["n_support"] == size
@@ -171,14 +164,7 @@ def test_krls_equals_the_papers_update(series, path) -> None:
     X, y = series
     want, size = krls_reference(X, y, 0.01, 1.0)
     model = learner("krls[tolerance=0.01]")
-    if path == "one":
-        got = []
-        for x, t in zip(X, y, strict=True):
-            got.append(model.predict_one(x))
-            model.learn_one(x, t)
-        got = np.array(got)
-    else:
-        got = model.learn_predict_many(sp.csr_matrix(X) if path == "csr" else X, y)
+    got = prequential(model, X, y, path)
     # an O(m²) recursion of rounding (K̃⁻¹ and P are updated, not recomputed), m ≈ 60
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
     assert model.stats()["n_support"] == size

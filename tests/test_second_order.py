@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
+from helpers import prequential
 from kbench.api import get_registry
 
 REG = get_registry()
@@ -50,14 +50,7 @@ def test_predictions_equal_the_dual_form(data, a, path) -> None:
     X, y = data
     f, want, size = sop_reference(X, y, a)
     model = learner(a)
-    if path == "one":
-        got = []
-        for x, t in zip(X, y, strict=True):
-            got.append(model.predict_one(x))
-            model.learn_one(x, t)
-        got = np.array(got)
-    else:
-        got = model.learn_predict_many(sp.csr_matrix(X) if path == "csr" else X, y)
+    got = prequential(model, X, y, path)
     # labels: after the first example (f = 0, no model: +1), f is never within rounding
     # of 0 on these data
     assert f[0] == 0 and np.abs(f[1:]).min() > 1e-8
