@@ -14,6 +14,7 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "active_all",
             "active_greedy",
             "active_margin",
+            "active_selective",
         ),
     },
     "kbench.algorithms.averaged_perceptron": {

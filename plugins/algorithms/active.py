@@ -18,7 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from kbench.api import Algorithm, get_registry, hookimpl, is_sparse, param, parse_spec, takes_csr
+from kbench.api import (
+    Algorithm,
+    child_seed,
+    get_registry,
+    hookimpl,
+    is_sparse,
+    param,
+    parse_spec,
+    takes_csr,
+)
 
 
 class _ActiveWrapper(Algorithm):
@@ -216,8 +225,64 @@ class Greedy(_ActiveWrapper):
         self.queries += 1
 
 
+class SelectiveSampling(_ActiveWrapper):
+    """Selective sampling (Cesa-Bianchi, Gentile and Zaniboni 2006; around the perceptron,
+    their label-efficient perceptron): ask for the label of x with probability
+    ``b / (b + |f(x)|)``, f the wrapped learner's decision value, and learn from it when
+    asked. Small b asks for few labels far from the boundary.
+
+    One coin per example, from the wrapper's own stream (``child_seed(seed, 1)``; the
+    wrapped learner keeps ``seed``), drawn when the example is first asked about: a learner
+    shown every label (``learn_one`` alone) uses exactly the labels it would have asked for.
+    ``base`` and ``max_queries`` are every wrapper's.
+
+    Parameters
+    ----------
+    b
+        The sampling parameter b > 0.
+    """
+
+    name = "active_selective"
+    test_params = {"base": "perceptron"}
+
+    b: float = param(1.0, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._coins = np.random.default_rng(child_seed(self.seed, 1))
+        self._memo: tuple[object, float, bool] | None = None
+
+    def _example(self, x) -> tuple[float, bool]:
+        # As MarginBand: the runner asks about one example three times with the same array
+        # object; one decision value and one coin answer all three.
+        memo = self._memo
+        if memo is not None and memo[0] is x:
+            return memo[1], memo[2]
+        f = float(self.learner.decision_one(x))
+        ask = bool(self._coins.random() < self.b / (self.b + abs(f)))
+        self._memo = (x, f, ask)
+        return f, ask
+
+    def decision_one(self, x):
+        return self._example(x)[0]
+
+    def predict_one(self, x):
+        return self.learner.label_of(self._example(x)[0])
+
+    def wants_label(self, x) -> bool:
+        """The example's coin: heads with probability b / (b + |f(x)|)."""
+        return self._budget_left() and self._example(x)[1]
+
+    def learn_one(self, x, y):
+        asked = self.wants_label(x)
+        self._memo = None  # this example is done: the next one draws its own coin
+        if asked:
+            self.learner.learn_one(x, y)
+            self.queries += 1
+
+
 @hookimpl
 def kbench_register_algorithms(register):
     """Register the active-learning wrappers."""
-    for cls in (QueryAll, MarginBand, Greedy):
+    for cls in (QueryAll, MarginBand, Greedy, SelectiveSampling):
         register(cls)
