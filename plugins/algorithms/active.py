@@ -132,7 +132,40 @@ class QueryAll(_ActiveWrapper):
         return self.learner.learn_predict_many(X, y)
 
 
-class MarginBand(_ActiveWrapper):
+class _Memo(_ActiveWrapper):
+    """A wrapper that reads the wrapped learner's decision value of an example up to three
+    times (``predict_one``, ``wants_label``, ``learn_one``): one decision answers all three.
+
+    The runner passes the same array object to the three calls; the value is kept for that
+    object until the learner learns. It is a cache only: another object of the same row
+    recomputes the same value.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._memo: tuple[object, float] | None = None
+
+    def _decision(self, x) -> float:
+        memo = self._memo
+        if memo is not None and memo[0] is x:
+            return memo[1]
+        f = float(self.learner.decision_one(x))
+        self._memo = (x, f)
+        return f
+
+    def _learn(self, x, y) -> None:
+        self._memo = None
+        self.learner.learn_one(x, y)
+        self.queries += 1
+
+    def decision_one(self, x):
+        return self._decision(x)
+
+    def predict_one(self, x):
+        return self.learner.label_of(self._decision(x))
+
+
+class MarginBand(_Memo):
     """Active learning that asks for the label of x only when ``|f(x)| ≤ width``: the query
     rule of OnlineASVM^R (Wang and Vucetic 2009), around any online learner.
     ``active_margin[base=online_svm_r]`` learns exactly what ``online_asvm_r`` learns.
@@ -150,36 +183,13 @@ class MarginBand(_ActiveWrapper):
 
     width: float = param(1.0, low=0.0)
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._memo: tuple[object, float] | None = None
-
-    def _decision(self, x) -> float:
-        # The runner asks about one example three times (predict_one, wants_label,
-        # learn_one) with the same array object: one decision answers all three, until
-        # the learner learns.
-        memo = self._memo
-        if memo is not None and memo[0] is x:
-            return memo[1]
-        f = float(self.learner.decision_one(x))
-        self._memo = (x, f)
-        return f
-
-    def decision_one(self, x):
-        return self._decision(x)
-
-    def predict_one(self, x):
-        return self.learner.label_of(self._decision(x))
-
     def wants_label(self, x) -> bool:
         """Whether x falls in the band |f(x)| ≤ width (and the query budget lasts)."""
         return self._budget_left() and abs(self._decision(x)) <= self.width
 
     def learn_one(self, x, y):
         if self.wants_label(x):
-            self._memo = None
-            self.learner.learn_one(x, y)
-            self.queries += 1
+            self._learn(x, y)
 
 
 class Greedy(_ActiveWrapper):
@@ -225,16 +235,18 @@ class Greedy(_ActiveWrapper):
         self.queries += 1
 
 
-class SelectiveSampling(_ActiveWrapper):
+class SelectiveSampling(_Memo):
     """Selective sampling (Cesa-Bianchi, Gentile and Zaniboni 2006; around the perceptron,
     their label-efficient perceptron): ask for the label of x with probability
     ``b / (b + |f(x)|)``, f the wrapped learner's decision value, and learn from it when
     asked. Small b asks for few labels far from the boundary.
 
     One coin per example, from the wrapper's own stream (``child_seed(seed, 1)``; the
-    wrapped learner keeps ``seed``), drawn when the example is first asked about: a learner
-    shown every label (``learn_one`` alone) uses exactly the labels it would have asked for.
-    ``base`` and ``max_queries`` are every wrapper's.
+    wrapped learner keeps ``seed``). ``wants_label`` tosses it; ``learn_one`` uses the coin
+    of a ``wants_label`` that said yes, and otherwise tosses its own. Predicting tosses
+    nothing, so the runner's protocol (predict, ask, learn when asked), a learner shown
+    every label (``learn_one``, with or without ``predict_one``) and a block use the same
+    coins and the same labels. ``base`` and ``max_queries`` are every wrapper's.
 
     Parameters
     ----------
@@ -250,35 +262,22 @@ class SelectiveSampling(_ActiveWrapper):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._coins = np.random.default_rng(child_seed(self.seed, 1))
-        self._memo: tuple[object, float, bool] | None = None
+        self._heads = False  # the last wants_label said yes; learn_one follows
 
-    def _example(self, x) -> tuple[float, bool]:
-        # As MarginBand: the runner asks about one example three times with the same array
-        # object; one decision value and one coin answer all three.
-        memo = self._memo
-        if memo is not None and memo[0] is x:
-            return memo[1], memo[2]
-        f = float(self.learner.decision_one(x))
-        ask = bool(self._coins.random() < self.b / (self.b + abs(f)))
-        self._memo = (x, f, ask)
-        return f, ask
-
-    def decision_one(self, x):
-        return self._example(x)[0]
-
-    def predict_one(self, x):
-        return self.learner.label_of(self._example(x)[0])
+    def _toss(self, x) -> bool:
+        if not self._budget_left():
+            return False
+        return bool(self._coins.random() < self.b / (self.b + abs(self._decision(x))))
 
     def wants_label(self, x) -> bool:
         """The example's coin: heads with probability b / (b + |f(x)|)."""
-        return self._budget_left() and self._example(x)[1]
+        self._heads = self._toss(x)
+        return self._heads
 
     def learn_one(self, x, y):
-        asked = self.wants_label(x)
-        self._memo = None  # this example is done: the next one draws its own coin
-        if asked:
-            self.learner.learn_one(x, y)
-            self.queries += 1
+        heads, self._heads = self._heads, False
+        if heads or self._toss(x):
+            self._learn(x, y)
 
 
 @hookimpl
