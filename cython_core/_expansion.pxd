@@ -35,3 +35,16 @@ cdef inline int _expansion_arrays(const LoopRows* R, object store, object y, obj
                          f"size below")
     _check_labels(R, n, start, have_row, sy[0], sp[0])
     return 0
+
+
+cdef inline object _grown(object a, tuple shape):
+    """A zero array of ``shape`` holding ``a`` in its leading block: the typed state of a
+    loop (a matrix over the stored rows, a value per stored row) grown with its store."""
+    import numpy as np
+    out = np.zeros(shape)
+    # a loop, not a generator expression: Cython cannot compile one in an inline .pxd
+    cdef list block = []
+    for n in a.shape:
+        block.append(slice(0, n))
+    out[tuple(block)] = a
+    return out

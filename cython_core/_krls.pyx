@@ -14,7 +14,7 @@ from scipy.linalg.cython_blas cimport dgemv, dger
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _loop_rows, _row_at, _self_at, _store_at,
@@ -43,13 +43,9 @@ cdef class KrlsState:
 
     def ensure(self, Py_ssize_t cap):
         """Room for ``cap`` dictionary entries, the entries in use kept."""
-        cdef Py_ssize_t old = self.Kinv.shape[0]
-        if cap <= old:
-            return
-        for name in ("Kinv", "P"):
-            grown = np.zeros((cap, cap))
-            grown[:old, :old] = getattr(self, name)
-            setattr(self, name, grown)
+        if cap > self.Kinv.shape[0]:
+            self.Kinv = _grown(self.Kinv, (cap, cap))
+            self.P = _grown(self.P, (cap, cap))
 
 
 def krls_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,

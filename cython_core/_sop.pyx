@@ -15,7 +15,7 @@ from scipy.linalg.cython_blas cimport dgemv, dger
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
@@ -41,14 +41,9 @@ cdef class SopState:
 
     def ensure(self, Py_ssize_t cap):
         """Room for ``cap`` stored examples, those stored kept."""
-        cdef Py_ssize_t old = self.M.shape[0]
-        if cap <= old:
-            return
-        M = np.zeros((cap, cap))
-        M[:old, :old] = self.M
-        labels = np.zeros(cap)
-        labels[:old] = self.labels
-        self.M, self.labels = M, labels
+        if cap > self.M.shape[0]:
+            self.M = _grown(self.M, (cap, cap))
+            self.labels = _grown(self.labels, (cap,))
 
 
 def sop_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,

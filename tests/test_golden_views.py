@@ -2,7 +2,9 @@
 at 80 and 200 columns and the comparison at 80, drawn from fixed synthetic results, so
 that any change to what a reader sees (a cut name, a moved mark, a lost column) shows as
 a diff of a file. The results are made here from a seeded generator and kbench draws and
-tests them itself, so the text is the same on any CPU and BLAS.
+tests them itself: the numbers shown are rounded to 2-4 digits, far coarser than the
+last-bit differences another CPU's summation order can make, so the text is the same on
+any CPU and BLAS.
 
 After an intended change of the views: ``KBENCH_UPDATE_GOLDEN=1 pytest
 tests/test_golden_views.py``, then read the diff of ``tests/golden/`` before committing.

@@ -50,7 +50,8 @@ class Generator(Dataset):
     classes: int | None = 2
 
     def _draw(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
+        """n examples (X, y) drawn with ``rng``: what each generator defines."""
+        raise NotImplementedError(f"{type(self).__name__} must define _draw(rng, n)")
 
     def _train(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._draw(rng, self.n_train)

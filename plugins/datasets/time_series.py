@@ -70,8 +70,9 @@ class _Series(Generator):
         return every, washout
 
     def series(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """n samples of the clean series, from an initial state drawn with ``rng``."""
-        raise NotImplementedError
+        """n samples of the clean series, from an initial state drawn with ``rng``: what
+        each series (MackeyGlass, Lorenz) defines."""
+        raise NotImplementedError(f"{type(self).__name__} must define series(rng, n)")
 
     def load(self, seed: int):
         rng = np.random.default_rng(seed)
