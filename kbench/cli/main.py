@@ -198,7 +198,7 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
     if not value or ctx.resilient_parsing:
         return
     from kbench._version import __version__
-    from kbench.core._check_build import describe_build
+    from kbench.core.compiled_core import describe_build
 
     click.echo(f"kbench {__version__}\n{describe_build()}")
     ctx.exit()

@@ -649,7 +649,7 @@ def _import_builtin(module: str) -> ModuleType:
     except ImportError as exc:
         if interrupted(exc):
             raise
-        from kbench.core._check_build import check_build
+        from kbench.core.compiled_core import check_build
 
         check_build(load=True)
         raise

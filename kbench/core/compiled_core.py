@@ -1,4 +1,5 @@
-"""Fail at import, with instructions, when the compiled core has not been built.
+"""The compiled core: fail at import, with instructions, when it has not been built
+(:func:`check_build`), and say how it was built (:func:`describe_build`, ``kbench --version``).
 
 kbench never falls back silently to slow pure-Python loops: a benchmark whose
 inner loops are slower than intended would distort every comparison it makes.
