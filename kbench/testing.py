@@ -34,7 +34,9 @@ import numpy as np
 
 from kbench.core.components import KINDS, Algorithm, Component, Dataset, Kernel, Loss, Parameter
 from kbench.core.errors import RegistryError
-from kbench.core.registry import PluginInfo, Registry, get_registry
+from kbench.core.plugin_checks import validate_component
+from kbench.core.plugin_records import PluginInfo
+from kbench.core.registry import Registry, get_registry
 from kbench.data.streams import Stream, StreamSpec, _readonly
 
 CHECKS: dict[str, list[Callable[..., None]]] = {
@@ -186,7 +188,7 @@ def _registry_with(registry: Registry, cls: type[Component]) -> Registry:
     checked.components[kind].pop(getattr(cls, "name", ""), None)
     owner = PluginInfo(name=cls.__module__.split(".")[0], source="extra", version="unknown")
     try:
-        new = checked._validate(kind, cls, owner)
+        new = validate_component(kind, cls, owner, checked.components[kind])
     except RegistryError as exc:
         raise AssertionError(str(exc)) from None
     checked.components[kind][cls.name] = new

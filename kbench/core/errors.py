@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 
 class KbenchError(Exception):
     """Base class: an error whose message is meant for the user, on one line."""
@@ -39,3 +41,19 @@ def interrupted(exc: BaseException | None) -> bool:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception on one line: a kbench error's message, else ``Type: message``, first line."""
+    text = (
+        f"{type(exc).__name__}: {exc}"
+        if not isinstance(exc, (SpecError, RegistryError))
+        else str(exc)
+    )
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def format_exception_line(exc: BaseException) -> str:
+    """The last line of a traceback: ``Type: message``."""
+    return traceback.format_exception_only(type(exc), exc)[-1].strip()

@@ -26,11 +26,7 @@ import importlib
 import importlib.metadata
 import os
 import pkgutil
-import re
-import sys
-import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -38,8 +34,11 @@ import pluggy
 
 from kbench.core import hookspecs
 from kbench.core.components import KINDS, Component, format_value
-from kbench.core.errors import RegistryError, SpecError, interrupted
+from kbench.core.errors import RegistryError, SpecError, interrupted, one_line
 from kbench.core.executors import Executor
+from kbench.core.plugin_checks import validate_component, validate_executor
+from kbench.core.plugin_records import Entry, ExecutorEntry, PluginInfo, normalise_name
+from kbench.core.plugin_trace import trace_after, trace_before
 from kbench.core.specs import coerce, parse_spec, suggest
 
 BUILTIN_PACKAGES = ("algorithms", "kernels", "losses", "datasets", "executors")
@@ -61,77 +60,12 @@ PLURAL = {
     "dataset": "datasets",
     EXECUTOR: "executors",
 }
-#: What an executor class must define besides its name and docstring.
-EXECUTOR_METHODS = ("from_settings", "describe", "run")
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 #: Environment variables of the load controls.
 ENV_DISABLE, ENV_LOAD, ENV_TRACE = (
     "KBENCH_DISABLE_PLUGINS",
     "KBENCH_LOAD_PLUGINS",
     "KBENCH_TRACE_PLUGINS",
 )
-
-
-@dataclass
-class PluginInfo:
-    """A plugin and what became of it."""
-
-    name: str
-    source: str  # "builtin" or "entry-point"
-    version: str
-    components: dict[str, list[str]] = field(default_factory=dict)
-    error: str | None = None
-    disabled: bool = False
-    #: Name of the distribution that declares the entry point (None for built-ins).
-    distribution: str | None = None
-    #: Whether the plugin was imported and its hooks called (plugins load when needed).
-    loaded: bool = False
-
-    @property
-    def status(self) -> str:
-        """``ok``, ``disabled``, ``broken`` (the reason in :attr:`error`) or ``not loaded``."""
-        if self.disabled:
-            return "disabled"
-        if self.error:
-            return "broken"
-        return "ok" if self.loaded else "not loaded"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, with the status."""
-        return {**vars(self), "status": self.status}
-
-    @property
-    def label(self) -> str:
-        """``plugin 'name'``, with its distribution when that has another name."""
-        return f"plugin {self.name!r}{self.distribution_note}"
-
-    @property
-    def distribution_note(self) -> str:
-        """`` (distribution NAME VERSION)`` when it differs from the plugin's name, else ''."""
-        dist = self.distribution
-        if dist is None or _normalise(dist) == _normalise(self.name):
-            return ""
-        return f" (distribution {dist} {self.version})"
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A registered component class and the plugin it came from."""
-
-    #: A subclass of its kind's base (:data:`kbench.core.components.KINDS`), whose own
-    #: class attributes (an algorithm's ``supports``, ``uses_loss``...) its users read.
-    cls: type[Any]
-    plugin: str
-    version: str
-
-
-@dataclass(frozen=True)
-class ExecutorEntry:
-    """A registered executor class and the plugin it came from."""
-
-    cls: type[Executor]
-    plugin: str
-    version: str
 
 
 class Registry:
@@ -168,7 +102,7 @@ class Registry:
         if trace is None:
             trace = os.environ.get(ENV_TRACE, "") not in ("", "0")
         if trace:
-            self.pm.add_hookcall_monitoring(_trace_before, _trace_after)
+            self.pm.add_hookcall_monitoring(trace_before, trace_after)
         self._plugins: dict[str, PluginInfo] = {}
         self._components: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
         self._executors: dict[str, ExecutorEntry] = {}
@@ -209,12 +143,12 @@ class Registry:
             for name in unindexed:
                 self._load(name)
         if entry_points:
-            wanted = None if self.load is None else {_normalise(n) for n in self.load}
+            wanted = None if self.load is None else {normalise_name(n) for n in self.load}
             for ep in sorted(importlib.metadata.entry_points(group="kbench"), key=lambda e: e.name):
                 version = ep.dist.version if ep.dist is not None else "unknown"
                 dist = ep.dist.name if ep.dist is not None else None
                 selected = wanted is None or bool(
-                    {_normalise(ep.name), _normalise(dist or ep.name)} & wanted
+                    {normalise_name(ep.name), normalise_name(dist or ep.name)} & wanted
                 )
                 self._add(
                     ep.name, "entry-point", version, ep.load, distribution=dist, selected=selected
@@ -239,8 +173,8 @@ class Registry:
     ) -> None:
         info = PluginInfo(name=name, source=source, version=version, distribution=distribution)
         self._plugins[name] = info
-        blocked = {_normalise(d) for d in self.disabled}
-        if not selected or name in self.disabled or _normalise(distribution or name) in blocked:
+        blocked = {normalise_name(d) for d in self.disabled}
+        if not selected or name in self.disabled or normalise_name(distribution or name) in blocked:
             # Never imported: a blocked plugin cannot break start-up or slow it down.
             info.disabled = True
             self.pm.set_blocked(name)
@@ -270,7 +204,7 @@ class Registry:
             if isinstance(exc, pluggy.PluginValidationError):
                 self._fail(info, f"{info.label}: {_validation_message(exc)}")
             else:
-                self._fail(info, f"failed to load{info.distribution_note}: {_one_line(exc)}")
+                self._fail(info, f"failed to load{info.distribution_note}: {one_line(exc)}")
             return
         try:
             # Every plugin before this one passed, so a failure here is this plugin's.
@@ -303,15 +237,15 @@ class Registry:
             except Exception as exc:
                 if interrupted(exc):
                     raise
-                self._fail(info, f"{info.label}: {hook} raised {_one_line(exc)}")
+                self._fail(info, f"{info.label}: {hook} raised {one_line(exc)}")
                 return
             seen: set[str] = set()
             try:
                 for cls in register.classes:
                     entry: Entry | ExecutorEntry = (
-                        self._validate_executor(cls, info)
+                        validate_executor(cls, info, self._executors)
                         if kind == EXECUTOR
-                        else self._validate(kind, cls, info)
+                        else validate_component(kind, cls, info, self._components[kind])
                     )
                     if entry.cls.name in seen:
                         raise RegistryError(
@@ -320,7 +254,7 @@ class Registry:
                     seen.add(entry.cls.name)
                     staged.append((kind, entry))
             except Exception as exc:
-                self._fail(info, _one_line(exc))
+                self._fail(info, one_line(exc))
                 return
         # Every hook ran and every registration is valid: only now does anything count.
         for kind, entry in staged:
@@ -352,9 +286,9 @@ class Registry:
     def _report_missing(self) -> None:
         """Record each name in KBENCH_LOAD_PLUGINS that no installed plugin answers to."""
         installed = [i for i in self._plugins.values() if i.source == "entry-point"]
-        known = {_normalise(n) for i in installed for n in (i.name, i.distribution or i.name)}
+        known = {normalise_name(n) for i in installed for n in (i.name, i.distribution or i.name)}
         for name in sorted(self.load or ()):
-            if _normalise(name) not in known:
+            if normalise_name(name) not in known:
                 hint = suggest(name, [i.name for i in installed])
                 self._plugins[name] = PluginInfo(
                     name=name,
@@ -377,9 +311,9 @@ class Registry:
         ``KBENCH_DISABLE_PLUGINS``, or failed to load raises RegistryError saying which:
         a caller that selects one plugin's components gets an error, never none of them.
         """
-        wanted = _normalise(plugin)
+        wanted = normalise_name(plugin)
         for info in self.plugins.values():
-            if plugin == info.name or wanted == _normalise(info.distribution or info.name):
+            if plugin == info.name or wanted == normalise_name(info.distribution or info.name):
                 if info.error:
                     raise RegistryError(f"{info.label} is installed but broken: {info.error}")
                 if info.disabled:
@@ -416,64 +350,6 @@ class Registry:
             self._load_all(executors=False)
             found = self._components[kind].get(name)
         return found
-
-    def _validate_executor(self, cls: Any, info: PluginInfo) -> ExecutorEntry:
-        """Check an executor class as :meth:`_validate` checks a component's."""
-        where = info.label
-        name = cls.__dict__.get("name", "") if isinstance(cls, type) else ""
-        if not isinstance(cls, type):
-            raise RegistryError(f"{where} registered {cls!r} as an executor, but it is not a class")
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise RegistryError(
-                f"{where}: executor {cls.__qualname__} needs a class attribute name of "
-                f"lowercase letters, digits, '_', '.', '-' (got {name!r})"
-            )
-        if not (cls.__doc__ or "").strip():
-            raise RegistryError(f"{where}: executor {name!r} has no docstring")
-        missing = [m for m in EXECUTOR_METHODS if not callable(getattr(cls, m, None))]
-        if missing:
-            raise RegistryError(
-                f"{where}: executor {name!r} does not define {', '.join(missing)} "
-                "(see kbench.core.executors.Executor)"
-            )
-        existing = self._executors.get(name)
-        if existing is not None:
-            raise RegistryError(
-                f"{where} registered executor {name!r}, which plugin {existing.plugin!r} "
-                "already registered"
-            )
-        return ExecutorEntry(cls=cls, plugin=info.name, version=info.version)
-
-    def _validate(self, kind: str, cls: Any, info: PluginInfo) -> Entry:
-        base = KINDS[kind]
-        where = info.label
-        if not (isinstance(cls, type) and issubclass(cls, base)):
-            raise RegistryError(
-                f"{where} registered {cls!r} as a {kind}, but it is not a subclass of kbench.{base.__name__}"
-            )
-        name = cls.__dict__.get("name", "")
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise RegistryError(
-                f"{where}: {cls.__qualname__} needs a class attribute name of lowercase letters, digits, '_', '.', '-' (got {name!r})"
-            )
-        if not (cls.__doc__ or "").strip():
-            raise RegistryError(f"{where}: {kind} {name!r} has no docstring")
-        try:
-            cls.parameters()
-        except TypeError as exc:
-            raise RegistryError(f"{where}: {kind} {name!r}: {exc}") from None
-        if kind == "algorithm":
-            bad = set(getattr(cls, "tasks", ())) - {"binary", "multiclass", "regression", "novelty"}
-            if bad:
-                raise RegistryError(
-                    f"{where}: algorithm {name!r} declares unknown tasks {sorted(bad)}"
-                )
-        existing = self._components[kind].get(name)
-        if existing is not None:
-            raise RegistryError(
-                f"{where} registered {kind} {name!r}, which plugin {existing.plugin!r} already registered"
-            )
-        return Entry(cls=cls, plugin=info.name, version=info.version)
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -557,7 +433,7 @@ class Registry:
             text = (
                 str(exc).strip().splitlines()[0]
                 if isinstance(exc, ValueError) and str(exc).strip()
-                else _one_line(exc)
+                else one_line(exc)
             )
             raise SpecError(text) from None
 
@@ -663,11 +539,6 @@ def _builtin_modules(sub: str) -> list[str]:
     )
 
 
-def _normalise(name: str) -> str:
-    """A distribution or plugin name compared the way packaging does (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _env_names(var: str) -> set[str] | None:
     """The comma-separated names in an environment variable; None when it is not set."""
     value = os.environ.get(var)
@@ -680,42 +551,6 @@ def _validation_message(exc: pluggy.PluginValidationError) -> str:
     """pluggy's multi-line explanation of a bad hook implementation, on one line."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     return "; ".join(lines) or type(exc).__name__
-
-
-def _trace_before(hook_name: str, hook_impls: Any, kwargs: Any) -> None:
-    for impl in hook_impls:
-        where = getattr(impl.function, "__module__", "?")
-        print(
-            f"kbench: trace: {hook_name} -> plugin {impl.plugin_name!r} ({where})",
-            file=sys.stderr,
-            flush=True,
-        )
-
-
-def _trace_after(outcome: Any, hook_name: str, hook_impls: Any, kwargs: Any) -> None:
-    register = kwargs.get("register")
-    plugins = ", ".join(repr(impl.plugin_name) for impl in hook_impls)
-    if outcome.exception is not None:
-        text = f"raised {_one_line(outcome.exception)}"
-    else:
-        names = [getattr(c, "name", repr(c)) for c in getattr(register, "classes", [])]
-        text = f"registered {', '.join(map(str, names)) or 'nothing'}"
-    print(f"kbench: trace: {hook_name} <- plugin {plugins}: {text}", file=sys.stderr, flush=True)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = (
-        f"{type(exc).__name__}: {exc}"
-        if not isinstance(exc, (SpecError, RegistryError))
-        else str(exc)
-    )
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[0] if lines else type(exc).__name__
-
-
-def format_exception_line(exc: BaseException) -> str:
-    """The last line of a traceback: ``Type: message``."""
-    return traceback.format_exception_only(type(exc), exc)[-1].strip()
 
 
 _registry: Registry | None = None

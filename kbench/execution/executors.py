@@ -33,9 +33,9 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
-from kbench.core.errors import KbenchError, interrupted
+from kbench.core.errors import KbenchError, format_exception_line, interrupted
 from kbench.core.executors import ExecutorSettings
-from kbench.core.registry import Registry, format_exception_line, get_registry
+from kbench.core.registry import Registry, get_registry
 from kbench.data.cache import get_stream
 from kbench.execution.cluster_events import ClusterEvents, captured_dask_log
 from kbench.execution.isolation import (

@@ -22,8 +22,8 @@ import pandas as pd
 from kbench._version import __version__
 from kbench.core.arrays import one_rows
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
-from kbench.core.errors import interrupted
-from kbench.core.registry import Registry, format_exception_line
+from kbench.core.errors import format_exception_line, interrupted
+from kbench.core.registry import Registry
 from kbench.core.seeds import derive_seed
 from kbench.data.gathered import RowGather, chunk_rows
 from kbench.data.paging import release_rows
