@@ -105,7 +105,8 @@ from kbench.data.readers import (
 from kbench.data.streams import Stream, StreamSpec
 
 if TYPE_CHECKING:
-    from kbench.execution.executors import DaskExecutor, LocalExecutor, execute, execute_isolated
+    from kbench.execution.dask_executor import DaskExecutor
+    from kbench.execution.executors import LocalExecutor, execute, execute_isolated
 from kbench.learners import (
     BlockRows,
     Expansion,
@@ -241,6 +242,10 @@ _EXECUTION_NAMES = ("DaskExecutor", "LocalExecutor", "execute", "execute_isolate
 
 
 def __getattr__(name: str) -> Any:
+    if name == "DaskExecutor":
+        from kbench.execution import dask_executor
+
+        return dask_executor.DaskExecutor
     if name in _EXECUTION_NAMES:
         from kbench.execution import executors
 

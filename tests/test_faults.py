@@ -548,11 +548,11 @@ def hold(lock):
     time.sleep(60)
 
 if __name__ == "__main__":
-    from kbench.execution.executors import _tracker_warnings_off
+    from kbench.execution.dask_shutdown import tracker_warnings_off
 
     ctx = mp.get_context("spawn")  # as Dask starts its workers
     if sys.argv[1] == "quiet":
-        with _tracker_warnings_off():
+        with tracker_warnings_off():
             lock = ctx.Lock()  # starts the resource tracker
     else:
         lock = ctx.Lock()
@@ -820,13 +820,14 @@ def test_a_local_cluster_stopped_on_ctrl_c_starts_no_worker_again(tmp_path: Path
     tracker."""
     code = (
         "import multiprocessing.resource_tracker as rt, time\n"
-        "from kbench.execution.executors import DaskExecutor, _descendants, _stop_local_cluster_now\n"
+        "from kbench.execution.dask_executor import DaskExecutor\n"
+        "from kbench.execution.dask_shutdown import descendants, stop_local_cluster_now\n"
         "if __name__ == '__main__':\n"
         "    client, cluster = DaskExecutor(workers=2)._client()\n"
-        "    print(len(_descendants() - {rt._resource_tracker._pid}))\n"
-        "    _stop_local_cluster_now(set(), set(), set())\n"
+        "    print(len(descendants() - {rt._resource_tracker._pid}))\n"
+        "    stop_local_cluster_now(set(), set(), set())\n"
         "    time.sleep(4)\n"  # a nanny restarts its worker within a second or so
-        "    print(len(_descendants() - {rt._resource_tracker._pid}), flush=True)\n"
+        "    print(len(descendants() - {rt._resource_tracker._pid}), flush=True)\n"
         "    import os; os._exit(0)\n"
     )
     script = tmp_path / "no_restart.py"
@@ -845,12 +846,13 @@ def test_a_local_cluster_stopping_under_its_workers_writes_nothing(tmp_path: Pat
     traceback there)."""
     code = (
         "import sys, time\n"
-        "from kbench.execution.executors import DaskExecutor, _stop_local_cluster_now\n"
+        "from kbench.execution.dask_executor import DaskExecutor\n"
+        "from kbench.execution.dask_shutdown import stop_local_cluster_now\n"
         "if __name__ == '__main__':\n"
         "    client, cluster = DaskExecutor(workers=1)._client()\n"
         "    cluster.sync(cluster.scheduler.close)\n"
         "    time.sleep(4)\n"  # a worker heartbeat is due every second or so
-        "    _stop_local_cluster_now(set(), set(), set())\n"  # then kbench stops it, as on Ctrl-C
+        "    stop_local_cluster_now(set(), set(), set())\n"  # then kbench stops it, as on Ctrl-C
         "    print('after', file=sys.stderr)\n"
     )
     script = tmp_path / "stop_under_workers.py"

@@ -179,7 +179,8 @@ def run_experiments(
     from kbench.core.errors import ResultsError, interrupted
     from kbench.core.executors import ExecutorSettings
     from kbench.data.cache import get_stream
-    from kbench.execution.executors import SchedulerLost, failed_task
+    from kbench.execution.dask_executor import SchedulerLost
+    from kbench.execution.executors import failed_task
     from kbench.execution.isolation import hold_ctrl_c
     from kbench.execution.prequential import RESULTS_FORMAT
     from kbench.execution.study import plan
