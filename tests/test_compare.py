@@ -27,17 +27,19 @@ from kbench import __version__
 from kbench.analysis.comparison import Comparison, compare
 from kbench.analysis.configs import NothingToCompareError, version_notes
 from kbench.analysis.pairs import StreamMismatchError, compare_outcomes, compare_runs
-from kbench.analysis.statistics import bayesian_signed_rank as bsr
-from kbench.analysis.statistics import (
+from kbench.analysis.rank_tests import (
     cd_groups,
     friedman,
     friedman_from_ranks,
+    nemenyi_cd,
+    nemenyi_q,
+)
+from kbench.analysis.statistics import bayesian_signed_rank as bsr
+from kbench.analysis.statistics import (
     holm,
     mcnemar_exact,
     min_p_value,
     min_wilcoxon_n,
-    nemenyi_cd,
-    nemenyi_q,
     paired_final_test,
     paired_proportion_ci,
     seed_verdict,

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from helpers import kbench
-from kbench.analysis.statistics import friedman_test, rank_table
+from kbench.analysis.rank_tests import friedman_test, rank_table
 
 
 def _brute_force_p(ranks: np.ndarray) -> float:

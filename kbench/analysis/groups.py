@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kbench.analysis.statistics import (
+from kbench.analysis.rank_tests import (
     FRIEDMAN_RESAMPLES as FRIEDMAN_DRAWS,
 )
-from kbench.analysis.statistics import (
+from kbench.analysis.rank_tests import (
     cd_groups,
     friedman_test,
     nemenyi_cd,
@@ -55,7 +55,7 @@ class RankGroup:
     """Mean rank per label, best first."""
     friedman: dict[str, Any]
     """k, N, chi2, test, p, min_p, reason, significant, cd, alpha
-    (:func:`~kbench.analysis.statistics.friedman_test`)."""
+    (:func:`~kbench.analysis.rank_tests.friedman_test`)."""
     cd_groups: list[list[str]]
     """Labels the Nemenyi test does not separate; empty when the Friedman test shown does
     not reject (no critical-difference diagram is then drawn)."""

@@ -11,17 +11,13 @@ from typing import Any
 import pandas as pd
 
 from kbench.analysis.pairs import pair_row
+from kbench.analysis.rank_tests import cd_groups, friedman_test, nemenyi_cd, nemenyi_q, rank_table
 from kbench.analysis.statistics import (
     ALPHA,
     PAIRED_TEST_COLUMNS,
     bayesian_signed_rank,
-    cd_groups,
-    friedman_test,
     holm,
-    nemenyi_cd,
-    nemenyi_q,
     paired_final_test,
-    rank_table,
     seed_verdict,
 )
 
@@ -44,7 +40,7 @@ class Ranking:
     """Mean rank per configuration label, best first."""
     friedman: dict[str, Any]
     """k, N, chi2, test, p, min_p, reason, significant, cd, q_alpha, alpha
-    (:func:`~kbench.analysis.statistics.friedman_test`)."""
+    (:func:`~kbench.analysis.rank_tests.friedman_test`)."""
     groups: list[list[str]]
     """Configurations the Nemenyi test does not separate (bars of the diagram); empty
     when the Friedman test does not reject."""
