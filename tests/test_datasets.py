@@ -701,9 +701,9 @@ def test_heart_scale():
 
 
 def test_cli_listing_shows_every_dataset():
-    from kbench.cli.main import _component_rows
+    from kbench.cli.listing import component_rows
 
-    rows = {r["name"]: r for r in _component_rows(REG, "dataset")}
+    rows = {r["name"]: r for r in component_rows(REG, "dataset")}
     # every registered data set, then every entry of the LIBSVM collection by its spec
     from kbench.data.libsvm_catalogue import catalogue
 

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
 import signal
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.markup import escape
-from rich.table import Table
 
-from kbench.cli.consoles import error_console, output_console
+from kbench.cli.consoles import error_console
+from kbench.cli.docstrings import summary
+from kbench.cli.listing import list_, plugins
 from kbench.cli.options import (
     DEFAULT_RESULTS,
     MAX_TIMEOUT,
@@ -30,14 +28,9 @@ from kbench.cli.options import (
     results_argument,
     workers_option,
 )
+from kbench.cli.plugin_warnings import watched_registry
 from kbench.core.errors import KbenchError, ResultsError, interrupted
 
-KIND_NAMES = {
-    "algorithms": "algorithm",
-    "kernels": "kernel",
-    "losses": "loss",
-    "datasets": "dataset",
-}
 err = error_console()
 
 
@@ -217,21 +210,8 @@ def cli() -> None:
     """kbench: benchmark online kernel learning algorithms on identical streams."""
 
 
-def watched_registry() -> Any:
-    """The registry, every plugin that fails to load reported as a warning, once."""
-    from kbench.core.registry import get_registry
-
-    reg = get_registry()
-    # Plugins load when first needed: each failure is reported when it happens, once.
-    reg.watch_failures(_warn_broken_plugin)
-    return reg
-
-
-def _warn_broken_plugin(info: Any) -> None:
-    err.print(
-        f"[yellow]kbench: warning: plugin {info.name!r} skipped: {info.error}[/yellow]",
-        highlight=False,
-    )
+cli.add_command(list_)
+cli.add_command(plugins)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,7 +425,7 @@ def run(
 
 
 # ---------------------------------------------------------------------------------------------
-# kbench show / list / plugins
+# kbench show (kbench list and kbench plugins: kbench.cli.listing)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -489,197 +469,6 @@ def show(results: Path, fmt: str, tuning: bool) -> None:
     print_leaderboard(runs, registry, fmt=fmt)
     for note in stream_mismatches(runs):
         click.echo(f"kbench: note: {note}", err=True)
-
-
-def _component_rows(registry: Any, kind: str) -> list[dict[str, Any]]:
-    rows = []
-    for name in registry.names(kind):
-        entry = registry.entry(kind, name)
-        cls = entry.cls
-        row: dict[str, Any] = {
-            "kind": kind,
-            "name": name,
-            "plugin": entry.plugin,
-            "version": entry.version,
-            "parameters": {
-                p.name: {
-                    "type": p.type_name,
-                    "default": p.default,
-                    "range": p.range_text,
-                    "doc": p.doc,
-                }
-                for p in cls.parameters().values()
-            },
-            "summary": summary(cls.__doc__),
-        }
-        if kind == "algorithm":
-            row["tasks"] = sorted(cls.tasks)
-            row["uses_kernel"], row["uses_loss"] = cls.uses_kernel, cls.uses_loss
-        elif kind == "loss":
-            row["tasks"] = sorted(cls.tasks)
-        elif kind == "dataset":
-            row["task"], row["source"] = cls.task, cls.source
-            try:
-                obj = cls()
-                row["task"] = obj.task
-                row.update(obj.info())
-                why = obj.unavailable()
-            except Exception as exc:  # a listing must not fail because one data set is broken
-                why = str(exc)
-            row["available"] = why is None
-            if why:
-                row["unavailable"] = why
-        elif kind == "kernel":
-            row["constant_diagonal"] = cls.constant_diagonal
-        rows.append(row)
-        if kind == "dataset":
-            try:
-                variants = cls.variants()
-            except Exception:  # a listing must not fail because one catalogue is broken
-                variants = []
-            for v in variants:
-                sub = {
-                    "kind": kind,
-                    "plugin": entry.plugin,
-                    "version": entry.version,
-                    "parameters": {},
-                    "source": cls.source,
-                    "summary": v.get("summary")
-                    or f"{v['name']}: a {v.get('task', 'binary')} set of the LIBSVM collection, "
-                    f"n={v.get('n', '?')}, d={v.get('d', '?')}.",
-                }
-                sub.update(v)
-                sub["available"] = "unavailable" not in v
-                rows.append(sub)
-    return rows
-
-
-_RST = re.compile(r"``(.+?)``|:(?:func|class|mod|meth|attr|data):`~?(.+?)`")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-
-
-def plain_text(text: str) -> str:
-    """Docstring text without its reStructuredText markup: ``x`` and :func:`x` as x."""
-    return _RST.sub(lambda m: m.group(1) or m.group(2), text)
-
-
-def summary(doc: str | None) -> str:
-    """The first sentence of a docstring, whole (its lines joined), without markup."""
-    paragraph = " ".join((doc or "").strip().split("\n\n")[0].split())
-    return plain_text(_SENTENCE_END.split(paragraph, maxsplit=1)[0])
-
-
-def _bytes(n: float) -> str:
-    for unit in ("B", "kB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n} B"  # unreachable
-
-
-@cli.command(name="list")
-@click.argument("kind", required=False, type=click.Choice(list(KIND_NAMES)))
-@click.argument("name", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_(kind: str | None, name: str | None, as_json: bool) -> None:
-    """List registered components with their parameters and the plugin they came from.
-
-    With a KIND and a NAME (kbench list algorithms norma), document that component's
-    parameters: type, default, the range its constructor checks, and what each means.
-    """
-    registry = watched_registry()
-    if name is not None:
-        assert kind is not None  # click fills KIND before NAME
-        _print_parameters(registry, KIND_NAMES[kind], name, as_json)
-        return
-    kinds = [KIND_NAMES[kind]] if kind else list(KIND_NAMES.values())
-    rows = [r for k in kinds for r in _component_rows(registry, k)]
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, default=str))
-        return
-    console = output_console()
-    for k in kinds:
-        plural = next(p for p, one in KIND_NAMES.items() if one == k)
-        table = Table(title=f"[bold]{plural}[/bold]", title_justify="left")
-        for col in (
-            "name",
-            "parameters (default)",
-            "tasks" if k in ("algorithm", "loss", "dataset") else "",
-            "plugin",
-        ):
-            if col:
-                # Nothing is cut: a name keeps its line (a catalogue entry's spec is its
-                # name, folded only past the width), the other cells wrap or fold.
-                table.add_column(col, overflow="fold", no_wrap=col == "name" and k != "dataset")
-        for r in (r for r in rows if r["kind"] == k):
-            params = ", ".join(f"{p}={v['default']!r}" for p, v in r["parameters"].items()) or "–"
-            cells = [r["name"], params]
-            if k in ("algorithm", "loss"):
-                cells.append(", ".join(r["tasks"]))
-            elif k == "dataset":
-                shape = f"n={r.get('n', '?')}, d={r.get('d', '?')}" + (
-                    f", classes={r['classes']}" if "classes" in r else ""  # none: regression
-                )
-                if "cached" in r:  # a catalogue entry: its download size and where it is
-                    size = _bytes(r["size"]) if r.get("size") else "size unknown"
-                    shape += f"; {size}, {'cached' if r['cached'] else 'not cached'}"
-                avail = (
-                    "" if r["available"] else f" [red]unavailable: {escape(r['unavailable'])}[/red]"
-                )
-                cells.append(escape(f"{r['task']} ({r['source']}; {shape})") + avail)
-            cells.append(r["plugin"])
-            table.add_row(*(c if "[red]" in c else escape(c) for c in cells))
-        console.print(table)
-
-
-def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> None:
-    """The parameter table of one component (``kbench list KIND NAME``)."""
-    entry = registry.entry(kind, name)  # an unknown name: a SpecError listing the valid ones
-    params = entry.cls.parameters()
-    first = summary(entry.cls.__doc__)
-    if as_json:
-        rows = [
-            {"name": p.name, "type": p.type_name, "default": p.default, "range": p.range_text,
-             "doc": p.doc}
-            for p in params.values()
-        ]  # fmt: skip
-        click.echo(json.dumps(rows, indent=2, default=str))
-        return
-    table = Table(
-        title=f"[bold]{kind} {escape(name)}[/bold]: {escape(first)}", title_justify="left"
-    )
-    for col in ("parameter", "type", "default", "range", "description"):
-        table.add_column(col, overflow="fold")
-    for p in params.values():
-        table.add_row(
-            escape(p.name),
-            escape(p.type_name),
-            escape(repr(p.default)),
-            p.range_text,
-            escape(plain_text(p.doc)),
-        )
-    if not params:
-        table.add_row("–", "", "", "", "no parameters")
-    output_console().print(table)
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def plugins(as_json: bool) -> None:
-    """List plugins and what each registered."""
-    registry = watched_registry()
-    infos = list(registry.plugins.values())
-    if as_json:
-        click.echo(json.dumps([i.to_dict() for i in infos], indent=2))
-        return
-    table = Table(title="[bold]plugins[/bold]", title_justify="left")
-    for col in ("plugin", "source", "version", "registered", "status"):
-        table.add_column(col)
-    for i in infos:
-        status = f"[red]broken: {escape(i.error)}[/red]" if i.error else i.status
-        registered = "; ".join(f"{k}: {', '.join(v)}" for k, v in i.components.items()) or "–"
-        table.add_row(escape(i.name), i.source, i.version, escape(registered), status)
-    output_console().print(table)
 
 
 if __name__ == "__main__":  # pragma: no cover

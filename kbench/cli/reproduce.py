@@ -55,7 +55,7 @@ def reproduce(
     Prints one row per claim: the paper's value, kbench's value with its spread over seeds,
     the data set used and a verdict with its reason. Running the same command again resumes.
     """
-    from kbench.cli.main import watched_registry
+    from kbench.cli.plugin_warnings import watched_registry
     from kbench.cli.progress import RichProgress
     from kbench.execution.driver import run_experiments
     from kbench.execution.study import load_study
