@@ -37,7 +37,8 @@ from kbench.core.errors import RegistryError
 from kbench.core.plugin_checks import validate_component
 from kbench.core.plugin_records import PluginInfo
 from kbench.core.registry import Registry, get_registry
-from kbench.data.streams import Stream, StreamSpec, _readonly
+from kbench.data.stream_arrays import readonly
+from kbench.data.streams import Stream, StreamSpec
 
 CHECKS: dict[str, list[Callable[..., None]]] = {
     "algorithm": [],
@@ -434,7 +435,7 @@ def toy_stream(task: str, n: int = 160, d: int = 5, seed: int = 0) -> Stream:
             np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1.0, -1.0),
             np.where(Xt[:, 0] + 0.5 * Xt[:, 1] ** 2 > 0.3, 1.0, -1.0),
         )
-    X_ro, y_ro, Xt_ro, yt_ro = (_readonly(a) for a in (X, y, Xt, yt))
+    X_ro, y_ro, Xt_ro, yt_ro = (readonly(a) for a in (X, y, Xt, yt))
     assert X_ro is not None and y_ro is not None  # read-only copies of the arrays above
     spec = StreamSpec(dataset=f"toy-{task}", seed=seed)
     return Stream.of(spec, (X_ro, y_ro, Xt_ro, yt_ro, task, n_classes))

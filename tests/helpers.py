@@ -29,7 +29,7 @@ import pytest
 
 from kbench.core.components import Kernel, Loss
 from kbench.core.registry import get_registry
-from kbench.data.streams import Stream, StreamSpec, _readonly
+from kbench.data.streams import Stream, StreamSpec
 from kbench.execution.prequential import run_task
 from kbench.execution.tasks import Task
 
@@ -111,7 +111,7 @@ def binary_stream(
     X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, *, dataset: str, seed: int = 0
 ) -> Stream:
     """A binary stream of these training and test arrays (read-only copies), id hashed."""
-    arrays = [_readonly(a) for a in (X, y, Xt, yt)]
+    arrays = [readonly(a) for a in (X, y, Xt, yt)]
     return Stream.of(StreamSpec(dataset=dataset, seed=seed), (*arrays, "binary", 2))
 
 

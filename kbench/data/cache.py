@@ -31,12 +31,12 @@ from kbench.data import gathered
 from kbench.data.downloads import cache_dir
 from kbench.data.paging import register_map
 from kbench.data.readers import sha256_of
+from kbench.data.stream_arrays import DatasetArrays
 from kbench.data.streams import (
     RowPlan,
     Stream,
     StreamSpec,
     _apply,
-    _Base,
     _load_base,
     _plan,
     lazy_stream,
@@ -196,7 +196,7 @@ def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
     return True
 
 
-def _write_base(folder: Path, key: str, base: _Base, sources: list[dict[str, Any]]) -> str:
+def _write_base(folder: Path, key: str, base: DatasetArrays, sources: list[dict[str, Any]]) -> str:
     """Cache a data set's arrays and their record; return their content id.
 
     The record is written last and removed first: a data file without its record is
@@ -304,7 +304,7 @@ def _map_arrays(path: Path, magic: bytes) -> tuple[dict[str, Any], dict[str, np.
     return head, arrays
 
 
-def _read_base(path: Path) -> tuple[_Base, str]:
+def _read_base(path: Path) -> tuple[DatasetArrays, str]:
     """Map a cached data file read-only; return its arrays and content id."""
     head, arrays = _map_arrays(path, _MAGIC)
     for k, shape in head.get("sparse", {}).items():
@@ -322,11 +322,11 @@ def _read_base(path: Path) -> tuple[_Base, str]:
         n_classes=head["n_classes"],
         class_names=None if names is None else tuple(names),
     )
-    base = _Base(data, head["name"], head["label"], bool(head["time_ordered"]), frozen=True)
+    base = DatasetArrays(data, head["name"], head["label"], bool(head["time_ordered"]), frozen=True)
     return base, head["data_id"]
 
 
-def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[_Base, str] | None:
+def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[DatasetArrays, str] | None:
     """A data set's cached arrays, if their entry is whole (size and record agree), their
     source files are unchanged, and (given ``data_id``) they are that content."""
     record_path = folder / f"{key}.json"
@@ -345,7 +345,7 @@ def _cached_base(folder: Path, key: str, data_id: str | None) -> tuple[_Base, st
     return (base, found) if found == record["data_id"] else None
 
 
-def _nbytes(base: _Base) -> int:
+def _nbytes(base: DatasetArrays) -> int:
     """Bytes of a data set's arrays (a CSR matrix's three arrays)."""
     total = 0
     for k in _ARRAY_NAMES:
@@ -401,7 +401,11 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
 
 
 def _served(
-    spec: StreamSpec, base: _Base, plan: RowPlan | None, entry: Path, record: dict[str, Any] | None
+    spec: StreamSpec,
+    base: DatasetArrays,
+    plan: RowPlan | None,
+    entry: Path,
+    record: dict[str, Any] | None,
 ) -> Stream:
     """The stream of ``spec`` over ``base``: its plan as cached, or drawn from the seed.
 
@@ -445,7 +449,7 @@ class _Damaged(Exception):
     """A stream's order file is missing, damaged, or not the size its record says."""
 
 
-def _cached_plan(entry: Path, record: dict[str, Any], base: _Base) -> RowPlan | None:
+def _cached_plan(entry: Path, record: dict[str, Any], base: DatasetArrays) -> RowPlan | None:
     """The plan of a stream's order file, mapped; None when its record names none (the
     stream is small: its plan is drawn again).
 

@@ -22,12 +22,12 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from kbench._version import __version__
-from kbench.core.arrays import csr_over, is_sparse
+from kbench.core.arrays import is_sparse
 from kbench.core.components import Data
 from kbench.core.errors import DataError, SpecError
 from kbench.core.seeds import derive_seed, rng
@@ -36,10 +36,18 @@ from kbench.data import gathered
 from kbench.data.counting import COUNTING_ORDER, check_digits, counting_sequence, counting_shape
 from kbench.data.gathered import RowGather
 from kbench.data.paging import release_all
-from kbench.data.readers import MAX_ELEMENTS, recording_sources
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
+from kbench.data.readers import recording_sources
+from kbench.data.stream_arrays import (
+    DatasetArrays,
+    canonical_features,
+    check_finite,
+    densified,
+    freeze,
+    head_rows,
+    label_text,
+    one_label,
+    parse_classes,
+)
 
 ORDERS = ("shuffle", "file", "counting")
 SCALES = ("none", "standard", "minmax")
@@ -209,141 +217,7 @@ class Stream:
         return self.X.shape[1]
 
 
-#: Rows (dense) or stored values (CSR) checked at once: a stream larger than memory is read
-#: a chunk at a time rather than copied into one temporary array.
-_CHECK_CHUNK = 1 << 20
-
-
-def _check_finite(name: str, part: str, X: Any, y: np.ndarray) -> None:
-    bad = ~np.isfinite(y)
-    if is_sparse(X):
-        for lo in range(0, X.nnz, _CHECK_CHUNK):
-            bad_values = lo + np.flatnonzero(~np.isfinite(X.data[lo : lo + _CHECK_CHUNK]))
-            bad[np.searchsorted(X.indptr, bad_values, side="right") - 1] = True
-    else:
-        step = max(1, _CHECK_CHUNK // max(1, X.shape[1]))
-        for lo in range(0, X.shape[0], step):
-            bad[lo : lo + step] |= ~np.isfinite(X[lo : lo + step]).all(axis=1)
-    if bad.any():
-        row = int(np.argmax(bad))
-        raise DataError(
-            f"data set {name!r}: {part} row {row} has a NaN or infinite value "
-            f"({int(bad.sum())} such rows); clean the data or drop those rows"
-        )
-
-
-def _parse_classes(text: str, data: Data, name: str) -> set[int]:
-    names = list(data.class_names or [])
-    chosen: set[int] = set()
-    for part in text.replace("|", " ").replace(";", " ").split():
-        lo, dash, hi = part.partition("-")
-        if dash and lo.isdigit() and hi.isdigit():
-            chosen.update(range(int(lo), int(hi) + 1))
-        elif part.lstrip("-").isdigit():
-            chosen.add(int(part))
-        elif part in names:
-            chosen.add(names.index(part))
-        else:
-            raise DataError(
-                f"data set {name!r} has no class {part!r} (classes: {', '.join(names) or f'0..{data.n_classes - 1}'})"
-            )
-    missing = sorted(c for c in chosen if not 0 <= c < data.n_classes)
-    if missing:
-        raise DataError(
-            f"data set {name!r} has no class {missing[0]} (it has classes 0..{data.n_classes - 1})"
-        )
-    if not chosen or len(chosen) == data.n_classes:
-        raise DataError(f"positive={text!r} on {name!r} must name some but not all classes")
-    return chosen
-
-
-def _label_text(label: float, data: Data, grouped: bool) -> str:
-    """A label as the user knows it: the class name if the data set gives names."""
-    names = list(data.class_names or [])
-    if grouped:
-        return f"{label:+g}"
-    if data.task == "binary" and len(names) == 2:
-        return repr(names[int(label > 0)])
-    if data.task == "multiclass" and 0 <= int(label) < len(names):
-        return repr(names[int(label)])
-    return f"{label:g}"
-
-
-def _readonly(a: np.ndarray | None) -> np.ndarray | None:
-    if a is None:
-        return None
-    a = np.array(a, dtype=np.float64, order="C", copy=True)  # owned, so no view can write to it
-    a.setflags(write=False)
-    return a
-
-
-@dataclass(frozen=True)
-class _Base:
-    """A data set's arrays as loaded and checked, before any stream option.
-
-    ``data`` holds float64 arrays. ``frozen`` arrays are read-only maps of a cache file,
-    which streams may serve as they are; other arrays are copied before being served.
-    """
-
-    data: Data
-    name: str
-    label: str
-    time_ordered: bool
-    frozen: bool = False
-
-
-def _features(X: Any, sparse: bool) -> Any:
-    """A data set's features as C-order float64, or canonical CSR when ``sparse``: float64
-    values, indices sorted and unique (duplicates summed), no stored zeros, and int32
-    indices while they fit (the cache maps the arrays as they are stored)."""
-    if not sparse:
-        # C order here, as in the cache file: a scaled stream's column means must be
-        # summed in the same order whether it is built from the data set or from the cache
-        return np.ascontiguousarray(X, dtype=np.float64)
-    if _canonical_csr(X):
-        return X  # already as kbench keeps it: not copied (it may be a map of a large file)
-    import scipy.sparse as sp
-
-    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    X.sum_duplicates()  # sorts the indices too
-    X.eliminate_zeros()
-    if X.nnz < np.iinfo(np.int32).max and X.shape[1] <= np.iinfo(np.int32).max:
-        X.indices = X.indices.astype(np.int32, copy=False)
-        X.indptr = X.indptr.astype(np.int32, copy=False)
-    return X
-
-
-def _canonical_csr(X: Any) -> bool:
-    """Whether ``X`` is already CSR as kbench keeps it: float64 values, int32 indices,
-    sorted and unique within each row, no stored zeros (checked without copying it)."""
-    import scipy.sparse as sp  # loaded already: X came from it
-
-    if not (
-        sp.isspmatrix_csr(X)
-        and X.data.dtype == np.float64
-        and X.indices.dtype == np.int32
-        and X.indptr.dtype == np.int32
-        and X.has_canonical_format
-    ):
-        return False
-    return not any(
-        (X.data[lo : lo + _CHECK_CHUNK] == 0).any() for lo in range(0, X.nnz, _CHECK_CHUNK)
-    )
-
-
-def _head(X: Any, n: int, mapped: bool) -> Any:
-    """The first ``n`` rows of ``X``; of a CSR map of the data cache (``mapped``), over the
-    same arrays (a prefix of a CSR matrix is a prefix of each of its arrays), not a copy
-    as scipy's slice would be."""
-    if n >= X.shape[0]:
-        return X  # scipy's X[:n] would copy a CSR matrix even then
-    if not (mapped and is_sparse(X)):
-        return X[:n]
-    end = int(X.indptr[n])
-    return csr_over(X.data[:end], X.indices[:end], X.indptr[: n + 1], (n, X.shape[1]))
-
-
-def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.stat_result]]:
+def _load_base(spec: StreamSpec, registry: Any) -> tuple[DatasetArrays, dict[str, os.stat_result]]:
     """Load and check the data set of ``spec``; also return the local files it read."""
     dataset = registry.create("dataset", spec.dataset)
     clash = reserved_parameters(type(dataset))
@@ -360,7 +234,7 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
         data = dataset.load(derive_seed(spec.seed, "data"))
     name = dataset.name
     sparse = is_sparse(data.X) or is_sparse(data.X_test)
-    X = _features(data.X, sparse)
+    X = canonical_features(data.X, sparse)
     y = np.asarray(data.y, dtype=np.float64).ravel()
     if X.ndim != 2 or X.shape[0] == 0:
         raise DataError(
@@ -368,8 +242,8 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
         )
     if len(y) != X.shape[0]:
         raise DataError(f"data set {name!r}: {X.shape[0]} rows but {len(y)} labels")
-    _check_finite(name, "training", X, y)
-    Xt = None if data.X_test is None else _features(data.X_test, sparse)
+    check_finite(name, "training", X, y)
+    Xt = None if data.X_test is None else canonical_features(data.X_test, sparse)
     yt = None if data.y_test is None else np.asarray(data.y_test, dtype=np.float64).ravel()
     if Xt is not None:
         if yt is None:
@@ -378,9 +252,9 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[_Base, dict[str, os.sta
             raise DataError(
                 f"data set {name!r}: test split shape {Xt.shape} does not match training {X.shape}"
             )
-        _check_finite(name, "test", Xt, yt)
+        check_finite(name, "test", Xt, yt)
     names = None if data.class_names is None else tuple(str(c) for c in data.class_names)
-    base = _Base(
+    base = DatasetArrays(
         data=Data(
             X=X,
             y=y,
@@ -431,7 +305,7 @@ class RowPlan:
     #: The arrays an order file holds (each when the plan has it and it is derived).
     STORED = ("rows", "y", "test_rows", "y_test", "center", "width")
 
-    def stored(self, base: _Base) -> dict[str, np.ndarray]:
+    def stored(self, base: DatasetArrays) -> dict[str, np.ndarray]:
         """The arrays of the plan worth storing: those not read from the data set as given."""
         given = (base.data.y, base.data.y_test)
         out = {}
@@ -445,7 +319,7 @@ class RowPlan:
         return out
 
 
-def _derive(spec: StreamSpec, base: _Base, plan: RowPlan | None = None) -> _Arrays:
+def _derive(spec: StreamSpec, base: DatasetArrays, plan: RowPlan | None = None) -> _Arrays:
     """Apply the stream options to a data set's arrays: (X, y, X_test, y_test, task, classes).
 
     ``plan`` is the stream's :class:`RowPlan` when the cache has it; otherwise it is derived.
@@ -453,7 +327,7 @@ def _derive(spec: StreamSpec, base: _Base, plan: RowPlan | None = None) -> _Arra
     return _apply(spec, base, _plan(spec, base) if plan is None else plan)[0]
 
 
-def _plan(spec: StreamSpec, base: _Base) -> RowPlan:
+def _plan(spec: StreamSpec, base: DatasetArrays) -> RowPlan:
     """The stream's labels and rows (:class:`RowPlan`), drawn from its seed.
 
     The orders (test split, shuffle, counting, ``n``) are composed as row indices into
@@ -472,18 +346,18 @@ def _plan(spec: StreamSpec, base: _Base) -> RowPlan:
             raise DataError(
                 f"positive= groups classes of a multiclass data set; {name!r} is {task}"
             )
-        pos = np.array(sorted(_parse_classes(spec.positive, data, name)), dtype=float)
+        pos = np.array(sorted(parse_classes(spec.positive, data, name)), dtype=float)
         y_class = y  # the counting order needs the digits, not the grouped labels
         y = np.where(np.isin(y, pos), 1.0, -1.0)
         yt = None if yt is None else np.where(np.isin(yt, pos), 1.0, -1.0)
         task, n_classes = "binary", 2
     else:
         y_class = y
-    if task in ("binary", "multiclass") and _one_label(y):
+    if task in ("binary", "multiclass") and one_label(y):
         grouped = f" after positive={spec.positive}" if spec.positive is not None else ""
         raise DataError(
             f"data set {base.label!r}: every training example has the label "
-            f"{_label_text(y[0], data, bool(grouped))}{grouped}; a {task} task needs at least "
+            f"{label_text(y[0], data, bool(grouped))}{grouped}; a {task} task needs at least "
             f"two classes"
         )
     rows: np.ndarray | None = None  # the training stream's rows of X in order; None: all, as given
@@ -514,15 +388,7 @@ def _plan(spec: StreamSpec, base: _Base) -> RowPlan:
     return RowPlan(y, yt, rows, test_rows, task, n_classes)
 
 
-def _one_label(y: np.ndarray) -> bool:
-    """Whether every label is the first: (y != y[0]).any() a chunk at a time, stopping at
-    the first other label (not np.unique: no sorted copy of a long stream's labels, and
-    most streams are decided by their first chunk)."""
-    chunks = (y[lo : lo + _CHECK_CHUNK] for lo in range(0, len(y), _CHECK_CHUNK))
-    return not any((c != y[0]).any() for c in chunks)
-
-
-def lazy_stream(spec: StreamSpec, base: _Base, n: int) -> bool:
+def lazy_stream(spec: StreamSpec, base: DatasetArrays, n: int) -> bool:
     """Whether a stream of ``n`` examples of ``base`` is read a chunk at a time: a data
     set mapped from the cache, and features and labels of more than ``LAZY_BYTES``."""
     if not base.frozen:
@@ -534,7 +400,7 @@ def lazy_stream(spec: StreamSpec, base: _Base, n: int) -> bool:
     return n * (row + 8) > gathered.LAZY_BYTES
 
 
-def _apply(spec: StreamSpec, base: _Base, plan: RowPlan) -> tuple[_Arrays, RowPlan]:
+def _apply(spec: StreamSpec, base: DatasetArrays, plan: RowPlan) -> tuple[_Arrays, RowPlan]:
     """The stream's arrays: the data set's features in the plan's rows, densified and
     scaled as the options ask; a :class:`RowGather` for a large stream of a mapped data
     set, whose rows are read, densified and scaled a chunk at a time. Also the plan, with
@@ -557,15 +423,15 @@ def _apply(spec: StreamSpec, base: _Base, plan: RowPlan) -> tuple[_Arrays, RowPl
         if plan.rows is not None or changed:
             X = RowGather(X, range(len(y)) if plan.rows is None else plan.rows, dense=spec.dense)
         else:
-            X = _head(X, len(y), base.frozen)
+            X = head_rows(X, len(y), base.frozen)
         if Xt is not None and changed and not isinstance(Xt, RowGather):
             Xt = RowGather(Xt, range(Xt.shape[0]), dense=spec.dense)
     elif plan.rows is not None:
         X = X[plan.rows]
     elif spec.n is not None:
-        X = _head(X, len(y), base.frozen)
+        X = head_rows(X, len(y), base.frozen)
     if not lazy and sparse and spec.dense:
-        X, Xt = _densified(X, Xt, base.label)
+        X, Xt = densified(X, Xt, base.label)
     if spec.scale != "none":
         center, width = plan.center, plan.width
         if center is None:
@@ -585,58 +451,11 @@ def _apply(spec: StreamSpec, base: _Base, plan: RowPlan) -> tuple[_Arrays, RowPl
             X = (X - center) / width
             Xt = None if Xt is None else (Xt - center) / width
         plan = dataclasses.replace(plan, center=center, width=width)
-    X, y, Xt, yt = (_freeze(a, base) for a in (X, y, Xt, yt))
+    X, y, Xt, yt = (freeze(a, base) for a in (X, y, Xt, yt))
     if base.frozen and y is not data.y:
         # the mapped labels read above (checked, gathered) leave the resident set
         release_all(data.y)
     return (X, y, Xt, yt, plan.task, plan.n_classes), plan  # type: ignore[return-value]
-
-
-def _densified(X: Any, Xt: Any, label: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """The dense arrays of a sparse stream, for ``dense=true``, within kbench's dense limit."""
-    n = X.shape[0] + (0 if Xt is None else Xt.shape[0])
-    if n * X.shape[1] > MAX_ELEMENTS:
-        raise DataError(
-            f"data set {label!r} with dense=true: {n} examples × {X.shape[1]} features would "
-            f"need {n * X.shape[1] * 8 / 1e9:.1f} GB as dense float64 arrays (kbench's limit "
-            f"is {MAX_ELEMENTS} values); drop dense=true to keep it sparse, or use n= to shorten it"
-        )
-    return X.toarray(), None if Xt is None else Xt.toarray()
-
-
-def _csr_frozen(X: Any, copy: bool) -> sp.csr_matrix:
-    """A CSR matrix over read-only arrays (float64 values; int32 indices while they fit)."""
-    small = X.nnz < np.iinfo(np.int32).max and X.shape[1] <= np.iinfo(np.int32).max
-    index = np.int32 if small else np.int64
-    parts = [
-        np.array(X.data, dtype=np.float64, copy=copy),
-        np.array(X.indices, dtype=index, copy=copy),
-        np.array(X.indptr, dtype=index, copy=copy),
-    ]
-    for part in parts:
-        if part.flags.writeable:
-            part.setflags(write=False)
-    return csr_over(parts[0], parts[1], parts[2], shape=X.shape)
-
-
-def _freeze(a: Any, base: _Base) -> Any:
-    """Make ``a`` read-only C-contiguous float64 (or CSR over read-only arrays), copying
-    only when something else holds it."""
-    if a is None:
-        return None
-    if isinstance(a, RowGather):
-        return a  # gathers read-only rows of a read-only map, a slice at a time
-    given = any(a is b for b in (base.data.X, base.data.y, base.data.X_test, base.data.y_test))
-    if is_sparse(a):
-        # gathered by _derive (nothing else refers to it), or the read-only map of a cache file
-        return _csr_frozen(a, copy=given and not base.frozen)
-    plain = a.dtype == np.float64 and a.flags.c_contiguous
-    if plain and base.frozen and not a.flags.writeable:
-        return a  # the read-only map of a cache file, or a slice of it
-    if plain and not given and a.flags.owndata:
-        a.setflags(write=False)  # made by _derive: nothing else refers to it
-        return a
-    return _readonly(a)
 
 
 def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
