@@ -196,14 +196,14 @@ def test_trimmed_lines_keep_text_and_order() -> None:
 
 
 def test_fold_breaks_after_commas_and_keeps_every_character() -> None:
-    from kbench.cli.render import _fold
+    from kbench.cli.table_fit import fold
 
     name = "drift[angle=135.0,d=3,drift_at=0.25,kind=rotate,n_test=60,n_train=120,noise=0.05]"
     for width in (10, 20, 30, 200):
-        folded = _fold(name, width)
+        folded = fold(name, width)
         assert folded.replace("\n", "") == name
         assert max(len(line) for line in folded.split("\n")) <= width
-    assert _fold(name, 30).split("\n")[0] == "drift[angle=135.0,d=3,"
+    assert fold(name, 30).split("\n")[0] == "drift[angle=135.0,d=3,"
 
 
 def report_summary(page: str) -> tuple[list[str], dict[tuple[str, str], bool]]:

@@ -7,7 +7,6 @@ so a table sent to a pager or a file is never cut at 80 columns.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -18,7 +17,6 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from rich.text import Text
 
 from kbench.analysis.leaderboard import (
     format_leaderboard,
@@ -30,6 +28,15 @@ from kbench.analysis.leaderboard import (
 )
 from kbench.analysis.tables import count, fmt_value
 from kbench.cli.consoles import error_console, output_console
+from kbench.cli.table_fit import (
+    LABEL_MIN,
+    cell_width,
+    column_chunks,
+    fitted_tables,
+    fold,
+    needed_widths,
+    notes_fit,
+)
 from kbench.core.registry import Registry
 from kbench.core.specs import short_names
 from kbench.results.degenerate import LEGEND, MARK, marked_cells
@@ -284,8 +291,8 @@ def print_wtl(
     firsts = [
         escape(ids[str(a)]) if ids else f"{k} {escape(a)}" for k, a in enumerate(group_labels, 1)
     ]
-    first_w = min(max(_cell_width(f) for f in firsts), max(LABEL_MIN, console.width // 3)) + 3
-    chunks = _column_chunks(_needed(heads, rows), first_w, console.width)
+    first_w = min(max(cell_width(f) for f in firsts), max(LABEL_MIN, console.width // 3)) + 3
+    chunks = column_chunks(needed_widths(heads, rows), first_w, console.width)
     for c, cols in enumerate(chunks):
         t = Table(
             title="[bold]win/tie/loss over streams[/bold]"
@@ -391,14 +398,14 @@ def print_groups(
                 cells.append(text + (f" [yellow]{MARK}[/yellow]" if bad else ""))
         # As many tables as the terminal needs, each with the configurations: a block's
         # value is never cut (piped, the width is unbounded and there is one table).
-        label_w = max((_cell_width(f[1]) for f in fixed), default=0)
+        label_w = max((cell_width(f[1]) for f in fixed), default=0)
         label_w = max(label_w, len("configuration"))  # the head, when ids are short
         # + "#", "mean rank" and the padding and rules of the four columns
         fixed_w = min(label_w, max(LABEL_MIN, console.width // 3)) + 22
         # a data set's name wider than the room beside the configurations folds in its head
-        heads = [escape(_fold(h, console.width - fixed_w - 3)) for h in heads]
-        needed = _needed(heads, blocks) if heads and blocks else []
-        chunks = _column_chunks(needed, fixed_w, console.width)
+        heads = [escape(fold(h, console.width - fixed_w - 3)) for h in heads]
+        needed = needed_widths(heads, blocks) if heads and blocks else []
+        chunks = column_chunks(needed, fixed_w, console.width)
         for c, cols in enumerate(chunks):
             part = f" ({c + 1}/{len(chunks)})" if len(chunks) > 1 else ""
             t = Table(title=title + part, title_justify="left", box=box.SIMPLE_HEAD)
@@ -482,117 +489,6 @@ def _notes(r: Any) -> str:
     return "; ".join(notes)
 
 
-#: Columns narrower than this for a configuration's label make the table split instead.
-LABEL_MIN = 24
-
-
-def _cell_width(text: str) -> int:
-    """The widest line of a cell's text (markup removed)."""
-    return max(cell_len(line) for line in Text.from_markup(text).plain.split("\n"))
-
-
-def _fold(text: str, width: int) -> str:
-    """``text`` in lines of at most ``width`` cells, broken after commas where it can
-    (a data set's name in a column head): the name stays whole, over several lines."""
-    if width < 8 or cell_len(text) <= width:
-        return text
-    lines, line = [], ""
-    for part in text.replace(",", ",\0").split("\0"):
-        while cell_len(part) > width:  # no comma near enough: a hard break
-            room = width - cell_len(line)
-            lines.append(line + part[:room])
-            line, part = "", part[room:]
-        if line and cell_len(line + part) > width:
-            lines.append(line)
-            line = ""
-        line += part
-    return "\n".join([*lines, line] if line else lines)
-
-
-def _fold_markup(markup: str, width: int) -> str | Text:
-    """A cell's markup folded after commas (:func:`_fold`) when wider than ``width``:
-    ``norma[c=0.001,`` / ``offset=True]`` rather than ``norma[c=0.001,offset=T`` / ``rue]``."""
-    text = Text.from_markup(markup)
-    lines = _fold(text.plain, width).split("\n")
-    if len(lines) == 1:
-        return markup
-    offsets = list(itertools.accumulate(len(line) for line in lines[:-1]))
-    return Text("\n").join(text.divide(offsets))
-
-
-def _column_chunks(needed: list[int], fixed: int, width: int) -> list[list[int]]:
-    """The columns (by index, ``needed`` their widths) split into tables that each fit
-    ``width`` beside the ``fixed`` columns every one repeats; at least one column each."""
-    chunks: list[list[int]] = [[]]
-    used = fixed
-    for j, w in enumerate(needed):
-        if chunks[-1] and used + w > width:
-            chunks.append([])
-            used = fixed
-        chunks[-1].append(j)
-        used += w
-    return chunks
-
-
-def _needed(heads: list[str], rows: list[list[str]]) -> list[int]:
-    """Each column's width with rich's padding and rule: the widest cell or head, plus 3."""
-    return [
-        max(_cell_width(h), *(_cell_width(r[i]) for r in rows)) + 3 for i, h in enumerate(heads)
-    ]
-
-
-def _notes_fit(
-    labels: list[str], heads: list[str], rows: list[list[str]], notes: list[str], width: int
-) -> bool:
-    """Whether the notes fit as the table's last column at this width."""
-    if not any(notes):
-        return True
-    widest = max(_cell_width(x) for x in labels) + 4
-    return widest + sum(_needed(heads, rows)) + max(map(_cell_width, notes)) + 3 <= width
-
-
-def _fitted_tables(
-    title: str,
-    caption: str,
-    labels: list[str],
-    heads: list[str],
-    rows: list[list[str]],
-    notes: list[str],
-    width: int,
-) -> list[Table]:
-    """The leaderboard of one stream as tables that fit ``width`` without cutting a cell.
-
-    One table when everything fits (a pipe or a wide terminal); otherwise the notes go
-    below it, and the number columns are split over as many tables as it takes, each
-    repeating the configuration, whose label folds onto more lines rather than being cut.
-    """
-    with_notes = _notes_fit(labels, heads, rows, notes, width)
-    needed = _needed(heads, rows)
-    label_w = min(max(_cell_width(x) for x in labels) + 4, max(LABEL_MIN, width // 3))
-    groups = _column_chunks(needed, label_w, width)
-    tables = []
-    for g, cols in enumerate(groups):
-        part = f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
-        t = Table(
-            title=f"[bold]{escape(title)}[/bold]{part}",
-            caption=caption if g == len(groups) - 1 else None,
-            caption_justify="left",
-            title_justify="left",
-        )
-        t.add_column("algorithm", overflow="fold", ratio=1)
-        for i in cols:
-            t.add_column(heads[i], justify="right", no_wrap=True, min_width=needed[i] - 3)
-        if with_notes and g == len(groups) - 1 and any(notes):
-            t.add_column("notes", overflow="fold")
-        for k, label in enumerate(labels):
-            cells = [_fold_markup(label, label_w - 4), *(rows[k][i] for i in cols)]
-            if with_notes and g == len(groups) - 1 and any(notes):
-                cells.append(notes[k])
-            t.add_row(*cells)
-        tables.append(t)
-    return tables
-
-
 def print_leaderboard(
     runs: pd.DataFrame, registry: Registry, console: Console | None = None, fmt: str = "table"
 ) -> None:
@@ -635,9 +531,9 @@ def print_leaderboard(
             )
             notes.append(_notes(r))
         caption = f"rows by mean {order} error over the seeds; ± one standard deviation"
-        for table in _fitted_tables(stream, caption, labels, heads, rows, notes, console.width):
+        for table in fitted_tables(stream, caption, labels, heads, rows, notes, console.width):
             console.print(table)
-        if not _notes_fit(labels, heads, rows, notes, console.width):
+        if not notes_fit(labels, heads, rows, notes, console.width):
             for label, note in zip(labels, notes, strict=True):
                 if note:  # below the table: a note never squeezes the numbers
                     console.print(f"  {label}: {note}", highlight=False)
