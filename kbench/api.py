@@ -37,8 +37,8 @@ name                                   defined in
 ``Entry``, ``catalogue``, ``fetch``,   :mod:`kbench.data.libsvm_catalogue` (the LIBSVM
 ``folder``, ``is_cached``              data sets, downloaded and checked)
 ``kernel_expansion``                   :mod:`kbench.api`
-``Stream``, ``StreamSpec``            :mod:`kbench.data.streams`
-``get_stream``                         :mod:`kbench.data.cache`
+``Stream``, ``StreamSpec``,            :mod:`kbench.data.streams`
+``get_stream``
 ``Registry``, ``get_registry``         :mod:`kbench.core.registry`
 ``child_seed``, ``derive_seed``        :mod:`kbench.core.seeds`
 ``KbenchError``, ``SpecError``,        :mod:`kbench.core.errors`
@@ -87,7 +87,6 @@ from kbench.core.registry import Registry, get_registry
 from kbench.core.search_space import Choice, IntLogUniform, LogUniform
 from kbench.core.seeds import child_seed, derive_seed
 from kbench.core.specs import parse_spec, suggest
-from kbench.data.cache import get_stream
 from kbench.data.downloads import cache_dir, fetch_url
 from kbench.data.libsvm_catalogue import Entry, catalogue, fetch, folder, is_cached
 from kbench.data.libsvm_format import read_libsvm, read_libsvm_csr
@@ -102,7 +101,7 @@ from kbench.data.readers import (
     read_idx_pair,
     read_npz,
 )
-from kbench.data.streams import Stream, StreamSpec
+from kbench.data.streams import Stream, StreamSpec, get_stream
 
 if TYPE_CHECKING:
     from kbench.execution.dask_executor import DaskExecutor

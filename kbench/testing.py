@@ -37,8 +37,8 @@ from kbench.core.errors import RegistryError
 from kbench.core.plugin_checks import validate_component
 from kbench.core.plugin_records import PluginInfo
 from kbench.core.registry import Registry, get_registry
-from kbench.data.stream_arrays import readonly
 from kbench.data.streams import Stream, StreamSpec
+from kbench.data.streams.arrays import readonly
 
 CHECKS: dict[str, list[Callable[..., None]]] = {
     "algorithm": [],

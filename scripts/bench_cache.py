@@ -40,8 +40,8 @@ def main() -> None:
         import numpy as np
 
         from kbench.core.registry import get_registry
-        from kbench.data.cache import get_stream
-        from kbench.data.streams import StreamSpec, _stream_id, build_stream
+        from kbench.data.streams import StreamSpec, build_stream, get_stream
+        from kbench.data.streams.stream import hash_stream
 
         reg = get_registry()
         t = time.perf_counter()
@@ -65,7 +65,7 @@ def main() -> None:
         spec = StreamSpec("a9a", seed=0)
         load = _median_time(lambda: get_stream(spec, reg), args.repeat)
         rehash = _median_time(
-            lambda: _stream_id(spec, first.X, first.y, first.X_test, first.y_test), args.repeat
+            lambda: hash_stream(spec, first.X, first.y, first.X_test, first.y_test), args.repeat
         )
         a = np.random.default_rng(0).random((1000, 1000))
         blas = _median_time(lambda: a @ a, args.repeat)

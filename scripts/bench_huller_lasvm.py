@@ -145,7 +145,7 @@ def cache_table(repeat: int) -> None:
 
 
 def faststart_table() -> None:
-    from kbench.data.cache import get_stream
+    from kbench.data.streams import get_stream
 
     print("\nFast start: examples the Huller has learned (and its SVs) when its kernel "
           "evaluations reach those of LIBSVM's first working pair (2n) and of its fifth (10n)\n")  # fmt: skip

@@ -170,8 +170,7 @@ def status_kb(key: str) -> int:
 def child(kind: str, n: int | None, root: Path, what: str, options: list[str]) -> dict:
     """In a fresh process: build (``what="build"``) or run one task (``"run"``)."""
     from kbench.core.registry import get_registry
-    from kbench.data.cache import get_stream
-    from kbench.data.streams import StreamSpec
+    from kbench.data.streams import StreamSpec, get_stream
 
     data, _, order = kind.partition("-")
     spec = StreamSpec(dataset=dataset(root, data), order=order or "file", n=n, **_options(options))

@@ -34,7 +34,7 @@ try:
 except ImportError:  # before the statistics module was split out of kbench.analysis.compare
     from kbench.analysis.compare import holm, paired_final_test
 from kbench.api import get_registry
-from kbench.data.streams import counting_sequence
+from kbench.data.counting import counting_sequence
 
 ARMS = {
     "ν-SVMD λ=0.95": "svmd[eta=1.0,mu=1.0,lam=0.95,c=1.0,nu=0.05,budget=512]",

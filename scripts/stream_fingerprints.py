@@ -60,8 +60,7 @@ def main() -> None:
         import numpy as np
 
         from kbench.core.registry import get_registry
-        from kbench.data.cache import get_stream
-        from kbench.data.streams import StreamSpec, build_stream, split_stream_options
+        from kbench.data.streams import StreamSpec, build_stream, get_stream, split_stream_options
 
         reg = get_registry()
         for text in SPECS:

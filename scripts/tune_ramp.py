@@ -23,8 +23,7 @@ import numpy as np
 from sklearn.svm import SVC
 
 from kbench.core.registry import get_registry
-from kbench.data.cache import get_stream
-from kbench.data.streams import StreamSpec, split_stream_options
+from kbench.data.streams import StreamSpec, get_stream, split_stream_options
 
 #: The study's data sets (stream specs as in kbench/studies/ramp.toml).
 DATASETS = {

@@ -786,8 +786,7 @@ def test_bogd_default_lambda_is_not_one_class_on_a9a_at_a_large_budget() -> None
     trajectory driven by a seeded generator; the bound below leaves three points for
     arithmetic that differs between BLAS builds).
     """
-    from kbench.data.cache import get_stream
-    from kbench.data.streams import StreamSpec
+    from kbench.data.streams import StreamSpec, get_stream
 
     stream = get_stream(StreamSpec("a9a", order="file"), get_registry())
     X, y = np.ascontiguousarray(stream.X), np.ascontiguousarray(stream.y)

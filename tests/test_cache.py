@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import kbench.data.cache as cache
-import kbench.data.streams as streams
+import kbench.data.streams.cache as cache
+import kbench.data.streams.stream as stream_module
 from kbench.core.errors import DataError
 from kbench.core.registry import Registry, get_registry
-from kbench.data.cache import cache_dir, get_stream
-from kbench.data.streams import StreamSpec, build_stream
+from kbench.data.downloads import cache_dir
+from kbench.data.streams import StreamSpec, build_stream, get_stream
 from kbench.results.store import load_results
 
 KBENCH = [sys.executable, "-m", "kbench.cli.main"]
@@ -270,7 +270,7 @@ def test_cached_load_does_not_rehash(
     def no_hash(*args: object) -> str:
         raise AssertionError("hashed on a verified cache hit")
 
-    monkeypatch.setattr(streams, "_stream_id", no_hash)
+    monkeypatch.setattr(stream_module, "hash_stream", no_hash)
     monkeypatch.setattr(cache, "sha256_of", no_hash)
     again = get_stream(spec, reg)
     assert again.stream_id == first.stream_id
@@ -308,20 +308,20 @@ def test_file_size_limit_leaves_no_temporary_file_and_the_next_build_works(
         """
         import resource, signal
         from pathlib import Path
-        import kbench.data.cache as cache
-        import kbench.data.streams as streams
+        import kbench.data.streams.cache as cache
         from kbench.core.registry import get_registry
-        from kbench.data.cache import get_stream
-        from kbench.data.streams import StreamSpec
+        from kbench.data.downloads import cache_dir
+        from kbench.data.streams import StreamSpec, get_stream
+        from kbench.data.streams.build import load_dataset
 
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
         spec = StreamSpec("digits", seed=3, positive="0")
         reg = get_registry()
-        base, sources = streams._load_base(spec, reg)
-        folder = cache.cache_dir() / "data" / "digits"
+        base, sources = load_dataset(spec, reg)
+        folder = cache_dir() / "data" / "digits"
         try:
-            cache._write_base(folder, "k", base, [])
+            cache.write_dataset(folder, "k", base, [])
         except OSError as exc:
             print("raised", exc.errno)
         print("served", get_stream(spec, reg).stream_id)
@@ -350,8 +350,7 @@ def test_processes_building_the_same_data_at_once(reg: Registry) -> None:
         """
         import sys
         from kbench.core.registry import get_registry
-        from kbench.data.cache import get_stream
-        from kbench.data.streams import StreamSpec
+        from kbench.data.streams import StreamSpec, get_stream
         seed = int(sys.argv[1])
         print(get_stream(StreamSpec("digits", seed=seed, test_size=0.2), get_registry()).stream_id)
         """

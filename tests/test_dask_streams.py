@@ -14,7 +14,7 @@ import pandas as pd
 from conftest import stub_plugin
 from helpers import kbench
 from kbench.core.registry import get_registry
-from kbench.data.cache import get_stream
+from kbench.data.streams import get_stream
 from kbench.execution.study import Experiment, plan
 from kbench.results.store import load_results
 

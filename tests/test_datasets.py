@@ -22,11 +22,11 @@ from kbench.core.components import Dataset
 from kbench.core.errors import DataError, SpecError
 from kbench.core.registry import Registry
 from kbench.core.seeds import derive_seed
+from kbench.data.counting import counting_sequence
 from kbench.data.streams import (
     STREAM_OPTIONS,
     StreamSpec,
     build_stream,
-    counting_sequence,
     reserved_parameters,
     split_stream_options,
 )

@@ -13,10 +13,9 @@ import scipy.sparse as sp
 from conftest import stub_plugin
 from kbench.core.registry import get_registry
 from kbench.data import gathered
-from kbench.data.cache import get_stream
 from kbench.data.gathered import RowGather
 from kbench.data.paging import is_mapped, release_rows
-from kbench.data.streams import StreamSpec
+from kbench.data.streams import StreamSpec, get_stream
 from kbench.execution import prequential
 from kbench.execution.prequential import run_task
 from kbench.execution.tasks import Task

@@ -8,8 +8,8 @@ import pytest
 from conftest import MISBEHAVING
 from kbench.core.errors import DataError, SpecError
 from kbench.core.registry import Registry, get_registry
-from kbench.data.cache import cache_dir, get_stream
-from kbench.data.streams import StreamSpec, build_stream, split_stream_options
+from kbench.data.downloads import cache_dir
+from kbench.data.streams import StreamSpec, build_stream, get_stream, split_stream_options
 
 
 @pytest.fixture

@@ -37,7 +37,8 @@ def cache(clear: bool, as_json: bool, dataset: str | None) -> None:
     empties it (downloads included); `kbench cache --clear DATASET` deletes one data
     set's entries. Cleared streams are rebuilt when next needed.
     """
-    from kbench.data.cache import cache_dir, cache_usage, clear_cache
+    from kbench.data.downloads import cache_dir
+    from kbench.data.streams import cache_usage, clear_cache
 
     root = cache_dir()
     usage = cache_usage()
@@ -94,7 +95,7 @@ def _registered(dataset: str) -> bool:
 def _nothing_cached(dataset: str, root: object) -> str:
     from kbench.core.registry import get_registry
     from kbench.core.specs import suggest
-    from kbench.data.cache import cache_usage
+    from kbench.data.streams import cache_usage
 
     cached = [u.name for u in cache_usage() if u.data_files or u.streams]
     hint = suggest(dataset, [*cached, *get_registry().names("dataset")])

@@ -178,7 +178,7 @@ def run_experiments(
     """
     from kbench.core.errors import ResultsError, interrupted
     from kbench.core.executors import ExecutorSettings
-    from kbench.data.cache import get_stream
+    from kbench.data.streams import get_stream
     from kbench.execution.dask_executor import SchedulerLost
     from kbench.execution.executors import failed_task
     from kbench.execution.isolation import hold_ctrl_c

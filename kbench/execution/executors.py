@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 from kbench.core.errors import KbenchError, format_exception_line, interrupted
 from kbench.core.executors import ExecutorSettings
 from kbench.core.registry import Registry, get_registry
-from kbench.data.cache import get_stream
+from kbench.data.streams import get_stream
 from kbench.execution.isolation import Child, ChildDied, kill_children, run_isolated
 from kbench.execution.prequential import TaskResult, failed_result, machine_info, run_task
 from kbench.execution.tasks import Task

@@ -12,35 +12,27 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import mmap
 import os
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
 from kbench._version import __version__
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Data
-from kbench.core.fileio import atomic_write, atomic_write_bytes
+from kbench.core.fileio import atomic_write_bytes
 from kbench.core.specs import parse_spec
 from kbench.data import gathered
 from kbench.data.downloads import cache_dir
-from kbench.data.paging import register_map
 from kbench.data.readers import sha256_of
-from kbench.data.stream_arrays import DatasetArrays
-from kbench.data.streams import (
-    RowPlan,
-    Stream,
-    StreamSpec,
-    _apply,
-    _load_base,
-    _plan,
-    lazy_stream,
-)
+from kbench.data.streams.arrays import DatasetArrays
+from kbench.data.streams.build import RowPlan, apply_plan, lazy_stream, load_dataset, plan_rows
+from kbench.data.streams.files import layout, map_arrays, write_arrays
+from kbench.data.streams.spec import StreamSpec
+from kbench.data.streams.stream import Stream
 
 # ---------------------------------------------------------------------------------------------
 # The data cache
@@ -67,17 +59,13 @@ from kbench.data.streams import (
 CACHE_FORMAT = 3
 _MAGIC = b"KBENCH-DATA\x00"
 _ORDER_MAGIC = b"KBENCH-ORDER"
-_ALIGN = 64
+ALIGN = 64
 _ARRAY_NAMES = ("X", "y", "X_test", "y_test")
 #: The arrays of a CSR matrix in a data file, in the order scipy's constructor takes them.
 _CSR_PARTS = ("data", "indices", "indptr")
 #: A source file whose mtime is this close to when it was last checked may have changed
 #: again within the file system's timestamp resolution: it is re-hashed, not trusted.
 _RACY_NS = 2_000_000_000
-
-
-def _padded(n: int) -> int:
-    return -(-n // _ALIGN) * _ALIGN
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -196,7 +184,9 @@ def _sources_unchanged(record: dict[str, Any], record_path: Path) -> bool:
     return True
 
 
-def _write_base(folder: Path, key: str, base: DatasetArrays, sources: list[dict[str, Any]]) -> str:
+def write_dataset(
+    folder: Path, key: str, base: DatasetArrays, sources: list[dict[str, Any]]
+) -> str:
     """Cache a data set's arrays and their record; return their content id.
 
     The record is written last and removed first: a data file without its record is
@@ -232,12 +222,12 @@ def _write_base(folder: Path, key: str, base: DatasetArrays, sources: list[dict[
         h.update(a.data)
     data_id = h.hexdigest()[:32]
     extra = {"sparse": sparse} if sparse else {}
-    head = {**meta, "data_id": data_id, "arrays": _layout(arrays), **extra}
+    head = {**meta, "data_id": data_id, "arrays": layout(arrays), **extra}
     record_path, data_path = folder / f"{key}.json", folder / f"{key}.data"
     folder.mkdir(parents=True, exist_ok=True)
     record_path.unlink(missing_ok=True)
     try:
-        _write_arrays(data_path, _MAGIC, head, arrays)
+        write_arrays(data_path, _MAGIC, head, arrays)
         record = {"data_id": data_id, "size": data_path.stat().st_size, "sources": sources}
         atomic_write_bytes(record_path, json.dumps(record).encode())
     except BaseException:
@@ -248,65 +238,9 @@ def _write_base(folder: Path, key: str, base: DatasetArrays, sources: list[dict[
     return data_id
 
 
-def _layout(arrays: dict[str, np.ndarray]) -> dict[str, list[Any]]:
-    """Where each array lies after the header: shape, offset, and dtype unless float64."""
-    layout: dict[str, list[Any]] = {}
-    offset = 0
-    for k, a in arrays.items():
-        layout[k] = [list(a.shape), offset] + ([] if a.dtype == np.float64 else [a.dtype.str])
-        offset += _padded(a.nbytes)
-    return layout
-
-
-def _write_arrays(path: Path, magic: bytes, head: dict[str, Any], arrays: dict[str, Any]) -> None:
-    """Write ``magic``, the JSON ``head`` (whose ``arrays`` is their :func:`_layout`) and
-    the arrays, each at a multiple of 64 bytes, atomically."""
-    text = json.dumps(head).encode()
-    prefix = magic + len(text).to_bytes(8, "little") + text
-
-    def write(fh: BinaryIO) -> None:
-        fh.write(prefix + bytes(_padded(len(prefix)) - len(prefix)))
-        for a in arrays.values():
-            a = np.ascontiguousarray(a)
-            fh.write(a.data.cast("B"))
-            fh.write(bytes(_padded(a.nbytes) - a.nbytes))
-
-    atomic_write(path, write)
-
-
-def _map_arrays(path: Path, magic: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Map a file of :func:`_write_arrays` read-only; return its head and arrays.
-
-    Raises ValueError when the file is not such a file or is shorter than its arrays."""
-    fh = open(path, "rb")  # noqa: SIM115 (kept open while its map lives: rows are read from it)
-    try:
-        if fh.read(len(magic)) != magic:
-            raise ValueError(f"{path} is not a kbench cache file")
-        n = int.from_bytes(fh.read(8), "little")
-        head = json.loads(fh.read(n))
-        buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except BaseException:
-        fh.close()
-        raise
-    # read-only and file-backed: a task may give back the pages it read, and read rows
-    # scattered over it from the file
-    register_map(buffer, fh)
-    start = _padded(len(magic) + 8 + n)
-    arrays: dict[str, Any] = {
-        k: np.ndarray(
-            tuple(spec[0]),
-            dtype=np.dtype(spec[2]) if len(spec) > 2 else np.float64,
-            buffer=buffer,
-            offset=start + spec[1],
-        )
-        for k, spec in head["arrays"].items()
-    }
-    return head, arrays
-
-
 def _read_base(path: Path) -> tuple[DatasetArrays, str]:
     """Map a cached data file read-only; return its arrays and content id."""
-    head, arrays = _map_arrays(path, _MAGIC)
+    head, arrays = map_arrays(path, _MAGIC)
     for k, shape in head.get("sparse", {}).items():
         import scipy.sparse as sp
 
@@ -382,12 +316,12 @@ def get_stream(spec: StreamSpec, registry: Any, *, cache: Path | None = None) ->
     if found is not None:
         base, data_id = found
     else:
-        base, sources = _load_base(spec, registry)
+        base, sources = load_dataset(spec, registry)
         records = _source_records(sources)
         data_id = None
         if records is not None:
             with contextlib.suppress(OSError):
-                data_id = _write_base(folder, key, base, records)
+                data_id = write_dataset(folder, key, base, records)
         if data_id is not None and _nbytes(base) > gathered.LAZY_BYTES:
             # A large data set is served from the cache file just written, as every later
             # load is: the stream's arrays are then its read-only map, not copies of the
@@ -415,10 +349,10 @@ def _served(
     if new) is written with the order file's size.
     """
     if plan is not None:
-        arrays, _ = _apply(spec, base, plan)
+        arrays, _ = apply_plan(spec, base, plan)
         return Stream.of(spec, arrays, str(record["stream_id"]))  # type: ignore[index]
-    plan = _plan(spec, base)
-    arrays, plan = _apply(spec, base, plan)
+    plan = plan_rows(spec, base)
+    arrays, plan = apply_plan(spec, base, plan)
     stream_id = None if record is None else record.get("stream_id")
     stream = Stream.of(spec, arrays, stream_id)
     stored = plan.stored(base) if lazy_stream(spec, base, len(plan.y)) else {}
@@ -429,12 +363,12 @@ def _served(
         if stored:
             order = _order_path(entry)
             head = {"n": len(plan.y), "task": plan.task, "n_classes": plan.n_classes}
-            _write_arrays(order, _ORDER_MAGIC, {**head, "arrays": _layout(stored)}, stored)
+            write_arrays(order, _ORDER_MAGIC, {**head, "arrays": layout(stored)}, stored)
             record["order"] = {"size": order.stat().st_size}
             mapped = _cached_plan(entry, record, base)
             if mapped is not None:
                 # the drawn arrays are dropped: the stream reads the order file's map
-                arrays, _ = _apply(spec, base, mapped)
+                arrays, _ = apply_plan(spec, base, mapped)
                 stream = Stream.of(spec, arrays, stream.stream_id)
         atomic_write_bytes(entry, json.dumps(record).encode())
     return stream
@@ -465,7 +399,7 @@ def _cached_plan(entry: Path, record: dict[str, Any], base: DatasetArrays) -> Ro
     try:
         if path.stat().st_size != record["order"]["size"]:
             raise _Damaged(path)
-        head, arrays = _map_arrays(path, _ORDER_MAGIC)
+        head, arrays = map_arrays(path, _ORDER_MAGIC)
         n, data = int(head["n"]), base.data
         return RowPlan(
             y=arrays.get("y", data.y[:n]),
@@ -479,75 +413,3 @@ def _cached_plan(entry: Path, record: dict[str, Any], base: DatasetArrays) -> Ro
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise _Damaged(path) from exc
-
-
-@dataclass(frozen=True)
-class CacheUsage:
-    """What the cache holds for one data set (or one other kind of cached file)."""
-
-    name: str
-    data_files: int
-    streams: int
-    nbytes: int
-
-
-def cache_usage(cache: Path | None = None) -> list[CacheUsage]:
-    """The cache's size per data set, then its other folders (downloads, older layouts)."""
-    root = cache or cache_dir()
-    out = []
-    data = root / "data"
-    for folder in sorted(p for p in _children(data) if p.is_dir()):
-        files = [f for f in folder.iterdir() if f.is_file()]
-        out.append(
-            CacheUsage(
-                name=folder.name,
-                data_files=sum(f.name.endswith(".data") for f in files),
-                streams=sum(f.name.endswith(".stream.json") for f in files),
-                nbytes=sum(f.stat().st_size for f in files),
-            )
-        )
-    for other in sorted(p for p in _children(root) if p.name != "data"):
-        size = (
-            sum(f.stat().st_size for f in other.rglob("*") if f.is_file())
-            if other.is_dir()
-            else other.stat().st_size
-        )
-        label = "streams (old format)" if other.name == "streams" else other.name
-        out.append(CacheUsage(name=label, data_files=0, streams=0, nbytes=size))
-    return out
-
-
-def _children(folder: Path) -> list[Path]:
-    try:
-        return list(folder.iterdir())
-    except OSError:
-        return []
-
-
-def clear_cache(dataset: str | None = None, cache: Path | None = None) -> int:
-    """Delete the cache (or one data set's cached streams); return the bytes freed.
-
-    Raises
-    ------
-    KeyError
-        If nothing is cached for ``dataset``.
-    """
-    import shutil
-
-    root = cache or cache_dir()
-    if dataset is None:
-        targets = _children(root)
-    else:
-        folder = root / "data" / dataset
-        if dataset in ("", ".", "..") or "/" in dataset or not folder.is_dir():
-            raise KeyError(dataset)
-        targets = [folder]
-    freed = 0
-    for target in targets:
-        if target.is_dir():
-            freed += sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-            shutil.rmtree(target)
-        else:
-            freed += target.stat().st_size
-            target.unlink()
-    return freed

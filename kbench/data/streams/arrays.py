@@ -1,7 +1,7 @@
 """A stream's arrays: a data set's as loaded and checked, and the read-only arrays a stream
 serves, dense (C-contiguous float64) or CSR (float64 values, sorted int32 indices while they
-fit, no stored zeros). What :mod:`kbench.data.streams` builds streams from and what the data
-cache (:mod:`kbench.data.cache`) maps."""
+fit, no stored zeros). What :mod:`kbench.data.streams.build` builds streams from and what
+the data cache (:mod:`kbench.data.streams.cache`) maps."""
 
 from __future__ import annotations
 

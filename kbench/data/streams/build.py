@@ -1,43 +1,33 @@
-"""Streams: the identical, read-only example sequences every algorithm of a study sees.
+"""Building a stream: its data set loaded and checked (:func:`load_dataset`), the rows
+and labels its seed and options draw (:class:`RowPlan`, :func:`plan_rows`), and the
+arrays they give (:func:`apply_plan`); :func:`build_stream` does all of it, without the
+cache (:func:`kbench.data.streams.cache.get_stream` keeps what it can).
 
-A stream is built once per (dataset spec, stream options, seed) and cached on disk
-(:mod:`kbench.data.cache`), so worker processes load it rather than rebuild it. Its
-``stream_id`` hashes its spec and contents; results carry it, and comparisons refuse to
-pair different ids.
-
-A data set whose ``load`` returns a ``scipy.sparse`` matrix gives a sparse stream: its
-features stay CSR (float64 values, sorted int32 indices) through ordering, caching and
-the runner, and are densified only when the user asks for it with ``dense=true``.
-
-Stream options are written inside the data-set spec, beside its own parameters:
-``digits[positive=5-9,scale=minmax,n=1000]``. Their names (:data:`STREAM_OPTIONS`) are
-reserved: a data set may not declare a parameter of the same name, because the option
-would take its value before the data set saw it.
+The orders (test split, shuffle, counting, ``n``) are composed as row indices into the
+data set's arrays and applied in one gather, so the data set is stored once for every
+seed. A large stream of a data set mapped from the cache is a
+:class:`~kbench.data.gathered.RowGather`, read a chunk at a time.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from kbench._version import __version__
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Data
-from kbench.core.errors import DataError, SpecError
+from kbench.core.errors import DataError
 from kbench.core.seeds import derive_seed, rng
-from kbench.core.specs import coerce, format_spec, parse_spec
 from kbench.data import gathered
-from kbench.data.counting import COUNTING_ORDER, check_digits, counting_sequence, counting_shape
+from kbench.data.counting import check_digits, counting_sequence, counting_shape
 from kbench.data.gathered import RowGather
 from kbench.data.paging import release_all
 from kbench.data.readers import recording_sources
-from kbench.data.stream_arrays import (
+from kbench.data.streams.arrays import (
     DatasetArrays,
     canonical_features,
     check_finite,
@@ -48,176 +38,13 @@ from kbench.data.stream_arrays import (
     one_label,
     parse_classes,
 )
-
-ORDERS = ("shuffle", "file", "counting")
-SCALES = ("none", "standard", "minmax")
-#: Options every stream accepts, with their types; data sets may not use these names.
-STREAM_OPTIONS: dict[str, Any] = {
-    "order": str,
-    "n": int | None,
-    "test_size": float,
-    "positive": str | None,
-    "scale": str,
-    "dense": bool,
-}
+from kbench.data.streams.spec import STREAM_OPTIONS, StreamSpec, reserved_parameters
+from kbench.data.streams.stream import Stream, StreamArrays
 
 
-@dataclass(frozen=True)
-class StreamSpec:
-    """Everything that defines a stream: the data set, its options and the seed.
-
-    Parameters
-    ----------
-    dataset
-        Canonical spec of the data set (its own parameters only).
-    seed
-        Seed of the generator and of the shuffle.
-    order
-        ``shuffle`` (seeded permutation), ``file`` (the order the data set gives) or
-        ``counting`` (digit data sets: the counting sequence of the SVMD paper, see
-        :func:`~kbench.data.counting.counting_sequence`; ``counting-D`` and
-        ``counting-DxR`` fix the number of digits D and of runs R). Time-ordered data
-        sets (drifting streams, whose class sets ``time_ordered = True``) keep their
-        order under ``shuffle``: the order is part of their definition and their
-        generator already draws each concept's examples at random.
-    n
-        Keep at most this many training examples (after ordering).
-    test_size
-        Fraction held out as a test split when the data set has none (0 for none).
-    positive
-        Make a binary task: these classes (``5-9``, ``1|3|5`` or class names) are +1.
-    scale
-        ``none``, ``standard`` (zero mean, unit variance) or ``minmax`` (to [−1, 1]),
-        fitted on the training stream.
-    dense
-        Densify a sparse data set's features (a dense data set is unchanged). Without
-        it a sparse stream stays CSR, and learners that take only dense rows get its rows
-        densified a block at a time.
-    """
-
-    dataset: str
-    seed: int = 0
-    order: str = "shuffle"
-    n: int | None = None
-    test_size: float = 0.0
-    positive: str | None = None
-    scale: str = "none"
-    dense: bool = False
-
-    def __post_init__(self) -> None:
-        if self.order not in ORDERS and not COUNTING_ORDER.match(self.order):
-            raise SpecError(
-                f"stream option order={self.order!r}: expected one of {', '.join(ORDERS)} "
-                f"(or counting-D, counting-DxR)"
-            )
-        if self.order != "counting" and self.order.startswith("counting"):
-            digits, runs = counting_shape(self.order)
-            if digits is None or not 1 <= digits <= 6 or (runs is not None and runs < 1):
-                raise SpecError(
-                    f"stream option order={self.order!r}: needs 1 to 6 digits and at least one run"
-                )
-        if self.scale not in SCALES:
-            raise SpecError(
-                f"stream option scale={self.scale!r}: expected one of {', '.join(SCALES)}"
-            )
-        if self.n is not None and self.n < 1:
-            raise SpecError(f"stream option n must be at least 1, got {self.n}")
-        if not 0.0 <= self.test_size < 1.0:
-            raise SpecError(f"stream option test_size must be in [0, 1), got {self.test_size}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the spec (``dense`` only when set: the specs, keys and
-        stream ids of streams without it are those of kbench before the option existed)."""
-        out = dataclasses.asdict(self)
-        if not self.dense:
-            del out["dense"]
-        return out
-
-    @property
-    def label(self) -> str:
-        """The data set with its non-default stream options, without the seed."""
-        name, params = parse_spec(self.dataset)
-        opts = {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if f.name not in ("dataset", "seed") and getattr(self, f.name) != f.default
-        }
-        return format_spec(name, [*params.items(), *((k, str(v)) for k, v in opts.items())])
-
-    def key(self) -> str:
-        """A hash of the spec (and kbench's version), naming the cache file."""
-        text = json.dumps({"spec": self.to_dict(), "kbench": __version__}, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
-def reserved_parameters(cls: Any) -> list[str]:
-    """The parameters of a data-set class that clash with a stream option (should be none)."""
-    return sorted(set(cls.parameters()) & set(STREAM_OPTIONS))
-
-
-def split_stream_options(spec: str) -> tuple[str, dict[str, Any]]:
-    """Separate the stream options from a data-set spec; return (dataset spec, options)."""
-    name, params = parse_spec(spec)
-    options = {}
-    for key in list(params):
-        if key in STREAM_OPTIONS:
-            options[key] = coerce(params.pop(key), STREAM_OPTIONS[key], f"stream option {key!r}")
-    return format_spec(name, params), options
-
-
-@dataclass(frozen=True)
-class Stream:
-    """Read-only arrays of one stream, and its id.
-
-    ``y`` and ``y_test`` are C-contiguous float64 arrays; ``X`` and ``X_test`` are too for
-    a dense stream, and read-only ``scipy.sparse.csr_matrix`` (float64 values, sorted
-    int32 indices, no stored zeros) for a sparse one. A large seeded order of a cached data
-    set makes ``X`` a :class:`~kbench.data.gathered.RowGather` (row indices into the mapped
-    data set), whose slices are such arrays: read ``X[a:b]``, not ``X`` itself.
-    """
-
-    spec: StreamSpec
-    X: np.ndarray
-    y: np.ndarray
-    task: str
-    n_classes: int
-    stream_id: str
-    X_test: np.ndarray | None = None
-    y_test: np.ndarray | None = None
-
-    @classmethod
-    def of(cls, spec: StreamSpec, arrays: _Arrays, stream_id: str | None = None) -> Stream:
-        """The stream of ``spec`` with these arrays, its id hashed from spec and contents
-        (or ``stream_id``: the id a cache recorded for the same arrays)."""
-        X, y, Xt, yt, task, n_classes = arrays
-        return cls(
-            spec=spec,
-            X=X,
-            y=y,
-            X_test=Xt,
-            y_test=yt,
-            task=task,
-            n_classes=n_classes,
-            stream_id=_stream_id(spec, X, y, Xt, yt) if stream_id is None else stream_id,
-        )
-
-    @property
-    def n(self) -> int:
-        """Number of training examples."""
-        return self.X.shape[0]
-
-    @property
-    def sparse(self) -> bool:
-        """Whether the features are CSR."""
-        return is_sparse(self.X) or (isinstance(self.X, RowGather) and self.X.sparse)
-
-    @property
-    def d(self) -> int:
-        """Dimension."""
-        return self.X.shape[1]
-
-
-def _load_base(spec: StreamSpec, registry: Any) -> tuple[DatasetArrays, dict[str, os.stat_result]]:
+def load_dataset(
+    spec: StreamSpec, registry: Any
+) -> tuple[DatasetArrays, dict[str, os.stat_result]]:
     """Load and check the data set of ``spec``; also return the local files it read."""
     dataset = registry.create("dataset", spec.dataset)
     clash = reserved_parameters(type(dataset))
@@ -273,11 +100,8 @@ def _load_base(spec: StreamSpec, registry: Any) -> tuple[DatasetArrays, dict[str
 
 def build_stream(spec: StreamSpec, registry: Any) -> Stream:
     """Load the data set and apply the stream options (no cache)."""
-    base, _ = _load_base(spec, registry)
-    return Stream.of(spec, _derive(spec, base))
-
-
-_Arrays = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, str, int]
+    base, _ = load_dataset(spec, registry)
+    return Stream.of(spec, derive_arrays(spec, base))
 
 
 @dataclass(frozen=True)
@@ -319,15 +143,17 @@ class RowPlan:
         return out
 
 
-def _derive(spec: StreamSpec, base: DatasetArrays, plan: RowPlan | None = None) -> _Arrays:
+def derive_arrays(
+    spec: StreamSpec, base: DatasetArrays, plan: RowPlan | None = None
+) -> StreamArrays:
     """Apply the stream options to a data set's arrays: (X, y, X_test, y_test, task, classes).
 
     ``plan`` is the stream's :class:`RowPlan` when the cache has it; otherwise it is derived.
     """
-    return _apply(spec, base, _plan(spec, base) if plan is None else plan)[0]
+    return apply_plan(spec, base, plan_rows(spec, base) if plan is None else plan)[0]
 
 
-def _plan(spec: StreamSpec, base: DatasetArrays) -> RowPlan:
+def plan_rows(spec: StreamSpec, base: DatasetArrays) -> RowPlan:
     """The stream's labels and rows (:class:`RowPlan`), drawn from its seed.
 
     The orders (test split, shuffle, counting, ``n``) are composed as row indices into
@@ -400,7 +226,9 @@ def lazy_stream(spec: StreamSpec, base: DatasetArrays, n: int) -> bool:
     return n * (row + 8) > gathered.LAZY_BYTES
 
 
-def _apply(spec: StreamSpec, base: DatasetArrays, plan: RowPlan) -> tuple[_Arrays, RowPlan]:
+def apply_plan(
+    spec: StreamSpec, base: DatasetArrays, plan: RowPlan
+) -> tuple[StreamArrays, RowPlan]:
     """The stream's arrays: the data set's features in the plan's rows, densified and
     scaled as the options ask; a :class:`RowGather` for a large stream of a mapped data
     set, whose rows are read, densified and scaled a chunk at a time. Also the plan, with
@@ -456,22 +284,3 @@ def _apply(spec: StreamSpec, base: DatasetArrays, plan: RowPlan) -> tuple[_Array
         # the mapped labels read above (checked, gathered) leave the resident set
         release_all(data.y)
     return (X, y, Xt, yt, plan.task, plan.n_classes), plan  # type: ignore[return-value]
-
-
-def _stream_id(spec: StreamSpec, *arrays: Any) -> str:
-    h = hashlib.sha256(json.dumps(spec.to_dict(), sort_keys=True).encode())
-    for a in arrays:
-        if a is None:
-            h.update(b"-")
-        elif isinstance(a, RowGather):
-            a.hash_into(h)  # the bytes of the eager gather, read a chunk at a time
-        elif is_sparse(a):
-            # The CSR arrays themselves (never densified); index pointers as int64 so that
-            # the id does not depend on the index type a gather happened to choose.
-            h.update(f"csr{a.shape}{a.indices.dtype}".encode())
-            h.update(np.ascontiguousarray(a.indptr, dtype=np.int64))
-            h.update(np.ascontiguousarray(a.indices))
-            h.update(np.ascontiguousarray(a.data))
-        else:
-            h.update(np.ascontiguousarray(a))  # the bytes of tobytes(), without a copy
-    return h.hexdigest()[:16]
