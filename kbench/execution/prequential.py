@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -370,6 +371,176 @@ def _budgeted_block(
     return pred, spent
 
 
+@dataclass
+class _Learner:
+    """The learner of a prequential task, how it is driven (an active learner one example
+    at a time; under a label budget, never past it) and what it has spent so far."""
+
+    algo: Any
+    memory: PeakMemory | None
+    n: int
+    budget: int | None = None
+    active: bool = False
+    end_pass: Callable[[], None] | None = None
+    learn_time: float = 0.0  # seconds in the learner's calls
+    queried: int = 0  # labels an active learner asked for
+    processed: int = 0  # examples learned, over every pass
+
+    @classmethod
+    def of(cls, algo: Any, task: Task, n: int, memory: PeakMemory | None) -> _Learner:
+        end_pass = getattr(algo, "end_pass", None)
+        return cls(
+            algo,
+            memory,
+            n,
+            budget=task.max_queries,
+            active=callable(getattr(algo, "wants_label", None)),
+            end_pass=end_pass if callable(end_pass) else None,
+        )
+
+    def step(self, Xb: Any, yb: np.ndarray, done: int, end: int) -> tuple[np.ndarray, bool]:
+        """Test then train on one chunk, examples ``done`` to ``end`` of the pass: the
+        predictions (checked: :func:`_check_predictions`), fewer than the chunk's examples
+        when the label budget ran out inside it, and whether it did. Only the learner's
+        calls are timed."""
+        algo, budget, memory = self.algo, self.budget, self.memory
+        if memory is not None:
+            memory.begin()
+        t0 = time.perf_counter()
+        spent = False
+        if self.active:
+            pred, asked = _active_block(algo, Xb, yb, budget - self.queried if budget else 0)
+            self.queried += asked
+            spent = bool(budget and self.queried >= budget)
+        elif budget:
+            pred, spent = _budgeted_block(algo, Xb, yb, budget, self.processed)
+        else:
+            pred = algo.learn_predict_many(Xb, yb)
+        if self.end_pass is not None and (end == self.n or spent):
+            self.end_pass()
+        self.learn_time += time.perf_counter() - t0
+        if memory is not None:
+            memory.end()
+        pred = np.asarray(pred, dtype=float)
+        _check_predictions(pred, len(pred) if spent else end - done, done)
+        return pred, spent
+
+    @property
+    def labels(self) -> int:
+        """Labels used: those an active learner asked for, else one an example."""
+        return self.queried if self.active else self.processed
+
+
+def _check_predictions(pred: np.ndarray, expected: int, done: int) -> None:
+    """A chunk's predictions are one finite number per example (the first is example ``done``)."""
+    if pred.shape != (expected,):
+        raise ValueError(f"learn_predict_many returned shape {pred.shape} for {expected} examples")
+    if not np.isfinite(pred).all():
+        bad = done + int(np.argmax(~np.isfinite(pred)))
+        raise Diverged(f"non-finite prediction at example {bad}", at=bad)
+
+
+@dataclass
+class _FirstPass:
+    """The first pass's per-example outcomes, and where its predictions last changed: the
+    pass ends on a constant prediction when they did not change in its second half (its
+    predictions themselves are not kept)."""
+
+    outcomes: np.ndarray
+    last_pred: float = np.nan
+    last_change: int = 0
+
+    def record(self, done: int, pred: np.ndarray, score: np.ndarray) -> None:
+        """The outcomes and predictions of the chunk whose first example is ``done``."""
+        if not len(pred):
+            return
+        self.outcomes[done : done + len(pred)] = score
+        if done and pred[0] != self.last_pred:
+            self.last_change = done
+        changes = np.flatnonzero(pred[1:] != pred[:-1])
+        if changes.size:
+            self.last_change = done + int(changes[-1]) + 1
+        self.last_pred = pred[-1]
+
+    def constant(self, n: int) -> bool:
+        """Whether every prediction of the second half of a pass of ``n`` examples equals its last."""
+        return self.last_change <= n // 2
+
+
+def _checkpoint_row(
+    task: Task, stream: Stream, learner: _Learner, epoch: int, done: int, wrong: float, last: bool
+) -> dict[str, Any]:
+    """The trace row of a checkpoint after ``done`` examples of pass ``epoch``: the online
+    error so far, the learner's time, labels and statistics (checked finite), and the
+    held-out error (on at most ``task.test_max`` examples before the ``last`` checkpoint)."""
+    stats = learner.algo.stats()
+    _check_stats(stats, done)
+    memory = learner.memory
+    row = {
+        "task_id": task.task_id,
+        "stream_id": stream.stream_id,
+        "epoch": epoch,
+        "seen": done,
+        "mistakes": wrong,
+        "online_error": wrong / done,
+        "time_s": learner.learn_time,
+        "labels_queried": learner.labels,
+        "peak_memory": memory.peak if memory is not None else np.nan,
+    }
+    if stream.X_test is not None:
+        row["test_error"], row["test_n"], row["test_constant"] = _test_error(
+            learner.algo, stream, None if last else task.test_max, done
+        )
+    row.update({k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))})
+    return row
+
+
+def _run_row(
+    task: Task,
+    stream: Stream,
+    registry: Registry,
+    learner: _Learner,
+    rows: list[dict[str, Any]],
+    stopped: int | None,
+    constant: bool,
+) -> dict[str, Any]:
+    """The run row of a prequential task from its checkpoint rows: the first pass's online
+    error, the last checkpoint's held-out error and statistics, time, memory and labels."""
+    final = rows[-1]
+    first = [r for r in rows if r["epoch"] == 1][-1]
+    memory = learner.memory
+    entry = registry.entry("algorithm", task.algorithm_name)
+    return base_row(task, stream) | {
+        "status": "ok",
+        "reason": "",
+        "offline": False,
+        "mistakes": first["mistakes"],
+        "online_error": first["online_error"],
+        "test_error": final.get("test_error", np.nan),
+        "final_epoch_error": final["online_error"],
+        "n_support": final.get("n_support", np.nan),
+        "kernel_evals": final.get("kernel_evals", np.nan),
+        "time_s": learner.learn_time,
+        "us_per_example": 1e6 * learner.learn_time / max(learner.processed, 1),
+        "peak_memory": memory.peak if memory is not None else np.nan,
+        "memory_method": memory.mode if memory is not None else "none",
+        "labels_queried": int(final["labels_queried"]),
+        "query_budget": learner.budget,
+        "stopped_at": np.nan if stopped is None else stopped,
+        "seen": int(first["seen"]),
+        "test_n": final.get("test_n", 0),
+        "test_constant_predictions": bool(final.get("test_constant", False)),
+        # every prediction of the first pass's second half equals its last one
+        "constant_predictions": constant,
+        "majority_error": _majority_error(stream.task, stream.y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test)
+        if stream.y_test is not None
+        else np.nan,
+        "plugin": entry.plugin,
+        "plugin_version": entry.version,
+    }
+
+
 def _prequential(
     task: Task, stream: Stream, registry: Registry, memory: PeakMemory | None
 ) -> TaskResult:
@@ -377,21 +548,15 @@ def _prequential(
     algo = make_algorithm(task, stream, registry)
     if algo.offline:
         return _offline(task, stream, registry, algo, memory)
-    active = callable(getattr(algo, "wants_label", None))
-    end_pass = getattr(algo, "end_pass", None)
-    end_pass = end_pass if callable(end_pass) else None
-    budget = task.max_queries
+    learner = _Learner.of(algo, task, n, memory)
     checkpoints = log_checkpoints(n, task.checkpoints)
     # examples a chunk: _CHUNK, fewer when dense rows are wide (a densified sparse stream)
     chunk = chunk_rows(_CHUNK, stream.d, stream.sparse)
     # One byte per example for a class label's outcome (8 for a squared error): the
     # outcomes are the only per-example array a task keeps.
-    outcomes = np.zeros(n, dtype=np.float64 if stream.task == "regression" else bool)
+    regression = stream.task == "regression"
+    first = _FirstPass(np.zeros(n, dtype=np.float64 if regression else bool))
     rows: list[dict[str, Any]] = []
-    learn_time, queried, processed = 0.0, 0, 0
-    # Whether the first pass ends on a constant prediction, without keeping its
-    # predictions: the last first-pass example whose prediction differs from the one before.
-    last_pred, last_change = np.nan, 0
     stopped: int | None = None  # examples of the pass in which the query budget ran out
     for epoch in range(1, task.epochs + 1):
         done, wrong = 0, 0.0
@@ -402,111 +567,27 @@ def _prequential(
             # bounded by the chunk, not by the stream's length.
             while done < stop and not spent:
                 end = min(int(stop), done + chunk)
-                Xb, yb = X[done:end], y[done:end]
-                if memory is not None:
-                    memory.begin()
-                t0 = time.perf_counter()
-                if active:
-                    pred, asked = _active_block(algo, Xb, yb, budget - queried if budget else 0)
-                    queried += asked
-                    spent = bool(budget and queried >= budget)
-                elif budget:
-                    pred, spent = _budgeted_block(algo, Xb, yb, budget, processed)
-                else:
-                    pred = algo.learn_predict_many(Xb, yb)
-                if end_pass is not None and (end == n or spent):
-                    end_pass()
-                learn_time += time.perf_counter() - t0
-                if memory is not None:
-                    memory.end()
-                pred = np.asarray(pred, dtype=float)
-                if spent:
-                    end = done + len(pred)
-                    Xb, yb = Xb[: len(pred)], yb[: len(pred)]
-                if pred.shape != (Xb.shape[0],):
-                    raise ValueError(
-                        f"learn_predict_many returned shape {pred.shape} for {Xb.shape[0]} examples"
-                    )
-                if not np.isfinite(pred).all():
-                    bad = done + int(np.argmax(~np.isfinite(pred)))
-                    raise Diverged(f"non-finite prediction at example {bad}", at=bad)
+                yb = y[done:end]
+                pred, spent = learner.step(X[done:end], yb, done, end)
+                if spent:  # the budget ran out inside the chunk
+                    end, yb = done + len(pred), yb[: len(pred)]
                 score = _score(stream.task, pred, yb)
-                if epoch == 1 and len(pred):
-                    outcomes[done:end] = score
-                    if done and pred[0] != last_pred:
-                        last_change = done
-                    changes = np.flatnonzero(pred[1:] != pred[:-1])
-                    if changes.size:
-                        last_change = done + int(changes[-1]) + 1
-                    last_pred = pred[-1]
-                wrong += (
-                    float(score.sum())
-                    if stream.task == "regression"
-                    else float(len(score) - score.sum())
-                )
-                processed += end - done
+                if epoch == 1:
+                    first.record(done, pred, score)
+                wrong += float(score.sum()) if regression else float(len(score) - score.sum())
+                learner.processed += end - done
                 release_rows(X, done, end, y)
                 done = end
-            stats = algo.stats()
-            _check_stats(stats, done)
-            row = {
-                "task_id": task.task_id,
-                "stream_id": stream.stream_id,
-                "epoch": epoch,
-                "seen": done,
-                "mistakes": wrong,
-                "online_error": wrong / done,
-                "time_s": learn_time,
-                "labels_queried": queried if active else processed,
-                "peak_memory": memory.peak if memory is not None else np.nan,
-            }
-            if stream.X_test is not None:
-                last = done == n or spent
-                row["test_error"], row["test_n"], row["test_constant"] = _test_error(
-                    algo, stream, None if last else task.test_max, done
-                )
-            row.update(
-                {k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))}
+            rows.append(
+                _checkpoint_row(task, stream, learner, epoch, done, wrong, done == n or spent)
             )
-            rows.append(row)
             if spent:
                 stopped = done
                 break
         if stopped is not None:
             break
-    first_n = n
-    if stopped is not None and len(rows) and rows[-1]["epoch"] == 1:
+    outcomes, first_n = first.outcomes, n
+    if stopped is not None and rows[-1]["epoch"] == 1:
         outcomes, first_n = outcomes[:stopped], stopped
-    traces = pd.DataFrame(rows)
-    final = rows[-1]
-    first = [r for r in rows if r["epoch"] == 1][-1]
-    run = base_row(task, stream) | {
-        "status": "ok",
-        "reason": "",
-        "offline": False,
-        "mistakes": first["mistakes"],
-        "online_error": first["online_error"],
-        "test_error": final.get("test_error", np.nan),
-        "final_epoch_error": final["online_error"],
-        "n_support": final.get("n_support", np.nan),
-        "kernel_evals": final.get("kernel_evals", np.nan),
-        "time_s": learn_time,
-        "us_per_example": 1e6 * learn_time / max(processed, 1),
-        "peak_memory": memory.peak if memory is not None else np.nan,
-        "memory_method": memory.mode if memory is not None else "none",
-        "labels_queried": int(final["labels_queried"]),
-        "query_budget": budget,
-        "stopped_at": np.nan if stopped is None else stopped,
-        "seen": int(first["seen"]),
-        "test_n": final.get("test_n", 0),
-        "test_constant_predictions": bool(final.get("test_constant", False)),
-        # every prediction of the first pass's second half equals its last one
-        "constant_predictions": last_change <= first_n // 2,
-        "majority_error": _majority_error(stream.task, y),
-        "majority_test_error": _majority_error(stream.task, stream.y_test)
-        if stream.y_test is not None
-        else np.nan,
-        "plugin": registry.entry("algorithm", task.algorithm_name).plugin,
-        "plugin_version": registry.entry("algorithm", task.algorithm_name).version,
-    }
-    return TaskResult(run=run, traces=traces, outcomes=outcomes)
+    run = _run_row(task, stream, registry, learner, rows, stopped, first.constant(first_n))
+    return TaskResult(run=run, traces=pd.DataFrame(rows), outcomes=outcomes)
