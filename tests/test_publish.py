@@ -19,6 +19,9 @@ import pytest
 import kbench
 from kbench.results.store import RUN_KEY
 
+#: Each test runs or publishes real studies (seconds to a minute).
+pytestmark = pytest.mark.slow
+
 STREAM = "twonorm[n_train=300,n_test=100,d=5]"
 
 

@@ -24,6 +24,9 @@ from test_publish import STREAM, _study
 
 import kbench
 
+#: Each test runs or publishes real studies (seconds to a minute).
+pytestmark = pytest.mark.slow
+
 #: Page load bound of the test: the site's pages load in well under a second (the figures
 #: the test measured are in docs/publish.md); a shared CI machine gets slack.
 LOAD_BOUND_MS = 3000
