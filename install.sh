@@ -10,10 +10,11 @@ cd "$(dirname "$0")"
 say() { echo "install.sh: $*"; }
 STEPS=5
 
-# 1. Debian packages: the Fashion-MNIST data set, a browser for the report tests, a
-# LIBSVM-format sample, and dlib with a C++ compiler and a BLAS for the test that runs
-# dlib's KRLS beside kbench's. Skipped with a note where apt-get cannot run (not root).
-DEBS="dataset-fashion-mnist liblinear-tools chromium libdlib-dev libblas-dev g++"
+# 1. Debian packages: the Fashion-MNIST data set, a browser for the report tests (and its
+# WebDriver, for the published site's test), a LIBSVM-format sample, and dlib with a C++
+# compiler and a BLAS for the test that runs dlib's KRLS beside kbench's. Skipped with a
+# note where apt-get cannot run (not root).
+DEBS="dataset-fashion-mnist liblinear-tools chromium chromium-driver libdlib-dev libblas-dev g++"
 missing=$(for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done | xargs)
 if [ -z "$missing" ]; then
   say "[1/$STEPS] Debian packages: all installed ($DEBS)"

@@ -45,12 +45,14 @@ hookimpl = pluggy.HookimplMarker("kbench")
 """Marker for the functions of a kbench plugin that implement a hook."""
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from kbench.analysis.comparison import Comparison
     from kbench.core.components import Algorithm, Dataset, Kernel, Loss
     from kbench.execution.driver import Progress
     from kbench.execution.study import Experiment
+    from kbench.report.site.build import Published
     from kbench.results.store import Results
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "compare",
     "hookimpl",
     "load",
+    "publish",
     "run",
 ]
 
@@ -138,6 +141,7 @@ def run(
     from kbench.execution.study import Experiment, load_study
     from kbench.execution.tuned_study import run_study
     from kbench.results.labels import merged_labels, study_labels, write_labels
+    from kbench.results.provenance import record_study, study_record
     from kbench.results.store import ResultsStore
 
     if isinstance(study, Experiment):
@@ -153,6 +157,7 @@ def run(
     # Checked before anything is written: a bad label leaves the folder as it was.
     labels = merged_labels(folder, study_labels((e.algorithms for e in experiments), registry))
     store = ResultsStore(folder)
+    record = study_record(next((e.source for e in experiments if e.source), None))
     outcome = run_study(  # a tuned experiment runs its tuning phase first
         experiments,
         registry,
@@ -168,6 +173,7 @@ def run(
         trace_memory=trace_memory,
     )
     write_labels(folder, labels)
+    record_study(folder, record)
     return store.collect().subset(outcome.task_ids)
 
 
@@ -218,6 +224,37 @@ def compare(
         return load_comparison(results, metric, alpha, rope, tune_budget)[1]
     tables = results if tune_budget is None else at_tuning_budget(results, tune_budget)
     return compare_results(tables, metric=metric, alpha=alpha, short=spec_shortener(), rope=rope)
+
+
+def publish(
+    results: Sequence[str | Path],
+    out: str | Path,
+    *,
+    asv: str | Path | None = None,
+    title: str = "kbench results",
+    note: Callable[[str], None] | None = None,
+) -> Published:
+    """Publish results folders as a static site in ``out`` (``kbench publish``).
+
+    The site (an index of studies with their provenance, a leaderboard per data set, a page
+    per learner and per study, figures as SVG and PDF, tables as CSV, Markdown and LaTeX)
+    needs no server. Publishing into a site published before updates it: unchanged
+    folders are read from the site's cache and unchanged files are not rewritten. A folder
+    that cannot be published is left out with one line (``note`` is called with it, and
+    the index lists it). ``asv`` is an asv dashboard folder to link.
+
+    Raises
+    ------
+    kbench.report.site.files.SiteError
+        ``out`` is a file or holds other files than a kbench site, or no folder could be
+        published; nothing is written then.
+    """
+    from kbench.core.extras import require
+    from kbench.core.registry import get_registry
+    from kbench.report.site.build import publish as publish_site
+
+    require("report", "kbench publish")
+    return publish_site(results, out, get_registry(), asv=asv, title=title, note=note)
 
 
 def __getattr__(name: str) -> Any:

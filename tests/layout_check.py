@@ -90,6 +90,15 @@ CHECK = r"""
 """
 
 
+def layout_script() -> str:
+    """The check as a script to run in a page already loaded (by WebDriver, say): it
+    measures at once and leaves its findings in ``document.body``'s ``data-layout``."""
+    body = CHECK.split("<script>", 1)[1].rsplit("</script>", 1)[0]
+    waiting = "window.addEventListener('load', function () { document.fonts.ready.then(run); });"
+    assert waiting in body
+    return body.replace(waiting, "run();")
+
+
 def chromium() -> str:
     """Path of Debian's chromium (install.sh installs it)."""
     path = shutil.which("chromium")

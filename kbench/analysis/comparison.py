@@ -324,6 +324,7 @@ def compare(
     alpha: float = ALPHA,
     short: Callable[[str, str], str] | None = None,
     rope: float | None = None,
+    per_stream: bool = True,
 ) -> Comparison:
     """Compare every pair of configurations at every level.
 
@@ -342,6 +343,11 @@ def compare(
     rope
         Half-width of the region of practical equivalence for the Bayesian signed-rank test
         across data sets (in error units: 0.01 is one point); None leaves it out.
+    per_stream
+        Describe every pair on every stream from the per-example outcomes (``pairs``,
+        ``wtl`` and the ``streams_won`` columns of ``seeds``). False leaves them empty:
+        the verdicts, which rest on the seeds, are the same, at a fraction of the cost
+        (the published site shows only those).
 
     Returns
     -------
@@ -387,8 +393,11 @@ def compare(
     configs["flags"] = grp["flags"].apply(reason_kinds).reindex(configs.index).fillna("")
     configs["offline"] = grp["offline"].any().reindex(configs.index).eq(True)
 
-    pairs = stream_pairs(runs, results.outcomes, order, alpha)
-    seeds = seed_pairs(finals, order, alpha, pairs)
+    if per_stream:
+        pairs = stream_pairs(runs, results.outcomes, order, alpha)
+    else:
+        pairs = stream_pairs(runs.iloc[:0], results.outcomes.iloc[:0], order, alpha)
+    seeds = seed_pairs(finals, order, alpha, pairs if per_stream else None)
     wtl = win_tie_loss(pairs, list(configs["label"]))
 
     notes = stream_mismatches(runs) + version_notes(runs)
@@ -401,7 +410,7 @@ def compare(
         notes.append(
             f"only one algorithm configuration ({configs['label'].iloc[0]}): nothing to pair"
         )
-    elif pairs.empty:
+    elif per_stream and pairs.empty:
         notes.append("no two configurations finished on the same stream: nothing to pair")
     undecided = seeds[seeds["result"].isin(["cannot tell", "n/a"])] if len(seeds) else seeds
     for reason, g in undecided.groupby("reason", sort=False):
@@ -443,6 +452,7 @@ def load_comparison(
     alpha: float = ALPHA,
     rope: float | None = None,
     tune_budget: int | None = None,
+    per_stream: bool = True,
 ) -> tuple[Results, Comparison]:
     """The tables of a results folder and their comparison, labelled as ``kbench compare``
     labels them (:func:`kbench.analysis.configs.spec_shortener`).
@@ -451,7 +461,7 @@ def load_comparison(
     ----------
     folder
         A results folder written by ``kbench run``.
-    metric, alpha, rope
+    metric, alpha, rope, per_stream
         As for :func:`compare`.
     tune_budget
         Compare only the runs tuned with this many configurations (and the untuned ones);
@@ -472,4 +482,6 @@ def load_comparison(
     tables = load_results(folder)
     if tune_budget is not None:
         tables = at_tuning_budget(tables, tune_budget)
-    return tables, compare(tables, metric=metric, alpha=alpha, short=spec_shortener(), rope=rope)
+    return tables, compare(
+        tables, metric=metric, alpha=alpha, short=spec_shortener(), rope=rope, per_stream=per_stream
+    )

@@ -14,6 +14,7 @@ The tests on ranks across data sets (Friedman's, Nemenyi's) are in
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -151,7 +152,7 @@ def paired_t(d: np.ndarray, alpha: float = ALPHA) -> tuple[float, float, float, 
         )
     se = sd / math.sqrt(n)
     t = mean / se
-    q = stats.t.ppf(1 - alpha / 2, n - 1)
+    q = _t_quantile(alpha, n - 1)
     p = float(2 * stats.t.sf(abs(t), n - 1))
     return mean, mean - q * se, mean + q * se, t, p
 
@@ -169,7 +170,21 @@ def sign_test(d: npt.ArrayLike) -> tuple[int, int, int, float]:
     zeros = len(d) - neg - pos
     if neg + pos == 0:
         return neg, zeros, pos, 1.0
-    return neg, zeros, pos, float(stats.binomtest(neg, neg + pos, 0.5).pvalue)
+    return neg, zeros, pos, _sign_p(neg, neg + pos)
+
+
+# The tests of a study ask for the same few quantiles and binomial tails thousands of
+# times (one per pair and data set, on as many seeds): each is computed once.
+@functools.lru_cache(maxsize=4096)
+def _t_quantile(alpha: float, dof: int) -> float:
+    """The t distribution's 1 − alpha/2 quantile with ``dof`` degrees of freedom."""
+    return float(stats.t.ppf(1 - alpha / 2, dof))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sign_p(k: int, n: int) -> float:
+    """Two-sided p-value of k negatives among n non-zero differences (sign test)."""
+    return float(stats.binomtest(k, n, 0.5).pvalue)
 
 
 def wilcoxon_test(d: npt.ArrayLike) -> tuple[float, float]:
@@ -191,6 +206,7 @@ def wilcoxon_test(d: npt.ArrayLike) -> tuple[float, float]:
     return r_plus, float(res.pvalue)
 
 
+@functools.lru_cache(maxsize=1024)
 def min_wilcoxon_n(alpha: float = ALPHA, family: int = 1) -> int:
     """Fewest pairs with which an exact two-sided signed-rank (or sign) test can reach ``alpha``.
 

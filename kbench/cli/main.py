@@ -149,6 +149,10 @@ LAZY_COMMANDS = {
         "kbench.cli.compare",
         "Compare every pair of algorithm configurations in a RESULTS folder.",
     ),
+    "publish": (
+        "kbench.cli.publish",
+        "Publish RESULTS folders as a static site: leaderboards, figures, provenance.",
+    ),
     "report": (
         "kbench.cli.compare",
         "Write a self-contained HTML report of a RESULTS folder (plots embedded).",

@@ -76,6 +76,9 @@ class Experiment:
     folder: Path | None = None
     #: Results folder a study file names with ``out`` (resolved), or None.
     out: Path | None = None
+    #: The study file the experiment was read from (its provenance), or None; not a
+    #: study-file key.
+    source: Path | None = None
     #: Which runs a tuned experiment plans: "tuning" (every configuration on the tuning
     #: streams) or "evaluation" (the selected ones); not a study-file key.
     phase: str = ""
@@ -84,7 +87,7 @@ class Experiment:
 
 
 #: Keys of a study file's tables; ``out`` only in [study].
-_HIDDEN = {"folder", "out", "phase", "selected"}
+_HIDDEN = {"folder", "out", "phase", "selected", "source"}
 _TABLES = ("study", "experiment")
 
 
@@ -157,6 +160,7 @@ def load_study(path: str | Path) -> list[Experiment]:
             Experiment(
                 **merged,
                 folder=folder,
+                source=path,
                 out=None if out is None else Path(os.path.join(folder, os.path.expanduser(out))),
             )
         )

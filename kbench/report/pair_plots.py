@@ -175,8 +175,17 @@ def cd_figure(
     colours: dict[str, str],
     n_datasets: int,
 ) -> str | None:
+    """Critical-difference diagram (Demšar 2006) as inline SVG (see :func:`cd_plot`)."""
+    fig = cd_plot(mean_ranks, cd, groups, colours)
+    return None if fig is None else svg_of(fig)
+
+
+def cd_plot(
+    mean_ranks: pd.Series, cd: float, groups: list[list[str]], colours: dict[str, str]
+) -> Any:
     """Critical-difference diagram (Demšar 2006): mean ranks on an axis, the CD bar, and
-    thick bars joining configurations the Nemenyi test does not separate."""
+    thick bars joining configurations the Nemenyi test does not separate. A matplotlib
+    Figure, or None with fewer than two configurations or no finite CD."""
     k = len(mean_ranks)
     if k < 2 or not np.isfinite(cd):
         return None
@@ -251,4 +260,4 @@ def cd_figure(
         ax.hlines(
             y, min(rs) - 0.05, max(rs) + 0.05, color="#2d333a", lw=4.0, capstyle="round", zorder=6
         )
-    return svg_of(fig)
+    return fig

@@ -288,7 +288,7 @@ def load_results(folder: str | Path) -> Results:
         run = json.loads(meta[RUN_KEY])
         runs.append(run)
         if table.num_rows:
-            traces.append(table.to_pandas(use_threads=False))
+            traces.append(table.replace_schema_metadata(None))
         if OUTCOMES_KEY in meta:
             outcomes.append(
                 {
@@ -298,12 +298,22 @@ def load_results(folder: str | Path) -> Results:
                 }
             )
     runs_df = pd.DataFrame(runs)
-    traces_df = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame()
+    traces_df = _concat_traces(traces)
     if len(runs_df):  # results written before kbench stored the verdict get it computed here
         runs_df["degenerate"] = degenerate_column(runs_df, traces_df)
         runs_df = attach_labels(runs_df, read_labels(folder))
     out_df = pd.DataFrame(outcomes, columns=["task_id", "stream_id", "outcome"])
     return split_tuning(Results(runs=runs_df, traces=traces_df, outcomes=out_df))
+
+
+def _concat_traces(tables: list[pa.Table]) -> pd.DataFrame:
+    """The traces of every task as one frame: one conversion to pandas, not one per task
+    (converting a thousand small tables cost more than reading them). Columns a learner
+    does not trace are missing values in its rows, as ``pandas.concat`` gives them."""
+    if not tables:
+        return pd.DataFrame()
+    merged = pa.concat_tables(tables, promote_options="permissive")
+    return merged.to_pandas(use_threads=False)
 
 
 def split_tuning(results: Results) -> Results:

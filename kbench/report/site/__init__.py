@@ -1,0 +1,1 @@
+"""``kbench publish``: a static results site over many studies (:mod:`.build`)."""
