@@ -258,6 +258,20 @@ def test_the_version_is_written_once() -> None:
     }
 
 
+def test_every_package_of_the_source_tree_goes_into_the_wheel() -> None:
+    """pyproject.toml lists kbench's packages one by one: a new subpackage left out of the
+    list would be missing from the wheel while the editable install still finds it."""
+    roots = {"kbench": REPO / "kbench", "kbench.plugins": REPO / "plugins"}
+    found = set()
+    for name, root in roots.items():
+        for init in root.rglob("__init__.py"):
+            rel = init.parent.relative_to(root).parts
+            if "__pycache__" not in rel and "vendor" not in rel:
+                found.add(".".join((name, *rel)))
+    declared = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    assert found - declared == set(), "packages missing from pyproject.toml"
+
+
 def test_the_extras_are_declared_as_kbench_checks_them() -> None:
     """Each extra that kbench names in an error installs the modules it checks for, and
     ``all`` installs every one."""
