@@ -151,7 +151,7 @@ LAZY_COMMANDS = {
     ),
     "publish": (
         "kbench.cli.publish",
-        "Publish RESULTS folders as a static site: leaderboards, figures, provenance.",
+        "Publish RESULTS folders as a static site in OUT.",
     ),
     "report": (
         "kbench.cli.compare",
