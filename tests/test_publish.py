@@ -206,3 +206,16 @@ def test_the_study_page_names_its_command_and_links_the_asv_dashboard(studies, t
     page = next((site / "studies").iterdir()).read_text()
     command = json.loads((studies[0] / "provenance.json").read_text())[-1]["command"]
     assert re.sub(r"\s+", " ", command).split()[0] in page
+
+
+def test_a_wrapped_learner_is_shown_as_the_learner_it_runs() -> None:
+    """One-vs-rest and active wrappers run a base learner: its page, family and budget."""
+    from kbench.api import get_registry
+    from kbench.report.site.summary import _budget, family, learner_spec
+
+    reg = get_registry()
+    inner = learner_spec("ovr[base=bogd[budget=100]]", reg)
+    assert inner == "bogd[budget=100]"
+    assert family("bogd", reg) == "bogd" and _budget(inner, reg) == 100
+    assert learner_spec("active_margin[base=pa[C=2]]", reg) == "pa[C=2]"
+    assert learner_spec("norma[budget=30]", reg) == "norma[budget=30]"

@@ -27,7 +27,7 @@ from kbench.results.provenance import PROVENANCE_FILE, read_provenance
 from kbench.results.tuning import tune_budget
 
 #: Version of the summary's layout: a cached summary of another version is recomputed.
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
 #: Points kept per learning curve (the traces' checkpoints, thinned evenly).
 CURVE_POINTS = 40
 
@@ -82,6 +82,18 @@ def _budget(spec: str, registry: Registry) -> int | None:
     return int(default) if isinstance(default, (int, float)) else None
 
 
+def learner_spec(spec: str, registry: Registry) -> str:
+    """The spec of the learner a configuration runs: a wrapper's ``base`` (``ovr[base=pa]``
+    runs ``pa``, one-vs-rest), else the spec itself. Its page, family and budget are the
+    learner's."""
+    name, params = parse_spec(spec)
+    try:
+        wraps = registry.entry("algorithm", name).cls.spec_params.get("base") == "algorithm"
+    except Exception:  # a learner whose plugin is not installed here
+        return spec
+    return learner_spec(params["base"], registry) if wraps and "base" in params else spec
+
+
 def family(name: str, registry: Registry) -> str:
     """A learner's family: the module of its plugin (``budget_perceptrons``)."""
     try:
@@ -127,7 +139,8 @@ def _config_facts(cmp: Comparison, registry: Registry) -> dict[str, dict[str, An
     for label, g in runs.groupby("label", sort=False):
         r = g.iloc[0]
         spec = str(r.get("algorithm_spec") or r.get("algorithm") or label)
-        name = spec_name(spec)
+        inner = learner_spec(spec, registry)
+        name = spec_name(inner)
         tuned = "tune" in g and g["tune"].map(tune_budget).notna().any()
         kernel = r.get("kernel")
         facts[str(label)] = {
@@ -135,7 +148,7 @@ def _config_facts(cmp: Comparison, registry: Registry) -> dict[str, dict[str, An
             "spec": spec,
             "kernel": "" if not isinstance(kernel, str) else kernel,
             "family": family(name, registry),
-            "budget": _budget(spec, registry),
+            "budget": _budget(inner, registry),
             "tuned": bool(tuned),
         }
     return facts
