@@ -1,0 +1,39 @@
+"""kbench/studies/leaderboard.toml runs every built-in learner on every task it fits."""
+
+from __future__ import annotations
+
+from conftest import REPO
+from kbench.api import get_registry
+from kbench.core.specs import spec_name
+from kbench.execution.study import load_study
+
+#: Not learners of their own: the active-learning wrappers (a protocol around a learner),
+#: the river adapter (a river model the user names) and the multiclass reductions (the
+#: study applies one-vs-rest itself).
+NOT_LEARNERS = {"active_all", "active_margin", "active_greedy", "active_selective", "river"}
+REDUCTIONS = {"ovr", "ovo"}
+#: Binary SVM solvers whose cost grows with the square of the examples they keep: on the
+#: binary sets only, as one-vs-rest would run them once per class (the study's hour).
+BINARY_SETS_ONLY = {"idsvm", "lasvm", "online_svm_r", "online_asvm_r", "ramp_cccp"}
+
+
+def test_every_built_in_learner_is_on_the_leaderboard() -> None:
+    reg = get_registry()
+    study = {e.name: e for e in load_study(REPO / "kbench/studies/leaderboard.toml")}
+    assert set(study) == {"binary", "multiclass", "regression"}
+    assert study["multiclass"].multiclass == "ovr"
+    builtin = {
+        n
+        for n in reg.names("algorithm")
+        if reg.entry("algorithm", n).plugin.startswith("kbench.")
+        and n not in NOT_LEARNERS | REDUCTIONS
+    }
+    for task, exp in study.items():
+        listed = [spec_name(a) for a in exp.algorithms]
+        assert len(listed) == len(set(listed)), f"{task}: a learner listed twice"
+        fits = {n for n in builtin if task in reg.entry("algorithm", n).cls.tasks}
+        if task == "multiclass":  # binary-only learners, one-vs-rest
+            fits |= {n for n in builtin if "binary" in reg.entry("algorithm", n).cls.tasks}
+            fits -= BINARY_SETS_ONLY
+        assert set(listed) == fits, task
+        assert len(exp.seeds) == 10 and exp.tune is not None
