@@ -235,6 +235,18 @@ def _gathered_test_error(
     return total / len(yt), len(yt), constant and len(yt) > 1
 
 
+def _reference_fields(stream: Stream, entry: Any) -> dict[str, Any]:
+    """The run row's majority-class errors of the stream and the learner's plugin."""
+    return {
+        "majority_error": _majority_error(stream.task, stream.y),
+        "majority_test_error": _majority_error(stream.task, stream.y_test)
+        if stream.y_test is not None
+        else np.nan,
+        "plugin": entry.plugin,
+        "plugin_version": entry.version,
+    }
+
+
 def _majority_error(task_kind: str, y: np.ndarray) -> float:
     """Error of always predicting the most frequent label: what a learner that learned nothing gets.
 
@@ -323,12 +335,7 @@ def _offline(
         "test_n": test_n,
         "constant_predictions": False,
         "test_constant_predictions": test_constant,
-        "majority_error": _majority_error(stream.task, stream.y),
-        "majority_test_error": _majority_error(stream.task, stream.y_test)
-        if stream.y_test is not None
-        else np.nan,
-        "plugin": entry.plugin,
-        "plugin_version": entry.version,
+        **_reference_fields(stream, entry),
     }
     return TaskResult(run=run, traces=pd.DataFrame([row]), outcomes=np.zeros(0))
 
@@ -532,12 +539,7 @@ def _run_row(
         "test_constant_predictions": bool(final.get("test_constant", False)),
         # every prediction of the first pass's second half equals its last one
         "constant_predictions": constant,
-        "majority_error": _majority_error(stream.task, stream.y),
-        "majority_test_error": _majority_error(stream.task, stream.y_test)
-        if stream.y_test is not None
-        else np.nan,
-        "plugin": entry.plugin,
-        "plugin_version": entry.version,
+        **_reference_fields(stream, entry),
     }
 
 
