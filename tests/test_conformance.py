@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kbench.testing import check_component, component_cases, make_test_algorithm, toy_stream
+from kbench.testing import check_component, make_test_algorithm, parametrize_with_checks, toy_stream
 
 
-@pytest.mark.parametrize(("kind", "name"), component_cases())
-def test_component_conforms(kind: str, name: str) -> None:
-    """Registered components follow the contracts of their kind."""
-    check_component(kind, name)
+@parametrize_with_checks()
+def test_component_conforms(kind: str, name: str, check: str) -> None:
+    """Registered components follow the contracts of their kind: one test per check."""
+    check_component(kind, name, check=check)
 
 
 # --------------------------------------------------------------------------------------------

@@ -117,11 +117,14 @@ def test_stable_api_is_documented() -> None:
 def test_conformance_checks_and_helpers_are_documented() -> None:
     """Each check kbench.testing runs, and each public helper, is described in testing.md."""
     testing = (DOCS / "testing.md").read_text()
-    checks = [fn.__name__ for fns in kbench.testing.CHECKS.values() for fn in fns]
+    checks = [c.name for cs in kbench.testing.CHECKS.values() for c in cs]
     helpers = [
         "check_component",
         "parametrize_components",
         "component_cases",
+        "parametrize_with_checks",
+        "check_cases",
+        "checks_not_applicable",
         "toy_stream",
         "make_test_algorithm",
     ]

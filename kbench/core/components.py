@@ -39,6 +39,11 @@ class Component:
     context_params: ClassVar[frozenset[str]] = frozenset()
     #: Small parameter values that make the component fast in the conformance suite.
     test_params: ClassVar[dict[str, Any]] = {}
+    #: Conformance checks (:mod:`kbench.testing`) that do not apply to this component, by
+    #: check name, each with the reason in one line. The checks still run in
+    #: ``parametrize_with_checks`` cases, as strict expected failures: a component that comes
+    #: to pass one fails the case, so that the entry is removed.
+    checks_not_applicable: ClassVar[dict[str, str]] = {}
     #: Parameters whose value is the spec of another component, by kind (``{"base":
     #: "algorithm"}``): the registry canonicalises them too, so that equivalent nested
     #: specs give one canonical spec and one task id.

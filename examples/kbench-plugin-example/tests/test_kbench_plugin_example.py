@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 from kbench_plugin_example import BudgetPerceptron, CauchyKernel, ModifiedHuber, Spirals
 
-from kbench.testing import check_component, parametrize_components
+from kbench.testing import check_component, parametrize_with_checks
 
 
-@parametrize_components(plugin="example")
-def test_installed_components_conform(kind: str, name: str) -> None:
-    """Every component the installed plugin registers passes kbench's conformance checks."""
-    check_component(kind, name)
+@parametrize_with_checks(plugin="example")
+def test_installed_components_conform(kind: str, name: str, check: str) -> None:
+    """Every component the installed plugin registers passes kbench's conformance checks,
+    one test per check."""
+    check_component(kind, name, check=check)
 
 
 @pytest.mark.parametrize(
