@@ -39,6 +39,7 @@ from kbench.analysis.configs import (
     version_notes,
 )
 from kbench.analysis.leaderboard import RUN_MEANS, failed_counts
+from kbench.analysis.pair_statistics import statistic_names
 from kbench.analysis.pairs import (
     OUTCOME_COLUMNS,
     described,
@@ -166,6 +167,7 @@ class Comparison:
             "p",
             "min_p",
             "seeds_needed",
+            *statistic_names(),
             "family",
             "p_holm",
             "result",

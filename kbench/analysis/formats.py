@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kbench.analysis.pair_statistics import statistic_cells, statistic_headers, statistic_legend
 from kbench.analysis.tables import (
     fmt_value,
     latex_results,
@@ -148,6 +149,7 @@ def to_markdown_text(cmp: Any) -> str:
         cmp, board.pivot_table(index="label", columns="stream", values=key, aggfunc="first")
     )
     parts = []
+    headers = statistic_headers()
     for stream, g in board.groupby("stream", sort=True):
         regression = (g["task"] == "regression").all()
         scale, spec = (1.0, ".4g") if regression else (100.0, ".2f")
@@ -182,11 +184,13 @@ def to_markdown_text(cmp: Any) -> str:
                     "B": r.b + (f" {MARK}" if here.get(r.b) else ""),
                     "A − B": fmt_value(scale * r.mean_diff, "+" + spec),
                     "p (Holm)": fmt_value(r.p_holm, ".3g"),
+                    **dict(zip(headers, statistic_cells(r, regression), strict=True)),
                     "better": verdict_text(r.result, getattr(r, "reason", "")),
                 }
                 for r in sp.itertuples()
             ]
-            parts.append(to_markdown(pd.DataFrame(prow), right=("A − B", "p (Holm)")))
+            right = ("A − B", "p (Holm)", *headers)
+            parts.append(to_markdown(pd.DataFrame(prow), right=right))
     parts += _markdown_groups(cmp)
     legend = [
         f"Mean ± sd over seeds; lowest in bold; \\* significantly worse than the best "
@@ -196,6 +200,8 @@ def to_markdown_text(cmp: Any) -> str:
         legend.append(LEGEND + ".")
     if undecided_note(cmp):
         legend.append(undecided_note(cmp))
+    if statistic_legend():
+        legend.append(statistic_legend())
     parts.append(" ".join(legend) + "\n")
     return "\n".join(parts)
 

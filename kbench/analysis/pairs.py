@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kbench.analysis.configs import METRICS
+from kbench.analysis.pair_statistics import statistic_names, statistic_values
 from kbench.analysis.statistics import (
     ALPHA,
     PAIRED_TEST_COLUMNS,
@@ -352,7 +353,8 @@ def seed_pairs(
     -------
     pandas.DataFrame
         One row per (data set, pair): ``n_pairs`` (seeds), ``mean_a``, ``mean_b``,
-        :func:`~kbench.analysis.statistics.paired_final_test` columns, ``family`` (pairs in the Holm family),
+        :func:`~kbench.analysis.statistics.paired_final_test` columns, a column per
+        statistic of :data:`~kbench.analysis.pair_statistics.PAIR_STATISTICS`, ``family`` (pairs in the Holm family),
         ``p_holm``, ``result`` (see :data:`~kbench.analysis.statistics.SEED_VERDICTS`) and ``reason``; with ``pairs``,
         also ``streams_won``/``streams_tied``/``streams_lost`` (of a).
     """
@@ -366,6 +368,7 @@ def seed_pairs(
         "mean_a",
         "mean_b",
         *PAIRED_TEST_COLUMNS,
+        *statistic_names(),
         "family",
         "p_holm",
         "result",
@@ -396,7 +399,7 @@ def seed_pairs(
             both = finite[:, i] & finite[:, j]
             xa, xb = values[both, i], values[both, j]
             ca, cb = present[i], present[j]
-            res = paired_final_test(xa - xb, alpha, len(todo))
+            res = paired_final_test(xa - xb, alpha, len(todo)) | statistic_values(xa - xb)
             row = {
                 "stream": stream,
                 "a": labels[ca],

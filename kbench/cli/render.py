@@ -26,6 +26,7 @@ from kbench.analysis.leaderboard import (
     tuning_cost_text,
     width_hints,
 )
+from kbench.analysis.pair_statistics import statistic_cells, statistic_headers, statistic_legend
 from kbench.analysis.tables import count, fmt_value
 from kbench.cli.consoles import error_console, output_console
 from kbench.cli.table_fit import (
@@ -171,7 +172,7 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             + (" (mean squared error)" if regression else "")
             + (f"; smallest p possible {_p(group['min_p'].iloc[0])}" if one_min_p else ""),
             ["error\nA", "error\nB", "A − B\n[95% CI over seeds]", "seeds\nA/=/B", "p\nHolm",
-             *(() if one_min_p else ("min p",))],
+             *(() if one_min_p else ("min p",)), *statistic_headers()],
             "better",
             short=bool(ids),
         )  # fmt: skip
@@ -190,6 +191,7 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
                 f"{r.a_better}/{r.equal}/{r.b_better}",
                 _p(r.p_holm),
                 *(() if one_min_p else (_p(r.min_p) if r.n_pairs >= 2 else "–",)),
+                *statistic_cells(r, regression),
                 _res(r.result, r.reason, notes),
             )
         console.print(t)
@@ -225,8 +227,10 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             f"{cmp.metric.replace('_', ' ')}s, Holm over the pairs of the data set, α = "
             f"{cmp.alpha:g}; A − B: mean over seeds with its t interval; seeds A/=/B: seeds where "
             "A had the lower, the same, the higher error; min p: the smallest p-value the test "
-            "can give with these seeds. Per-stream rows (--streams) describe one stream order "
-            "and test nothing (docs/statistics.md).[/dim]",
+            "can give with these seeds. "
+            + (f"{escape(statistic_legend())} " if statistic_legend() else "")
+            + "Per-stream rows (--streams) describe one stream order and test nothing "
+            "(docs/statistics.md).[/dim]",
             highlight=False,
         )
 

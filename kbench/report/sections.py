@@ -26,6 +26,7 @@ from kbench.analysis.groups import (
     friedman_sentence,
     two_tests_sentence,
 )
+from kbench.analysis.pair_statistics import statistic_cells, statistic_headers, statistic_legend
 from kbench.analysis.tables import p_text
 from kbench.core.specs import spec_name
 from kbench.report import pair_plots, plots
@@ -179,11 +180,18 @@ def seed_pairs(seeds: pd.DataFrame, regression: bool) -> Row:
                 else "",
                 "counts": f"{r.a_better} / {r.equal} / {r.b_better}",
                 "p": pval(r.p_holm) if decided else "–",
+                "extra": statistic_cells(r, regression),
                 "result": text(r.result),
                 "reason": reason if isinstance(reason, str) else "",
             }
         )
-    return {"shared_reason": next(iter(shared)) if once else "", "rows": rows}
+    return {
+        "shared_reason": next(iter(shared)) if once else "",
+        "rows": rows,
+        # statistics beside the verdict (kbench.analysis.pair_statistics): numeric columns
+        "headers": ["#" + h for h in statistic_headers()],
+        "legend": statistic_legend(),
+    }
 
 
 def stream_pairs(pairs: pd.DataFrame, regression: bool) -> list[Row]:
