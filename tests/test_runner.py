@@ -374,3 +374,52 @@ def test_peak_memory_sees_a_block_that_allocates() -> None:
     finally:
         meter.close()
     assert meter.peak >= 48 * 2**20
+
+
+HUGE = '''
+from kbench import hookimpl, Algorithm
+
+
+class Huge(Algorithm):
+    """Predicts 1e200 (finite, but its squared error overflows) after ten examples."""
+    name = "huge"
+    tasks = frozenset({"regression"})
+    uses_kernel = False
+    def __init__(self, *, kernel=None, loss=None, task="regression", n_classes=0, seed=0):
+        super().__init__(kernel=kernel, loss=loss, task=task, n_classes=n_classes, seed=seed)
+        self.seen = 0
+    def decision_one(self, x):
+        return 1e200 if self.seen > 10 else 0.0
+    def learn_one(self, x, y):
+        self.seen += 1
+    def stats(self):
+        return {"n_support": 0, "kernel_evals": 0}
+
+
+@hookimpl
+def kbench_register_algorithms(register):
+    register(Huge)
+'''
+
+
+def test_overflowing_squared_errors_are_inf_without_warnings(plugin_dist, tmp_path) -> None:
+    """Squared errors beyond float64 (scoring) and float32 (the stored outcomes) are inf,
+    with no NumPy warning: a leaderboard run of diverging regressors printed one per task."""
+    import dataclasses
+    import warnings
+
+    from kbench.results.store import ResultsStore, load_results
+
+    plugin_dist("kb_huge", HUGE)
+    reg = get_registry()
+    stream = build_stream(StreamSpec("digits", n=100), reg)
+    stream = dataclasses.replace(stream, task="regression")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = run_task(_task("huge"), stream, reg)
+        store = ResultsStore(tmp_path)
+        store.prepare()
+        store.write(result)
+    assert np.isinf(result.outcomes[11:]).all() and np.isfinite(result.outcomes[:11]).all()
+    stored = load_results(tmp_path).outcomes_long()
+    assert np.isinf(stored["outcome"].to_numpy()[11:]).all()

@@ -99,3 +99,10 @@ def one_rows(X: Any) -> Iterator[Any]:
         row.data, row.indices = data[a:b].copy(), indices[a:b].copy()
         row.indptr = np.array([0, b - a], dtype=indptr.dtype)
         yield row
+
+
+def squared_errors(pred: Any, y: Any) -> np.ndarray:
+    """(pred − y)² in float64, inf where it overflows: a diverging learner's predictions give
+    inf, which the runner's divergence check reports once, not a NumPy warning per block."""
+    with np.errstate(over="ignore"):
+        return (np.asarray(pred, dtype=np.float64) - y) ** 2

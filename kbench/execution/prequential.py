@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from kbench._version import __version__
-from kbench.core.arrays import one_rows
+from kbench.core.arrays import one_rows, squared_errors
 from kbench.core.dense_rows import for_sparse_rows, row_blocks
 from kbench.core.errors import format_exception_line, interrupted
 from kbench.core.registry import Registry
@@ -186,7 +186,7 @@ def make_algorithm(task: Task, stream: Stream, registry: Registry) -> Any:
 def _score(task_kind: str, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per-example outcome: 1 for a correct prediction, or the squared error for regression."""
     if task_kind == "regression":
-        return (pred - y) ** 2
+        return squared_errors(pred, y)
     return (pred == y).astype(np.float64)
 
 
@@ -201,7 +201,7 @@ def _test_error(algo: Any, stream: Stream, limit: int | None, seen: int) -> tupl
     pred = _test_predictions(algo, Xt, 0, seen)
     constant = bool(len(pred) > 1 and np.all(pred == pred[0]))
     if stream.task == "regression":
-        return float(np.mean((pred - yt) ** 2)), len(yt), constant
+        return float(np.mean(squared_errors(pred, yt))), len(yt), constant
     return float(np.mean(pred != yt)), len(yt), constant
 
 
@@ -229,7 +229,7 @@ def _gathered_test_error(
         pred = _test_predictions(algo, Xt[lo:hi], lo, seen)
         first = pred[0] if first is None else first
         constant = constant and bool(np.all(pred == first))
-        part = (pred - yt[lo:hi]) ** 2 if task_kind == "regression" else pred != yt[lo:hi]
+        part = squared_errors(pred, yt[lo:hi]) if task_kind == "regression" else pred != yt[lo:hi]
         total += float(part.sum())
         release_rows(None, lo, hi, yt)
     return total / len(yt), len(yt), constant and len(yt) > 1

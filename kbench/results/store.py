@@ -54,10 +54,13 @@ def _encode_outcomes(outcomes: np.ndarray, binary: bool) -> bytes:
             "data": base64.b64encode(zlib.compress(np.packbits(outcomes > 0.5).tobytes())).decode(),
         }
     else:
+        # A squared error beyond float32's range (a diverged learner's) is stored as inf.
+        with np.errstate(over="ignore"):
+            single = outcomes.astype("<f4")
         payload = {
             "kind": "float32",
             "n": len(outcomes),
-            "data": base64.b64encode(zlib.compress(outcomes.astype("<f4").tobytes())).decode(),
+            "data": base64.b64encode(zlib.compress(single.tobytes())).decode(),
         }
     return json.dumps(payload).encode()
 
