@@ -125,3 +125,38 @@ def test_prepare_removes_temporary_files_of_a_killed_run(tmp_path) -> None:
     store.prepare()
     assert not list(store.folder.rglob(".tmp-*"))
     assert len(load_results(store.folder).runs) == 1
+
+
+def test_a_folder_of_classification_and_regression_tasks_saves(tmp_path) -> None:
+    """The outcomes table of a study with both kinds of task is written (it raised
+    ArrowInvalid on a column of bool and float vectors, after every task had run): float64,
+    1.0 for a correct prediction, the squared errors as they were."""
+    import pandas as pd
+
+    reg = get_registry()
+    regression = Task(
+        algorithm=reg.canonical("algorithm", "klms"),
+        kernel=reg.canonical("kernel", "rbf[gamma=0.05]"),
+        loss=None,
+        stream=StreamSpec("diabetes", seed=0, scale="standard"),
+        seed=0,
+        checkpoints=4,
+    )
+    results = [_result(), run_task(regression, build_stream(regression.stream, reg), reg)]
+    store = ResultsStore(tmp_path)
+    store.prepare()
+    for res in results:
+        store.write(res)
+    store.collect()
+    long = pd.read_parquet(tmp_path / "outcomes.parquet")
+    assert long["outcome"].dtype == np.float64
+    for res in results:
+        got = long.loc[long["task_id"] == res.run["task_id"], "outcome"].to_numpy()
+        np.testing.assert_allclose(got, res.outcomes.astype(np.float32), rtol=0, atol=0)
+    # A folder of classification tasks alone keeps its bool column.
+    only = tmp_path / "only"
+    solo = ResultsStore(only)
+    solo.prepare()
+    solo.write(results[0])
+    solo.collect()
+    assert pd.read_parquet(only / "outcomes.parquet")["outcome"].dtype == bool

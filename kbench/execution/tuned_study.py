@@ -41,8 +41,8 @@ def selections(runs: Any) -> dict[str, tuple[str, str | None]]:
 class StoredResults(ResultSink, Protocol):
     """A result sink that can also read back what it holds (a ResultsStore can)."""
 
-    def load(self) -> Any:
-        """The stored results; their ``tuning`` table holds the tuning runs."""
+    def run_rows(self, task_ids: Any) -> Any:
+        """The stored run rows of these tasks (a DataFrame)."""
 
 
 def run_study(
@@ -69,9 +69,9 @@ def run_study(
     tuning = run_experiments(
         [replace(e, phase="tuning") for e in tuned], registry, store, **options
     )
-    # The results keep tuning runs apart from the runs that measure accuracy.
-    stored = store.load().tuning
-    chosen = selections(stored[stored["task_id"].isin(tuning.task_ids)] if len(stored) else stored)
+    # The run rows alone: loading every trace and outcome would leave this process, which
+    # forks a process per evaluation task, holding gigabytes for a large study.
+    chosen = selections(store.run_rows(sorted(tuning.task_ids)))
     evaluation = [
         replace(e, phase="evaluation", selected=chosen) if e.tune is not None else e
         for e in experiments
