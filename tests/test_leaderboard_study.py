@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import REPO
 from kbench.api import get_registry
-from kbench.core.specs import spec_name
+from kbench.core.specs import parse_spec, spec_name
 from kbench.execution.study import load_study
 
 #: Not learners of their own: the active-learning wrappers (a protocol around a learner),
@@ -37,3 +37,17 @@ def test_every_built_in_learner_is_on_the_leaderboard() -> None:
             fits -= BINARY_SETS_ONLY
         assert set(listed) == fits, task
         assert len(exp.seeds) == 10 and exp.tune is not None
+
+
+def test_libsvm_catalogue_sets_join_when_cached() -> None:
+    """Each experiment lists the catalogue sets of its task as cached_datasets: they run
+    where their files are on the machine, and are skipped (never downloaded) elsewhere."""
+    from kbench.api import catalogue
+
+    entries = catalogue()
+    for exp in load_study(REPO / "kbench/studies/leaderboard.toml"):
+        assert exp.cached_datasets, exp.name
+        for spec in exp.cached_datasets:
+            name, params = parse_spec(spec)
+            assert name == "libsvm" and int(params["n"]) <= 1500, spec
+            assert entries[params["name"]].task == exp.name, spec

@@ -575,3 +575,37 @@ def test_the_entry_decides_the_task(tmp_path, monkeypatch, data, task, labels):
         assert a.n_classes == 3 and a.y[:3].tolist() == [2.0, 0.0, 1.0]
     else:
         assert a.y[:3].tolist() == [0.5, -1.25, 7.0]
+
+
+def test_cached_datasets_join_a_study_only_when_on_this_machine(tmp_path, monkeypatch, data):
+    """A study's ``cached_datasets`` plan the catalogue sets whose files are in the data
+    folder and skip the others with the reason, without touching the network."""
+    from kbench.execution.study import Experiment, plan
+
+    url = f"http://127.0.0.1:{_closed_port()}/"  # nothing listens: a download would fail
+    here, away = _entry(url, ".bz2"), _entry(url, ".bz2")
+    away["train"]["url"], away["test"]["url"] = f"{url}away.bz2", f"{url}away.t.bz2"
+    _catalogue(tmp_path, monkeypatch, {"here": here, "away": away})
+    folder = data / "libsvm"
+    folder.mkdir(parents=True)
+    (folder / "set.bz2").write_bytes(COMPRESS[".bz2"](TRAIN))
+    (folder / "set.t.bz2").write_bytes(COMPRESS[".bz2"](TEST))
+    reg = get_registry()
+    exp = Experiment(
+        algorithms=["perceptron"],
+        datasets=["twonorm[n_train=50,n_test=10]"],
+        cached_datasets=["libsvm[name=here,n=100]", "libsvm[name=away]"],
+        seeds=[0, 1],
+    )
+    planned = plan([exp], reg)
+    streams = sorted({t.stream.label for t in planned.tasks})
+    assert len(planned.tasks) == 4 and any("name=here" in s for s in streams), streams
+    assert not any("away" in s for s in streams)
+    assert planned.skipped == [
+        (
+            "data set libsvm[name=away]",
+            f"libsvm[name=away] is not in {folder} yet (loading downloads it); "
+            "cached_datasets take no download",
+        )
+    ]
+    assert sorted(p.name for p in folder.iterdir()) == ["set.bz2", "set.t.bz2"]

@@ -240,6 +240,11 @@ class Dataset(Component):
         """None when the data can be loaded here, else what to install, as one line."""
         return None
 
+    def download_needed(self) -> str | None:
+        """None when loading reads only this machine, else what it would download, as one
+        line (a study's ``cached_datasets`` leave such a data set out)."""
+        return None
+
     def info(self) -> dict[str, Any]:
         """Size and shape for listings: n, d, classes (when known without loading)."""
         return {}

@@ -55,6 +55,10 @@ class Experiment:
 
     algorithms: list[str]
     datasets: list[str]
+    #: Data sets that join ``datasets`` when loading them reads only this machine (a LIBSVM
+    #: catalogue set already in the cache, say); the others are skipped with the reason,
+    #: never downloaded.
+    cached_datasets: list[str] = field(default_factory=list)
     kernels: list[str] = field(default_factory=list)
     losses: list[str] = field(default_factory=list)
     seeds: list[int] = field(default_factory=lambda: [0])
@@ -167,7 +171,7 @@ def load_study(path: str | Path) -> list[Experiment]:
     return experiments
 
 
-_LISTS_OF_STR = ("algorithms", "datasets", "kernels", "losses")
+_LISTS_OF_STR = ("algorithms", "datasets", "cached_datasets", "kernels", "losses")
 
 
 def labelled_entry(value: object, where: str) -> object:
@@ -248,6 +252,14 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
         if exp.multiclass not in MULTICLASS_REDUCTIONS:
             raise SpecError(f"multiclass must be ovr or ovo, got {exp.multiclass!r}")
         streams = [_stream_base(spec, registry, exp) for spec in exp.datasets]
+        for spec in exp.cached_datasets:
+            download = registry.create("dataset", split_stream_options(spec)[0]).download_needed()
+            if download is None:
+                streams.append(_stream_base(spec, registry, exp))
+            else:
+                skipped.append(
+                    (f"data set {spec}", f"{download}; cached_datasets take no download")
+                )
         raw_kernels = {registry.canonical("kernel", k): k for k in exp.kernels or ["rbf"]}
         kernels = list(raw_kernels)
         tune, tuning_stream = _tuning_setup(exp, streams, registry)

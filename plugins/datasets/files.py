@@ -188,6 +188,11 @@ class Libsvm(_FileDataset):
             "libsvm", [("path", self.path, True), ("test_path", self.test_path, False)]
         )
 
+    def download_needed(self) -> str | None:
+        if self.entry is None or is_cached(self.entry, folder()):
+            return None
+        return f"libsvm[name={self.entry.name}] is not in {folder()} yet (loading downloads it)"
+
     def load(self, seed: int) -> Data:
         if self.entry is not None:
             train, test = fetch(self.entry)
