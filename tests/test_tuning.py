@@ -475,3 +475,54 @@ def test_tuning_on_other_seeds_or_another_data_set(tmp_path: Path, on: str, stre
     assert (res.runs["tune_configs"] == 2).all() and (res.runs["tune_runs"] == 4).all()
     etas = {get_registry().resolve("algorithm", a)[1]["eta"] for a in res.tuning["algorithm_spec"]}
     assert etas == {0.001, 10.0}
+
+
+def test_a_batch_reference_is_not_tuned_and_pairs_with_the_tuned(tmp_path: Path) -> None:
+    """libsvm (offline: no online error for the selection rule to read) gets no tuning runs,
+    which used to select its defaults every time at full cost; it runs as written on the
+    evaluation streams of the tuned learners, so that it pairs with them. A tuned study of
+    batch references alone runs too."""
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\nseeds = [0, 1]\ntune = {method = "random", budget = 3, on = "prefix:0.25"}\n'
+        '[[experiment]]\nalgorithms = ["perceptron", "libsvm"]\n'
+        'datasets = ["twonorm[n_train=200,n_test=50,d=5]"]\n'
+    )
+    out = tmp_path / "r"
+    proc = kbench("run", str(study), "--workers", "0", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "skipped tuning of libsvm on twonorm" in proc.stderr
+    assert "a batch reference has no online error" in proc.stderr
+    res = load_results(out)
+    assert set(res.tuning["algorithm"]) == {"perceptron"}
+    runs = res.runs.set_index(["algorithm", "seed"])
+    assert set(runs["window"]) == {"tail:0.25"}
+    for seed in (0, 1):
+        assert (
+            runs.loc[("libsvm", seed), "stream_id"] == runs.loc[("perceptron", seed), "stream_id"]
+        )
+        assert runs.loc[("libsvm", seed), "status"] == "ok"
+    assert runs.loc[("libsvm", 0), "algorithm_spec"].startswith("libsvm[C=1.0")
+    assert pd.isna(runs.loc[("libsvm", 0), "tune_group"])
+    alone = tmp_path / "alone.toml"
+    alone.write_text(study.read_text().replace('"perceptron", "libsvm"', '"libsvm"'))
+    proc = kbench("run", str(alone), "--workers", "0", "--out", str(tmp_path / "a"))
+    assert proc.returncode == 0, proc.stderr
+    assert len(load_results(tmp_path / "a").runs) == 2
+
+
+def test_tuning_runs_skip_the_held_out_split(tmp_path: Path) -> None:
+    """A tuning run is scored by its online error alone: no held-out predictions (most of
+    its cost on a large test split); the evaluation runs have their held-out error."""
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\nseeds = [0]\ntune = {method = "random", budget = 2, on = "prefix:0.25"}\n'
+        '[[experiment]]\nalgorithms = ["perceptron"]\n'
+        'datasets = ["twonorm[n_train=200,n_test=50,d=5]"]\n'
+    )
+    proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    res = load_results(tmp_path / "r")
+    assert len(res.tuning) == 2 and res.tuning["test_error"].isna().all()
+    assert (res.tuning["test_n"] == 0).all() and res.tuning["online_error"].notna().all()
+    assert res.runs["test_error"].notna().all() and (res.runs["test_n"] == 50).all()

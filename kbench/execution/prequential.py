@@ -123,8 +123,8 @@ def _tuning_columns(task: Task) -> dict[str, Any]:
     """A tuned study's columns: the phase of the run, its tuning group and configuration
     (search order), the tuning spec and the part of the stream it ran on."""
     options = dict(task.options)
-    if "tune" not in options:
-        return {}
+    if "tune" not in options:  # untuned: a batch reference's part of a tuned stream, say
+        return {"window": options["window"]} if "window" in options else {}
     return {
         "phase": options.get("phase", "evaluation"),
         "tune": options["tune"],
@@ -494,7 +494,9 @@ def _checkpoint_row(
         "labels_queried": learner.labels,
         "peak_memory": memory.peak if memory is not None else np.nan,
     }
-    if stream.X_test is not None:
+    if stream.X_test is not None and dict(task.options).get("phase") != "tuning":
+        # A tuning run is scored by its online error alone (the selection rule): its
+        # held-out predictions would cost most of it on a large test split.
         row["test_error"], row["test_n"], row["test_constant"] = _test_error(
             learner.algo, stream, None if last else task.test_max, done
         )

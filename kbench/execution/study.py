@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -333,7 +333,11 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                             )
                             for seed in exp.seeds
                         ]
-                        if tune is not None:
+                        if tune is not None and cls.offline:
+                            group = _untuned_reference(exp, tune, group)
+                            if exp.phase == "tuning":
+                                skipped.append((f"tuning of {label}", UNTUNED_REFERENCE))
+                        elif tune is not None:
                             fixed = (
                                 set(parse_spec(alg_spec)[1]),
                                 set(parse_spec(raw_kernels[kernel])[1]) if kernel else set(),
@@ -344,6 +348,25 @@ def plan(experiments: list[Experiment], registry: Registry) -> Plan:
                         for task in group:
                             tasks.setdefault(task.task_id, task)
     return Plan(tasks=list(tasks.values()), skipped=skipped)
+
+
+#: Why a batch reference in a tuned experiment has no tuning runs.
+UNTUNED_REFERENCE = (
+    "a batch reference has no online error, which the selection reads; it runs as written "
+    "on the evaluation streams"
+)
+
+
+def _untuned_reference(exp: Experiment, tune: TuneSpec, group: list[Task]) -> list[Task]:
+    """A batch reference (an offline learner) in a tuned experiment: no tuning runs, and
+    its spec as written on the streams the tuned learners are evaluated on (after the
+    prefix under ``prefix:``), so that it pairs with them."""
+    if exp.phase == "tuning":
+        return []
+    if tune.on != "prefix":
+        return group
+    window = {"window": f"tail:{tune.fraction:g}"}
+    return [replace(t, options=tuple(sorted((dict(t.options) | window).items()))) for t in group]
 
 
 def _tuned(

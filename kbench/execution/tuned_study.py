@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
+from kbench.core.specs import split_label
 from kbench.execution.driver import ResultSink, run_experiments
 from kbench.execution.study import Experiment
 from kbench.execution.tuning import parse_tune, select
@@ -66,12 +67,14 @@ def run_study(
         return run_experiments(experiments, registry, store, **options)
     for i, e in enumerate(tuned):
         parse_tune(e.tune, f"experiment {i + 1}: tune")
-    tuning = run_experiments(
-        [replace(e, phase="tuning") for e in tuned], registry, store, **options
-    )
-    # The run rows alone: loading every trace and outcome would leave this process, which
-    # forks a process per evaluation task, holding gigabytes for a large study.
-    chosen = selections(store.run_rows(sorted(tuning.task_ids)))
+    chosen: dict[str, tuple[str, str | None]] = {}
+    if not all(_offline(a, registry) for e in tuned for a in e.algorithms):
+        tuning = run_experiments(
+            [replace(e, phase="tuning") for e in tuned], registry, store, **options
+        )
+        # The run rows alone: loading every trace and outcome would leave this process,
+        # which forks a process per evaluation task, holding gigabytes for a large study.
+        chosen = selections(store.run_rows(sorted(tuning.task_ids)))
     evaluation = [
         replace(e, phase="evaluation", selected=chosen) if e.tune is not None else e
         for e in experiments
@@ -80,3 +83,9 @@ def run_study(
 
 
 __all__ = ["run_study", "selections"]
+
+
+def _offline(spec: str, registry: Any) -> bool:
+    """Whether an algorithm spec (with or without its ``@label``) is a batch reference,
+    which a tuned experiment runs untuned (no tuning runs)."""
+    return bool(registry.resolve("algorithm", split_label(spec)[0])[0].offline)
