@@ -52,3 +52,18 @@ def test_readme_python_example_runs_verbatim(tmp_path: Path) -> None:
     )
     assert again.returncode == 0, again.stderr
     assert again.stdout == first.stdout
+
+
+def test_readme_images_are_files_kbench_drew() -> None:
+    """Every image the README shows is in the repository: the leaderboard's a9a figure, an
+    SVG that kbench publish drew (its title and its Pareto front's numbered legend)."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert "docs/images/leaderboard-a9a.svg" in images
+    for rel in images:
+        assert (REPO / rel).is_file(), rel
+    svg = (REPO / "docs/images/leaderboard-a9a.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "a9a[n=1500]: online error against time" in svg and "1: " in svg

@@ -20,14 +20,22 @@ from kbench.report.plots import PALETTE, figure_class, wrap_label
 #: Points: (label, group, x, y) of one configuration; a group (its learner family) gives
 #: its colour.
 Point = tuple[str, str, float, float]
+#: Point markers, one per round of the palette, so that no two families look alike.
+MARKERS = ("o", "s", "^", "D")
 #: Most entries a legend lists: a figure of more results colours them by family and
 #: names only those its caption says (the Pareto front, the best curves).
 MAX_NAMED = 12
 
 
+#: The figures' drawing, versioned: part of every figure's digest, so that a site published
+#: before a change of the drawing redraws its figures (their data alone would not change).
+FIGURE_STYLE = 3
+
+
 def digest(kind: str, data: Any) -> str:
-    """The file stem of a figure: its kind and a digest of its data."""
-    text = json.dumps(data, sort_keys=True, default=str)
+    """The file stem of a figure: its kind and a digest of its data (and the drawing's
+    :data:`FIGURE_STYLE`)."""
+    text = json.dumps([FIGURE_STYLE, data], sort_keys=True, default=str)
     return f"{kind}-{hashlib.sha1(text.encode()).hexdigest()[:12]}"
 
 
@@ -46,10 +54,12 @@ def pareto_front(points: Sequence[Point]) -> list[Point]:
 
 
 def _finish(fig: Any, ax: Any, caption: str) -> None:
-    """Legend beside the axes and the caption below them."""
+    """Legend beside the axes and the caption below both: a legend taller than the axes
+    (many families and a long Pareto front) pushes the caption down, never under itself."""
     handles, labels = ax.get_legend_handles_labels()
+    bottom = 1.0
     if handles:
-        fig.legend(
+        legend = fig.legend(
             handles,
             [wrap_label(x, 34) for x in labels],
             loc="upper left",
@@ -57,7 +67,12 @@ def _finish(fig: Any, ax: Any, caption: str) -> None:
             fontsize=8,
             handlelength=1.2,
         )
-    fig.text(0.02, 0.02, caption, fontsize=8, color="#4a525c", wrap=True, va="bottom")
+        fig.draw_without_rendering()
+        box = legend.get_window_extent().transformed(fig.transFigure.inverted())
+        bottom = box.y0
+    # The axes' labels end near 0.08; saving with a tight box keeps a caption set lower.
+    top = min(0.07, bottom - 0.02)
+    fig.text(0.02, top, caption, fontsize=8, color="#4a525c", wrap=True, va="top")
 
 
 def scatter_figure(
@@ -78,10 +93,12 @@ def scatter_figure(
     ax = fig.add_axes((0.08, 0.2, 0.56, 0.7))
     groups = list(dict.fromkeys(p[1] for p in points))
     pal = colours(groups)
-    for g in groups:
+    for i, g in enumerate(groups):
         mine = [p for p in points if p[1] == g]
         xs, ys = [p[2] for p in mine], [p[3] for p in mine]
-        ax.plot(xs, ys, "o", ms=6, alpha=0.8, color=pal[g], label=g, zorder=3, ls="none")
+        # more families than colours: each round of the palette takes the next marker
+        marker = MARKERS[i // len(PALETTE) % len(MARKERS)]
+        ax.plot(xs, ys, marker, ms=6, alpha=0.8, color=pal[g], label=g, zorder=3, ls="none")
     if mark_front and len(points) > 1:
         front = pareto_front(points)
         xs, ys = [p[2] for p in front], [p[3] for p in front]
