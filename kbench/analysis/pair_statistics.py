@@ -23,7 +23,7 @@ import numpy as np
 
 def number_text(value: float, regression: bool) -> str:
     """A statistic's cell: four significant digits, a dash where there is no value."""
-    return "–" if value is None or not math.isfinite(value) else f"{value:.4g}"
+    return "–" if not math.isfinite(value) else f"{value:.4g}"
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,10 @@ def statistic_headers() -> list[str]:
 
 def statistic_cells(row: Any, regression: bool) -> list[str]:
     """The cells of one row of a pairs table (a namedtuple or mapping with the columns)."""
-    get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)
+
+    def get(name: str) -> float:
+        return float(row[name] if isinstance(row, dict) else getattr(row, name))
+
     return [s.text(get(s.name), regression) for s in PAIR_STATISTICS]
 
 

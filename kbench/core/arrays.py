@@ -105,4 +105,5 @@ def squared_errors(pred: Any, y: Any) -> np.ndarray:
     """(pred − y)² in float64, inf where it overflows: a diverging learner's predictions give
     inf, which the runner's divergence check reports once, not a NumPy warning per block."""
     with np.errstate(over="ignore"):
-        return (np.asarray(pred, dtype=np.float64) - y) ** 2
+        out: np.ndarray = (np.asarray(pred, dtype=np.float64) - y) ** 2
+    return out
