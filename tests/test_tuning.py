@@ -345,18 +345,27 @@ def test_tuned_study_records_selection_tuning_runs_and_cost(tmp_path: Path) -> N
     assert "id='tuning'" in html and "Accuracy and tuning cost" in html
 
 
+def _run_study(folder: Path, text: str, name: str = "s") -> Path:
+    """Write a study file of ``text`` into ``folder``, run it (exit 0), return its results
+    folder."""
+    study = folder / f"{name}.toml"
+    study.write_text(text)
+    out = folder / f"{name}-results"
+    proc = kbench("run", str(study), "--workers", "0", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
 def test_parameter_free_learner_costs_one_configuration(tmp_path: Path) -> None:
     """With the kernel fixed, PiSTOL has nothing to tune: one configuration per tuning
     stream, charged as such, while NORMA tries its whole budget."""
-    study = tmp_path / "s.toml"
-    study.write_text(
+    out = _run_study(
+        tmp_path,
         '[study]\nseeds = [0, 1]\ntune = {method = "grid", budget = 4, on = "prefix:0.25"}\n'
         '[[experiment]]\nalgorithms = ["pistol", "norma[budget=40]"]\nkernels = ["rbf[gamma=1.0]"]\n'
-        'datasets = ["checkerboard[n=200]"]\n'
+        'datasets = ["checkerboard[n=200]"]\n',
     )
-    proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "r"))
-    assert proc.returncode == 0, proc.stderr
-    runs = load_results(tmp_path / "r").runs.set_index("algorithm")
+    runs = load_results(out).runs.set_index("algorithm")
     assert (runs.loc["pistol", "tune_configs"] == 1).all()
     assert (runs.loc["pistol", "tune_runs"] == 2).all()
     assert (runs.loc["norma", "tune_configs"] == 4).all()
@@ -504,25 +513,20 @@ def test_a_batch_reference_is_not_tuned_and_pairs_with_the_tuned(tmp_path: Path)
         assert runs.loc[("libsvm", seed), "status"] == "ok"
     assert runs.loc[("libsvm", 0), "algorithm_spec"].startswith("libsvm[C=1.0")
     assert pd.isna(runs.loc[("libsvm", 0), "tune_group"])
-    alone = tmp_path / "alone.toml"
-    alone.write_text(study.read_text().replace('"perceptron", "libsvm"', '"libsvm"'))
-    proc = kbench("run", str(alone), "--workers", "0", "--out", str(tmp_path / "a"))
-    assert proc.returncode == 0, proc.stderr
-    assert len(load_results(tmp_path / "a").runs) == 2
+    text = study.read_text().replace('"perceptron", "libsvm"', '"libsvm"')
+    assert len(load_results(_run_study(tmp_path, text, "alone")).runs) == 2
 
 
 def test_tuning_runs_skip_the_held_out_split(tmp_path: Path) -> None:
     """A tuning run is scored by its online error alone: no held-out predictions (most of
     its cost on a large test split); the evaluation runs have their held-out error."""
-    study = tmp_path / "s.toml"
-    study.write_text(
+    out = _run_study(
+        tmp_path,
         '[study]\nseeds = [0]\ntune = {method = "random", budget = 2, on = "prefix:0.25"}\n'
         '[[experiment]]\nalgorithms = ["perceptron"]\n'
-        'datasets = ["twonorm[n_train=200,n_test=50,d=5]"]\n'
+        'datasets = ["twonorm[n_train=200,n_test=50,d=5]"]\n',
     )
-    proc = kbench("run", str(study), "--workers", "0", "--out", str(tmp_path / "r"))
-    assert proc.returncode == 0, proc.stderr
-    res = load_results(tmp_path / "r")
+    res = load_results(out)
     assert len(res.tuning) == 2 and res.tuning["test_error"].isna().all()
     assert (res.tuning["test_n"] == 0).all() and res.tuning["online_error"].notna().all()
     assert res.runs["test_error"].notna().all() and (res.runs["test_n"] == 50).all()
