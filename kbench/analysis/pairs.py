@@ -399,7 +399,8 @@ def seed_pairs(
             both = finite[:, i] & finite[:, j]
             xa, xb = values[both, i], values[both, j]
             ca, cb = present[i], present[j]
-            res = paired_final_test(xa - xb, alpha, len(todo)) | statistic_values(xa - xb)
+            d = xa - xb
+            res = paired_final_test(d, alpha, len(todo)) | statistic_values(d)
             row = {
                 "stream": stream,
                 "a": labels[ca],

@@ -36,6 +36,7 @@ from kbench.execution.tuning import (
     check_overlap,
     configurations,
     evaluation_tasks,
+    evaluation_window,
     group_id,
     parse_tune,
     tuning_tasks,
@@ -363,9 +364,7 @@ def _untuned_reference(exp: Experiment, tune: TuneSpec, group: list[Task]) -> li
     prefix under ``prefix:``), so that it pairs with them."""
     if exp.phase == "tuning":
         return []
-    if tune.on != "prefix":
-        return group
-    window = {"window": f"tail:{tune.fraction:g}"}
+    window = evaluation_window(tune)
     return [replace(t, options=tuple(sorted((dict(t.options) | window).items()))) for t in group]
 
 

@@ -354,6 +354,12 @@ def tuning_tasks(
     return tasks
 
 
+def evaluation_window(tune: TuneSpec) -> dict[str, str]:
+    """The task option that puts an evaluation run after the tuning prefix (under
+    ``prefix:``; none otherwise)."""
+    return {"window": f"tail:{tune.fraction:g}"} if tune.on == "prefix" else {}
+
+
 def evaluation_tasks(
     base: list[Task], selected: tuple[str, str | None], tune: TuneSpec, gid: str
 ) -> list[Task]:
@@ -367,8 +373,7 @@ def evaluation_tasks(
         "base_algorithm": base[0].algorithm,
         "base_kernel": base[0].kernel or "",
     }
-    if tune.on == "prefix":
-        extra["window"] = f"tail:{tune.fraction:g}"
+    extra |= evaluation_window(tune)
     return [
         replace(
             t,
@@ -444,6 +449,7 @@ __all__ = [
     "check_overlap",
     "configurations",
     "evaluation_tasks",
+    "evaluation_window",
     "group_id",
     "parse_tune",
     "select",

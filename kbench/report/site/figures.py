@@ -67,7 +67,7 @@ def _finish(fig: Any, ax: Any, caption: str) -> None:
             fontsize=8,
             handlelength=1.2,
         )
-        fig.draw_without_rendering()
+        # The legend's own extent (laid out alone, not the whole figure drawn).
         box = legend.get_window_extent().transformed(fig.transFigure.inverted())
         bottom = box.y0
     # The axes' labels end near 0.08; saving with a tight box keeps a caption set lower.
