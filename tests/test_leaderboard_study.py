@@ -51,3 +51,18 @@ def test_libsvm_catalogue_sets_join_when_cached() -> None:
             name, params = parse_spec(spec)
             assert name == "libsvm" and int(params["n"]) <= 1500, spec
             assert entries[params["name"]].task == exp.name, spec
+
+
+def test_every_built_in_learner_names_its_paper() -> None:
+    """The site's learner pages show each learner's paper: every built-in learner declares
+    one but the wrappers around another learner."""
+    reg = get_registry()
+    missing = [
+        n
+        for n in reg.names("algorithm")
+        if reg.entry("algorithm", n).plugin.startswith("kbench.")
+        and not reg.entry("algorithm", n).cls.paper
+    ]
+    assert sorted(missing) == sorted(
+        (NOT_LEARNERS | REDUCTIONS) - {"active_greedy", "active_margin", "active_selective"}
+    )

@@ -87,6 +87,11 @@ def test_the_site_has_every_page_figure_and_table(studies, tmp_path) -> None:
     assert len(pages) == 2  # twonorm (both studies) and banana
     for name in ("perceptron", "pa", "rbp", "norma"):
         assert (site / "learners" / f"{name}.html").is_file()
+    # each learner page names the learner's paper
+    norma = (site / "learners" / "norma.html").read_text()
+    assert (
+        "<b>Paper</b>: Kivinen, Smola and Williamson (2004). Online learning with kernels." in norma
+    )
     assert len(list((site / "studies").iterdir())) == 2
     svgs = sorted((site / "figures").glob("*.svg"))
     assert svgs and all(p.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-" for p in svgs)

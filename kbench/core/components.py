@@ -288,6 +288,9 @@ class Algorithm(Component):
     #: Batch learners trained once on the whole stream (by :meth:`fit`) have no online
     #: curve: the runner records their held-out error only, and reports draw it as a line.
     offline: ClassVar[bool] = False
+    #: The paper the learner implements, as "Authors (year). Title. Venue." ("" for a
+    #: wrapper around another learner); the published site's learner page shows it.
+    paper: ClassVar[str] = ""
 
     def __init__(
         self,

@@ -179,6 +179,9 @@ class MarginBand(_Memo):
     """
 
     name = "active_margin"
+    paper = (
+        "Wang and Vucetic (2009). Fast online training of ramp loss support vector machines. ICDM."
+    )
     test_params = {"base": "pa"}
 
     width: float = param(1.0, low=0.0)
@@ -212,6 +215,9 @@ class Greedy(_ActiveWrapper):
     """
 
     name = "active_greedy"
+    paper = (
+        "Guillory, Chastain and Bilmes (2009). Active learning as non-convex optimization. AISTATS."
+    )
     test_params = {"base": "pa"}
 
     h: int = param(5, low=1)
@@ -255,6 +261,7 @@ class SelectiveSampling(_Memo):
     """
 
     name = "active_selective"
+    paper = "Cesa-Bianchi, Gentile and Zaniboni (2006). Worst-case analysis of selective sampling for linear classification. JMLR 7."
     test_params = {"base": "perceptron"}
 
     b: float = param(1.0, low=0.0, low_open=True)

@@ -46,6 +46,7 @@ class AveragedPerceptron(OneRowMethods, Algorithm):
     """
 
     name = "averaged_perceptron"
+    paper = "Freund and Schapire (1999). Large margin classification using the perceptron algorithm. Machine Learning 37."
     tasks = frozenset({"binary", "multiclass"})
     #: CSR rows are learned with support vectors kept sparse (the same buffer interface).
     sparse_input = True

@@ -27,6 +27,7 @@ class LibSVMReference(Algorithm):
     """
 
     name = "libsvm"
+    paper = "Chang and Lin (2011). LIBSVM: a library for support vector machines. ACM Transactions on Intelligent Systems and Technology 2(3)."
     tasks = frozenset({"binary", "multiclass"})
     offline = True
     test_params = {"C": 1.0}

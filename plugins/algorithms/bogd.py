@@ -51,6 +51,7 @@ class BOGD(BudgetLearner):
     """
 
     name = "bogd"
+    paper = "Zhao, Wang, Wu, Jin and Hoi (2012). Fast bounded online gradient descent algorithms for scalable kernel-based online learning. ICML."
     tasks = frozenset({"binary"})
     uses_loss = True
     default_loss = "hinge"

@@ -57,6 +57,7 @@ class BSGD(PegasosFamily):
     """
 
     name = "bsgd"
+    paper = "Wang, Crammer and Vucetic (2012). Breaking the curse of kernelization: budgeted stochastic gradient descent for large-scale SVM training. JMLR 13."
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12, "lam": 0.01}
     #: Tuned: the regulariser (the budget is a memory choice, the maintenance a method).

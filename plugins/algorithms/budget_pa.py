@@ -32,6 +32,7 @@ class BudgetPA(BudgetLearner):
     """
 
     name = "bpa_s"
+    paper = "Wang and Vucetic (2010). Online passive-aggressive algorithms on a budget. AISTATS."
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
     state_stats = {"removals": 2}

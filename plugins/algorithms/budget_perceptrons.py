@@ -35,6 +35,7 @@ class RandomBudgetPerceptron(BudgetLearner):
     """
 
     name = "rbp"
+    paper = "Cavallanti, Cesa-Bianchi and Gentile (2007). Tracking the best hyperplane with a simple budget perceptron. Machine Learning 69."
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
@@ -98,6 +99,7 @@ class Forgetron(BudgetLearner):
     """
 
     name = "forgetron"
+    paper = "Dekel, Shalev-Shwartz and Singer (2008). The Forgetron: a kernel-based perceptron on a budget. SIAM Journal on Computing 37(5)."
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
@@ -178,6 +180,7 @@ class Projectron(BudgetLearner):
     """
 
     name = "projectron"
+    paper = "Orabona, Keshet and Caputo (2009). Bounded kernel-based online learning. JMLR 10."
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
     #: CSR rows are learned with the same update, support vectors kept sparse.
@@ -268,6 +271,7 @@ class ProjectronPP(Projectron):
     """
 
     name = "projectronpp"
+    paper = "Orabona, Keshet and Caputo (2009). Bounded kernel-based online learning. JMLR 10."
     _plus = True
 
     margin: Literal["bound", "eta"] = param("bound")

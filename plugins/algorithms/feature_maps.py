@@ -89,6 +89,7 @@ class FOGD(OneRowMethods, _LinearOGD):
     """
 
     name = "fogd"
+    paper = "Lu, Hoi, Wang, Zhao and Liu (2016). Large scale online kernel learning. JMLR 17."
     test_params = {"D": 32}
     #: CSR rows go through the compiled loop as they are (their non-zeros' frequency rows).
     sparse_input = True
@@ -263,6 +264,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
     """
 
     name = "nogd"
+    paper = "Lu, Hoi, Wang, Zhao and Liu (2016). Large scale online kernel learning. JMLR 17."
     #: CSR rows are learned with the same step, landmarks kept sparse.
     sparse_input = True
     test_params = {"budget": 12}

@@ -69,6 +69,7 @@ class Huller(RevisitingLearner):
     """
 
     name = "huller"
+    paper = "Bordes and Bottou (2005). The Huller: a simple and efficient online SVM. ECML."
     tasks = frozenset({"binary"})
     test_params = {"cache_mb": 1.0}
     _module = _huller

@@ -180,6 +180,7 @@ class IDSVM(OneRowMethods, Algorithm):
     """
 
     name = "idsvm"
+    paper = "Cauwenberghs and Poggio (2001). Incremental and decremental support vector machine learning. NIPS."
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
 

@@ -32,6 +32,7 @@ class KLMS(ExpansionLearner):
     """
 
     name = "klms"
+    paper = "Liu, Pokharel and Príncipe (2008). The kernel least-mean-square algorithm. IEEE Transactions on Signal Processing 56(2)."
     tasks = frozenset({"regression"})
     search_space = {"eta": LogUniform(0.01, 1.0)}
     eta: float = param(0.2, low=0.0, low_open=True)
@@ -58,6 +59,7 @@ class QKLMS(ExpansionLearner):
     """
 
     name = "qklms"
+    paper = "Chen, Zhao, Zhu and Príncipe (2012). Quantized kernel least mean square algorithm. IEEE Transactions on Neural Networks and Learning Systems 23(1)."
     tasks = frozenset({"regression"})
     search_space = {"eta": LogUniform(0.01, 1.0), "epsilon": LogUniform(0.01, 2.0)}
     eta: float = param(0.2, low=0.0, low_open=True)
@@ -97,6 +99,7 @@ class KNLMS(ExpansionLearner):
     """
 
     name = "knlms"
+    paper = "Richard, Bermudez and Honeine (2009). Online prediction of time series data with kernels. IEEE Transactions on Signal Processing 57(3)."
     tasks = frozenset({"regression"})
     reads_self_kernel = True
     search_space = {"eta": LogUniform(0.01, 1.0), "mu0": LogUniform(0.05, 0.99)}
@@ -142,6 +145,7 @@ class KRLS(ExpansionLearner):
     """
 
     name = "krls"
+    paper = "Engel, Mannor and Meir (2004). The kernel recursive least-squares algorithm. IEEE Transactions on Signal Processing 52(8)."
     tasks = frozenset({"regression"})
     reads_self_kernel = True
     search_space = {"tolerance": LogUniform(1e-4, 0.5)}

@@ -69,6 +69,7 @@ class LASVM(RevisitingLearner):
     """
 
     name = "lasvm"
+    paper = "Bordes, Ertekin, Weston and Bottou (2005). Fast kernel classifiers with online and active learning. JMLR 6."
     tasks = frozenset({"binary"})
     test_params = {"cache_mb": 1.0}
     _module = _lasvm

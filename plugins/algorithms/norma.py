@@ -80,6 +80,7 @@ class NORMA(OnlineKernelLearner):
     """
 
     name = "norma"
+    paper = "Kivinen, Smola and Williamson (2004). Online learning with kernels. IEEE Transactions on Signal Processing 52(8)."
     test_params = {"budget": 16}
     _fields = _S
     #: CSR rows are learned with the per-example update, support vectors kept sparse.

@@ -31,6 +31,7 @@ class PassiveAggressive(ExpansionLearner):
     """
 
     name = "pa"
+    paper = "Crammer, Dekel, Keshet, Shalev-Shwartz and Singer (2006). Online passive-aggressive algorithms. JMLR 7."
     tasks = frozenset({"binary"})
     test_params = {"C": 1.0}
     reads_self_kernel = True

@@ -31,6 +31,7 @@ class KernelPegasos(PegasosFamily):
     """
 
     name = "pegasos"
+    paper = "Shalev-Shwartz, Singer, Srebro and Cotter (2011). Pegasos: primal estimated sub-gradient solver for SVM. Mathematical Programming 127."
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"lam": 0.01}
     #: CSR rows are learned with the same update, support vectors kept sparse.

@@ -19,6 +19,7 @@ class KernelPerceptron(ExpansionLearner):
     """
 
     name = "perceptron"
+    paper = "Freund and Schapire (1999). Large margin classification using the perceptron algorithm. Machine Learning 37."
     tasks = frozenset({"binary", "multiclass"})
 
     def learn_predict_many(self, X, y) -> np.ndarray:

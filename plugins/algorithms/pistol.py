@@ -57,6 +57,7 @@ class PiSTOL(AveragedExpansion):
     """
 
     name = "pistol"
+    paper = "Orabona (2014). Simultaneous model selection and optimization through parameter-free stochastic learning. NIPS."
     #: Regression needs a Lipschitz loss; the squared loss, the task's usual one, is not.
     default_losses = {"regression": "huber"}
     #: Parameter-free: a and b follow from the loss (Orabona, 2014); nothing to tune.

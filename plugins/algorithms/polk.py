@@ -102,6 +102,7 @@ class POLK(OneRowMethods, Algorithm):
     """
 
     name = "polk"
+    paper = "Koppel, Warnell, Stump and Ribeiro (2019). Parsimonious online learning with kernels via sparse projections in function space. JMLR 20."
     tasks = frozenset({"binary", "multiclass", "regression"})
     uses_loss = True
     default_loss = "hinge"

@@ -350,6 +350,9 @@ class OnlineSVMR(_RampSVM):
     """
 
     name = "online_svm_r"
+    paper = (
+        "Wang and Vucetic (2009). Fast online training of ramp loss support vector machines. ICDM."
+    )
     test_params = {"C": 1.0}
 
     m: int | None = param(None, low=0)
@@ -403,6 +406,9 @@ class OnlineASVMR(OnlineSVMR):
     """
 
     name = "online_asvm_r"
+    paper = (
+        "Wang and Vucetic (2009). Fast online training of ramp loss support vector machines. ICDM."
+    )
     test_params = {"C": 1.0}
 
     width: float = param(1.0, low=0.0)
@@ -458,6 +464,7 @@ class RampCCCP(_RampSVM):
     """
 
     name = "ramp_cccp"
+    paper = "Collobert, Sinz, Weston and Bottou (2006). Trading convexity for scalability. ICML."
     offline = True
     test_params = {"C": 1.0}
 

@@ -26,6 +26,7 @@ class SecondOrderPerceptron(ExpansionLearner):
     """
 
     name = "second_order_perceptron"
+    paper = "Cesa-Bianchi, Conconi and Gentile (2005). A second-order perceptron algorithm. SIAM Journal on Computing 34(3)."
     tasks = frozenset({"binary"})
     reads_self_kernel = True
     search_space = {"a": LogUniform(0.01, 100.0)}

@@ -33,6 +33,7 @@ class KernelSGD(AveragedExpansion):
     """
 
     name = "sgd"
+    paper = "Kivinen, Smola and Williamson (2004). Online learning with kernels. IEEE Transactions on Signal Processing 52(8)."
     _output = "last"
 
     eta: float = param(1.0, low=0.0, low_open=True)
@@ -58,6 +59,7 @@ class AveragedSGD(KernelSGD):
     """
 
     name = "asgd"
+    paper = "Orabona (2014). Simultaneous model selection and optimization through parameter-free stochastic learning. NIPS."
     _output = "average"
 
 

@@ -102,6 +102,7 @@ class SVMD(OnlineKernelLearner):
     """
 
     name = "svmd"
+    paper = "Vishwanathan, Schraudolph and Smola (2006). Step size adaptation in reproducing kernel Hilbert space. JMLR 7."
     test_params = {"budget": 16}
     _fields = _S
     columns_per_output = 2

@@ -247,16 +247,24 @@ def _parameters(cls: Any) -> list[Row]:
 
 
 def _learner(name: str, registry: Registry) -> Row:
-    """What the registry says of a learner: family, plugin, paper (docstring), parameters."""
+    """What the registry says of a learner: family, plugin, paper, docstring, parameters."""
     try:
         entry = registry.entry("algorithm", name)
     except Exception:  # a learner whose plugin is not installed where the site is built
-        return {"name": name, "plugin": "not installed here", "doc": "", "first": "", "params": []}
+        return {
+            "name": name,
+            "plugin": "not installed here",
+            "doc": "",
+            "first": "",
+            "paper": "",
+            "params": [],
+        }
     doc = inspect.cleandoc(entry.cls.__doc__ or "")
     return {
         "name": name,
         "plugin": f"{entry.plugin} {entry.version}",
         "first": doc.split("\n\n", 1)[0].replace("\n", " "),
+        "paper": getattr(entry.cls, "paper", ""),
         "doc": doc,
         "params": _parameters(entry.cls),
         "tasks": ", ".join(sorted(entry.cls.tasks)),
