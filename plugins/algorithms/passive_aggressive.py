@@ -14,8 +14,7 @@ VARIANTS = {"PA": Variant.PA, "PA-I": Variant.PA_I, "PA-II": Variant.PA_II}
 
 
 class PassiveAggressive(ExpansionLearner):
-    """Kernel passive–aggressive classifier without a budget (Crammer, Dekel, Keshet,
-    Shalev-Shwartz and Singer 2006), binary.
+    """Kernel passive–aggressive classifier without a budget, binary (``paper``).
 
     ``f(x) = Σ_i α_i k(x_i, x)``. On a hinge loss ``ℓ = max(0, 1 − y f(x)) > 0`` the example
     is stored with ``α = τ y``: PA ``τ = ℓ / k(x, x)``, PA-I ``τ = min(C, ℓ / k(x, x))``,
