@@ -66,6 +66,24 @@ def test_circular_buffer_evicts_oldest() -> None:
     assert buf.size == 3 and sorted(buf.X[:, 0]) == [2.0, 3.0, 4.0] and buf.head == 2
 
 
+def test_buffer_put_replaces_a_stored_row_and_its_cached_kernel_row() -> None:
+    """put(slot, ...) overwrites a stored row (a budget's removal): the next kernel row of
+    the same x is recomputed, and a slot that holds no row is an IndexError."""
+    k = make_kernel("rbf[gamma=0.5]")
+    buf = SupportBuffer(2, 3)
+    for i in range(3):
+        buf.add(np.array([float(i), 0.0]), 1.0)
+    x = np.array([2.0, 0.0])
+    assert buf.row(k, x)[1] < 1.0
+    assert buf.put(1, x, -2.0) == 1
+    assert buf.row(k, x)[1] == 1.0 and buf.alpha[1, 0] == -2.0 and buf.sq[1] == 4.0
+    assert buf.size == 3 and buf.head == 0
+    with pytest.raises(IndexError, match=r"^slot 3 is not a stored row \(size 3\)$"):
+        buf.put(3, x, 1.0)
+    with pytest.raises(IndexError, match="slot 0 is not a stored row"):
+        SupportBuffer(2, 3).put(0, x, 1.0)
+
+
 @pytest.mark.parametrize(
     ("schedule", "loss", "offset"),
     [("constant", "hinge", False), ("inv_sqrt", "logistic", True), ("decay_tau", "hinge", True)],

@@ -33,6 +33,7 @@ from kbench.testing import check_component, component_cases, parametrize_compone
 EXAMPLE = REPO / "examples" / "kbench-plugin-example"
 EXAMPLE_COMPONENTS = {
     ("algorithm", "budget_perceptron"),
+    ("algorithm", "plain_rbp"),
     ("kernel", "cauchy"),
     ("loss", "modified_huber"),
     ("dataset", "spirals"),
@@ -115,7 +116,7 @@ def test_example_plugin_installs_runs_beside_builtins_and_uninstalls(tmp_path: P
     plugins = {p["name"]: p for p in json.loads(_run([*kbench, "plugins", "--json"], env).stdout)}
     assert plugins["example"]["distribution"] == "kbench-plugin-example"
     assert plugins["example"]["components"] == {
-        "algorithms": ["budget_perceptron"],
+        "algorithms": ["budget_perceptron", "plain_rbp"],
         "kernels": ["cauchy"],
         "losses": ["modified_huber"],
         "datasets": ["spirals"],

@@ -127,6 +127,15 @@ class SupportBuffer(RowStore):
         else:
             slot = self.head
             self.head = (self.head + 1) % self.capacity
+        return self.put(slot, x, coef, xsq)
+
+    def put(
+        self, slot: int, x: np.ndarray, coef: float | np.ndarray, xsq: float | None = None
+    ) -> int:
+        """Store x with coefficient(s) coef in ``slot`` (below ``size``: the row there is
+        replaced, as a budget's removal does); return the slot."""
+        if not 0 <= slot < self.size:
+            raise IndexError(f"slot {slot} is not a stored row (size {self.size})")
         self.X[slot] = x
         self.sq[slot] = float(x @ x) if xsq is None else xsq
         self.alpha[slot] = coef

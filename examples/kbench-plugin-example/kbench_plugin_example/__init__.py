@@ -13,14 +13,22 @@ from kbench_plugin_example.algorithm import BudgetPerceptron
 from kbench_plugin_example.dataset import Spirals
 from kbench_plugin_example.kernel import CauchyKernel
 from kbench_plugin_example.loss import ModifiedHuber
+from kbench_plugin_example.random_budget import RandomBudgetPerceptron
 
-__all__ = ["BudgetPerceptron", "CauchyKernel", "ModifiedHuber", "Spirals"]
+__all__ = [
+    "BudgetPerceptron",
+    "CauchyKernel",
+    "ModifiedHuber",
+    "RandomBudgetPerceptron",
+    "Spirals",
+]
 
 
 @hookimpl
 def kbench_register_algorithms(register: Callable[[type], None]) -> None:
-    """Register the budget perceptron."""
+    """Register the budget perceptrons."""
     register(BudgetPerceptron)
+    register(RandomBudgetPerceptron)
 
 
 @hookimpl

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kbench_plugin_example import BudgetPerceptron, CauchyKernel, ModifiedHuber, Spirals
+from kbench_plugin_example import (
+    BudgetPerceptron,
+    CauchyKernel,
+    ModifiedHuber,
+    RandomBudgetPerceptron,
+    Spirals,
+)
 
+from kbench.api import get_registry
 from kbench.testing import check_component, parametrize_with_checks
 
 
@@ -127,3 +134,42 @@ def test_spirals_are_seeded_and_interleaved() -> None:
     radius = np.linalg.norm(a.X, axis=1)
     assert abs(np.median(radius[a.y > 0]) - np.median(radius[a.y < 0])) < 0.1
     assert Spirals(n_test=0).load(0).X_test is None
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_plain_rbp_makes_the_compiled_rbps_predictions(seed: int) -> None:
+    """The plain-Python random budget perceptron and kbench's compiled ``rbp`` draw the
+    same discards from the same seed: the same labels, block or one row at a time."""
+    data = Spirals(n_train=800, noise=0.1).load(seed=seed)
+    kernel = get_registry().create("kernel", "rbf[gamma=4.0]")
+    rbp = get_registry().create(
+        "algorithm", "rbp[budget=15]", kernel=kernel, task="binary", seed=seed
+    )
+    want = rbp.learn_predict_many(data.X, data.y)
+    assert np.array_equal(
+        RandomBudgetPerceptron(kernel=kernel, budget=15, seed=seed).learn_predict_many(
+            data.X, data.y
+        ),
+        want,
+    )
+    one = RandomBudgetPerceptron(kernel=kernel, budget=15, seed=seed)
+    f = np.empty(len(data.y))
+    for i, (x, label) in enumerate(zip(data.X, data.y, strict=True)):
+        f[i] = one.decision_one(x)
+        one.learn_one(x, label)
+    assert np.array_equal(np.where(f >= 0.0, 1.0, -1.0), want)
+    # No label hinges on rounding: after the first example (no model, f = 0) every f is a
+    # sum of ±k(xᵢ, x) far from 0 next to the 1e-16 by which two summation orders differ.
+    assert f[0] == 0.0 and np.abs(f[1:]).min() > 1e-9
+    mistakes = int(np.sum(want != data.y))
+    assert mistakes > 100 and one.stats()["n_support"] == 15  # discards all along
+
+
+def test_plain_rbp_draws_with_its_seed() -> None:
+    """Another seed, other discards: the model differs once the budget is full."""
+    data = Spirals(n_train=800, noise=0.1).load(seed=0)
+    kernel = get_registry().create("kernel", "rbf[gamma=4.0]")
+    a, b = (RandomBudgetPerceptron(kernel=kernel, budget=15, seed=s) for s in (0, 1))
+    assert not np.array_equal(
+        a.learn_predict_many(data.X, data.y), b.learn_predict_many(data.X, data.y)
+    )
