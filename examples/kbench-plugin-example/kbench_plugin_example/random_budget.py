@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kbench.api import Algorithm, SupportBuffer, param
+from kbench.learners import expansion_stats
 
 _MASK = (1 << 64) - 1
 
@@ -90,15 +91,9 @@ class RandomBudgetPerceptron(Algorithm):
 
     def predict_many(self, X: np.ndarray) -> np.ndarray:
         """Labels of a block without learning, from compiled Gram blocks."""
-        if self._buf is None:
-            return np.ones(len(X))
-        return np.where(self._buf.decision_many(self.kernel, X)[:, 0] >= 0.0, 1.0, -1.0)
+        f = self._buf.decision_many(self.kernel, X)[:, 0] if self._buf else np.zeros(len(X))
+        return np.where(f >= 0.0, 1.0, -1.0)
 
-    def stats(self) -> dict[str, float]:
+    def stats(self) -> dict[str, Any]:
         """Support vectors, kernel evaluations and the bytes the model holds."""
-        buf = self._buf
-        return {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "model_bytes": buf.nbytes() if buf else 0,
-        }
+        return expansion_stats(self._buf)
