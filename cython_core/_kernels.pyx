@@ -265,6 +265,15 @@ cdef void _gram(int kind, double gamma, double scale, double offset, double degr
             _transform_row(kind, gamma, scale, offset, degree, bsq, asq[i], out + i * ld, nb)
 
 
+cdef inline int _check_norms(str where, int kind, Py_ssize_t na_sq, Py_ssize_t na,
+                             Py_ssize_t nb_sq, Py_ssize_t nb) except -1:
+    """_gram reads both sides' squared norms for every kernel but the linear and the Laplacian."""
+    if kind != K_LINEAR and kind != K_LAPLACIAN and (na_sq < na or nb_sq < nb):
+        raise ValueError(f"kbench: {where} needs the squared norms of both blocks, {na} and "
+                         f"{nb} (got {na_sq} and {nb_sq})")
+    return 0
+
+
 def kernel_matrix(kernel,
                   const double[:, ::1] A, const double[::1] asq,
                   const double[:, ::1] B, const double[::1] bsq, double[:, ::1] out):
@@ -273,9 +282,15 @@ def kernel_matrix(kernel,
     cdef double gamma, scale, offset, degree
     kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
     cdef Py_ssize_t na = A.shape[0], nb = B.shape[0]
+    cdef Py_ssize_t d = A.shape[1]
+    if B.shape[1] != d:
+        raise ValueError(f"kbench: kernel_matrix: A has {d} columns but B has {B.shape[1]}")
+    if out.shape[0] < na or out.shape[1] < nb:
+        raise ValueError(f"kbench: kernel_matrix of {na}×{nb} needs out of at least that size "
+                         f"(got {out.shape[0]}×{out.shape[1]})")
+    _check_norms("kernel_matrix", kind, asq.shape[0], na, bsq.shape[0], nb)
     if na == 0 or nb == 0:
         return
-    cdef Py_ssize_t d = A.shape[1]
     with nogil:
         _gram(kind, gamma, scale, offset, degree, &A[0, 0] if d else NULL,
               &asq[0] if asq.shape[0] else NULL, na, &B[0, 0] if d else NULL,
@@ -361,10 +376,22 @@ def decision_block(kernel,
     cdef int mm = <int>m, nn = <int>n, nc = <int>alpha.shape[1], ldk = <int>K.shape[1]
     cdef double one = 1.0, zero = 0.0
     cdef char nt = b'N'
+    # Checked once per block: the loops below trust every length (a row of X longer than
+    # S's would read past the stored rows, quietly).
+    if S.shape[1] != d:
+        raise ValueError(f"kbench: decision_block: S has {S.shape[1]} columns but X has {d}")
+    if m < 0 or m > S.shape[0] or m > alpha.shape[0]:
+        raise ValueError(f"kbench: decision_block over {m} rows needs S and alpha of at least "
+                         f"{m} rows (got {S.shape[0]} and {alpha.shape[0]})")
+    if K.shape[0] < n or K.shape[1] < m or out.shape[0] < n or out.shape[1] != nc:
+        raise ValueError(f"kbench: decision_block of {n} rows over {m} needs K of at least "
+                         f"{n}×{m} and out of {n}×{nc} (got {K.shape[0]}×{K.shape[1]} and "
+                         f"{out.shape[0]}×{out.shape[1]})")
+    _check_norms("decision_block", kind, xsq.shape[0], n, sq.shape[0], m)
     if n == 0:
         return
     if m == 0:
-        out[:, :] = 0.0
+        out[:n, :] = 0.0
         return
     with nogil:
         _gram(kind, gamma, scale, offset, degree, &X[0, 0] if d else NULL,

@@ -7,9 +7,11 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 from helpers import make_kernel, norma_reference
 from kbench.core.registry import get_registry
+from kbench.cython_core import _kernels
 from kbench.learners.support_buffer import SupportBuffer
 
 RNG = np.random.default_rng(42)
@@ -82,6 +84,59 @@ def test_buffer_put_replaces_a_stored_row_and_its_cached_kernel_row() -> None:
         buf.put(3, x, 1.0)
     with pytest.raises(IndexError, match="slot 0 is not a stored row"):
         SupportBuffer(2, 3).put(0, x, 1.0)
+
+
+def test_buffer_refuses_rows_of_the_wrong_shape_and_keeps_its_contents() -> None:
+    """A plugin's bad row is a one-line error naming x, before the buffer changes; CSR or
+    2-D rows in the dense buffer's row() too."""
+    k = make_kernel("rbf[gamma=0.5]")
+    buf = SupportBuffer(3, 2)
+    buf.add(np.ones(3), 1.0)
+    before = (buf.size, buf.head, buf.X.copy(), buf.alpha.copy())
+    for bad in (np.ones(5), np.ones((1, 3)), [1.0, 2.0]):
+        with pytest.raises(ValueError, match=r"^x must be a row of 3 values, got shape \("):
+            buf.add(bad, 1.0)
+        with pytest.raises(ValueError, match=r"^x must be a row of 3 values"):
+            buf.put(0, bad, 1.0)
+    assert (buf.size, buf.head) == before[:2]
+    assert np.array_equal(buf.X, before[2]) and np.array_equal(buf.alpha, before[3])
+    for bad in (np.ones((1, 3)), scipy.sparse.csr_matrix(np.ones((1, 3)))):
+        with pytest.raises(ValueError, match=r"^x must be one dense row \(a 1-D float64 array\)"):
+            buf.row(k, bad)
+    with pytest.raises(ValueError, match=r"^kbench: kernel_row needs x .* float64"):
+        buf.row(k, np.ones(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize("spec", ["linear", "rbf[gamma=0.5]", "poly[degree=2]"])
+def test_compiled_gram_blocks_check_every_length(spec: str) -> None:
+    """decision_block and kernel_matrix trust their loops to the lengths they are given: a
+    block of rows wider than the stored ones, a short scratch or output block, or missing
+    squared norms is a one-line error, never a read past the arrays."""
+    compiled = make_kernel(spec).compiled()
+    S, alpha, sq = np.ones((4, 3)), np.ones((4, 1)), np.full(4, 3.0)
+    X, xsq = np.ones((2, 3)), np.full(2, 3.0)
+    K, out = np.empty((2, 4)), np.empty((2, 1))
+    _kernels.decision_block(compiled, S, sq, alpha, 4, X, xsq, K, out)
+    bad = {
+        "columns": dict(X=np.ones((2, 4))),
+        "rows": dict(m=5),
+        "scratch": dict(K=np.empty((1, 4))),
+        "out": dict(out=np.empty((2, 2))),
+    }
+    for change in bad.values():
+        args = dict(S=S, sq=sq, alpha=alpha, m=4, X=X, xsq=xsq, K=K, out=out) | change
+        with pytest.raises(ValueError, match=r"^kbench: decision_block"):
+            _kernels.decision_block(compiled, *args.values())
+    norms = pytest.raises(ValueError, match=r"needs the squared norms of both blocks")
+    if spec == "linear":  # the linear kernel reads no norms
+        _kernels.decision_block(compiled, S, np.empty(0), alpha, 4, X, np.empty(0), K, out)
+    else:
+        with norms:
+            _kernels.decision_block(compiled, S, sq, alpha, 4, X, np.empty(0), K, out)
+    with pytest.raises(ValueError, match=r"^kbench: kernel_matrix: A has 3 columns but B has 4"):
+        _kernels.kernel_matrix(compiled, X, xsq, np.ones((2, 4)), xsq, np.empty((2, 2)))
+    with pytest.raises(ValueError, match=r"^kbench: kernel_matrix of 2×4 needs out"):
+        _kernels.kernel_matrix(compiled, X, xsq, S, sq, np.empty((2, 3)))
 
 
 @pytest.mark.parametrize(

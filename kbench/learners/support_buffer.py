@@ -100,6 +100,11 @@ class SupportBuffer(RowStore):
         m = self.size
         if x is self._last_x and self._version == self._last_version:
             return self.krow[:m]
+        if type(x) is not np.ndarray or x.ndim != 1:
+            raise ValueError(
+                f"x must be one dense row (a 1-D float64 array), got {type(x).__name__} "
+                f"of shape {np.shape(x)}"
+            )
         compiled = kernel.compiled()
         if compiled is not None:
             if m:
@@ -117,6 +122,7 @@ class SupportBuffer(RowStore):
 
     def add(self, x: np.ndarray, coef: float | np.ndarray, xsq: float | None = None) -> int:
         """Store x with coefficient(s) coef; return its slot (evicting the oldest when full)."""
+        self._check_row(x)
         if self.size < self.capacity:
             slot = self.size
             self.size += 1
@@ -127,7 +133,8 @@ class SupportBuffer(RowStore):
         else:
             slot = self.head
             self.head = (self.head + 1) % self.capacity
-        return self.put(slot, x, coef, xsq)
+        self._write(slot, x, coef, xsq)
+        return slot
 
     def put(
         self, slot: int, x: np.ndarray, coef: float | np.ndarray, xsq: float | None = None
@@ -136,11 +143,20 @@ class SupportBuffer(RowStore):
         replaced, as a budget's removal does); return the slot."""
         if not 0 <= slot < self.size:
             raise IndexError(f"slot {slot} is not a stored row (size {self.size})")
+        self._check_row(x)
+        self._write(slot, x, coef, xsq)
+        return slot
+
+    def _check_row(self, x: np.ndarray) -> None:
+        # Checked before anything changes: a bad row leaves the buffer as it was.
+        if np.shape(x) != (self.d,):
+            raise ValueError(f"x must be a row of {self.d} values, got shape {np.shape(x)}")
+
+    def _write(self, slot: int, x: np.ndarray, coef: float | np.ndarray, xsq: float | None) -> None:
         self.X[slot] = x
         self.sq[slot] = float(x @ x) if xsq is None else xsq
         self.alpha[slot] = coef
         self._version += 1
-        return slot
 
     def decision_many(
         self, kernel: Kernel, X: np.ndarray, *, scale: float = 1.0, block: int = 2048
