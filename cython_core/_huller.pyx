@@ -22,7 +22,7 @@ import numpy as np
 from scipy.linalg.cython_blas cimport ddot
 
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
+from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _base, _kc_store
 from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernel_cache import check_block as _check_block
 
@@ -61,6 +61,12 @@ cdef inline double _u01(unsigned long long seed, unsigned long long t) noexcept 
 def uniform(unsigned long long seed, unsigned long long t):
     """The t-th number of the removal-attempt generator (for tests and the Python path)."""
     return _u01(seed, t)
+
+
+#: HullerCore's public scalar fields, pickled by name.
+_HULLER_SCALARS = ("ridge", "allow_negative", "removals", "n_init", "seed", "avg_pos", "avg_neg",
+                   "PP", "NP", "NN", "updates", "steps", "noops", "insertions", "draws",
+                   "nonseparable")
 
 
 cdef class HullerCore(CachedStore):
@@ -103,6 +109,20 @@ cdef class HullerCore(CachedStore):
         """Use these arrays (capacity = their length; the first m rows are kept by the caller)."""
         self._bind_store(SV, sq, lab, ids, krow, scratch)
         self.ap, self.an = ap, an
+
+    cpdef dict _state(self):
+        state = CachedStore._state(self)
+        state.update(ap=_base(self.ap), an=_base(self.an))
+        for name in _HULLER_SCALARS:
+            state[name] = getattr(self, name)
+        return state
+
+    cpdef _set_state(self, dict state):
+        CachedStore._set_state(self, state)
+        if state["ap"] is not None:
+            self.ap, self.an = state["ap"], state["an"]
+        for name in _HULLER_SCALARS:
+            setattr(self, name, state[name])
 
     # -- state --------------------------------------------------------------------------
 

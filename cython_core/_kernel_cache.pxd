@@ -258,6 +258,11 @@ cdef inline void _kc_remove_slot(KCache* c, double* SV, double* sq, double* lab,
     _kc_move(c, i, last)
 
 
+cdef inline object _base(view):
+    """The array a typed memoryview was bound to (None before binding): what a store pickles."""
+    return None if view is None else view.base
+
+
 # The store of a learner that revisits its support vectors (HullerCore, LASVM's LasvmCore
 # subclass it and add their coefficients): vectors, squared norms, labels and training ids
 # in slots 0..m-1, the map from training ids to slots, the kernel, and the cache of rows
@@ -290,3 +295,5 @@ cdef class CachedStore:
     cdef void _put(self, Py_ssize_t s, Py_ssize_t i, const double* x, double xsq) noexcept nogil
     cdef void _row_into(self, const double* x, double xsq, double* out) noexcept nogil
     cdef void _drop_slot(self, Py_ssize_t i) noexcept nogil
+    cpdef dict _state(self)
+    cpdef _set_state(self, dict state)

@@ -123,6 +123,13 @@ def check_block(CachedStore store, Py_ssize_t n, str who):
         raise ValueError(f"kbench: a sparse block of {store.sp.n} examples given with {n} rows")
 
 
+def _restore(cls, dict state):
+    """Unpickle a CachedStore (or subclass): a bare object given its fields."""
+    cdef CachedStore store = cls.__new__(cls)
+    store._set_state(state)
+    return store
+
+
 cdef class CachedStore:
     """Slots 0..m-1 of support vectors with their kernel-row cache; see _kernel_cache.pxd.
 
@@ -136,6 +143,44 @@ cdef class CachedStore:
         self.SV, self.sq, self.lab, self.ids, self.krow, self.scratch = SV, sq, lab, ids, krow, scratch
         self.cap = SV.shape[0]
         self.d = SV.shape[1]
+
+    # -- pickling -------------------------------------------------------------------------
+    # The arrays are the Python wrapper's own (a memoryview's base is the array it was bound
+    # to), so pickle's memo restores one array for both, as they were shared before; the
+    # cache's view and the kernel's parameters are rebuilt from them.
+
+    def __reduce__(self):
+        if self.sp != NULL:
+            raise TypeError("kbench: a store cannot be pickled while a CSR block is attached")
+        return _restore, (type(self), self._state())
+
+    cpdef dict _state(self):
+        """Everything but the attached block, by field name (extended by subclasses)."""
+        return {
+            "kp": self.kp, "compiled_kernel": self.compiled_kernel,
+            "SV": _base(self.SV), "sq": _base(self.sq), "lab": _base(self.lab),
+            "krow": _base(self.krow), "scratch": _base(self.scratch), "ids": _base(self.ids),
+            "id_slot": _base(self.id_slot), "c_rows": _base(self.c_rows),
+            "c_meta": _base(self.c_meta), "c_key_slot": _base(self.c_key_slot),
+            "c_counters": _base(self.c_counters), "m": self.m, "cap": self.cap, "d": self.d,
+            "n_ids": self.n_ids, "n_pos": self.n_pos, "n_neg": self.n_neg,
+            "n_pending": self.n_pending, "removed": self.removed, "row_evals": self.row_evals,
+        }
+
+    cpdef _set_state(self, dict state):
+        self.kp = state["kp"]
+        self.compiled_kernel = state["compiled_kernel"]
+        if state["SV"] is not None:
+            self._bind_store(state["SV"], state["sq"], state["lab"], state["ids"],
+                             state["krow"], state["scratch"])
+        if state["c_rows"] is not None:
+            self.bind_cache(state["c_rows"], state["c_meta"], state["c_key_slot"],
+                            state["c_counters"])
+        if state["id_slot"] is not None:
+            self.bind_ids(state["id_slot"])
+        for name in ("m", "cap", "d", "n_ids", "n_pos", "n_neg", "n_pending", "removed",
+                     "row_evals"):
+            setattr(self, name, state[name])
 
     def bind_cache(self, double[:, ::1] rows, long long[:, ::1] meta, long long[::1] key_slot,
                    long long[::1] counters):

@@ -28,7 +28,7 @@ from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport daxpy, ddot
 
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _kc_store
+from kbench.cython_core._kernel_cache cimport CachedStore, KParams, _base, _kc_store
 from kbench.cython_core._kernels cimport as_spec
 from kbench.cython_core._kernel_cache import check_block as _check_block
 
@@ -90,6 +90,23 @@ cdef class LasvmCore(CachedStore):
         """Use these arrays (capacity = their length; the first m rows are kept by the caller)."""
         self._bind_store(SV, sq, lab, ids, krow, scratch)
         self.alpha, self.g, self.ri = alpha, g, ri
+
+    cpdef dict _state(self):
+        state = CachedStore._state(self)
+        state.update(C=self.C, tau=self.tau, n_init=self.n_init, alpha=_base(self.alpha),
+                     g=_base(self.g), ri=_base(self.ri), b=self.b, delta=self.delta,
+                     processed=self.processed, smo_steps=self.smo_steps,
+                     finish_iters=self.finish_iters, discarded=self.discarded)
+        return state
+
+    cpdef _set_state(self, dict state):
+        CachedStore._set_state(self, state)
+        if state["alpha"] is not None:
+            self.alpha, self.g, self.ri = state["alpha"], state["g"], state["ri"]
+        for name in ("C", "tau", "n_init", "b", "delta", "processed", "smo_steps",
+                     "finish_iters", "discarded"):
+            setattr(self, name, state[name])
+        self.partner = -2  # found and used within one step: never kept between calls
 
     # -- pieces -----------------------------------------------------------------------------
 

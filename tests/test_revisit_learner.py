@@ -80,3 +80,32 @@ def test_the_shared_parts_are_public() -> None:
     assert ids.one(X[3]) == 3
     assert ids.one(X[3].copy()) == -1  # a copy is a new example
     assert PassIds().block(np.array([0, 1]), np.array([0], np.int32), np.ones(1)).tolist() == [0]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize(
+    "spec", ["lasvm", "lasvm[cache_mb=0.001]", "huller", "huller[cache_mb=0.001]"]
+)
+def test_a_pickled_learner_goes_on_as_the_original(spec: str, sparse: bool) -> None:
+    """Pickled halfway (its compiled core, arrays and kernel-row cache), a learner then
+    learns and predicts exactly as the one that was not: the core's arrays are the
+    learner's own, one object each after unpickling, so growing the arrays rebinds them."""
+    import pickle
+
+    import scipy.sparse
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((500, 3))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    rows = scipy.sparse.csr_matrix(X) if sparse else X
+    kernel = get_registry().create("kernel", "rbf[gamma=0.5]")
+    a = get_registry().create("algorithm", spec, kernel=kernel, task="binary", seed=1)
+    a.learn_predict_many(rows[:100], y[:100])
+    b = pickle.loads(pickle.dumps(a))
+    capacity = b._core.cap
+    assert np.array_equal(
+        a.learn_predict_many(rows[100:], y[100:]), b.learn_predict_many(rows[100:], y[100:])
+    )
+    assert np.array_equal(a.predict_many(rows), b.predict_many(rows))
+    assert a.stats() == b.stats()
+    assert b._core.cap > capacity  # the unpickled learner grew its arrays, and rebound them
