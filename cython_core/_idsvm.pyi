@@ -1,9 +1,30 @@
 """Type stub of kbench.cython_core._idsvm (one IDSVM bookkeeping step)."""
 
+import enum
+
 import numpy as np
 import numpy.typing as npt
 
 from kbench.cython_core._types import F64
+
+class Set(enum.IntEnum):
+    """The set of a stored example."""
+
+    RESERVE = 0
+    MARGIN = 1
+    ERROR = 2
+    MOVING = 3
+
+class Event(enum.IntEnum):
+    """What ended a step of ids_step."""
+
+    EV_C_MARGIN = 0
+    EV_C_ERROR = 1
+    EV_C_ZERO = 2
+    EV_S_ERROR = 3
+    EV_S_RESERVE = 4
+    EV_ENTER = 5
+    EV_UNBOUNDED = 6
 
 def ids_step(
     R: F64,

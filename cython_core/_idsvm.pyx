@@ -12,13 +12,16 @@ from scipy.linalg.cython_blas cimport dgemv
 
 import numpy as np
 
-cdef enum:
+#: The set of a stored example, shared with the Python side (``_idsvm.Set``), never copied.
+cpdef enum Set:
     RESERVE = 0
     MARGIN = 1
     ERROR = 2
+    MOVING = 3          # the example being learned or unlearned (Python side only)
 
-# Events returned by ids_step. Keep in sync with plugins/algorithms/idsvm.py.
-cdef enum:
+
+#: What ended a step of ids_step, shared with the Python side (``_idsvm.Event``).
+cpdef enum Event:
     EV_C_MARGIN = 0     # c reached h = 0 (incremental)
     EV_C_ERROR = 1      # c reached α = C (incremental)
     EV_C_ZERO = 2       # α_c reached 0 (decremental)

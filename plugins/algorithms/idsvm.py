@@ -48,9 +48,12 @@ from kbench.plugins.algorithms._sparse_rows import (
     self_kernel,
 )
 
-RESERVE, MARGIN, ERROR, MOVING = 0, 1, 2, 3
-#: Events of the compiled step (cython_core/_idsvm.pyx).
-EV_C_MARGIN, EV_C_ERROR, EV_C_ZERO, EV_S_ERROR, EV_S_RESERVE, EV_ENTER, EV_UNBOUNDED = range(7)
+# The compiled step's numbering (its cpdef enums), as plain ints for per-step comparisons.
+_SET, _EV = _idsvm.Set, _idsvm.Event
+RESERVE, MARGIN, ERROR, MOVING = map(int, (_SET.RESERVE, _SET.MARGIN, _SET.ERROR, _SET.MOVING))
+EV_C_MARGIN, EV_C_ERROR, EV_C_ZERO = map(int, (_EV.EV_C_MARGIN, _EV.EV_C_ERROR, _EV.EV_C_ZERO))
+EV_S_ERROR, EV_S_RESERVE = int(_EV.EV_S_ERROR), int(_EV.EV_S_RESERVE)
+EV_ENTER, EV_UNBOUNDED = int(_EV.EV_ENTER), int(_EV.EV_UNBOUNDED)
 #: Sensitivities |β_j|, |γ_i| at or below this are treated as zero.
 EPS = 1e-12
 #: Relative size of the Schur complement below which an example may not enter S. Rounding
