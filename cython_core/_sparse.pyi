@@ -8,14 +8,14 @@ written in place.
 
 from typing_extensions import disjoint_base
 
+from kbench.cython_core._sparse_checks import check_indices as check_indices
+from kbench.cython_core._sparse_checks import check_rows as check_rows
 from kbench.cython_core._types import F64, I32, I64, Kernel
 
 STRATEGY_AUTO: int
 STRATEGY_MERGE: int
 STRATEGY_SCATTER: int
 
-def check_indices(indices: I32, d: int = -1) -> None: ...
-def check_rows(starts: I64, ends: I64, indices: I32, d: int = -1) -> None: ...
 def kernel_row(
     kernel: Kernel,
     x_indices: I32,

@@ -1,0 +1,6 @@
+"""Type stub of kbench.cython_core._sparse_checks (the sparse rows' argument checks)."""
+
+from kbench.cython_core._types import I32, I64
+
+def check_indices(indices: I32, d: int = -1) -> None: ...
+def check_rows(starts: I64, ends: I64, indices: I32, d: int = -1) -> None: ...
