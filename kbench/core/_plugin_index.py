@@ -40,6 +40,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "rbp",
         ),
     },
+    "kbench.algorithms.duol": {
+        "algorithm": ("duol",),
+    },
     "kbench.algorithms.feature_maps": {
         "algorithm": (
             "fogd",
