@@ -17,6 +17,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "active_selective",
         ),
     },
+    "kbench.algorithms.alma": {
+        "algorithm": ("alma2",),
+    },
     "kbench.algorithms.averaged_perceptron": {
         "algorithm": ("averaged_perceptron",),
     },
