@@ -1,4 +1,4 @@
-"""Per-example time and mistake rate of issue 34's online kernel classifiers on a9a, beside
+"""Per-example time and mistake rate of the online kernel classifiers DUOL and ALMA₂ on a9a, beside
 the closest kbench learners (the kernel perceptron and PA-I).
 
 Each learner predicts then learns the first ``--n`` examples of a9a (Adult) in one seeded
@@ -21,7 +21,7 @@ import numpy as np
 
 from kbench.api import get_registry
 
-LEARNERS = ["duol[C=1.0]", "duol[C=10.0]", "pa[C=1.0]", "perceptron"]
+LEARNERS = ["duol[C=1.0]", "duol[C=10.0]", "alma2", "pa[C=1.0]", "perceptron"]
 
 
 def main() -> None:
