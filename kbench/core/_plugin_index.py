@@ -112,6 +112,12 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "sgd",
         ),
     },
+    "kbench.algorithms.stoptron": {
+        "algorithm": (
+            "remove_oldest_perceptron",
+            "stoptron",
+        ),
+    },
     "kbench.algorithms.svmd": {
         "algorithm": ("svmd",),
     },
