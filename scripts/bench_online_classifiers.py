@@ -1,5 +1,6 @@
-"""Per-example time and mistake rate of the online kernel classifiers DUOL and ALMA₂ on a9a, beside
-the closest kbench learners (the kernel perceptron and PA-I).
+"""Per-example time and mistake rate of DUOL, ALMA₂, the Stoptron and the remove-oldest budget
+perceptron on a9a, beside the closest kbench learners (the kernel perceptron, PA-I and the
+random budget perceptron).
 
 Each learner predicts then learns the first ``--n`` examples of a9a (Adult) in one seeded
 order with ``rbf[gamma=0.05]`` through ``learn_predict_many`` (dense rows, one BLAS
@@ -21,7 +22,16 @@ import numpy as np
 
 from kbench.api import get_registry
 
-LEARNERS = ["duol[C=1.0]", "duol[C=10.0]", "alma2", "pa[C=1.0]", "perceptron"]
+LEARNERS = [
+    "duol[C=1.0]",
+    "duol[C=10.0]",
+    "alma2",
+    "stoptron[budget=200]",
+    "remove_oldest_perceptron[budget=200]",
+    "rbp[budget=200]",
+    "pa[C=1.0]",
+    "perceptron",
+]
 
 
 def main() -> None:
@@ -35,7 +45,7 @@ def main() -> None:
     X, y = np.ascontiguousarray(data.X[order]), data.y[order]
     kernel = reg.create("kernel", "rbf[gamma=0.05]")
     print(f"a9a, first {args.n} examples of seed 0's order, rbf gamma 0.05, best of {args.repeat}")
-    print(f"{'learner':24} {'µs/example':>10} {'SVs':>6} {'mistakes':>9}")
+    print(f"{'learner':38} {'µs/example':>10} {'SVs':>6} {'mistakes':>9}")
     for spec in LEARNERS:
         best, model, pred = np.inf, None, None
         for _ in range(args.repeat):
@@ -45,7 +55,7 @@ def main() -> None:
             best = min(best, time.process_time() - t0)
         rate = float(np.mean(pred != y))
         us = 1e6 * best / args.n
-        print(f"{spec:24} {us:10.2f} {model.stats()['n_support']:6d} {rate:9.4f}")
+        print(f"{spec:38} {us:10.2f} {model.stats()['n_support']:6d} {rate:9.4f}")
 
 
 if __name__ == "__main__":
