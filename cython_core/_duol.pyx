@@ -116,6 +116,9 @@ def duol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
                         evals -= m  # this example is redone after the store grows
                     break
                 kt = _self_at(&R, i, xsq, have_row and i == 0, kxx, &counted)
+                if kt <= 0.0:  # k(x, ·) = 0 gives no direction to move in (as PA)
+                    i += 1
+                    continue
                 b = -1
                 wmin = 0.0
                 for j in range(m):  # the paper's line 8: the most conflicting SV, last on ties

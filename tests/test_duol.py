@@ -39,9 +39,9 @@ def duol_reference(X, y, C, rho, gram):
         f = float(np.dot(k, y[keep] * np.array(gam))) if keep else 0.0
         f_all.append(f)
         lt = 1 - y[t] * f
-        if lt <= 0:
-            continue
         kt = gram(X[t : t + 1], X[t : t + 1])[0, 0]
+        if lt <= 0 or kt == 0:  # k(x, x) = 0: no direction, not learned
+            continue
         b, wmin = None, np.inf
         for i, j in enumerate(keep):
             if marg[i] <= 1 + SLACK and y[j] * y[t] * k[i] <= wmin:
@@ -106,6 +106,20 @@ def test_a_third_party_kernel_takes_the_per_example_path(data) -> None:
     got = model.learn_predict_many(X[:150], y[:150])
     np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
     np.testing.assert_allclose(model.snapshot()["alpha"], alpha, rtol=0, atol=1e-10)
+
+
+def test_a_zero_row_is_not_learned(data) -> None:
+    """With the linear kernel a zero row has k(x, x) = 0: no direction, and no division by 0."""
+    X, y = data
+    X = X.copy()
+    X[[3, 40, 41, 90]] = 0.0
+    f, alpha, _, doubles = duol_reference(X, y, 1.0, 0.0, gram_linear)
+    assert doubles > 0
+    model = create("duol[C=1.0]", kernel="linear", loss=None)
+    got = model.learn_predict_many(X, y)
+    np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
+    np.testing.assert_allclose(model.snapshot()["alpha"], alpha, rtol=0, atol=1e-10)
+    assert np.isfinite(model.snapshot()["alpha"]).all()
 
 
 def test_decisions_are_the_expansion(data) -> None:

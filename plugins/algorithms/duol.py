@@ -25,7 +25,8 @@ class Duol(ExpansionLearner):
     ``ℓ_b − k_bb(C − γ_b) − wγ > 0``; else the stationary point
     ``((k_bb ℓ_t − w ℓ_b)/Δ, (k_tt ℓ_b − w ℓ_t)/Δ)``, ``Δ = k_tt k_bb − w²``. Otherwise x_t
     alone enters with the PA-I step ``γ_t = min(C, ℓ_t / k_tt)``. Every margin f^i then
-    moves by ``y_i (γ_t y_t k_it + d y_b k_ib)``. This is the unbudgeted DUOL of the JMLR
+    moves by ``y_i (γ_t y_t k_it + d y_b k_ib)``. An example with ``k(x, x) = 0`` has no direction
+    and is not learned (as in ``pa``). This is the unbudgeted DUOL of the JMLR
     paper (not its budget variants); the loop keeps the support vectors' Gram matrix
     (memory m²), filled from the kernel rows the predictions computed.
 
