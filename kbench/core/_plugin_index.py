@@ -17,6 +17,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "active_selective",
         ),
     },
+    "kbench.algorithms.alma": {
+        "algorithm": ("alma2",),
+    },
     "kbench.algorithms.averaged_perceptron": {
         "algorithm": ("averaged_perceptron",),
     },
@@ -39,6 +42,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "projectronpp",
             "rbp",
         ),
+    },
+    "kbench.algorithms.duol": {
+        "algorithm": ("duol",),
     },
     "kbench.algorithms.feature_maps": {
         "algorithm": (
@@ -104,6 +110,12 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "algorithm": (
             "asgd",
             "sgd",
+        ),
+    },
+    "kbench.algorithms.stoptron": {
+        "algorithm": (
+            "remove_oldest_perceptron",
+            "stoptron",
         ),
     },
     "kbench.algorithms.svmd": {

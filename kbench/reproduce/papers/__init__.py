@@ -3,6 +3,7 @@ with its claims and the evaluations that check them."""
 
 from __future__ import annotations
 
+from kbench.reproduce.papers.duol import DUOL
 from kbench.reproduce.papers.huller import HULLER
 from kbench.reproduce.papers.pistol import PISTOL
 from kbench.reproduce.papers.polk import POLK
@@ -11,4 +12,4 @@ from kbench.reproduce.papers.ramp import RAMP
 from kbench.reproduce.papers.svmd import SVMD
 from kbench.reproduce.verdicts import Paper
 
-PAPERS: dict[str, Paper] = {p.key: p for p in (SVMD, RAMP, PISTOL, HULLER, POLK, QKLMS)}
+PAPERS: dict[str, Paper] = {p.key: p for p in (SVMD, RAMP, PISTOL, HULLER, POLK, QKLMS, DUOL)}

@@ -1,0 +1,197 @@
+"""DUOL against a NumPy transcription of the paper's Algorithm 1 (Zhao, Hoi and Jin 2011)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from helpers import NumpyRBF, checkerboard, create, prequential, rbf
+
+GAMMA = 0.5
+#: f^i ≤ 1 up to rounding: the PA-I step puts a new margin at exactly 1 in exact arithmetic
+SLACK = 1e-9
+
+
+def double_step(lt, lb, kt, kb, w, C, gb):
+    """The paper's closed form of the double update: (γ_t, d), d the increment of γ_b."""
+    room = C - gb
+    if kt * C + w * room - lt < 0 and kb * room + w * C - lb < 0:
+        return C, room
+    d = (lb - w * C) / kb
+    if (w * w * C - w * lb - kt * kb * C + kb * lt) / kb > 0 and -gb <= d <= room:
+        return C, d
+    g = (lt - w * room) / kt
+    if 0 <= g <= C and lb - kb * room - w * g > 0:
+        return g, room
+    det = kt * kb - w * w
+    return (kb * lt - w * lb) / det, (kt * lb - w * lt) / det
+
+
+def duol_reference(X, y, C, rho, gram):
+    """Algorithm 1 of the paper: f(x) = Σ y_i γ_i k(x_i, x), the margins f^i kept as it says.
+    Returns every f(x_t) before its update, the final α_i = y_i γ_i, the margins and the
+    number of double updates."""
+    keep, gam, marg, f_all, doubles = [], [], [], [], 0
+    for t in range(len(y)):
+        k = gram(X[keep], X[t : t + 1])[:, 0] if keep else np.zeros(0)
+        f = float(np.dot(k, y[keep] * np.array(gam))) if keep else 0.0
+        f_all.append(f)
+        lt = 1 - y[t] * f
+        kt = gram(X[t : t + 1], X[t : t + 1])[0, 0]
+        if lt <= 0 or kt == 0:  # k(x, x) = 0: no direction, not learned
+            continue
+        b, wmin = None, np.inf
+        for i, j in enumerate(keep):
+            if marg[i] <= 1 + SLACK and y[j] * y[t] * k[i] <= wmin:
+                b, wmin = i, y[j] * y[t] * k[i]
+        if b is not None and wmin <= -rho:
+            kb = gram(X[keep[b] : keep[b] + 1], X[keep[b] : keep[b] + 1])[0, 0]
+            gt, d = double_step(lt, 1 - marg[b], kt, kb, wmin, C, gam[b])
+            doubles += 1
+        else:
+            gt, d = min(C, lt / kt), 0.0
+        keep.append(t)
+        gam.append(gt)
+        marg.append(y[t] * f)
+        step = gt * y[t] * gram(X[keep], X[t : t + 1])[:, 0]
+        if d:
+            step = step + d * y[keep[b]] * gram(X[keep], X[keep[b] : keep[b] + 1])[:, 0]
+            gam[b] += d
+        marg = list(np.array(marg) + y[keep] * step)
+    return np.array(f_all), y[keep] * np.array(gam), np.array(marg), doubles
+
+
+def gram_rbf(A, B):
+    return rbf(A, B, GAMMA)
+
+
+def gram_linear(A, B):
+    return A @ B.T
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = checkerboard(300, seed=1, noise=0.05)
+    return np.ascontiguousarray(X), y
+
+
+KERNELS = {"rbf": (f"rbf[gamma={GAMMA}]", gram_rbf), "linear": ("linear", gram_linear)}
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize(("C", "rho"), [(10.0, 0.0), (1.0, 0.1), (0.3, 0.0)])
+@pytest.mark.parametrize("path", ["dense", "csr", "one"])
+def test_predictions_equal_the_papers_algorithm(data, kernel, C, rho, path) -> None:
+    X, y = data
+    spec, gram = KERNELS[kernel]
+    f, alpha, margins, doubles = duol_reference(X, y, C, rho, gram)
+    assert doubles > 10  # the double update is exercised, not only the PA-I step
+    model = create(f"duol[C={C},rho={rho}]", kernel=spec, loss=None)
+    got = prequential(model, X, y, path)
+    # f(x_0) = 0 (+1); afterwards no f is within rounding of 0 on these data
+    assert np.abs(f[1:]).min() > 1e-8
+    np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
+    snap = model.snapshot()
+    np.testing.assert_allclose(snap["alpha"], alpha, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(snap["margins"], margins, rtol=0, atol=1e-10)
+    assert np.all(np.abs(alpha) <= C + 1e-12)  # the box constraint 0 ≤ γ_i ≤ C
+
+
+def test_a_third_party_kernel_takes_the_per_example_path(data) -> None:
+    X, y = data
+    f, alpha, _, _ = duol_reference(X[:150], y[:150], 10.0, 0.0, gram_rbf)
+    model = create("duol", kernel=NumpyRBF(gamma=GAMMA), loss=None)
+    got = model.learn_predict_many(X[:150], y[:150])
+    np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
+    np.testing.assert_allclose(model.snapshot()["alpha"], alpha, rtol=0, atol=1e-10)
+
+
+def test_a_zero_row_is_not_learned(data) -> None:
+    """With the linear kernel a zero row has k(x, x) = 0: no direction, and no division by 0."""
+    X, y = data
+    X = X.copy()
+    X[[3, 40, 41, 90]] = 0.0
+    f, alpha, _, doubles = duol_reference(X, y, 1.0, 0.0, gram_linear)
+    assert doubles > 0
+    model = create("duol[C=1.0]", kernel="linear", loss=None)
+    got = model.learn_predict_many(X, y)
+    np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
+    np.testing.assert_allclose(model.snapshot()["alpha"], alpha, rtol=0, atol=1e-10)
+    assert np.isfinite(model.snapshot()["alpha"]).all()
+
+
+def test_decisions_are_the_expansion(data) -> None:
+    X, y = data
+    model = create("duol[C=1.0]", kernel=f"rbf[gamma={GAMMA}]", loss=None)
+    model.learn_predict_many(X[:200], y[:200])
+    snap = model.snapshot()
+    want = gram_rbf(X[200:], snap["X"]) @ snap["alpha"]
+    np.testing.assert_allclose(model.decision_many(X[200:]), want, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_closed_form_is_the_two_variable_optimum(seed) -> None:
+    """The four cases give the maximum of γℓ_t + dℓ_b − ½k_tγ² − ½k_b d² − wγd over the box
+    (every KKT candidate of the box enumerated), on random conflicts."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        kt, kb = rng.uniform(0.2, 2.0, 2)
+        w = -rng.uniform(0.0, 0.999) * np.sqrt(kt * kb)
+        C = rng.uniform(0.1, 5.0)
+        gb, lt, lb = rng.uniform(0, C), rng.uniform(0.01, 3.0), rng.uniform(0.0, 2.0)
+
+        def h(g, d, lt=lt, lb=lb, kt=kt, kb=kb, w=w):
+            return g * lt + d * lb - 0.5 * kt * g * g - 0.5 * kb * d * d - w * g * d
+
+        cands = []
+        for g, d in itertools.product([0.0, C, None], [0.0, C - gb, None]):
+            if g is None and d is None:
+                det = kt * kb - w * w
+                g, d = (kb * lt - w * lb) / det, (kt * lb - w * lt) / det
+            elif g is None:
+                g = (lt - w * d) / kt
+            elif d is None:
+                d = (lb - w * g) / kb
+            if -1e-12 <= g <= C + 1e-12 and -1e-12 <= d <= C - gb + 1e-12:
+                cands.append(h(g, d))
+        g, d = double_step(lt, lb, kt, kb, w, C, gb)
+        assert -1e-12 <= g <= C + 1e-12 and -1e-12 <= d <= C - gb + 1e-12
+        assert h(g, d) == pytest.approx(max(cands), rel=1e-9, abs=1e-12)
+
+
+def test_multiclass_one_vs_rest() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 2)) + np.repeat([[0, 3], [3, 0], [-3, -3]], 80, axis=0)
+    y = np.repeat([0.0, 1.0, 2.0], 80)
+    order = rng.permutation(240)
+    X, y = np.ascontiguousarray(X[order]), y[order]
+    model = create(
+        "ovr[base=duol]", kernel="rbf[gamma=0.5]", loss=None, task="multiclass", n_classes=3
+    )
+    pred = model.learn_predict_many(X, y)
+    assert np.mean(pred[120:] != y[120:]) < 0.1
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("duol[C=0]", r"duol: C must be in \(0.0, inf\], got 0.0"),
+        ("duol[C=-1]", r"duol: C must be in \(0.0, inf\]"),
+        ("duol[rho=-0.1]", r"duol: rho must be in \[0.0, inf\], got -0.1"),
+    ],
+)
+def test_bad_parameters_are_one_line_errors(spec, message) -> None:
+    with pytest.raises(ValueError, match=message) as err:
+        create(spec, kernel="rbf", loss=None)
+    assert "\n" not in str(err.value)
+
+
+def test_bad_labels_and_tasks_are_refused(data) -> None:
+    X, _ = data
+    model = create("duol", kernel="rbf", loss=None)
+    with pytest.raises(ValueError, match="duol"):
+        model.learn_predict_many(X[:3], np.array([0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError):
+        create("duol", kernel="rbf", loss=None, task="regression")
