@@ -95,19 +95,6 @@ def test_a_zero_row_is_not_learned() -> None:
     assert model.stats()["n_support"] == 0
 
 
-def test_multiclass_one_vs_rest() -> None:
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(240, 2)) + np.repeat([[0, 3], [3, 0], [-3, -3]], 80, axis=0)
-    y = np.repeat([0.0, 1.0, 2.0], 80)
-    order = rng.permutation(240)
-    X, y = np.ascontiguousarray(X[order]), y[order]
-    model = create(
-        "ovr[base=alma2]", kernel="rbf[gamma=0.5]", loss=None, task="multiclass", n_classes=3
-    )
-    pred = model.learn_predict_many(X, y)
-    assert np.mean(pred[120:] != y[120:]) < 0.1
-
-
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

@@ -161,14 +161,16 @@ def test_the_closed_form_is_the_two_variable_optimum(seed) -> None:
         assert h(g, d) == pytest.approx(max(cands), rel=1e-9, abs=1e-12)
 
 
-def test_multiclass_one_vs_rest() -> None:
+@pytest.mark.parametrize("base", ["duol", "alma2"])
+def test_multiclass_one_vs_rest(base: str) -> None:
+    """The binary online classifiers of issue 34 learn three classes through ovr."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(240, 2)) + np.repeat([[0, 3], [3, 0], [-3, -3]], 80, axis=0)
     y = np.repeat([0.0, 1.0, 2.0], 80)
     order = rng.permutation(240)
     X, y = np.ascontiguousarray(X[order]), y[order]
     model = create(
-        "ovr[base=duol]", kernel="rbf[gamma=0.5]", loss=None, task="multiclass", n_classes=3
+        f"ovr[base={base}]", kernel="rbf[gamma=0.5]", loss=None, task="multiclass", n_classes=3
     )
     pred = model.learn_predict_many(X, y)
     assert np.mean(pred[120:] != y[120:]) < 0.1
