@@ -64,6 +64,7 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "knlms",
             "krls",
             "qklms",
+            "swkrls",
         ),
     },
     "kbench.algorithms.lasvm": {

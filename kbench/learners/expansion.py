@@ -149,11 +149,11 @@ class Expansion:
                 one, yi, pi = BlockRows(X), y, pred
             else:
                 one, yi, pi = BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1]
-            _, size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params)
+            _, store.size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params)
             store.kernel_evals += evals
-            if size != store.size:  # a row appended: the cached kernel row is out of date
-                store.size = size
-                store.touch()
+            # A row appended, or one replaced in place (a budget or a window): either way
+            # the cached kernel row may be out of date.
+            store.touch()
         return pred
 
     def _learn_csr(
