@@ -73,6 +73,7 @@ class SupportBuffer(RowStore):
         if capacity < 1:
             raise ValueError(f"buffer capacity must be at least 1, got {capacity}")
         self.d = d
+        self._row_shape = (d,)
         self.growable = growable
         self.X = np.zeros((capacity, d))
         self.sq = np.zeros(capacity)
@@ -122,7 +123,8 @@ class SupportBuffer(RowStore):
 
     def add(self, x: np.ndarray, coef: float | np.ndarray, xsq: float | None = None) -> int:
         """Store x with coefficient(s) coef; return its slot (evicting the oldest when full)."""
-        self._check_row(x)
+        if not (type(x) is np.ndarray and x.shape == self._row_shape):
+            self._check_row(x)  # the common case above costs no call
         if self.size < self.capacity:
             slot = self.size
             self.size += 1
@@ -133,7 +135,10 @@ class SupportBuffer(RowStore):
         else:
             slot = self.head
             self.head = (self.head + 1) % self.capacity
-        self._write(slot, x, coef, xsq)
+        self.X[slot] = x  # _write's lines, inline: this runs once per stored example
+        self.sq[slot] = float(x @ x) if xsq is None else xsq
+        self.alpha[slot] = coef
+        self._version += 1
         return slot
 
     def put(
@@ -149,7 +154,7 @@ class SupportBuffer(RowStore):
 
     def _check_row(self, x: np.ndarray) -> None:
         # Checked before anything changes: a bad row leaves the buffer as it was.
-        if np.shape(x) != (self.d,):
+        if np.shape(x) != self._row_shape:
             raise ValueError(f"x must be a row of {self.d} values, got shape {np.shape(x)}")
 
     def _write(self, slot: int, x: np.ndarray, coef: float | np.ndarray, xsq: float | None) -> None:
