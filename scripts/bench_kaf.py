@@ -8,7 +8,8 @@ dictionary size at the end, the online MSE over the second half of the stream an
 MSE, in dB (10 log10 MSE) as the kernel adaptive-filtering papers give them. For KRLS
 (O(m²) per example) it also times NumPy doing, per example, the same-size work of the
 recursion alone (two m × m matrix-vector products and one rank-one update), the bar the
-issue sets for the KRLS family; the same for sliding-window KRLS at its window's size.
+issue sets for the KRLS family; the same for sliding-window KRLS and KRLS-T at their
+window's or budget's size.
 
     .venv/bin/python scripts/bench_kaf.py [--n 2000] [--repeat 3]
 """
@@ -29,6 +30,8 @@ LEARNERS = [
     "krls[tolerance=0.001]",
     "swkrls[window=100,c=0.01]",
     "swkrls[window=500,c=0.01]",
+    "krlst[forgetting=0.999,budget=100]",
+    "krlst[forgetting=0.999,budget=500]",
     "klms[eta=0.2]",
     "qklms[eta=0.2,epsilon=0.3]",
     "knlms[eta=0.1,mu0=0.7]",
@@ -59,7 +62,7 @@ def main() -> None:
         test = 10 * np.log10(np.mean((model.predict_many(data.X_test) - data.y_test) ** 2))
         us = 1e6 * best / args.n
         print(f"{spec:32} {us:10.2f} {model.stats()['n_support']:8d} {online:10.1f} {test:8.1f}")
-        if spec.startswith(("krls", "swkrls")):
+        if spec.startswith(("krls", "swkrls")):  # krlst too
             m = model.stats()["n_support"]
             print(f"{'  NumPy rank-one, m = ' + str(m):32} {numpy_rank_one(m, args.n):10.2f}")
 

@@ -63,6 +63,7 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "klms",
             "knlms",
             "krls",
+            "krlst",
             "qklms",
             "swkrls",
         ),

@@ -1,5 +1,5 @@
-"""Kernel adaptive filters: KLMS, QKLMS, KNLMS with the coherence criterion, ALD-KRLS and
-sliding-window KRLS.
+"""Kernel adaptive filters: KLMS, QKLMS, KNLMS with the coherence criterion, ALD-KRLS,
+sliding-window KRLS and the KRLS tracker.
 
 Online kernel regression of the signal-processing literature (KAFBOX, dlib): each is its
 parameters and one compiled block loop (``kbench.cython_core._kaf``) over the learner
@@ -16,6 +16,7 @@ from kbench.api import LogUniform, hookimpl, param
 from kbench.cython_core._kaf import klms_block, knlms_block, qklms_block
 from kbench.cython_core._kernels import KernelKind
 from kbench.cython_core._krls import KrlsState, krls_block
+from kbench.cython_core._krlst import KrlstState, krlst_block
 from kbench.cython_core._swkrls import SwkrlsState, swkrls_block
 from kbench.learners import ExpansionLearner, Rows, labels
 
@@ -211,8 +212,68 @@ class SlidingWindowKRLS(ExpansionLearner):
         )
 
 
+class KRLST(ExpansionLearner):
+    """KRLS-T, the kernel recursive least-squares tracker (Van Vaerenbergh, Lázaro-Gredilla
+    and Santamaría 2012, Algorithm 1), with back-to-the-prior forgetting.
+
+    Gaussian-process regression on a budget of bases D: posterior mean μ and covariance Σ at
+    D, Q the inverse of D's kernel matrix K (``k(x, x) + jitter`` on its diagonal). Each
+    example is predicted by the posterior mean ``f(x) = kᵀQμ``; then ``Σ ← λΣ + (1 − λ)K``,
+    ``μ ← √λ μ`` (forgetting), and with ``q = Qk``, ``γ² = k(x, x) + jitter − kᵀq``,
+    ``h = Σq``, ``σ²_f = γ² + qᵀh``, ``σ²_y = σ²_n + σ²_f``, ``ŷ = qᵀμ``: Q grows by
+    ``[q; −1][q; −1]ᵀ/γ²``, ``μ ← [μ; ŷ] + (y − ŷ)/σ²_y [h; σ²_f]``,
+    ``Σ ← [[Σ, h], [hᵀ, σ²_f]] − [h; σ²_f][h; σ²_f]ᵀ/σ²_y``. Past the budget the basis j
+    of the least ``|(Qμ)ⱼ / Qⱼⱼ|`` leaves; when ``γ² < jitter`` x only updates μ and Σ.
+    O(M²) per example. Q without a basis is the rank-one formula even for the newest
+    (KAFBOX restores its previous Q: the same up to rounding).
+
+    Parameters
+    ----------
+    forgetting
+        The forgetting factor λ in (0, 1]: 1 forgets nothing.
+    budget
+        The number M ≥ 1 of bases kept.
+    noise
+        The noise variance σ²_n > 0.
+    jitter
+        Added to k(x, x) for numerical stability (≥ 0); also the span threshold on γ².
+    """
+
+    name = "krlst"
+    paper = "Van Vaerenbergh, Lázaro-Gredilla and Santamaría (2012). Kernel recursive least-squares tracker for time-varying regression. IEEE Transactions on Neural Networks and Learning Systems 23(8)."
+    tasks = frozenset({"regression"})
+    reads_self_kernel = True
+    search_space = {"forgetting": LogUniform(0.9, 1.0), "noise": LogUniform(1e-4, 1.0)}
+    #: jitter 1e-4 keeps 1/γ² ≤ 1e4: at 1e-10, bases almost in the span make a rounding
+    #: difference in a kernel row (CSR rows sum in another order) grow past 1e-7.
+    test_params = {"budget": 16, "jitter": 1e-4}
+    #: Q, μ and Σ are updated, never recomputed: that rounding difference carries over.
+    rounding_atol: ClassVar[float] = 1e-8
+    forgetting: float = param(0.999, low=0.0, low_open=True, high=1.0)
+    budget: int = param(100, low=1)
+    noise: float = param(0.01, low=0.0, low_open=True)
+    jitter: float = param(1e-10, low=0.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._state = KrlstState()
+
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        return self.model.learn(
+            krlst_block,
+            rows,
+            labels(y, rows.n),
+            state=self._state,
+            forgetting=self.forgetting,
+            budget=self.budget,
+            noise=self.noise,
+            jitter=self.jitter,
+        )
+
+
 @hookimpl
 def kbench_register_algorithms(register):
     """Register the kernel adaptive filters."""
-    for cls in (KLMS, QKLMS, KNLMS, KRLS, SlidingWindowKRLS):
+    for cls in (KLMS, QKLMS, KNLMS, KRLS, SlidingWindowKRLS, KRLST):
         register(cls)
