@@ -262,9 +262,9 @@ def test_krlst_equals_the_papers_update(series, lam, budget, path) -> None:
     model = learner(f"krlst[forgetting={lam},budget={budget},noise=0.01,jitter=0.0001]")
     got = prequential(model, X, y, path)
     # Q, μ and Σ are updated in another order (and the bases sit in other slots after a
-    # removal) than the reference's: rounding only, amplified by 1/γ² ≤ 1e4 (2.3e-10 at
-    # most here). With the default jitter 1e-10 this over-sampled series admits bases
-    # almost in the span, and the two roundings part (0.12 after 400 examples).
+    # removal) than the reference's: rounding only, amplified by 1/γ² ≤ 1/jitter = 1e4
+    # (2.3e-10 at most here). At KAFBOX's jitter 1e-10 this over-sampled series admits
+    # bases almost in the span, and the two roundings part (0.12 after 400 examples).
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-8)
     assert model.stats()["n_support"] == size
 
