@@ -167,20 +167,26 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
                 R.sq[m] = xsq
                 m += 1
                 if m > budget:
-                    dgemv(&tr, &mm, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)
+                    dgemv(&tr, &mm, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)  # Qμ
                     r = _least_error(Q, A.alpha, ld, m)
                     for a in range(m):
                         q[a] = Q[a * ld + r]
                     inv = -1.0 / q[r]
                     dger(&mm, &mm, &inv, q, &one, q, &one, Q, &ldd)          # Q without r
+                    # α without r, in O(m): (Qμ)ⱼ − Qⱼᵣ μᵣ − Qⱼᵣ Σ_{k≠r} Qₖᵣ μₖ / Qᵣᵣ
+                    e = (_dot(q, mu, mm) - q[r] * mu[r]) / q[r] + mu[r]
+                    for a in range(m):
+                        A.alpha[a] -= q[a] * e
                     m -= 1
                     if r != m:
                         _move(Q, ld, m, r, m)
                         _move(K, ld, m, r, m)
                         _move(S, ld, m, r, m)
-                        mu[r] = mu[m]
+                        mu[r], A.alpha[r] = mu[m], A.alpha[m]
                         R.sq[r] = R.sq[m]  # first: a CSR store's move clears slot m's
                         _move_at(&R, r, m)
+                    i += 1
+                    continue
             mm = <int>m
             dgemv(&tr, &mm, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)  # α = Q μ
             i += 1

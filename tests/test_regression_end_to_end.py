@@ -31,8 +31,8 @@ def _regression_algorithms() -> list[str]:
 def test_the_regression_algorithms_are_the_ones_the_docs_name() -> None:
     """docs/interop.md lists the regression-capable learners; the registry agrees."""
     assert _regression_algorithms() == [
-        "asgd", "fogd", "klms", "knlms", "krls", "nogd", "norma", "pistol", "polk", "qklms",
-        "sgd", "svmd",
+        "asgd", "fogd", "klms", "knlms", "krls", "krlst", "nogd", "norma", "pistol", "polk",
+        "qklms", "sgd", "svmd", "swkrls",
     ]  # fmt: skip
 
 
@@ -128,9 +128,9 @@ def test_kbench_run_regression_with_every_regression_learner(tmp_path: Path) -> 
     runs = pd.read_parquet(out / "runs.parquet")
     assert set(runs["status"]) == {"ok"}, runs[runs["status"] != "ok"]["reason"].tolist()
     assert sorted(set(runs["algorithm"])) == _regression_algorithms()
-    # 7 learners × 2 losses + PiSTOL with Huber + the 4 filters (no loss), on 3 data sets
+    # 7 learners × 2 losses + PiSTOL with Huber + the 6 filters (no loss), on 3 data sets
     # × 2 seeds.
-    assert len(runs) == (7 * 2 + 1 + 4) * 3 * 2
+    assert len(runs) == (7 * 2 + 1 + 6) * 3 * 2
     diabetes = runs[runs["dataset"] == "diabetes"]
     y = load_diabetes().target
     np.testing.assert_allclose(diabetes["majority_error"], np.var(y), rtol=1e-12)
