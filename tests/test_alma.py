@@ -72,6 +72,7 @@ def test_linear_kernel_equals_the_primal_algorithm(data) -> None:
     f, w = alma_primal(X, y, 0.8, 1 / 0.8, np.sqrt(2))
     model = create("alma2[alpha=0.8]", kernel="linear", loss=None)
     got = model.learn_predict_many(X, y)
+    assert np.abs(f[1:]).min() > 1e-8  # no f within rounding of 0 after the first
     np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
     np.testing.assert_allclose(model.decision_many(X), X @ w, rtol=0, atol=1e-10)
 
@@ -82,6 +83,7 @@ def test_a_third_party_kernel_takes_the_per_example_path(data) -> None:
         X[:150], y[:150], 0.9, 1 / 0.9, np.sqrt(2), lambda A, Z: rbf(A, Z, GAMMA)
     )
     model = create("alma2", kernel=NumpyRBF(gamma=GAMMA), loss=None)
+    assert np.abs(f[1:]).min() > 1e-8  # no f within rounding of 0 after the first
     np.testing.assert_array_equal(
         model.learn_predict_many(X[:150], y[:150]), np.where(f >= 0, 1.0, -1.0)
     )

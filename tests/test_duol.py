@@ -104,6 +104,7 @@ def test_a_third_party_kernel_takes_the_per_example_path(data) -> None:
     f, alpha, _, _ = duol_reference(X[:150], y[:150], 10.0, 0.0, gram_rbf)
     model = create("duol", kernel=NumpyRBF(gamma=GAMMA), loss=None)
     got = model.learn_predict_many(X[:150], y[:150])
+    assert np.abs(f[1:]).min() > 1e-8  # no f within rounding of 0 after the first
     np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
     np.testing.assert_allclose(model.snapshot()["alpha"], alpha, rtol=0, atol=1e-10)
 
@@ -117,6 +118,8 @@ def test_a_zero_row_is_not_learned(data) -> None:
     assert doubles > 0
     model = create("duol[C=1.0]", kernel="linear", loss=None)
     got = model.learn_predict_many(X, y)
+    # a zero row's f is an exact 0 on both sides (+1); no other f is within rounding of 0
+    assert np.all((f == 0.0) | (np.abs(f) > 1e-8))
     np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
     np.testing.assert_allclose(model.snapshot()["alpha"], alpha, rtol=0, atol=1e-10)
     assert np.isfinite(model.snapshot()["alpha"]).all()

@@ -84,6 +84,7 @@ def test_a_third_party_kernel_takes_the_per_example_path(data) -> None:
     f, _ = budget_reference(X[:200], y[:200], 9, True)
     model = create("remove_oldest_perceptron[budget=9]", kernel=NumpyRBF(gamma=GAMMA), loss=None)
     got = model.learn_predict_many(X[:200], y[:200])
+    assert np.abs(f[1:]).min() > 1e-8  # no f within rounding of 0 after the first
     np.testing.assert_array_equal(got, np.where(f >= 0, 1.0, -1.0))
 
 

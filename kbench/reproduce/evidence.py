@@ -9,7 +9,7 @@ final quantity of the two arms, Holm over the tests one claim needs (docs/statis
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -203,3 +203,26 @@ def fewer(t: dict[str, Any], value: str, otherwise: str) -> Finding:
     if t["mean_diff"] < 0:
         return Finding(value, consistent(t), f"fewer on average; {seedtest(t)}")
     return Finding(value, NOT, f"{otherwise}; {seedtest(t)}")
+
+
+def fewer_than(
+    results: Results,
+    a: str,
+    b: str,
+    metric: str,
+    describe: Callable[[pd.DataFrame, pd.DataFrame], str],
+    *,
+    otherwise: str = "not lower",
+    prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> Finding:
+    """The finding of a claim that algorithm ``a`` has less of ``metric`` than ``b``, paired
+    over the streams both ran (Holm over this one test). ``prepare`` adds a column the
+    claim reads (its metric in dB, say) to each arm's runs; ``describe(a_runs, b_runs)``
+    gives the value shown."""
+    arm_a, arm_b = select(results, a), select(results, b)
+    need(arm_a, arm_b)
+    if prepare is not None:
+        arm_a, arm_b = prepare(arm_a), prepare(arm_b)
+    t = paired(arm_a, arm_b, metric)
+    adjust(t)
+    return fewer(t, describe(arm_a, arm_b), otherwise)

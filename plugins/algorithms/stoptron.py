@@ -42,8 +42,8 @@ class Stoptron(ExpansionLearner):
     def learn_predict_many(self, X, y) -> np.ndarray:
         rows = Rows.of(X)
         y = labels(y, rows.n, signs=self.name)
-        model = self.model
-        pred = model.learn(
+        # A full store replaces rows in place; the toolkit marks it changed after each call.
+        return self.model.learn(
             budget_perceptron_block,
             rows,
             y,
@@ -51,11 +51,6 @@ class Stoptron(ExpansionLearner):
             budget=int(self.budget),
             oldest=self.oldest,
         )
-        if self.oldest and model.store is not None:
-            # A full store replaces rows without changing its size, which the cached kernel
-            # row of the last example does not notice: mark the store changed.
-            model.store.touch()
-        return pred
 
 
 class RemoveOldestPerceptron(Stoptron):

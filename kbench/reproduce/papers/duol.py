@@ -15,17 +15,16 @@ from kbench.results.store import Results
 def _fewer_mistakes(rival: str, label: str):
     """The claim that DUOL makes fewer online mistakes than ``rival`` (an algorithm name)."""
 
-    def evaluate(results: Results) -> Finding:
-        duol = evidence.select(results, "duol")
-        other = evidence.select(results, rival)
-        evidence.need(duol, other)
-        t = evidence.paired(duol, other, "online_error")
-        evidence.adjust(t)
-        value = (
+    def describe(duol, other) -> str:
+        return (
             f"mistake rate DUOL {evidence.mean_sd(100 * duol['online_error'].astype(float), '.2f')}%, "
             f"{label} {evidence.mean_sd(100 * other['online_error'].astype(float), '.2f')}%"
         )
-        return evidence.fewer(t, value, "not fewer")
+
+    def evaluate(results: Results) -> Finding:
+        return evidence.fewer_than(
+            results, "duol", rival, "online_error", describe, otherwise="not fewer"
+        )
 
     evaluate.__doc__ = f"DUOL's online mistake rate is below {label}'s (paired over seeds)."
     return evaluate

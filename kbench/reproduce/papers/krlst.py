@@ -19,19 +19,17 @@ from kbench.results.store import Results
 def _lower(metric: str, what: str):
     """The claim that KRLS-T's ``metric`` (an MSE) is below ALD-KRLS's, compared in dB."""
 
-    def evaluate(results: Results) -> Finding:
-        krlst = evidence.select(results, "krlst")
-        krls = evidence.select(results, "krls")
-        evidence.need(krlst, krls)
-        krlst = krlst.assign(db=10 * np.log10(krlst[metric].astype(float)))
-        krls = krls.assign(db=10 * np.log10(krls[metric].astype(float)))
-        t = evidence.paired(krlst, krls, "db")
-        evidence.adjust(t)
-        value = (
+    def in_db(runs):
+        return runs.assign(db=10 * np.log10(runs[metric].astype(float)))
+
+    def describe(krlst, krls) -> str:
+        return (
             f"{what} KRLS-T {evidence.mean_sd(krlst['db'], '.1f')} dB, "
             f"ALD-KRLS {evidence.mean_sd(krls['db'], '.1f')} dB"
         )
-        return evidence.fewer(t, value, "not lower")
+
+    def evaluate(results: Results) -> Finding:
+        return evidence.fewer_than(results, "krlst", "krls", "db", describe, prepare=in_db)
 
     evaluate.__doc__ = f"KRLS-T's {what} is below ALD-KRLS's (in dB, paired over seeds)."
     return evaluate
