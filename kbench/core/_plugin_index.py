@@ -74,6 +74,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     "kbench.algorithms.norma": {
         "algorithm": ("norma",),
     },
+    "kbench.algorithms.oisvm": {
+        "algorithm": ("oisvm",),
+    },
     "kbench.algorithms.passive_aggressive": {
         "algorithm": ("pa",),
     },
