@@ -115,7 +115,7 @@ def test_help_has_no_markup_and_no_cut_sentence(command: str) -> None:
     if not command:
         text = " ".join(proc.stdout.split())
         assert (
-            "Run PAPER's experiments (svmd, ramp, pistol, huller, polk, qklms, duol, krlst or all) and check its "
+            "Run PAPER's experiments (svmd, ramp, pistol, huller, polk, qklms, duol, krlst, oisvm or all) and check its "
             "claims." in text
         )
 

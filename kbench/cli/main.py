@@ -159,7 +159,7 @@ LAZY_COMMANDS = {
     ),
     "reproduce": (
         "kbench.cli.reproduce",
-        "Run PAPER's experiments (svmd, ramp, pistol, huller, polk, qklms, duol, krlst or all) and check its claims.",
+        "Run PAPER's experiments (svmd, ramp, pistol, huller, polk, qklms, duol, krlst, oisvm or all) and check its claims.",
     ),
 }
 

@@ -48,7 +48,7 @@ def reproduce(
     no_report: bool,
     markdown: Path | None,
 ) -> None:
-    """Run PAPER's experiments (svmd, ramp, pistol, huller, polk, qklms, duol, krlst or all) and check its claims.
+    """Run PAPER's experiments (svmd, ramp, pistol, huller, polk, qklms, duol, krlst, oisvm or all) and check its claims.
 
     PAPER:CLAIM (e.g. polk:C10) runs the paper's study and checks that claim only.
 
