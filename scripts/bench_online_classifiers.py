@@ -1,6 +1,6 @@
-"""Per-example time and mistake rate of DUOL, ALMA₂, the Stoptron and the remove-oldest budget
-perceptron on a9a, beside the closest kbench learners (the kernel perceptron, PA-I and the
-random budget perceptron).
+"""Per-example time and mistake rate of DUOL, ALMA₂, OISVM, the Stoptron and the remove-oldest
+budget perceptron on a9a, beside the closest kbench learners (the kernel perceptron, PA-I,
+LASVM and the random budget perceptron).
 
 Each learner predicts then learns the first ``--n`` examples of a9a (Adult) in one seeded
 order with ``rbf[gamma=0.05]`` through ``learn_predict_many`` (dense rows, one BLAS
@@ -26,6 +26,9 @@ LEARNERS = [
     "duol[C=1.0]",
     "duol[C=10.0]",
     "alma2",
+    "oisvm[C=1.0,eta=0.3]",
+    "oisvm[C=1.0,eta=0.1]",
+    "lasvm",
     "stoptron[budget=200]",
     "remove_oldest_perceptron[budget=200]",
     "rbp[budget=200]",
