@@ -1,26 +1,31 @@
-"""Type stub of kbench.cython_core._bpa (the BPA-S block loop).
+"""Type stub of kbench.cython_core._bpa (the BPA-S block loop and its state)."""
 
-Kernels are passed as ``(kind, gamma, scale, offset, degree)``, ``kind`` −1 for a
-third-party kernel (one example with ``have_row`` and ``kxx_given``). Arrays are
-C-contiguous float64 and are updated in place; ``state`` is ``[m, kernel_evals, removals]``.
-"""
+from typing import Any
 
-from kbench.cython_core._sparse import SparseBlock
+from typing_extensions import disjoint_base
+
+from kbench.cython_core._sparse import BlockRows
 from kbench.cython_core._types import F64, Kernel
+
+@disjoint_base
+class BpaState:
+    kdiag: Any
+    removals: int
+    def __init__(self, kdiag: Any = None, removals: int = 0) -> None: ...
+    def __reduce__(self) -> Any: ...
+    def ensure(self, cap: int) -> None: ...
 
 def bpa_s_block(
     kernel: Kernel,
-    SV: F64,
-    sq: F64,
-    a: F64,
-    kdiag: F64,
-    state: F64,
-    C: float,
-    X: F64,
+    rows: BlockRows,
+    store: Any,
     y: F64,
     pred: F64,
-    krow: F64,
-    have_row: bool,
-    kxx_given: float,
-    sparse: SparseBlock | None = None,
-) -> None: ...
+    start: int = 0,
+    have_row: bool = False,
+    kxx: float = 0.0,
+    *,
+    state: BpaState,
+    budget: int,
+    C: float,
+) -> tuple[int, int, int]: ...

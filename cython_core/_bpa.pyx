@@ -1,59 +1,98 @@
-"""Compiled prequential block loop of the budget passive–aggressive learner BPA-S (binary)."""
+"""Compiled prequential block loop of the budget passive–aggressive learner BPA-S (Wang and
+Vucetic 2010), binary, over the learner toolkit's kernel expansion."""
+cimport numpy as cnp
+
+import numpy as np
+
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport LoopRows, _rows_of, _scores_at, _self_at, _store_at
+from kbench.cython_core._sparse cimport (
+    BlockRows, LoopRows, _loop_rows, _scores_at, _self_at, _store_at,
+)
+
+cnp.import_array()
 
 
-def bpa_s_block(kernel,
-                double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] kdiag,
-                double[::1] state, double C,
-                const double[:, ::1] X, const double[::1] y, double[::1] pred,
-                double[::1] krow, bint have_row, double kxx_given, sparse=None):
-    """BPA-S (Wang and Vucetic 2010) on every row of X.
+cdef class BpaState:
+    """k(x_j, x_j) of each support vector (``kdiag``, grown with the store) and the number of
+    removals made; picklable."""
 
-    ``state`` = ``[m, kernel_evals, removals]``; ``kdiag[j]`` = k(x_j, x_j). On a hinge loss
+    cdef public object kdiag
+    cdef public long long removals
+
+    def __init__(self, kdiag=None, long long removals=0):
+        self.kdiag = np.zeros(0) if kdiag is None else kdiag
+        self.removals = removals
+
+    def __reduce__(self):
+        return BpaState, (self.kdiag, self.removals)
+
+    def ensure(self, Py_ssize_t cap):
+        """Room for ``cap`` support vectors, those stored kept."""
+        if cap > self.kdiag.shape[0]:
+            self.kdiag = _grown(self.kdiag, (cap,))
+
+
+def bpa_s_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+                bint have_row=False, double kxx=0.0, *, BpaState state not None,
+                Py_ssize_t budget, double C):
+    """Predict then learn rows start, start+1, … of ``rows`` (labels ±1). On a hinge loss
     ℓ = 1 − y f(x) > 0: τ = min(C, ℓ / k(x, x)); below the budget x is added with α = τy;
     at the budget the support vector r minimising α_r² (k(x_r, x_r) − k(x_r, x)²/k(x, x))
-    is replaced by x with α = τy + α_r k(x_r, x)/k(x, x). ``sparse``: CSR rows, as for
-    :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
+    is replaced by x with α = τy + α_r k(x_r, x)/k(x, x). Calling convention and result as
+    :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0]
-    cdef Py_ssize_t m = <Py_ssize_t>state[0], i, j, r
-    cdef double evals = state[1], removals = state[2]
-    cdef double f, xsq, kxx, loss, tau, cost, best, beta
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    if A.C != 1:
+        raise ValueError(f"kbench: BPA-S is binary (got {A.C} columns)")
+    if not (budget >= 1 and C > 0):
+        raise ValueError(f"kbench: BPA-S needs budget >= 1 and C > 0, got {budget}, {C}")
+    state.ensure(A.cap)
+    cdef double[::1] kdiag = state.kdiag
+    cdef double* a = A.alpha
+    cdef double* krow = A.krow
+    cdef Py_ssize_t m = A.m, n = rows.n, i = start, j, r
+    cdef long long evals = 0, removals = state.removals
+    cdef double f, xsq, kx, loss, tau, cost, best, counted = 0.0
     with nogil:
-        for i in range(n):
-            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0], &a[0], 1, 1.0, &f)
-            pred[i] = _sign_label(f)
-            loss = 1.0 - y[i] * f
+        while i < n:
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, krow, a, 1, 1.0, &f)
+            A.pred[i] = _sign_label(f)
+            loss = 1.0 - A.y[i] * f
             if loss <= 0.0:
+                i += 1
                 continue
-            kxx = _self_at(&R, i, xsq, have_row and i == 0, kxx_given, &evals)
-            if kxx <= 0.0:
-                continue  # k(x, ·) = 0: there is no direction to move in
-            tau = loss / kxx
+            kx = _self_at(&R, i, xsq, have_row and i == 0, kxx, &counted)
+            if kx <= 0.0:  # k(x, ·) = 0: there is no direction to move in
+                i += 1
+                continue
+            tau = loss / kx
             if tau > C:
                 tau = C
-            if m < B:
-                _store_at(&R, i, m)
-                sq[m] = xsq
-                a[m] = tau * y[i]
-                kdiag[m] = kxx
+            if m < budget:
+                if m == A.cap:
+                    if not (have_row and i == 0):
+                        evals -= m  # this example is redone after the store grows
+                        counted -= 1.0
+                    break
+                r = m
                 m += 1
-                continue
-            r = 0
-            best = 0.0
-            for j in range(m):
-                cost = a[j] * a[j] * (kdiag[j] - krow[j] * krow[j] / kxx)
-                if j == 0 or cost < best:
-                    best = cost
-                    r = j
-            beta = tau * y[i] + a[r] * krow[r] / kxx
+                a[r] = tau * A.y[i]
+            else:
+                r = 0
+                best = 0.0
+                for j in range(m):
+                    cost = a[j] * a[j] * (kdiag[j] - krow[j] * krow[j] / kx)
+                    if j == 0 or cost < best:
+                        best = cost
+                        r = j
+                a[r] = tau * A.y[i] + a[r] * krow[r] / kx
+                removals += 1
             _store_at(&R, i, r)
-            sq[r] = xsq
-            a[r] = beta
-            kdiag[r] = kxx
-            removals += 1.0
-    state[0] = m
-    state[1] = evals
-    state[2] = removals
+            R.sq[r] = xsq
+            kdiag[r] = kx
+            i += 1
+    state.removals = removals
+    return i, m, evals + <long long>counted

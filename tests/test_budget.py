@@ -415,7 +415,7 @@ def test_bpa_s_matches_reference(C: float) -> None:
     ref, A = bpa_reference(X, y, 15, C)
     algo = make(f"bpa_s[budget=15,C={C}]")
     assert np.array_equal(algo.learn_predict_many(X, y), ref)
-    assert np.allclose(np.sort(algo._buf.alpha[:15, 0]), np.sort(A), rtol=1e-9)
+    assert np.allclose(np.sort(algo.model.store.alpha[:15, 0]), np.sort(A), rtol=1e-9)
 
 
 def test_bpa_s_removal_solves_the_constrained_problem() -> None:

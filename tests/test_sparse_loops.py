@@ -40,8 +40,6 @@ def stream(
 CASES = {
     "rbp": ("rbp[budget=8]", None, "rbf[gamma=0.5]", 2),
     "rbp multiclass": ("rbp[budget=8]", None, "rbf[gamma=0.5]", 3),
-    "bpa_s": ("bpa_s[budget=8]", None, "rbf[gamma=0.5]", 2),
-    "bpa_s poly": ("bpa_s[budget=8]", None, "poly[degree=2,offset=1.0]", 2),
     "forgetron": ("forgetron[budget=6]", None, "rbf[gamma=0.5]", 2),
     "projectron": ("projectron[budget=8,eta=0.05]", None, "rbf[gamma=0.5]", 2),
     "projectronpp multiclass": ("projectronpp[budget=8]", None, "linear", 3),
@@ -115,6 +113,8 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
         ("perceptron", "rbf[gamma=0.5]"),
         ("pa", "rbf[gamma=0.5]"),
         ("pa[variant=PA-II]", "poly[degree=2,offset=1.0]"),
+        ("bpa_s[budget=8]", "rbf[gamma=0.5]"),
+        ("bpa_s[budget=8]", "poly[degree=2,offset=1.0]"),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
@@ -122,7 +122,8 @@ def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
 ) -> None:
     """A toolkit learner (one block loop) on CSR blocks that fill the store within a block,
     on one CSR row at a time (``learn_one``) and on the rows densified: the same predictions,
-    stored rows, coefficients and kernel evaluations."""
+    stored rows, coefficients and kernel evaluations. A budgeted learner's store stops at
+    its budget, whose rows are then replaced within blocks."""
     monkeypatch.setattr(expansion, "BLOCK_ROWS", 50)
     X, y = stream(400, seed=1)
     y[::3] *= -1.0  # noise: more mistakes than the 64 rows allocated at first
@@ -137,13 +138,15 @@ def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
     m = want.size
     for store in (got.model.store, one.model.store):
         assert isinstance(store, SparseSupportBuffer)
-        assert store.capacity > 64 and store.size == m
+        assert store.capacity == want.capacity and store.size == m
+        assert want.capacity > 64 or want.capacity == m == 8  # grown, or at the budget
         np.testing.assert_array_equal(store.to_dense(), want.X[:m])
         # PA's τ divides by a loss whose inner products CSR rows sum in another order.
         np.testing.assert_allclose(store.alpha[:m], want.alpha[:m], rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(store.sq[:m], want.sq[:m], rtol=1e-14)
     np.testing.assert_array_equal(got.model.store.alpha[:m], one.model.store.alpha[:m])
     assert got.model.store.kernel_evals == one.model.store.kernel_evals == want.kernel_evals
+    assert got.stats() | {"model_bytes": 0} == dense.stats() | {"model_bytes": 0}
     np.testing.assert_array_equal(got.predict_many(X[:60]), dense.predict_many(X[:60]))
 
 

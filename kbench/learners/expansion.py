@@ -72,13 +72,33 @@ class Expansion:
         Coefficient columns: 1, or the number of classes.
     self_kernel
         Whether the block loop reads k(x, x), which a third-party kernel's ``diag`` gives.
+    limit
+        The most rows the store needs (a learner's budget, whose loop replaces rows once
+        that many are stored): it never grows past them. None: no limit.
     """
 
-    def __init__(self, owner: str, kernel: Kernel, n_outputs: int = 1, self_kernel: bool = False):
+    def __init__(
+        self,
+        owner: str,
+        kernel: Kernel,
+        n_outputs: int = 1,
+        self_kernel: bool = False,
+        limit: int | None = None,
+    ):
         self.owner, self.kernel, self.n_outputs = owner, kernel, n_outputs
         self.spec = KernelSpec.of(kernel)
         self.self_kernel = self_kernel
+        self.limit = limit
         self.store: Store | None = None
+
+    def _grow(self, store: Store) -> None:
+        """Double the store's rows, up to ``limit``."""
+        new = 2 * store.capacity if self.limit is None else min(2 * store.capacity, self.limit)
+        if new <= store.capacity:  # a loop that stops full at the limit would loop forever
+            raise RuntimeError(
+                f"kbench: {self.owner}'s loop outgrew its limit of {self.limit} rows"
+            )
+        store.grow(new)
 
     # -- learning ---------------------------------------------------------------------------
 
@@ -95,7 +115,10 @@ class Expansion:
                 )
             kind = SparseSupportBuffer if rows.sparse else SupportBuffer
             store = self.store = kind(
-                rows.d, FIRST_CAPACITY, n_outputs=self.n_outputs, growable=True
+                rows.d,
+                FIRST_CAPACITY if self.limit is None else min(FIRST_CAPACITY, self.limit),
+                n_outputs=self.n_outputs,
+                growable=True,
             )
         elif rows.sparse and isinstance(store, SupportBuffer):
             refuse_switch(self.owner, True)
@@ -122,7 +145,7 @@ class Expansion:
             store.touch()
             if i == rows.n:
                 return pred
-            store.grow()
+            self._grow(store)
 
     def _learn_given_rows(
         self,
@@ -139,8 +162,10 @@ class Expansion:
         for i in range(rows.n):
             x = row0 if row0 is not None else X[i]
             store.row(self.kernel, x)  # into store.krow; cached after predict_one(x)
-            if store.size == len(store.sq):  # full (len: the capacity, without a property)
-                store.grow()  # keeps krow's values: the row stays valid
+            # Full (len: the capacity, without a property): grow, krow's values kept; a store
+            # at its limit does not, its loop replaces a row.
+            if store.size == len(store.sq) and store.size != self.limit:
+                self._grow(store)
             kxx = 0.0
             if self.self_kernel and not self.spec.compiled:
                 kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
@@ -181,7 +206,7 @@ class Expansion:
                 store.kernel_evals += evals
                 if i == b - a:
                     break
-                store.grow()
+                self._grow(store)
         return pred
 
     # -- predicting -------------------------------------------------------------------------

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.cython_core import _bpa
-from kbench.plugins.algorithms._budget import BudgetLearner
+from kbench.api import hookimpl, param
+from kbench.cython_core._bpa import BpaState, bpa_s_block
+from kbench.learners import ExpansionLearner, Rows, labels
 
 
-class BudgetPA(BudgetLearner):
+class BudgetPA(ExpansionLearner):
     """Budget passive–aggressive, simple variant BPA-S (Wang and Vucetic 2010), binary.
 
     The kernel PA-I update with at most B support vectors. On a hinge loss
@@ -35,29 +36,25 @@ class BudgetPA(BudgetLearner):
     paper = "Wang and Vucetic (2010). Online passive-aggressive algorithms on a budget. AISTATS."
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
-    state_stats = {"removals": 2}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    sparse_loop = True
+    reads_self_kernel = True
 
     budget: int = param(100, low=1)
     C: float = param(1.0, low=0.0, low_open=True)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._state = np.zeros(3)  # m, kernel evaluations in the loop, removals
+        self.model.limit = self.budget
+        self._state = BpaState()
 
-    def _allocate(self, d):
-        self._kdiag = np.zeros(self.budget)
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        y = labels(y, rows.n, signs=self.name)
+        return self.model.learn(
+            bpa_s_block, rows, y, state=self._state, budget=int(self.budget), C=float(self.C)
+        )
 
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf = self._buf
-        kxx = self._loop_kxx(X, have_row)
-        with self._counted(evals=1) as st:
-            _bpa.bpa_s_block(
-                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), self._kdiag, st, self.C,
-                X, y, pred, buf.krow, have_row, kxx, sparse,
-            )  # fmt: skip
+    def stats(self) -> dict[str, Any]:
+        return self.model.stats() | {"removals": float(self._state.removals)}
 
 
 @hookimpl
