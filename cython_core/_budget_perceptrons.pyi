@@ -1,11 +1,16 @@
 """Type stub of kbench.cython_core._budget_perceptrons (RBP, Forgetron, Projectron/++ loops).
 
-Kernels are passed as ``(kind, gamma, scale, offset, degree)`` with ``kind`` one of
-``kbench.core.kernel_rows.KIND_*``, or −1 for a third-party kernel (then only one example with
-``have_row`` set). Arrays are C-contiguous float64 and are updated in place.
+The RBP and Projectron loops follow the toolkit's block-loop convention. The Forgetron's takes
+its kernel as ``(kind, gamma, scale, offset, degree)``, ``kind`` −1 for a third-party kernel
+(then only one example with ``have_row`` set); its arrays are C-contiguous float64, updated in
+place.
 """
 
-from kbench.cython_core._sparse import SparseBlock
+from typing import Any
+
+from typing_extensions import disjoint_base
+
+from kbench.cython_core._sparse import BlockRows, SparseBlock
 from kbench.cython_core._types import F64, U64, Kernel
 
 def scores(krow: F64, alpha: F64, m: int, cs: float, out: F64) -> None: ...
@@ -13,19 +18,17 @@ def sqnorm(x: F64) -> float: ...
 def rng_draws(state: int, n: int) -> list[float]: ...
 def rbp_block(
     kernel: Kernel,
-    SV: F64,
-    sq: F64,
-    alpha: F64,
-    rng: U64,
-    m: int,
-    X: F64,
+    rows: BlockRows,
+    store: Any,
     y: F64,
     pred: F64,
-    krow: F64,
-    scores: F64,
-    have_row: bool,
-    sparse: SparseBlock | None = None,
-) -> tuple[int, int]: ...
+    start: int = 0,
+    have_row: bool = False,
+    kxx: float = 0.0,
+    *,
+    rng: U64,
+    budget: int,
+) -> tuple[int, int, int]: ...
 def forgetron_block(
     kernel: Kernel,
     SV: F64,
@@ -41,23 +44,32 @@ def forgetron_block(
     have_row2: bool,
     sparse: SparseBlock | None = None,
 ) -> None: ...
+
+@disjoint_base
+class ProjectronState:
+    Kinv: Any
+    d: Any
+    projected: int
+    margin_updates: int
+    def __init__(
+        self, Kinv: Any = None, d: Any = None, projected: int = 0, margin_updates: int = 0
+    ) -> None: ...
+    def __reduce__(self) -> Any: ...
+    def ensure(self, cap: int) -> None: ...
+
 def projectron_block(
     kernel: Kernel,
-    SV: F64,
-    sq: F64,
-    alpha: F64,
-    Kinv: F64,
-    state: F64,
-    eta: float,
-    plus: bool,
-    X: F64,
+    rows: BlockRows,
+    store: Any,
     y: F64,
     pred: F64,
-    krow: F64,
-    dvec: F64,
-    scores: F64,
-    have_row: bool,
-    kxx_given: float,
-    U: float = ...,
-    sparse: SparseBlock | None = None,
-) -> None: ...
+    start: int = 0,
+    have_row: bool = False,
+    kxx: float = 0.0,
+    *,
+    state: ProjectronState,
+    budget: int,
+    eta: float,
+    plus: bool,
+    U: float = -1.0,
+) -> tuple[int, int, int]: ...

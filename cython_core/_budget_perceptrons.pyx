@@ -1,20 +1,29 @@
 """Compiled prequential block loops of the budget perceptrons: RBP, Forgetron, Projectron(++).
 
 Every loop predicts then learns examples in turn, computing one kernel row per example
-(``_scores_at``) and reusing it for the prediction and the update. The per-example
-Python path (``learn_one``) calls the same loop on one example with ``have_row`` set: the
-row it passes in is then used as is, so a third-party kernel (``kind < 0``) can be used
-and both paths run the same update code.
+(``_scores_at``) and reusing it for the prediction and the update. The RBP and Projectron
+loops follow the learner toolkit's calling convention
+(:func:`kbench.cython_core._perceptron.perceptron_block`: dense, CSR and one-row input
+through ``kbench.learners.Expansion``); the Forgetron's still takes the buffer's arrays,
+and ``have_row`` on its per-example path.
 """
+cimport numpy as cnp
 from libc.math cimport fabs, sqrt
 from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_blas cimport daxpy
 
+import numpy as np
+
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._sparse cimport (
-    LoopRows, _rows_of, _scores_at, _self_at, _store_at, _stored_row_at,
+    BlockRows, LoopRows, _loop_rows, _rows_of, _scores_at, _self_at, _store_at,
+    _stored_row_at,
 )
+
+cnp.import_array()
 from kbench.cython_core._budget_ops cimport (
     _fold_scale, _kinv_append, _kinv_solve, _rng_below, _rng_uniform,
 )
@@ -43,56 +52,69 @@ def rng_draws(unsigned long long state, Py_ssize_t n):
 
 # -- random budget perceptron ---------------------------------------------------------------
 
-def rbp_block(kernel,
-              double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, uint64_t[::1] rng,
-              Py_ssize_t m, const double[:, ::1] X, const double[::1] y, double[::1] pred,
-              double[::1] krow, double[::1] scores, bint have_row, sparse=None):
-    """Random budget perceptron on every row of X; returns ``(m, kernel_evals)``.
+def rbp_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+              bint have_row=False, double kxx=0.0, *, rng, Py_ssize_t budget):
+    """Random budget perceptron on rows start, start+1, … of ``rows``.
 
     Binary: on y·f(x) ≤ 0 store x with α = y. Multiclass (C columns): on a mistake store x
-    with +1 for the true class and −1 for the predicted one. When the B slots are full the
-    new vector overwrites a slot drawn uniformly from the generator ``rng``. With a
-    ``sparse`` block (:class:`kbench.cython_core._sparse.SparseBlock`) the rows of X are
-    the examples' marks, their kernel rows come from the block's CSR rows against its
-    store, and a stored example is written into the store too.
+    with +1 for the true class and −1 for the predicted one. When ``budget`` rows are
+    stored the new one overwrites a slot drawn uniformly from the SplitMix64 generator
+    whose one-word state ``rng`` (uint64) is updated in place. Calling convention and
+    result as :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0], C = alpha.shape[1]
-    cdef Py_ssize_t i, c, guess, yi, slot
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    if budget < 1:
+        raise ValueError(f"kbench: a budget must be at least 1, got {budget}")
+    cdef uint64_t[::1] g = rng
+    if g.shape[0] != 1:
+        raise ValueError("kbench: rbp's generator state is one uint64")
+    cdef Py_ssize_t m = A.m, n = rows.n, i = start, C = A.C, c, guess, yi, slot
     cdef long long evals = 0
     cdef double f, xsq
     cdef bint mistake
+    cdef double* scores = <double*>malloc(C * sizeof(double))
+    if scores == NULL:
+        raise MemoryError()
     with nogil:
-        for i in range(n):
-            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0],
-                                &alpha[0, 0], C, 1.0, &scores[0])
+        while i < n:
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, A.krow, A.alpha, C, 1.0,
+                                scores)
             if C == 1:
                 f = scores[0]
-                pred[i] = _sign_label(f)
-                mistake = y[i] * f <= 0.0
+                A.pred[i] = _sign_label(f)
+                mistake = A.y[i] * f <= 0.0
                 guess = 0
             else:
-                guess = _argmax(&scores[0], C)
-                pred[i] = _class_label(<double>guess, &scores[0], C)
-                mistake = guess != <Py_ssize_t>y[i]
+                guess = _argmax(scores, C)
+                A.pred[i] = _class_label(<double>guess, scores, C)
+                mistake = guess != <Py_ssize_t>A.y[i]
             if not mistake:
+                i += 1
                 continue
-            if m < B:
+            if m < budget:
+                if m == A.cap:
+                    if not (have_row and i == 0):
+                        evals -= m  # this example is redone after the store grows
+                    break
                 slot = m
                 m += 1
             else:
-                slot = _rng_below(&rng[0], B)
+                slot = _rng_below(&g[0], budget)
             _store_at(&R, i, slot)
-            sq[slot] = xsq
+            R.sq[slot] = xsq
             if C == 1:
-                alpha[slot, 0] = y[i]
+                A.alpha[slot] = A.y[i]
             else:
-                yi = <Py_ssize_t>y[i]
+                yi = <Py_ssize_t>A.y[i]
                 for c in range(C):
-                    alpha[slot, c] = 0.0
-                alpha[slot, yi] = 1.0
-                alpha[slot, guess] = -1.0
-    return m, evals
+                    A.alpha[slot * C + c] = 0.0
+                A.alpha[slot * C + yi] = 1.0
+                A.alpha[slot * C + guess] = -1.0
+            i += 1
+    free(scores)
+    return i, m, evals
 
 
 # -- Forgetron (self-tuned) -----------------------------------------------------------------
@@ -199,88 +221,129 @@ def forgetron_block(kernel,
 
 # -- Projectron and Projectron++ ------------------------------------------------------------
 
-def projectron_block(kernel,
-                     double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha,
-                     double[:, ::1] Kinv, double[::1] state, double eta, bint plus,
-                     const double[:, ::1] X, const double[::1] y, double[::1] pred,
-                     double[::1] krow, double[::1] dvec, double[::1] scores,
-                     bint have_row, double kxx_given, double U=-1.0, sparse=None):
-    """Projectron (``plus`` false) or Projectron++ (``plus`` true) on every row of X.
+cdef class ProjectronState:
+    """The Projectron's inverse Gram matrix of its support vectors (``Kinv``, ``cap × cap``,
+    the leading m × m block in use), its scratch d = K⁻¹k (``d``), and the counts of
+    projected mistakes and of margin-error updates; picklable."""
 
-    ``state`` = ``[m, kernel_evals, n_projected, n_margin_updates]``. Kinv (B×B) holds the
-    inverse Gram matrix of the m support vectors. ``kxx_given`` is k(x, x) of the first
-    example when ``have_row`` is set and the kernel is not compiled. Margin errors of
-    Projectron++: with ``U`` ≥ 0 the step τ = min(ℓ/‖Pk‖², 1) is taken when
+    cdef public object Kinv, d
+    cdef public long long projected, margin_updates
+
+    def __init__(self, Kinv=None, d=None, long long projected=0, long long margin_updates=0):
+        self.Kinv = np.zeros((0, 0)) if Kinv is None else Kinv
+        self.d = np.zeros(0) if d is None else d
+        self.projected, self.margin_updates = projected, margin_updates
+
+    def __reduce__(self):
+        return ProjectronState, (self.Kinv, self.d, self.projected, self.margin_updates)
+
+    def ensure(self, Py_ssize_t cap):
+        """Room for ``cap`` support vectors, those stored kept."""
+        if cap > self.Kinv.shape[0]:
+            self.Kinv = _grown(self.Kinv, (cap, cap))
+            self.d = _grown(self.d, (cap,))
+
+
+def projectron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+                     bint have_row=False, double kxx=0.0, *, ProjectronState state not None,
+                     Py_ssize_t budget, double eta, bint plus, double U=-1.0):
+    """Projectron (``plus`` false) or Projectron++ (``plus`` true) on rows start, start+1, …
+    of ``rows``, with at most ``budget`` support vectors.
+
+    Margin errors of Projectron++: with ``U`` ≥ 0 the step τ = min(ℓ/‖Pk‖², 1) is taken when
     β = τ(2ℓ − τ‖Pk‖² − 2U‖δ‖) ≥ 0 (U bounds the competitor's norm in the mistake bound);
     with ``U`` < 0 the test is ℓ − δ²/η > 0 and τ is also capped by 2(ℓ − δ²/η)/‖Pk‖².
-    ``sparse``: CSR rows, as for :func:`rbp_block`.
+    Calling convention and result as :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0], C = alpha.shape[1]
-    cdef Py_ssize_t m = <Py_ssize_t>state[0], i, c, guess, yi, rv
-    cdef double evals = state[1], nproj = state[2], nmargin = state[3]
-    cdef double f, xsq, kxx, margin, delta2, pk2, loss, excess, tau, mult, dirn
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    if budget < 1:
+        raise ValueError(f"kbench: a budget must be at least 1, got {budget}")
+    state.ensure(A.cap)
+    cdef double[:, ::1] Kinv = state.Kinv
+    cdef double[::1] dvec = state.d
+    cdef Py_ssize_t m = A.m, n = rows.n, i = start, C = A.C, ld = Kinv.shape[0], c, guess, yi, rv
+    cdef long long evals = 0, nproj = state.projected, nmargin = state.margin_updates
+    cdef double f, xsq, kx, yt, margin, delta2, pk2, loss, excess, tau, mult, dirn
+    cdef double counted = 0.0
+    cdef double* alpha = A.alpha
     cdef bint mistake
     cdef int one = 1, mm, nc = <int>C
+    cdef double* scores = <double*>malloc(C * sizeof(double))
+    if scores == NULL:
+        raise MemoryError()
     with nogil:
-        for i in range(n):
-            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0],
-                                &alpha[0, 0], C, 1.0, &scores[0])
-            yi = <Py_ssize_t>y[i]
+        while i < n:
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, A.krow, alpha, C, 1.0,
+                                scores)
+            yt = A.y[i]
+            yi = <Py_ssize_t>yt
             if C == 1:
                 f = scores[0]
-                pred[i] = _sign_label(f)
-                margin = y[i] * f
+                A.pred[i] = _sign_label(f)
+                margin = yt * f
                 mistake = margin <= 0.0
                 guess = 0
                 rv = 0
             else:
-                guess = _argmax(&scores[0], C)
-                pred[i] = _class_label(<double>guess, &scores[0], C)
+                guess = _argmax(scores, C)
+                A.pred[i] = _class_label(<double>guess, scores, C)
                 mistake = guess != yi
-                rv = guess if mistake else _rival(&scores[0], C, yi)
+                rv = guess if mistake else _rival(scores, C, yi)
                 margin = scores[yi] - scores[rv]
             if not (mistake or (plus and margin < 1.0)):
+                i += 1
                 continue
-            kxx = _self_at(&R, i, xsq, have_row and i == 0, kxx_given, &evals)
+            kx = _self_at(&R, i, xsq, have_row and i == 0, kxx, &counted)
+            if kx <= 0.0:  # k(x, ·) = 0: no direction to move in (and 1/δ² would be inf)
+                i += 1
+                continue
             if m > 0:
-                _kinv_solve(&Kinv[0, 0], B, m, &krow[0], &dvec[0])
-                pk2 = _dot(&krow[0], &dvec[0], <int>m)
-                delta2 = kxx - pk2
+                _kinv_solve(&Kinv[0, 0], ld, m, A.krow, &dvec[0])
+                pk2 = _dot(A.krow, &dvec[0], <int>m)
+                delta2 = kx - pk2
                 if delta2 < 0.0:  # rounding when x is (almost) in the span
                     delta2 = 0.0
-                pk2 = kxx - delta2
+                pk2 = kx - delta2
             else:
-                delta2 = kxx
+                delta2 = kx
                 pk2 = 0.0
             mm = <int>m
             if mistake:
                 # Add x unless it is within η of the span (or the budget is full); the 1e-10
                 # floor keeps a point that is numerically in the span out of Kinv.
-                if m == 0 or (m < B and delta2 > eta and delta2 > 1e-10 * kxx):
-                    _kinv_append(&Kinv[0, 0], B, m, &dvec[0], delta2)
+                if m == 0 or (m < budget and delta2 > eta and delta2 > 1e-10 * kx):
+                    if m == A.cap:
+                        if not (have_row and i == 0):
+                            evals -= m  # this example is redone after the store grows
+                            counted -= 1.0
+                        break
+                    _kinv_append(&Kinv[0, 0], ld, m, &dvec[0], delta2)
                     _store_at(&R, i, m)
-                    sq[m] = xsq
+                    R.sq[m] = xsq
                     if C == 1:
-                        alpha[m, 0] = y[i]
+                        alpha[m] = yt
                     else:
                         for c in range(C):
-                            alpha[m, c] = 0.0
-                        alpha[m, yi] = 1.0
-                        alpha[m, guess] = -1.0
+                            alpha[m * C + c] = 0.0
+                        alpha[m * C + yi] = 1.0
+                        alpha[m * C + guess] = -1.0
                     m += 1
                 else:
-                    nproj += 1.0
+                    nproj += 1
                     if C == 1:
-                        dirn = y[i]
-                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, 0], &one)
+                        dirn = yt
+                        daxpy(&mm, &dirn, &dvec[0], &one, alpha, &one)
                     else:
                         dirn = 1.0
-                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, yi], &nc)
+                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[yi], &nc)
                         dirn = -1.0
-                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, guess], &nc)
+                        daxpy(&mm, &dirn, &dvec[0], &one, &alpha[guess], &nc)
+                i += 1
                 continue
             # Projectron++ margin error: a projected step only, never a new support vector.
+            i += 1
             if pk2 <= 0.0:
                 continue
             loss = 1.0 - margin
@@ -301,16 +364,15 @@ def projectron_block(kernel,
                     continue
                 if 2.0 * excess / (mult * pk2) < tau:
                     tau = 2.0 * excess / (mult * pk2)
-            nmargin += 1.0
+            nmargin += 1
             if C == 1:
-                dirn = tau * y[i]
-                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, 0], &one)
+                dirn = tau * yt
+                daxpy(&mm, &dirn, &dvec[0], &one, alpha, &one)
             else:
                 dirn = tau
-                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, yi], &nc)
+                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[yi], &nc)
                 dirn = -tau
-                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[0, rv], &nc)
-    state[0] = m
-    state[1] = evals
-    state[2] = nproj
-    state[3] = nmargin
+                daxpy(&mm, &dirn, &dvec[0], &one, &alpha[rv], &nc)
+    free(scores)
+    state.projected, state.margin_updates = nproj, nmargin
+    return i, m, evals + <long long>counted

@@ -340,7 +340,7 @@ def test_projectronpp_bound_rule_matches_paper_update(task: str, C: int, U: floa
     # The two projections differ by rounding amplified by K's conditioning (about 1e-12
     # relative here), so the coefficients are compared to 1e-7, far above that and far
     # below any difference in the update rule (steps are of order 0.1 to 1).
-    np.testing.assert_allclose(algo._buf.alpha[:m], A, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(algo.model.store.alpha[:m], A, rtol=1e-7, atol=1e-9)
     # Not vacuous: on this stream the test both takes and refuses margin steps.
     assert algo.stats()["margin_updates"] == log.count("taken") > 0
     assert log.count("refused") > 0
@@ -368,7 +368,7 @@ def test_projectron_inverse_equals_direct_inverse() -> None:
     algo.learn_predict_many(X, y)
     m = algo.stats()["n_support"]
     assert m > 20
-    K = rbf(algo._buf.X[:m], algo._buf.X[:m], GAMMA)
+    K = rbf(algo.model.store.X[:m], algo.model.store.X[:m], GAMMA)
     assert np.allclose(algo.kernel_inverse(), np.linalg.inv(K), rtol=1e-8, atol=1e-8)
     assert np.allclose(algo.kernel_inverse() @ K, np.eye(m), atol=1e-9)
 
@@ -1146,3 +1146,20 @@ def test_budgeted_study_file_is_valid() -> None:
             budgets.add(int(re.search(r"(?:budget|D)=(\d+)", spec).group(1)))
             make(spec, task=task, n_classes=10 if task == "multiclass" else 2, kernel=e.kernels[0])
     assert budgets == {50, 100, 200, 500}
+
+
+@pytest.mark.parametrize("spec", ["projectron[budget=8]", "projectronpp[budget=8]"])
+@pytest.mark.parametrize("C", [1, 3])
+def test_projectrons_skip_a_row_with_no_direction(spec: str, C: int) -> None:
+    """With the linear kernel a zero row has k(x, x) = 0: the Projectrons learn nothing from
+    it (it used to enter K⁻¹ with 1/δ² = inf, and every later prediction was NaN)."""
+    X, y = binary_stream(150) if C == 1 else multiclass_stream(150)
+    X0 = np.vstack([np.zeros((1, X.shape[1])), X])
+    y0 = np.concatenate([[y[0]], y])
+    task, n_classes = ("binary", 2) if C == 1 else ("multiclass", C)
+    with_zero = make(spec, task=task, n_classes=n_classes, kernel="linear")
+    without = make(spec, task=task, n_classes=n_classes, kernel="linear")
+    pred = with_zero.learn_predict_many(X0, y0)
+    assert np.isfinite(pred).all()
+    np.testing.assert_array_equal(pred[1:], without.learn_predict_many(X, y))
+    assert with_zero.stats()["n_support"] == without.stats()["n_support"] > 1

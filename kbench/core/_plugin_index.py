@@ -37,7 +37,6 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "kbench.algorithms.budget_perceptrons": {
         "algorithm": (
-            "forgetron",
             "projectron",
             "projectronpp",
             "rbp",
@@ -51,6 +50,9 @@ BUILTIN_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "fogd",
             "nogd",
         ),
+    },
+    "kbench.algorithms.forgetron": {
+        "algorithm": ("forgetron",),
     },
     "kbench.algorithms.huller": {
         "algorithm": ("huller",),

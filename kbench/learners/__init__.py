@@ -12,7 +12,8 @@ compiled core. Plugins import its names from :mod:`kbench.api` or from here.
 * :class:`KernelSpec`, :class:`BlockRows`: the typed boundary to the compiled loops;
 * :class:`RevisitingLearner`: the base of a learner that keeps examples in slots and
   revisits them (LASVM, the Huller), with its :class:`KernelCache` of kernel rows between
-  them and the identities of examples over passes (:class:`ExampleIds`, :class:`PassIds`).
+  them and the identities of examples over passes (:class:`ExampleIds`, :class:`PassIds`);
+* :func:`seed_state`: the state of the compiled generator a learner's loop draws from.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from kbench.cython_core._kernels import KernelKind, KernelSpec
 from kbench.cython_core._sparse import BlockRows
 from kbench.learners.example_ids import ExampleIds, PassIds
 from kbench.learners.expansion import Expansion, expansion_stats, refuse_switch
+from kbench.learners.generator import seed_state
 from kbench.learners.kernel_cache import KernelCache
 from kbench.learners.learner import ExpansionLearner
 from kbench.learners.revisit import RevisitingLearner
@@ -48,4 +50,5 @@ __all__ = [
     "expansion_stats",
     "labels",
     "refuse_switch",
+    "seed_state",
 ]

@@ -39,11 +39,6 @@ def sqnorm(x: np.ndarray) -> float:
     return _budget_perceptrons.sqnorm(x)
 
 
-def seed_state(seed: int) -> np.ndarray:
-    """The one-word state of the compiled SplitMix64 generator for a learner's seed."""
-    return np.array([seed % (1 << 64)], dtype=np.uint64)
-
-
 def expansion_stats(buf: Any, nbytes: int | None = None) -> dict[str, Any]:
     """What a kernel expansion in the buffer ``buf`` (None before the first example)
     reports: its support vectors, the kernel evaluations and ``nbytes``, the model's

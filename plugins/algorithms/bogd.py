@@ -9,7 +9,8 @@ import numpy as np
 from kbench import hookimpl
 from kbench.core.components import param
 from kbench.cython_core import _bogd, _budget_perceptrons
-from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
+from kbench.learners import seed_state
+from kbench.plugins.algorithms._budget import BudgetLearner
 
 
 class BOGD(BudgetLearner):

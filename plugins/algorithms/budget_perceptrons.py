@@ -1,22 +1,22 @@
-"""Budget perceptrons: random budget perceptron, self-tuned Forgetron, Projectron and Projectron++.
+"""Budget perceptrons: the random budget perceptron, the Projectron and Projectron++.
 
-All are mistake-driven kernel perceptrons whose number of support vectors never exceeds
-a budget B. Their update loops are compiled (``cython_core/_budget_perceptrons.pyx``).
+Mistake-driven kernel perceptrons whose number of support vectors never exceeds a budget B,
+each one class over ``kbench.learners`` and one compiled block loop
+(``cython_core/_budget_perceptrons.pyx``). The Forgetron is in ``forgetron``.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.cython_core import _budget_perceptrons as _bp
-from kbench.plugins.algorithms._budget import BudgetLearner, seed_state
+from kbench.api import hookimpl, param
+from kbench.cython_core._budget_perceptrons import ProjectronState, projectron_block, rbp_block
+from kbench.learners import ExpansionLearner, Rows, labels, seed_state
 
 
-class RandomBudgetPerceptron(BudgetLearner):
+class RandomBudgetPerceptron(ExpansionLearner):
     """Random budget perceptron (Cavallanti, Cesa-Bianchi and Gentile 2007).
 
     The kernel perceptron with at most ``budget`` support vectors. Binary: predict
@@ -38,116 +38,21 @@ class RandomBudgetPerceptron(BudgetLearner):
     paper = "Cavallanti, Cesa-Bianchi and Gentile (2007). Tracking the best hyperplane with a simple budget perceptron. Machine Learning 69."
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    sparse_loop = True
 
     budget: int = param(100, low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        self.model.limit = self.budget
         self._rng = seed_state(self.seed)
 
-    def _allocate(self, d):
-        self._scores = np.empty(self._outputs)
-
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf = self._buf
-        buf.size, evals = _bp.rbp_block(
-            self._kargs(),
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            self._rng,
-            buf.size,
-            X,
-            y,
-            pred,
-            buf.krow,
-            self._scores,
-            have_row,
-            sparse,
-        )
-        buf.kernel_evals += evals
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        return self.model.learn(rbp_block, rows, y, rng=self._rng, budget=int(self.budget))
 
 
-class Forgetron(BudgetLearner):
-    """Self-tuned Forgetron (Dekel, Shalev-Shwartz and Singer 2008), binary.
-
-    A kernel perceptron with at most B support vectors, kept in a queue. On a mistake
-    (``y_t f_t(x_t) ≤ 0``), with M_t the number of mistakes so far (this one included):
-
-    * perceptron step ``f' = f_t + y_t k(x_t, ·)``;
-    * if f' has at most B terms, ``f_{t+1} = f'``;
-    * otherwise let r be the oldest support vector, ``σ = |α_r|`` its current weight,
-      ``μ = y_r f'(x_r)`` and, with the paper's removal damage ``Ψ(λ, μ) = λ² + 2λ − 2λμ``,
-      take the shrinking coefficient as the largest ``φ ∈ (0, 1]`` with
-      ``Q + Ψ(σφ, φμ) ≤ (15/32) M_t`` — the margin enters as ``φμ``, the margin of x_r
-      under the shrunk function ``φ f'``, so ``Ψ(σφ, φμ) = (σ² − 2σμ)φ² + 2σφ``; then
-      ``Q ← Q + Ψ(σφ, φμ)`` and ``f_{t+1} = φ f' − φ σ y_r k(x_r, ·)`` (shrink every
-      coefficient by φ, then remove the oldest).
-
-    Shrinking is applied through one global scale factor. The removal needs ``f'(x_r)``,
-    one more kernel row on each mistake once the budget is full. With B at least the
-    number of mistakes it is exactly the kernel perceptron. The Forgetron is defined for
-    binary problems only.
-
-    Parameters
-    ----------
-    budget
-        B ≥ 1, the largest number of support vectors.
-    """
-
-    name = "forgetron"
-    paper = "Dekel, Shalev-Shwartz and Singer (2008). The Forgetron: a kernel-based perceptron on a budget. SIAM Journal on Computing 37(5)."
-    tasks = frozenset({"binary"})
-    test_params = {"budget": 12}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    sparse_loop = True
-    state_stats = {"scale": 2, "removal_damage": 3}
-    model_arrays = ("_krow2",)
-
-    budget: int = param(100, low=1)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        # m, head (oldest slot), coefficient scale, Q, M, kernel evaluations in the loop.
-        self._state = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-
-    def _allocate(self, d):
-        self._krow2 = np.zeros(self.budget)
-
-    def _scale(self):
-        return float(self._state[2])
-
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf, st = self._buf, self._state
-        have_row2 = False
-        if have_row and self._compiled is None and buf.size == self.budget:
-            # A third-party kernel: compute the oldest vector's row here if the update needs it.
-            out = np.empty(1)
-            _bp.scores(buf.krow, buf.alpha, buf.size, st[2], out)
-            if y[0] * out[0] <= 0.0:
-                r = int(st[1])
-                m = buf.size
-                if self._sparse is not None:  # CSR rows: buf.X holds marks, the store the rows
-                    store = self._sparse.store
-                    self._krow2[:m] = store.row(self.kernel, store.get(r))[:m]
-                else:
-                    self._krow2[:m] = self.kernel.row(
-                        buf.X[:m], buf.X[r], sq=buf.sq[:m], xsq=buf.sq[r]
-                    )
-                buf.kernel_evals += m
-                have_row2 = True
-        with self._counted(evals=5):
-            _bp.forgetron_block(
-                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st,
-                X, y, pred, buf.krow, self._krow2, have_row, have_row2, sparse,
-            )  # fmt: skip
-
-
-class Projectron(BudgetLearner):
+class Projectron(ExpansionLearner):
     """Projectron (Orabona, Keshet and Caputo 2009), binary and multiclass, with a hard budget.
 
     A kernel perceptron that adds a support vector only when the new example is far from
@@ -183,11 +88,7 @@ class Projectron(BudgetLearner):
     paper = "Orabona, Keshet and Caputo (2009). Bounded kernel-based online learning. JMLR 10."
     tasks = frozenset({"binary", "multiclass"})
     test_params = {"budget": 12}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    sparse_loop = True
-    state_stats = {"projected_updates": 2, "margin_updates": 3}
-    model_arrays = ("_Kinv", "_d")
+    reads_self_kernel = True
     _plus = False
 
     budget: int = param(100, low=1)
@@ -195,23 +96,21 @@ class Projectron(BudgetLearner):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        # m, kernel evaluations in the loop, projected mistakes, margin-error updates.
-        self._state = np.zeros(4)
+        self.model.limit = self.budget
+        self._state = ProjectronState()
 
-    def _allocate(self, d):
-        self._Kinv = np.zeros((self.budget, self.budget))
-        self._d = np.zeros(self.budget)
-        self._scores = np.empty(self._outputs)
-
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf = self._buf
-        kxx = self._loop_kxx(X, have_row)
-        with self._counted(evals=1) as st:
-            _bp.projectron_block(
-                self._kargs(), buf.X, buf.sq, buf.alpha, self._Kinv, st, self.eta, self._plus,
-                X, y, pred, buf.krow, self._d, self._scores, have_row, kxx, self._margin_U(),
-                sparse,
-            )  # fmt: skip
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        return self.model.learn(
+            projectron_block,
+            rows,
+            labels(y, rows.n),
+            state=self._state,
+            budget=int(self.budget),
+            eta=float(self.eta),
+            plus=self._plus,
+            U=self._margin_U(),
+        )
 
     def _margin_U(self) -> float:
         """U of the margin-error test β ≥ 0, or −1 for the η test (and for the Projectron)."""
@@ -219,8 +118,15 @@ class Projectron(BudgetLearner):
 
     def kernel_inverse(self) -> np.ndarray:
         """The maintained inverse Gram matrix of the current support vectors (a copy)."""
-        m = self._buf.size if self._buf is not None else 0
-        return self._Kinv[:m, :m].copy() if m else np.zeros((0, 0))
+        m = self.model.store.size if self.model.store is not None else 0
+        return self._state.Kinv[:m, :m].copy() if m else np.zeros((0, 0))
+
+    def stats(self) -> dict[str, Any]:
+        st = self._state
+        return self.model.stats() | {
+            "projected_updates": float(st.projected),
+            "margin_updates": float(st.margin_updates),
+        }
 
 
 class ProjectronPP(Projectron):
@@ -289,5 +195,5 @@ class ProjectronPP(Projectron):
 @hookimpl
 def kbench_register_algorithms(register):
     """Register the budget perceptrons."""
-    for cls in (RandomBudgetPerceptron, Forgetron, Projectron, ProjectronPP):
+    for cls in (RandomBudgetPerceptron, Projectron, ProjectronPP):
         register(cls)
