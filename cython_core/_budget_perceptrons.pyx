@@ -36,11 +36,6 @@ def scores(const double[::1] krow, const double[:, ::1] alpha, Py_ssize_t m, dou
         _expansion(&krow[0], &alpha[0, 0], m, alpha.shape[1], cs, &out[0])
 
 
-def sqnorm(const double[::1] x):
-    """‖x‖², with the arithmetic of the block loops."""
-    return _dot(&x[0], &x[0], <int>x.shape[0]) if x.shape[0] > 0 else 0.0
-
-
 def rng_draws(unsigned long long state, Py_ssize_t n):
     """The next n uniform doubles of the generator started at ``state`` (for tests)."""
     cdef uint64_t s = state

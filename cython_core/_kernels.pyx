@@ -319,6 +319,11 @@ cdef inline void _sq_norms(const floating* A, Py_ssize_t n, int d,
         out[i] = _dot(A + i * d, A + i * d, d) if d > 0 else 0.0
 
 
+def sqnorm(const double[::1] x):
+    """‖x‖² of one float64 row, summed as every compiled loop sums it (``_dot``)."""
+    return _dot(&x[0], &x[0], <int>x.shape[0]) if x.shape[0] > 0 else 0.0
+
+
 def sq_norms(A, out):
     """Write the squared Euclidean norm of each row of A into out (float64 or float32, one dtype)."""
     cdef int t = _row_dtype(A)

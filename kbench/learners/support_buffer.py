@@ -109,9 +109,15 @@ class SupportBuffer(RowStore):
         compiled = kernel.compiled()
         if compiled is not None:
             if m:
-                # Only the RBF kernel reads ‖x‖²; the others skip computing it.
+                # Only the RBF kernel reads ‖x‖²; the others skip computing it. Summed as
+                # the block loops sum it, so that a row learned alone is learned alike.
                 if xsq is None:
-                    xsq = float(x @ x) if compiled[0] == KIND_RBF else 0.0
+                    if compiled[0] != KIND_RBF:
+                        xsq = 0.0
+                    elif x.dtype == np.float64 and x.flags.c_contiguous:
+                        xsq = _kernels.sqnorm(x)
+                    else:
+                        xsq = float(x @ x)  # kernel_row refuses such an x, in one line
                 _kernels.kernel_row(compiled, self.X, self.sq, x, xsq, self.krow, m)
         else:
             if xsq is None:

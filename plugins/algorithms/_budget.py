@@ -19,7 +19,7 @@ import numpy as np
 
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm
-from kbench.cython_core import _bsgd, _budget_perceptrons
+from kbench.cython_core import _bsgd, _budget_perceptrons, _kernels
 from kbench.learners.support_buffer import SupportBuffer
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
@@ -36,7 +36,7 @@ NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
 
 def sqnorm(x: np.ndarray) -> float:
     """‖x‖² computed exactly as the compiled loops compute it."""
-    return _budget_perceptrons.sqnorm(x)
+    return _kernels.sqnorm(x)
 
 
 def expansion_stats(buf: Any, nbytes: int | None = None) -> dict[str, Any]:
