@@ -162,19 +162,6 @@ def test_refused_rows_leave_the_learner_as_it_was(data) -> None:
     assert model._state.t == len(y) == model._state.history.size
 
 
-def test_multiclass_one_vs_rest() -> None:
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(240, 2)) + np.repeat([[0, 3], [3, 0], [-3, -3]], 80, axis=0)
-    y = np.repeat([0.0, 1.0, 2.0], 80)
-    order = rng.permutation(240)
-    X, y = np.ascontiguousarray(X[order]), y[order]
-    model = create(
-        "ovr[base=oisvm]", kernel="rbf[gamma=0.5]", loss=None, task="multiclass", n_classes=3
-    )
-    pred = model.learn_predict_many(X, y)
-    assert np.mean(pred[120:] != y[120:]) < 0.1
-
-
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

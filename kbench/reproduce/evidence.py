@@ -180,6 +180,19 @@ def equivalent(t: dict[str, Any], margin: float) -> bool:
     return bool(-margin < lo and hi < margin)
 
 
+def about_the_same(t: dict[str, Any], value: str, margin: float, within: str, why: str) -> Finding:
+    """The finding of a claim that two arms are about the same: reproduced when two one-sided
+    tests put the mean difference within ±``margin`` (``within`` says it in words: "1 dB"),
+    consistent when the paired test finds no significant difference, else not."""
+    if equivalent(t, margin):
+        return Finding(value, REPRODUCED, f"equivalent within {within} (TOST); {why}")
+    if not t["p_holm"] < ALPHA:
+        return Finding(
+            value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
+        )
+    return Finding(value, NOT, f"significantly different; {why}")
+
+
 def _p(p: float) -> str:
     return "–" if p is None or math.isnan(p) else (f"{p:.2g}" if p < 0.001 else f"{p:.3f}")
 

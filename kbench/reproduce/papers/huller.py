@@ -7,7 +7,7 @@ averaged perceptron, on digit-vs-rest problems of the MNIST sample.
 from __future__ import annotations
 
 from kbench.reproduce import evidence
-from kbench.reproduce.verdicts import CONSISTENT, NOT, REPRODUCED, Claim, Finding, Paper
+from kbench.reproduce.verdicts import NOT, REPRODUCED, Claim, Finding, Paper
 from kbench.results.store import Results
 
 
@@ -25,13 +25,7 @@ def _huller_vs_libsvm(results: Results) -> Finding:
     gap = 100 * t["mean_diff"]
     value = f"HULLER×1 {evidence.mean_sd(100 * h1['test_error'].astype(float), '.2f')}%, LIBSVM {evidence.mean_sd(100 * lib['test_error'].astype(float), '.2f')}%"
     why = f"gap {gap:+.2f} pt; {evidence.seedtest(t)}"
-    if evidence.equivalent(t, 0.005):
-        return Finding(value, REPRODUCED, f"equivalent within 0.5 pt (TOST); {why}")
-    if not (t["p_holm"] < evidence.ALPHA):
-        return Finding(
-            value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
-        )
-    return Finding(value, NOT, f"significantly different; {why}")
+    return evidence.about_the_same(t, value, 0.005, "0.5 pt", why)
 
 
 def _huller_sparser(results: Results) -> Finding:

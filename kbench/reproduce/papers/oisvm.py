@@ -10,7 +10,7 @@ their words: fewer support vectors, paired over seeds, and an equivalent test er
 from __future__ import annotations
 
 from kbench.reproduce import evidence
-from kbench.reproduce.verdicts import CONSISTENT, NOT, REPRODUCED, Claim, Finding, Paper
+from kbench.reproduce.verdicts import Claim, Finding, Paper
 from kbench.results.store import Results
 
 #: Test errors within this many percentage points count as the same accuracy.
@@ -49,13 +49,7 @@ def _same_accuracy(results: Results) -> Finding:
         f"SVM {evidence.mean_sd(svm['test_pp'], '.2f')}%"
     )
     why = f"gap {t['mean_diff']:+.2f} points; {evidence.seedtest(t)}"
-    if evidence.equivalent(t, MARGIN_PP):
-        return Finding(value, REPRODUCED, f"equivalent within {MARGIN_PP:g} point (TOST); {why}")
-    if not t["p_holm"] < evidence.ALPHA:
-        return Finding(
-            value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
-        )
-    return Finding(value, NOT, f"significantly different; {why}")
+    return evidence.about_the_same(t, value, MARGIN_PP, f"{MARGIN_PP:g} point", why)
 
 
 A9A = (

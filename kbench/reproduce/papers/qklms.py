@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbench.reproduce import evidence
-from kbench.reproduce.verdicts import CONSISTENT, NOT, REPRODUCED, Claim, Finding, Paper
+from kbench.reproduce.verdicts import Claim, Finding, Paper
 from kbench.results.store import Results
 
 #: Testing MSEs within this many decibels count as the same accuracy.
@@ -48,13 +48,7 @@ def _same_accuracy(results: Results) -> Finding:
         f"KLMS {evidence.mean_sd(k['test_db'], '.2f')} dB"
     )
     why = f"gap {t['mean_diff']:+.2f} dB; {evidence.seedtest(t)}"
-    if evidence.equivalent(t, MARGIN_DB):
-        return Finding(value, REPRODUCED, f"equivalent within {MARGIN_DB:g} dB (TOST); {why}")
-    if not t["p_holm"] < evidence.ALPHA:
-        return Finding(
-            value, CONSISTENT, f"no significant difference, equivalence not shown; {why}"
-        )
-    return Finding(value, NOT, f"significantly different; {why}")
+    return evidence.about_the_same(t, value, MARGIN_DB, f"{MARGIN_DB:g} dB", why)
 
 
 MACKEY_GLASS = (
