@@ -10,24 +10,14 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
-from kbench.cython_core._sparse import BlockRows, SparseBlock
-from kbench.cython_core._types import F64, U64, Kernel
+from kbench.cython_core._sparse import SparseBlock
+from kbench.cython_core._types import F64, BlockLoop, Kernel
 
 def scores(krow: F64, alpha: F64, m: int, cs: float, out: F64) -> None: ...
 def rng_draws(state: int, n: int) -> list[float]: ...
-def rbp_block(
-    kernel: Kernel,
-    rows: BlockRows,
-    store: Any,
-    y: F64,
-    pred: F64,
-    start: int = 0,
-    have_row: bool = False,
-    kxx: float = 0.0,
-    *,
-    rng: U64,
-    budget: int,
-) -> tuple[int, int, int]: ...
+
+rbp_block: BlockLoop
+
 def forgetron_block(
     kernel: Kernel,
     SV: F64,
@@ -56,19 +46,4 @@ class ProjectronState:
     def __reduce__(self) -> Any: ...
     def ensure(self, cap: int) -> None: ...
 
-def projectron_block(
-    kernel: Kernel,
-    rows: BlockRows,
-    store: Any,
-    y: F64,
-    pred: F64,
-    start: int = 0,
-    have_row: bool = False,
-    kxx: float = 0.0,
-    *,
-    state: ProjectronState,
-    budget: int,
-    eta: float,
-    plus: bool,
-    U: float = -1.0,
-) -> tuple[int, int, int]: ...
+projectron_block: BlockLoop

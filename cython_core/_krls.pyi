@@ -4,8 +4,7 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
-from kbench.cython_core._sparse import BlockRows
-from kbench.cython_core._types import F64, Kernel
+from kbench.cython_core._types import BlockLoop
 
 @disjoint_base
 class KrlsState:
@@ -17,16 +16,4 @@ class KrlsState:
     def cap(self) -> int: ...
     def ensure(self, cap: int) -> None: ...
 
-def krls_block(
-    kernel: Kernel,
-    rows: BlockRows,
-    store: Any,
-    y: F64,
-    pred: F64,
-    start: int = 0,
-    have_row: bool = False,
-    kxx: float = 0.0,
-    *,
-    state: KrlsState,
-    tolerance: float,
-) -> tuple[int, int, int]: ...
+krls_block: BlockLoop

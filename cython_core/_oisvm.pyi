@@ -4,8 +4,7 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
-from kbench.cython_core._sparse import BlockRows
-from kbench.cython_core._types import F64, Kernel
+from kbench.cython_core._types import BlockLoop
 
 @disjoint_base
 class OisvmState:
@@ -33,19 +32,4 @@ class OisvmState:
     def __reduce__(self) -> Any: ...
     def ensure(self, cap: int, seen: int) -> None: ...
 
-def oisvm_block(
-    kernel: Kernel,
-    rows: BlockRows,
-    store: Any,
-    y: F64,
-    pred: F64,
-    start: int = 0,
-    have_row: bool = False,
-    kxx: float = 0.0,
-    *,
-    state: OisvmState,
-    history: BlockRows,
-    C: float,
-    eta: float,
-    newton_steps: int,
-) -> tuple[int, int, int]: ...
+oisvm_block: BlockLoop

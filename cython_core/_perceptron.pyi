@@ -1,17 +1,5 @@
 """Type stub of kbench.cython_core._perceptron (kernel perceptron block loop)."""
 
-from typing import Any
+from kbench.cython_core._types import BlockLoop
 
-from kbench.cython_core._sparse import BlockRows
-from kbench.cython_core._types import F64, Kernel
-
-def perceptron_block(
-    kernel: Kernel,
-    rows: BlockRows,
-    store: Any,
-    y: F64,
-    pred: F64,
-    start: int = 0,
-    have_row: bool = False,
-    kxx: float = 0.0,
-) -> tuple[int, int, int]: ...
+perceptron_block: BlockLoop
