@@ -239,3 +239,28 @@ def fewer_than(
     t = paired(arm_a, arm_b, metric)
     adjust(t)
     return fewer(t, describe(arm_a, arm_b), otherwise)
+
+
+def same_as(
+    results: Results,
+    a: str,
+    b: str,
+    metric: str,
+    describe: Callable[[pd.DataFrame, pd.DataFrame], str],
+    *,
+    margin: float,
+    within: str,
+    unit: str = "",
+    prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> Finding:
+    """The finding of a claim that algorithm ``a`` has about ``b``'s ``metric``, paired over
+    the streams both ran (:func:`about_the_same`, ±``margin``, said as ``within``); the gap
+    is said in ``unit`` (" dB"). ``prepare`` and ``describe`` as for :func:`fewer_than`."""
+    arm_a, arm_b = select(results, a), select(results, b)
+    need(arm_a, arm_b)
+    if prepare is not None:
+        arm_a, arm_b = prepare(arm_a), prepare(arm_b)
+    t = paired(arm_a, arm_b, metric)
+    adjust(t)
+    why = f"gap {t['mean_diff']:+.2f}{unit}; {seedtest(t)}"
+    return about_the_same(t, describe(arm_a, arm_b), margin, within, why)

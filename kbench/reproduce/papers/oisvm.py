@@ -17,39 +17,44 @@ from kbench.results.store import Results
 MARGIN_PP = 1.0
 
 
-def _arms(results: Results):
-    oi = evidence.select(results, "oisvm")
-    svm = evidence.select(results, "libsvm")
-    evidence.need(oi, svm)
-    return oi, svm
-
-
 def _fewer_support_vectors(results: Results) -> Finding:
     """Its tables: OISVM's basis is far smaller than the SVM's set of support vectors."""
-    oi, svm = _arms(results)
-    t = evidence.paired(oi, svm, "n_support")
-    evidence.adjust(t)
-    ratio = oi["n_support"].astype(float).mean() / svm["n_support"].astype(float).mean()
-    value = (
-        f"OISVM {evidence.mean_sd(oi['n_support'], '.0f')} basis vectors, "
-        f"SVM {evidence.mean_sd(svm['n_support'], '.0f')} support vectors ({ratio:.2f}×)"
+
+    def describe(oi, svm) -> str:
+        ratio = oi["n_support"].astype(float).mean() / svm["n_support"].astype(float).mean()
+        return (
+            f"OISVM {evidence.mean_sd(oi['n_support'], '.0f')} basis vectors, "
+            f"SVM {evidence.mean_sd(svm['n_support'], '.0f')} support vectors ({ratio:.2f}×)"
+        )
+
+    return evidence.fewer_than(
+        results, "oisvm", "libsvm", "n_support", describe, otherwise="not fewer"
     )
-    return evidence.fewer(t, value, "not fewer")
 
 
 def _same_accuracy(results: Results) -> Finding:
     """Its tables: at about the SVM's test error (equivalent within MARGIN_PP by TOST)."""
-    oi, svm = _arms(results)
-    oi = oi.assign(test_pp=100 * oi["test_error"].astype(float))
-    svm = svm.assign(test_pp=100 * svm["test_error"].astype(float))
-    t = evidence.paired(oi, svm, "test_pp")
-    evidence.adjust(t)
-    value = (
-        f"test error OISVM {evidence.mean_sd(oi['test_pp'], '.2f')}%, "
-        f"SVM {evidence.mean_sd(svm['test_pp'], '.2f')}%"
+
+    def in_points(runs):
+        return runs.assign(test_pp=100 * runs["test_error"].astype(float))
+
+    def describe(oi, svm) -> str:
+        return (
+            f"test error OISVM {evidence.mean_sd(oi['test_pp'], '.2f')}%, "
+            f"SVM {evidence.mean_sd(svm['test_pp'], '.2f')}%"
+        )
+
+    return evidence.same_as(
+        results,
+        "oisvm",
+        "libsvm",
+        "test_pp",
+        describe,
+        margin=MARGIN_PP,
+        within=f"{MARGIN_PP:g} point",
+        unit=" points",
+        prepare=in_points,
     )
-    why = f"gap {t['mean_diff']:+.2f} points; {evidence.seedtest(t)}"
-    return evidence.about_the_same(t, value, MARGIN_PP, f"{MARGIN_PP:g} point", why)
 
 
 A9A = (

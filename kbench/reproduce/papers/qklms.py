@@ -17,38 +17,43 @@ from kbench.results.store import Results
 MARGIN_DB = 1.0
 
 
-def _arms(results: Results):
-    qk = evidence.select(results, "qklms")
-    k = evidence.select(results, "klms")
-    evidence.need(qk, k)
-    return qk, k
-
-
 def _smaller_dictionary(results: Results) -> Finding:
     """Fig. 2: QKLMS's network is far smaller than KLMS's (which keeps every example)."""
-    qk, k = _arms(results)
-    t = evidence.paired(qk, k, "n_support")
-    evidence.adjust(t)
-    value = (
-        f"QKLMS {evidence.mean_sd(qk['n_support'], '.0f')} centres, "
-        f"KLMS {evidence.mean_sd(k['n_support'], '.0f')}"
+
+    def describe(qk, k) -> str:
+        return (
+            f"QKLMS {evidence.mean_sd(qk['n_support'], '.0f')} centres, "
+            f"KLMS {evidence.mean_sd(k['n_support'], '.0f')}"
+        )
+
+    return evidence.fewer_than(
+        results, "qklms", "klms", "n_support", describe, otherwise="not smaller"
     )
-    return evidence.fewer(t, value, "not smaller")
 
 
 def _same_accuracy(results: Results) -> Finding:
     """Fig. 2: at about KLMS's testing MSE (in dB, equivalent within MARGIN_DB by TOST)."""
-    qk, k = _arms(results)
-    qk = qk.assign(test_db=10 * np.log10(qk["test_error"].astype(float)))
-    k = k.assign(test_db=10 * np.log10(k["test_error"].astype(float)))
-    t = evidence.paired(qk, k, "test_db")
-    evidence.adjust(t)
-    value = (
-        f"testing MSE QKLMS {evidence.mean_sd(qk['test_db'], '.2f')} dB, "
-        f"KLMS {evidence.mean_sd(k['test_db'], '.2f')} dB"
+
+    def in_db(runs):
+        return runs.assign(test_db=10 * np.log10(runs["test_error"].astype(float)))
+
+    def describe(qk, k) -> str:
+        return (
+            f"testing MSE QKLMS {evidence.mean_sd(qk['test_db'], '.2f')} dB, "
+            f"KLMS {evidence.mean_sd(k['test_db'], '.2f')} dB"
+        )
+
+    return evidence.same_as(
+        results,
+        "qklms",
+        "klms",
+        "test_db",
+        describe,
+        margin=MARGIN_DB,
+        within=f"{MARGIN_DB:g} dB",
+        unit=" dB",
+        prepare=in_db,
     )
-    why = f"gap {t['mean_diff']:+.2f} dB; {evidence.seedtest(t)}"
-    return evidence.about_the_same(t, value, MARGIN_DB, f"{MARGIN_DB:g} dB", why)
 
 
 MACKEY_GLASS = (
