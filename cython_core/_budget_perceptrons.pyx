@@ -1,11 +1,10 @@
 """Compiled prequential block loops of the budget perceptrons: RBP, Forgetron, Projectron(++).
 
 Every loop predicts then learns examples in turn, computing one kernel row per example
-(``_scores_at``) and reusing it for the prediction and the update. The RBP and Projectron
-loops follow the learner toolkit's calling convention
+(``_scores_at``) and reusing it for the prediction and the update. The loops follow the
+learner toolkit's calling convention
 (:func:`kbench.cython_core._perceptron.perceptron_block`: dense, CSR and one-row input
-through ``kbench.learners.Expansion``); the Forgetron's still takes the buffer's arrays,
-and ``have_row`` on its per-example path.
+through ``kbench.learners.Expansion``).
 """
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt
@@ -19,8 +18,7 @@ from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _loop_rows, _rows_of, _scores_at, _self_at, _store_at,
-    _stored_row_at,
+    BlockRows, LoopRows, _loop_rows, _scores_at, _self_at, _store_at, _stored_row_at,
 )
 
 cnp.import_array()
@@ -149,69 +147,104 @@ cdef inline double _forgetron_phi(double sigma, double mu, double room) noexcept
     return phi
 
 
-def forgetron_block(kernel,
-                    double[:, ::1] SV, double[::1] sq, double[::1] a, double[::1] state,
-                    const double[:, ::1] X, const double[::1] y, double[::1] pred,
-                    double[::1] krow, double[::1] krow2, bint have_row, bint have_row2,
-                    sparse=None):
-    """Self-tuned Forgetron on every row of X (binary).
+cdef class ForgetronState:
+    """The Forgetron's state beside its expansion: the oldest slot (``head``), the scale cs of
+    the stored coefficients (the true ones are cs·αⱼ), the removal damage Q and the number
+    of mistakes M; ``krow2``, the kernel row of the oldest vector, which Python fills (and
+    sets ``have_row2``) for a kernel the loop cannot compute. Picklable."""
 
-    ``state`` = ``[m, head, cs, Q, M, kernel_evals]``: the true coefficients are cs·a[j];
-    head is the oldest slot; Q the accumulated removal damage; M the number of mistakes.
-    ``have_row2`` says krow2 already holds the row of the oldest vector (per-example path
-    with a third-party kernel); otherwise it is computed when needed. ``sparse``: CSR rows,
-    as for :func:`rbp_block`.
+    cdef public object krow2
+    cdef public Py_ssize_t head
+    cdef public double cs, Q, M
+    cdef public bint have_row2
+
+    def __init__(self, krow2=None, Py_ssize_t head=0, double cs=1.0, double Q=0.0,
+                 double M=0.0):
+        self.krow2 = np.zeros(0) if krow2 is None else krow2
+        self.head, self.cs, self.Q, self.M = head, cs, Q, M
+        self.have_row2 = False
+
+    def __reduce__(self):
+        return ForgetronState, (self.krow2, self.head, self.cs, self.Q, self.M)
+
+    def ensure(self, Py_ssize_t cap):
+        """Room for the kernel row of ``cap`` support vectors."""
+        if cap > self.krow2.shape[0]:
+            self.krow2 = _grown(self.krow2, (cap,))
+
+
+def forgetron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+                    bint have_row=False, double kxx=0.0, *, ForgetronState state not None,
+                    Py_ssize_t budget):
+    """Self-tuned Forgetron on rows start, start+1, … of ``rows`` (binary), at most ``budget``
+    support vectors: once they are stored, each mistake shrinks the expansion by φ and
+    replaces the oldest (``state.head``). Calling convention and result as
+    :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0]
-    cdef Py_ssize_t m = <Py_ssize_t>state[0], head = <Py_ssize_t>state[1], i, j, r
-    cdef double cs = state[2], Q = state[3], M = state[4], evals = state[5]
-    cdef double f, xsq, fr, yr, mu, sigma, phi, out
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    if A.C != 1:
+        raise ValueError(f"kbench: the Forgetron is binary (got {A.C} columns)")
+    if budget < 1:
+        raise ValueError(f"kbench: a budget must be at least 1, got {budget}")
+    state.ensure(A.cap)
+    cdef double[::1] k2 = state.krow2
+    cdef double* a = A.alpha
+    cdef Py_ssize_t m = A.m, n = rows.n, i = start, head = state.head, j, r
+    cdef double cs = state.cs, Q = state.Q, M = state.M
+    cdef bint given2 = state.have_row2
+    cdef long long evals = 0
+    cdef double f, xsq, fr, yr, mu, sigma, phi
     with nogil:
-        for i in range(n):
-            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, &krow[0], &a[0], 1, cs, &out)
-            f = out
-            pred[i] = _sign_label(f)
-            if y[i] * f > 0.0:
+        while i < n:
+            evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, A.krow, a, 1, cs, &f)
+            A.pred[i] = _sign_label(f)
+            if A.y[i] * f > 0.0:
+                i += 1
+                continue
+            if m < budget:
+                if m == A.cap:
+                    if not (have_row and i == 0):
+                        evals -= m  # this example is redone after the store grows
+                    break
+                M += 1.0
+                _store_at(&R, i, m)
+                R.sq[m] = xsq
+                a[m] = A.y[i] / cs
+                m += 1
+                i += 1
                 continue
             M += 1.0
-            if m < B:
-                _store_at(&R, i, m)
-                sq[m] = xsq
-                a[m] = y[i] / cs
-                m += 1
-                continue
             # Full: the perceptron step makes B+1 terms; shrink by φ, then drop the oldest.
             r = head
-            if not (have_row2 and i == 0):
-                evals += _stored_row_at(&R, r, m, &krow2[0])
-            _expansion(&krow2[0], &a[0], m, 1, cs, &out)
-            fr = out + y[i] * krow[r]  # f'(x_r) with f' = f + y_t k(x_t, ·)
+            if not (given2 and i == 0):
+                evals += _stored_row_at(&R, r, m, &k2[0])
+            _expansion(&k2[0], a, m, 1, cs, &fr)
+            fr = fr + A.y[i] * A.krow[r]  # f'(x_r) with f' = f + y_t k(x_t, ·)
             yr = 1.0 if a[r] > 0.0 else -1.0  # shrinking keeps the sign of the label
             mu = yr * fr
             sigma = fabs(cs * a[r])
             phi = _forgetron_phi(sigma, mu, 15.0 / 32.0 * M - Q)
             Q += _forgetron_psi(sigma, phi, mu)
             _store_at(&R, i, r)
-            sq[r] = xsq
-            a[r] = y[i] / cs  # true coefficient φ·y once cs is multiplied by φ below
-            head = (head + 1) % B
+            R.sq[r] = xsq
+            a[r] = A.y[i] / cs  # true coefficient φ·y once cs is multiplied by φ below
+            head = (head + 1) % budget
             if phi <= 0.0:
                 # Nothing of the old function survives: keep only the new term.
                 for j in range(m):
                     a[j] = 0.0
-                a[r] = y[i]
+                a[r] = A.y[i]
                 cs = 1.0
             else:
                 cs *= phi
                 if cs < 1e-200:
-                    cs = _fold_scale(&a[0], m, cs)
-    state[0] = m
-    state[1] = head
-    state[2] = cs
-    state[3] = Q
-    state[4] = M
-    state[5] = evals
+                    cs = _fold_scale(a, m, cs)
+            i += 1
+    state.head, state.cs, state.Q, state.M = head, cs, Q, M
+    state.have_row2 = False
+    return i, m, evals
 
 
 # -- Projectron and Projectron++ ------------------------------------------------------------

@@ -298,7 +298,7 @@ NOT_YET_PUBLIC = frozenset(
             for m in (
                 "_averaged", "_budget", "_online_kernel",
                 "_sparse_rows", "averaged_perceptron", "bogd", "bsgd",
-                "feature_maps", "forgetron", "idsvm", "norma",
+                "feature_maps", "idsvm", "norma",
                 "pegasos", "pistol", "polk", "ramp_svm", "sgd", "svmd",
             )
         ),

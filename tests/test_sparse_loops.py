@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import create
-from kbench.cython_core import _budget_perceptrons, _sparse
+from kbench.cython_core import _bogd, _sparse
 from kbench.learners import expansion
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms import _sparse_rows
@@ -38,7 +38,6 @@ def stream(
 
 
 CASES = {
-    "forgetron": ("forgetron[budget=6]", None, "rbf[gamma=0.5]", 2),
     "norma": ("norma[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     "nogd": ("nogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     # No budget: the buffer and the store double within a block.
@@ -115,6 +114,7 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
         ("rbp[budget=8]", "rbf[gamma=0.5]", 3),
         ("projectron[budget=8,eta=0.05]", "rbf[gamma=0.5]", 2),
         ("projectronpp[budget=8]", "linear", 3),
+        ("forgetron[budget=8]", "rbf[gamma=0.5]", 2),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
@@ -151,7 +151,9 @@ def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
         np.testing.assert_allclose(store.sq[:m], want.sq[:m], rtol=1e-14)
     np.testing.assert_array_equal(got.model.store.alpha[:m], one.model.store.alpha[:m])
     assert got.model.store.kernel_evals == one.model.store.kernel_evals == want.kernel_evals
-    assert got.stats() | {"model_bytes": 0} == dense.stats() | {"model_bytes": 0}
+    # Counts equal; a float statistic (the Forgetron's scale) within the rounding of CSR rows.
+    sizeless = {"model_bytes": 0}
+    assert got.stats() | sizeless == pytest.approx(dense.stats() | sizeless, rel=1e-12)
     np.testing.assert_array_equal(got.predict_many(X[:60]), dense.predict_many(X[:60]))
 
 
@@ -231,19 +233,19 @@ def test_sparse_block_refusals() -> None:
     with pytest.raises(ValueError, match="not sorted"):
         _sparse.SparseBlock(*args, store.indices, store.data, store.sq, 0, 0, xp, unsorted, X.data)
     block = store.block(RBF, xp, X.indices, X.data)
-    # A loop that takes the store's arrays and a SparseBlock (the Forgetron's) checks them.
-    state = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    # A loop that takes the store's arrays and a SparseBlock (BOGD's) checks them.
+    rng = np.zeros(1, dtype=np.uint64)
 
-    def forgetron(SV, X, sparse):
+    def bogd(SV, X, sparse):
         n, cap = X.shape[0], SV.shape[0]
-        _budget_perceptrons.forgetron_block(
-            RBF, SV, np.zeros(cap), np.zeros(cap), state, X, np.ones(n), np.zeros(n),
-            np.zeros(cap), np.zeros(cap), False, False, sparse,
+        _bogd.bogd_block(
+            RBF, SV, np.zeros(cap), np.zeros(cap), np.array([0.0, 1.0, 0.0, 0.0]), rng, 0.5,
+            0.01, False, 0, 0.0, X, np.ones(n), np.zeros(n), np.zeros(cap), False, 0.0, sparse,
         )  # fmt: skip
 
     with pytest.raises(ValueError, match="3 examples given with 2 marks"):
-        forgetron(np.zeros((2, 1)), np.zeros((2, 1)), block)
+        bogd(np.zeros((2, 1)), np.zeros((2, 1)), block)
     with pytest.raises(ValueError, match="2 rows given for 3 slots"):
-        forgetron(np.zeros((3, 1)), np.zeros((3, 1)), block)
+        bogd(np.zeros((3, 1)), np.zeros((3, 1)), block)
     with pytest.raises(TypeError, match="SparseBlock"):
-        forgetron(np.zeros((2, 1)), np.zeros((3, 1)), "rows")
+        bogd(np.zeros((2, 1)), np.zeros((3, 1)), "rows")

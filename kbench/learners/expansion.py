@@ -75,6 +75,10 @@ class Expansion:
     limit
         The most rows the store needs (a learner's budget, whose loop replaces rows once
         that many are stored): it never grows past them. None: no limit.
+
+    A learner that shrinks every coefficient at once keeps the factor apart, as ``scale``
+    (the expansion is ``scale · Σᵢ αᵢ k(xᵢ, x)``): its loop updates the factor, the learner
+    sets ``scale`` after each call, and the outputs are multiplied by it.
     """
 
     def __init__(
@@ -89,6 +93,7 @@ class Expansion:
         self.spec = KernelSpec.of(kernel)
         self.self_kernel = self_kernel
         self.limit = limit
+        self.scale = 1.0
         self.store: Store | None = None
 
     def _grow(self, store: Store) -> None:
@@ -217,8 +222,8 @@ class Expansion:
         if store is None or store.size == 0:
             return np.zeros((rows.n, self.n_outputs))
         if isinstance(store, SparseSupportBuffer):
-            return store.decision_many(self.kernel, rows.as_sparse().csr)
-        return store.decision_many(self.kernel, rows.dense())
+            return store.decision_many(self.kernel, rows.as_sparse().csr, scale=self.scale)
+        return store.decision_many(self.kernel, rows.dense(), scale=self.scale)
 
     def decision_one(self, x: Any) -> np.ndarray:
         """The outputs at one row x (dense 1-D, or sparse); for a dense row and a dense store
@@ -228,6 +233,8 @@ class Expansion:
             if x.ndim != 1 or x.dtype != np.float64 or not x.flags.c_contiguous:
                 x = Rows.one(x).row0
             scores: np.ndarray = store.scores(store.row(self.kernel, x))
+            if self.scale != 1.0:
+                scores *= self.scale
             return scores
         first: np.ndarray = self.decisions(Rows.one(x))[0]
         return first

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.cython_core import _budget_perceptrons as _bp
-from kbench.plugins.algorithms._budget import BudgetLearner
+from kbench.api import hookimpl, param
+from kbench.cython_core._budget_perceptrons import ForgetronState, forgetron_block
+from kbench.learners import ExpansionLearner, Rows, labels
 
 
-class Forgetron(BudgetLearner):
+class Forgetron(ExpansionLearner):
     """Self-tuned Forgetron (Dekel, Shalev-Shwartz and Singer 2008), binary.
 
     A kernel perceptron with at most B support vectors, kept in a queue. On a mistake
@@ -41,49 +42,45 @@ class Forgetron(BudgetLearner):
     paper = "Dekel, Shalev-Shwartz and Singer (2008). The Forgetron: a kernel-based perceptron on a budget. SIAM Journal on Computing 37(5)."
     tasks = frozenset({"binary"})
     test_params = {"budget": 12}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    sparse_loop = True
-    state_stats = {"scale": 2, "removal_damage": 3}
-    model_arrays = ("_krow2",)
 
     budget: int = param(100, low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        # m, head (oldest slot), coefficient scale, Q, M, kernel evaluations in the loop.
-        self._state = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        self.model.limit = self.budget
+        self._state = ForgetronState()
 
-    def _allocate(self, d):
-        self._krow2 = np.zeros(self.budget)
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if self.model.spec.compiled or rows.sparse:
+            return self._learn(rows, y)
+        if rows.row0 is not None:  # learn_one: the caller's row, its kernel row maybe cached
+            return self._learn_with_oldest(rows.row0, y)
+        X = rows.dense()
+        return np.concatenate([self._learn_with_oldest(X[i], y[i : i + 1]) for i in range(rows.n)])
 
-    def _scale(self):
-        return float(self._state[2])
+    def _learn(self, rows: Rows, y: np.ndarray) -> np.ndarray:
+        pred = self.model.learn(forgetron_block, rows, y, state=self._state, budget=self.budget)
+        self.model.scale = self._state.cs
+        return pred
 
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf, st = self._buf, self._state
-        have_row2 = False
-        if have_row and self._compiled is None and buf.size == self.budget:
-            # A third-party kernel: compute the oldest vector's row here if the update needs it.
-            out = np.empty(1)
-            _bp.scores(buf.krow, buf.alpha, buf.size, st[2], out)
-            if y[0] * out[0] <= 0.0:
-                r = int(st[1])
-                m = buf.size
-                if self._sparse is not None:  # CSR rows: buf.X holds marks, the store the rows
-                    store = self._sparse.store
-                    self._krow2[:m] = store.row(self.kernel, store.get(r))[:m]
-                else:
-                    self._krow2[:m] = self.kernel.row(
-                        buf.X[:m], buf.X[r], sq=buf.sq[:m], xsq=buf.sq[r]
-                    )
-                buf.kernel_evals += m
-                have_row2 = True
-        with self._counted(evals=5):
-            _bp.forgetron_block(
-                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st,
-                X, y, pred, buf.krow, self._krow2, have_row, have_row2, sparse,
-            )  # fmt: skip
+    def _learn_with_oldest(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """One row with a kernel the loop cannot compute: the oldest vector's kernel row,
+        which the loop needs when this row is a mistake on a full store, computed here."""
+        store, state = self.model.store, self._state
+        if store is not None and store.size == self.budget and y[0] * self.decision_one(x) <= 0:
+            m, r = store.size, state.head
+            state.krow2[:m] = self.kernel.row(
+                store.X[:m], store.X[r], sq=store.sq[:m], xsq=store.sq[r]
+            )
+            store.kernel_evals += m
+            state.have_row2 = True
+        return self._learn(Rows.one(x), y)
+
+    def stats(self) -> dict[str, Any]:
+        st = self._state
+        return self.model.stats() | {"scale": st.cs, "removal_damage": st.Q}
 
 
 @hookimpl
