@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import create
-from kbench.cython_core import _bogd, _sparse
+from kbench.cython_core import _averaged_perceptron, _sparse
 from kbench.learners import expansion
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms import _sparse_rows
@@ -46,8 +46,6 @@ CASES = {
     # Removal and projection move the last stored row into the freed slot.
     "bsgd removal": ("bsgd[budget=8,maintenance=removal]", None, "rbf[gamma=0.5]", 2),
     "bsgd projection": ("bsgd[budget=8,maintenance=projection]", None, "rbf[gamma=0.5]", 3),
-    "bogd": ("bogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
-    "bogd weighted": ("bogd[budget=8,sampling=weighted]", "logistic", "linear", 2),
     "pistol": ("pistol", "logistic", "rbf[gamma=0.5]", 2),
     "pistol multiclass": ("pistol", "softmax", "rbf[gamma=0.5]", 3),
     "sgd": ("sgd[eta=0.5]", "hinge", "poly[degree=2,offset=1.0]", 2),
@@ -103,22 +101,24 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec, kernel, classes",
+    "spec, kernel, classes, loss",
     [
-        ("perceptron", "rbf[gamma=0.5]", 2),
-        ("pa", "rbf[gamma=0.5]", 2),
-        ("pa[variant=PA-II]", "poly[degree=2,offset=1.0]", 2),
-        ("bpa_s[budget=8]", "rbf[gamma=0.5]", 2),
-        ("bpa_s[budget=8]", "poly[degree=2,offset=1.0]", 2),
-        ("rbp[budget=8]", "rbf[gamma=0.5]", 2),
-        ("rbp[budget=8]", "rbf[gamma=0.5]", 3),
-        ("projectron[budget=8,eta=0.05]", "rbf[gamma=0.5]", 2),
-        ("projectronpp[budget=8]", "linear", 3),
-        ("forgetron[budget=8]", "rbf[gamma=0.5]", 2),
+        ("perceptron", "rbf[gamma=0.5]", 2, None),
+        ("pa", "rbf[gamma=0.5]", 2, None),
+        ("pa[variant=PA-II]", "poly[degree=2,offset=1.0]", 2, None),
+        ("bpa_s[budget=8]", "rbf[gamma=0.5]", 2, None),
+        ("bpa_s[budget=8]", "poly[degree=2,offset=1.0]", 2, None),
+        ("rbp[budget=8]", "rbf[gamma=0.5]", 2, None),
+        ("rbp[budget=8]", "rbf[gamma=0.5]", 3, None),
+        ("projectron[budget=8,eta=0.05]", "rbf[gamma=0.5]", 2, None),
+        ("projectronpp[budget=8]", "linear", 3, None),
+        ("forgetron[budget=8]", "rbf[gamma=0.5]", 2, None),
+        ("bogd[budget=8]", "rbf[gamma=0.5]", 2, "hinge"),
+        ("bogd[budget=8,sampling=weighted]", "linear", 2, "logistic"),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
-    spec: str, kernel: str, classes: int, monkeypatch
+    spec: str, kernel: str, classes: int, loss: str | None, monkeypatch
 ) -> None:
     """A toolkit learner (one block loop) on CSR blocks that fill the store within a block,
     on one CSR row at a time (``learn_one``) and on the rows densified: the same predictions,
@@ -130,7 +130,7 @@ def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
         y[::3] *= -1.0  # noise: more mistakes than the 64 rows allocated at first
     task = "binary" if classes == 2 else "multiclass"
     got, one, dense = (
-        create(spec, kernel=kernel, loss=None, task=task, n_classes=classes, seed=3)
+        create(spec, kernel=kernel, loss=loss, task=task, n_classes=classes, seed=3)
         for _ in range(3)
     )
     pred = np.concatenate(
@@ -233,19 +233,21 @@ def test_sparse_block_refusals() -> None:
     with pytest.raises(ValueError, match="not sorted"):
         _sparse.SparseBlock(*args, store.indices, store.data, store.sq, 0, 0, xp, unsorted, X.data)
     block = store.block(RBF, xp, X.indices, X.data)
-    # A loop that takes the store's arrays and a SparseBlock (BOGD's) checks them.
-    rng = np.zeros(1, dtype=np.uint64)
 
-    def bogd(SV, X, sparse):
+    # A loop that takes the store's arrays and a SparseBlock (the averaged perceptron's)
+    # checks them.
+    def averaged(SV, X, sparse):
         n, cap = X.shape[0], SV.shape[0]
-        _bogd.bogd_block(
-            RBF, SV, np.zeros(cap), np.zeros(cap), np.array([0.0, 1.0, 0.0, 0.0]), rng, 0.5,
-            0.01, False, 0, 0.0, X, np.ones(n), np.zeros(n), np.zeros(cap), False, 0.0, sparse,
+        ids = np.arange(n, dtype=np.int64)
+        _averaged_perceptron.avg_perceptron_block(
+            RBF, SV, np.zeros(cap), np.zeros((cap, 2)), np.zeros(cap, dtype=np.int64), 0, X,
+            np.ones(n), ids, np.full(n, -1, dtype=np.int64), np.zeros(n), np.zeros(cap),
+            np.zeros(2), 0, 0, sparse,
         )  # fmt: skip
 
     with pytest.raises(ValueError, match="3 examples given with 2 marks"):
-        bogd(np.zeros((2, 1)), np.zeros((2, 1)), block)
+        averaged(np.zeros((2, 1)), np.zeros((2, 1)), block)
     with pytest.raises(ValueError, match="2 rows given for 3 slots"):
-        bogd(np.zeros((3, 1)), np.zeros((3, 1)), block)
+        averaged(np.zeros((3, 1)), np.zeros((3, 1)), block)
     with pytest.raises(TypeError, match="SparseBlock"):
-        bogd(np.zeros((2, 1)), np.zeros((3, 1)), "rows")
+        averaged(np.zeros((2, 1)), np.zeros((3, 1)), "rows")

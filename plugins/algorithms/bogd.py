@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.cython_core import _bogd, _budget_perceptrons
-from kbench.learners import seed_state
-from kbench.plugins.algorithms._budget import BudgetLearner
+from kbench.api import hookimpl, param
+from kbench.cython_core._bogd import BogdState, bogd_block
+from kbench.learners import ExpansionLearner, Rows, labels, seed_state
 
 
-class BOGD(BudgetLearner):
+class BOGD(ExpansionLearner):
     """Bounded online gradient descent (Zhao, Wang, Wu, Jin and Hoi 2012), binary.
 
     Online gradient descent on ``λ/2 ‖f‖² + ℓ(f(x), y)`` with at most B support vectors.
@@ -57,9 +55,6 @@ class BOGD(BudgetLearner):
     uses_loss = True
     default_loss = "hinge"
     test_params = {"budget": 12}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    state_stats = {"scale": 1, "removals": 3}
 
     budget: int = param(100, low=2)
     eta: float = param(0.5, low=0.0, low_open=True)
@@ -79,35 +74,46 @@ class BOGD(BudgetLearner):
         self._lam = lam_used
         if sampling not in ("uniform", "weighted"):
             raise ValueError(f"bogd: sampling must be uniform or weighted, got {sampling!r}")
+        self.model.limit = budget
         self._rng = seed_state(self.seed)
+        self._state = BogdState()
         self._loss_c = self.loss.compiled() if self.loss is not None else None
-        self._state = np.array([0.0, 1.0, 0.0, 0.0])  # m, scale, kernel evaluations, removals
 
-    def _scale(self):
-        return float(self._state[1])
+    def learn_predict_many(self, X, y) -> np.ndarray:
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if self._loss_c is not None:
+            return self._learn(rows, y, *self._loss_c)
+        pred = np.empty(rows.n)
+        for i in range(rows.n):  # a loss without a compiled form: its derivative from Python
+            x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
+            g = float(self.loss.derivative(self.decision_one(x), float(y[i])))
+            pred[i] = self._learn(Rows.one(x), y[i : i + 1], -1, 0.0, g)[0]
+        return pred
 
-    @property
-    def sparse_loop(self) -> bool:  # type: ignore[override]
-        """CSR blocks in compiled code when the loss is compiled (else its derivative comes
-        from Python, one row at a time)."""
-        return self._loss_c is not None
+    def _learn(self, rows: Rows, y: np.ndarray, kind: int, p1: float, g: float = 0.0):
+        pred = self.model.learn(
+            bogd_block,
+            rows,
+            y,
+            state=self._state,
+            rng=self._rng,
+            budget=self.budget,
+            eta=self.eta,
+            lam=self._lam,
+            weighted=self.sampling == "weighted",
+            loss_kind=kind,
+            loss_p1=p1,
+            g_given=g,
+        )
+        self.model.scale = self._state.cs
+        return pred
 
-    def _fast_ok(self):
-        return self._compiled is not None and self._loss_c is not None
-
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf, st = self._buf, self._state
-        loss_kind, p1, g = (*self._loss_c, 0.0) if self._loss_c is not None else (-1, 0.0, 0.0)
-        if loss_kind < 0:
-            out = np.empty(1)
-            _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, st[1], out)
-            g = float(self.loss.derivative(float(out[0]), float(y[0])))
-        weighted = self.sampling == "weighted"
-        with self._counted(evals=2):
-            _bogd.bogd_block(
-                self._kargs(), buf.X, buf.sq, buf.alpha.reshape(-1), st, self._rng, self.eta,
-                self._lam, weighted, loss_kind, p1, X, y, pred, buf.krow, have_row, g, sparse,
-            )  # fmt: skip
+    def stats(self) -> dict[str, Any]:
+        return self.model.stats() | {
+            "scale": self._state.cs,
+            "removals": float(self._state.removals),
+        }
 
     def regulariser(self) -> float:
         """The λ in use: the given one, else 1/(ηB)."""
