@@ -8,6 +8,7 @@ itself specifies) and must give the same predictions as kbench's compiled loops.
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -1163,3 +1164,30 @@ def test_projectrons_skip_a_row_with_no_direction(spec: str, C: int) -> None:
     assert np.isfinite(pred).all()
     np.testing.assert_array_equal(pred[1:], without.learn_predict_many(X, y))
     assert with_zero.stats()["n_support"] == without.stats()["n_support"] > 1
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "rbp[budget=9]",
+        "forgetron[budget=9]",
+        "projectron[budget=9,eta=0.05]",
+        "projectronpp[budget=9]",
+        "bpa_s[budget=9]",
+        "bogd[budget=9,sampling=weighted]",
+    ],
+)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_pickled_budget_learner_goes_on_as_the_original(spec: str, sparse: bool) -> None:
+    """The toolkit's budget learners pickle halfway (store, typed loop state, generator) and
+    then learn and predict exactly as the original."""
+    X, y = binary_stream(300)
+    Xin = sp.csr_matrix(X) if sparse else X
+    algo = make(spec, loss="hinge" if spec.startswith("bogd") else None)
+    algo.learn_predict_many(Xin[:150], y[:150])
+    copy = pickle.loads(pickle.dumps(algo))
+    np.testing.assert_array_equal(
+        algo.learn_predict_many(Xin[150:], y[150:]), copy.learn_predict_many(Xin[150:], y[150:])
+    )
+    np.testing.assert_array_equal(algo.decision_many(Xin[:50]), copy.decision_many(Xin[:50]))
+    assert algo.stats() == copy.stats()
