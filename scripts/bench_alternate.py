@@ -59,8 +59,13 @@ def child(
             for path in PATHS:
                 best = np.inf
                 for _ in range(repeat):
+                    cls = reg.entry("algorithm", spec.split("[")[0]).cls
+                    loss = reg.create("loss", cls.default_loss) if cls.uses_loss else None
                     algo = reg.create(
-                        "algorithm", spec, kernel=reg.create("kernel", "rbf[gamma=0.5]")
+                        "algorithm",
+                        spec,
+                        kernel=reg.create("kernel", "rbf[gamma=0.5]"),
+                        loss=loss,
                     )
                     A = inputs[path]
                     algo.learn_predict_many(A[:warm], y[:warm])
