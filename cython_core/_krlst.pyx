@@ -4,13 +4,20 @@ budget of bases, forgetting back to the prior.
 
 The bases and α = Q μ are the learner's kernel expansion (the store); :class:`KrlstState`
 holds the rest, typed: Q (the inverse of the bases' kernel matrix), their kernel matrix K,
-the posterior covariance Σ and mean μ, each matrix ``cap × cap`` (row-major, its leading
-m × m block in use). A basis removed leaves its slot to the last one, in the matrices too.
+the posterior mean μ and S = λΣ + (1 − λ)K, the posterior covariance Σ already forgotten
+for the next example, each matrix ``cap × cap`` (row-major, symmetric, only the lower
+triangle of its leading m × m block kept). A basis removed leaves its slot to the last one,
+in the matrices too.
+
+Per example the loop reads Q twice (q = Qk, then Qμ) and S once (h = Σq), and updates
+each once, on its lower triangle (BLAS dsymv, dsyr, or a loop over the triangle): Q with its
+new basis and, past the budget, without the basis of least error, in one rank-two pass; Σ
+with this example's rank-one update and the next example's forgetting, in one pass.
 """
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt
 from libc.stdlib cimport free, malloc
-from scipy.linalg.cython_blas cimport dgemv, dger
+from scipy.linalg.cython_blas cimport dsymv, dsyr
 
 import numpy as np
 
@@ -24,8 +31,9 @@ cnp.import_array()
 
 
 cdef class KrlstState:
-    """Q, K, Σ (``cap × cap`` float64) and μ (``cap``) of KRLS-T, the leading m × m block in
-    use, grown with the learner's store; picklable."""
+    """Q, K, S = λΣ + (1 − λ)K (``cap × cap`` float64, the lower triangle of the leading
+    m × m block in use) and μ (``cap``) of KRLS-T, grown with the learner's store;
+    picklable."""
 
     cdef public object Q, K, S, mu
 
@@ -48,24 +56,47 @@ cdef class KrlstState:
             self.mu = _grown(self.mu, (cap,))
 
 
-cdef inline void _move(double* M, Py_ssize_t ld, Py_ssize_t m, Py_ssize_t r,
-                       Py_ssize_t last) noexcept nogil:
-    """Row and column ``last`` of the symmetric M into row and column r (m rows in use)."""
+cdef inline void _move(double* M, Py_ssize_t ld, Py_ssize_t r, Py_ssize_t last) noexcept nogil:
+    """Row and column ``last`` of the symmetric M (its lower triangle) into row and column r."""
     cdef Py_ssize_t a
-    for a in range(m):
+    for a in range(r):
         M[r * ld + a] = M[last * ld + a]
-    for a in range(m):
-        M[a * ld + r] = M[a * ld + last]
+    for a in range(r + 1, last):
+        M[a * ld + r] = M[last * ld + a]
     M[r * ld + r] = M[last * ld + last]
 
 
-cdef Py_ssize_t _least_error(const double* Q, const double* alpha, Py_ssize_t ld,
-                             Py_ssize_t m) noexcept nogil:
-    """The basis whose removal costs the least: the smallest |(Qμ)ⱼ / Qⱼⱼ| (the first)."""
+cdef inline void _forget(double* S, const double* K, const double* h, double inv,
+                         double lam, Py_ssize_t ld, Py_ssize_t m) noexcept nogil:
+    """S ← λ(S + inv·h hᵀ) + (1 − λ)K on the lower triangle: this example's rank-one
+    update of Σ and the next example's forgetting, in one pass."""
+    cdef Py_ssize_t a, b
+    cdef double c, lam1 = 1.0 - lam
+    for a in range(m):
+        c = inv * h[a]
+        for b in range(a + 1):
+            S[a * ld + b] = lam * (S[a * ld + b] + c * h[b]) + lam1 * K[a * ld + b]
+
+
+cdef inline void _rank_two(double* Q, const double* p, double g, const double* c, double d,
+                           Py_ssize_t ld, Py_ssize_t m) noexcept nogil:
+    """Q ← Q + g·p pᵀ + d·c cᵀ on the lower triangle, in one pass."""
+    cdef Py_ssize_t a, b
+    cdef double u, v
+    for a in range(m):
+        u, v = g * p[a], d * c[a]
+        for b in range(a + 1):
+            Q[a * ld + b] = Q[a * ld + b] + u * p[b] + v * c[b]
+
+
+cdef Py_ssize_t _least_error(const double* Q, const double* p, double g,
+                             const double* alpha, Py_ssize_t ld, Py_ssize_t m) noexcept nogil:
+    """The basis whose removal costs the least: the smallest |(Qμ)ⱼ / Qⱼⱼ| (the first), Q
+    being Q + g·p pᵀ."""
     cdef Py_ssize_t j, r = 0
-    cdef double e, best = fabs(alpha[0] / Q[0])
+    cdef double e, best = fabs(alpha[0] / (Q[0] + g * p[0] * p[0]))
     for j in range(1, m):
-        e = fabs(alpha[j] / Q[j * ld + j])
+        e = fabs(alpha[j] / (Q[j * ld + j] + g * p[j] * p[j]))
         if e < best:
             best, r = e, j
     return r
@@ -97,17 +128,18 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     cdef double* K = &Kv[0, 0] if A.cap else NULL
     cdef double* S = &Sv[0, 0] if A.cap else NULL
     cdef double* mu = &muv[0] if A.cap else NULL
-    cdef Py_ssize_t m = A.m, n = rows.n, i = start, a, b, r, ld = A.cap
+    cdef Py_ssize_t m = A.m, n = rows.n, i = start, a, r, ld = A.cap
     cdef long long evals = 0
     cdef double f, xsq, kss, ymean, g2, sf2, sy2, e, inv, counted = 0.0
     cdef double root = sqrt(forgetting)
-    cdef double* q = <double*>malloc(2 * (A.cap + 1) * sizeof(double))
+    cdef double* q = <double*>malloc(3 * (A.cap + 1) * sizeof(double))
     if q == NULL:
         raise MemoryError()
     cdef double* h = q + A.cap + 1
+    cdef double* c = h + A.cap + 1
     cdef int mm, ldd = <int>ld, one = 1
-    cdef double d1 = 1.0, d0 = 0.0
-    cdef char tr = b'T'
+    cdef double d1 = 1.0, d0 = 0.0, lam = forgetting
+    cdef char up = b'U'  # row-major lower triangle = column-major upper
     with nogil:
         while i < n:
             evals += _row_at(&R, i, m, have_row and i == 0, &xsq, A.krow)
@@ -121,7 +153,7 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
             if m == 0:
                 Q[0], K[0] = 1.0 / kss, kss
                 mu[0] = A.y[i] * kss / (kss + noise)
-                S[0] = kss - kss * kss / (kss + noise)
+                S[0] = lam * (kss - kss * kss / (kss + noise)) + (1.0 - lam) * kss
                 _store_at(&R, i, 0)
                 R.sq[0] = xsq
                 m = 1
@@ -129,16 +161,14 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
                 i += 1
                 continue
             mm = <int>m
-            for a in range(m):  # back to the prior: Σ ← λΣ + (1 − λ)K, μ ← √λ μ
-                for b in range(m):
-                    S[a * ld + b] = forgetting * S[a * ld + b] + (1.0 - forgetting) * K[a * ld + b]
+            for a in range(m):  # back to the prior (Σ's half is already in S): μ ← √λ μ
                 mu[a] *= root
-            dgemv(&tr, &mm, &mm, &d1, Q, &ldd, A.krow, &one, &d0, q, &one)   # q = Q k
+            dsymv(&up, &mm, &d1, Q, &ldd, A.krow, &one, &d0, q, &one)       # q = Q k
             ymean = _dot(q, mu, mm)
             g2 = kss - _dot(A.krow, q, mm)
             if g2 < 0.0:
                 g2 = 0.0
-            dgemv(&tr, &mm, &mm, &d1, S, &ldd, q, &one, &d0, h, &one)        # h = Σ q
+            dsymv(&up, &mm, &d1, S, &ldd, q, &one, &d0, h, &one)            # h = Σ q
             sf2 = g2 + _dot(q, h, mm)
             if sf2 < 0.0:
                 sf2 = 0.0
@@ -148,47 +178,47 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
             if g2 < jitter:  # x in the bases' span: μ and Σ learn, no basis joins
                 for a in range(m):
                     mu[a] += e * h[a]
-                dger(&mm, &mm, &inv, h, &one, h, &one, S, &ldd)              # Σ − h hᵀ/σ²ᵧ
-            else:
-                q[m], h[m] = -1.0, sf2
-                for a in range(m):  # the new row and column of K, Σ; Q's are zero before
-                    K[a * ld + m] = K[m * ld + a] = A.krow[a]
-                    S[a * ld + m] = S[m * ld + a] = h[a]
-                    Q[a * ld + m] = Q[m * ld + a] = 0.0
-                K[m * ld + m], S[m * ld + m], Q[m * ld + m] = kss, sf2, 0.0
-                mu[m] = ymean
-                mm = <int>(m + 1)
-                g2 = 1.0 / g2
-                dger(&mm, &mm, &g2, q, &one, q, &one, Q, &ldd)               # Q + p pᵀ/γ²
-                for a in range(m + 1):
-                    mu[a] += e * h[a]
-                dger(&mm, &mm, &inv, h, &one, h, &one, S, &ldd)              # Σ − p pᵀ/σ²ᵧ
-                _store_at(&R, i, m)
-                R.sq[m] = xsq
-                m += 1
-                if m > budget:
-                    dgemv(&tr, &mm, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)  # Qμ
-                    r = _least_error(Q, A.alpha, ld, m)
-                    for a in range(m):
-                        q[a] = Q[a * ld + r]
-                    inv = -1.0 / q[r]
-                    dger(&mm, &mm, &inv, q, &one, q, &one, Q, &ldd)          # Q without r
-                    # α without r, in O(m): (Qμ)ⱼ − Qⱼᵣ μᵣ − Qⱼᵣ Σ_{k≠r} Qₖᵣ μₖ / Qᵣᵣ
-                    e = (_dot(q, mu, mm) - q[r] * mu[r]) / q[r] + mu[r]
-                    for a in range(m):
-                        A.alpha[a] -= q[a] * e
-                    m -= 1
-                    if r != m:
-                        _move(Q, ld, m, r, m)
-                        _move(K, ld, m, r, m)
-                        _move(S, ld, m, r, m)
-                        mu[r], A.alpha[r] = mu[m], A.alpha[m]
-                        R.sq[r] = R.sq[m]  # first: a CSR store's move clears slot m's
-                        _move_at(&R, r, m)
-                    i += 1
-                    continue
-            mm = <int>m
-            dgemv(&tr, &mm, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)  # α = Q μ
+                _forget(S, K, h, inv, lam, ld, m)                             # Σ − h hᵀ/σ²ᵧ
+                dsymv(&up, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)  # α = Q μ
+                i += 1
+                continue
+            q[m], h[m] = -1.0, sf2  # p = (q, −1) for Q; (h, σ²_f) for Σ
+            for a in range(m):  # the new row of K, Σ (their lower triangles); Q's is zero
+                K[m * ld + a], S[m * ld + a], Q[m * ld + a] = A.krow[a], h[a], 0.0
+            K[m * ld + m], S[m * ld + m], Q[m * ld + m] = kss, sf2, 0.0
+            mu[m] = ymean
+            for a in range(m + 1):
+                mu[a] += e * h[a]
+            mm = <int>(m + 1)
+            _forget(S, K, h, inv, lam, ld, m + 1)                             # Σ − p pᵀ/σ²ᵧ
+            _store_at(&R, i, m)
+            R.sq[m] = xsq
+            m += 1
+            g2 = 1.0 / g2
+            dsymv(&up, &mm, &d1, Q, &ldd, mu, &one, &d0, A.alpha, &one)
+            f = g2 * _dot(q, mu, mm)
+            for a in range(m):  # α = (Q + p pᵀ/γ²) μ, before Q is updated
+                A.alpha[a] += f * q[a]
+            if m <= budget:
+                dsyr(&up, &mm, &g2, q, &one, Q, &ldd)                        # Q + p pᵀ/γ²
+                i += 1
+                continue
+            r = _least_error(Q, q, g2, A.alpha, ld, m)
+            for a in range(m):  # column r of Q + p pᵀ/γ², Q from its lower triangle
+                c[a] = (Q[r * ld + a] if a <= r else Q[a * ld + r]) + g2 * q[a] * q[r]
+            _rank_two(Q, q, g2, c, -1.0 / c[r], ld, m)                      # and without r
+            # α without r, in O(m): (Qμ)ⱼ − Qⱼᵣ μᵣ − Qⱼᵣ Σ_{k≠r} Qₖᵣ μₖ / Qᵣᵣ
+            e = (_dot(c, mu, mm) - c[r] * mu[r]) / c[r] + mu[r]
+            for a in range(m):
+                A.alpha[a] -= c[a] * e
+            m -= 1
+            if r != m:
+                _move(Q, ld, r, m)
+                _move(K, ld, r, m)
+                _move(S, ld, r, m)
+                mu[r], A.alpha[r] = mu[m], A.alpha[m]
+                R.sq[r] = R.sq[m]  # first: a CSR store's move clears slot m's
+                _move_at(&R, r, m)
             i += 1
     free(q)
     return i, m, evals + <long long>counted
