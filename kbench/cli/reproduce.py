@@ -12,7 +12,7 @@ from rich.table import Table
 from kbench.cli.consoles import error_console, output_console
 from kbench.cli.options import force_option, workers_option
 from kbench.core.errors import KbenchError
-from kbench.results.degenerate import LEGEND, MARK, degenerate_summary
+from kbench.results.degenerate import LEGEND, MARK
 
 
 @click.command()
@@ -70,6 +70,7 @@ def reproduce(
         not_run,
         write_tables,
     )
+    from kbench.reproduce.degenerate import summary, unmatched
     from kbench.reproduce.folders import check_out, resolve_claims
     from kbench.results.store import ResultsStore
 
@@ -94,7 +95,7 @@ def reproduce(
                 f"cannot reproduce {papers[0].key}: algorithm {', '.join(missing)} is not available"
             )
     rows = []
-    degenerate = {}  # paper → its study's degenerate runs, marked in the verdict table
+    degenerate = {}  # paper → its study's degenerate runs (the rows carry those they match)
     for p in papers:
         missing = missing_algorithms(p, registry)
         if missing:
@@ -118,7 +119,7 @@ def reproduce(
         )
         tables = store.collect().subset(outcome.task_ids)
         rows += evaluate(p, tables, quick=quick)
-        degenerate[p.key] = degenerate_summary(tables.runs)
+        degenerate[p.key] = summary(tables.runs)
         if not no_report and (tables.runs["status"] == "ok").any():
             import kbench
             from kbench.report.html import write_report
@@ -144,32 +145,10 @@ def reproduce(
     ):
         table.add_column(col, overflow="fold")
     colour = {REPRODUCED: "green", PARTLY: "yellow", CONSISTENT: "yellow", NOT: "red"}
-    unmatched: dict[str, set[int]] = {k: set(range(len(v))) for k, v in degenerate.items()}
-    for r in rows:
+    for r in rows:  # the degenerate mark and text are the row's own (kbench.reproduce.degenerate)
         c = colour[base_verdict(r.verdict)]
-        # Degenerate runs of the paper's study on the claim's data set: the verdict may
-        # rest on a learner that learned nothing; say so in the row.
-        bad = degenerate.get(r.paper)
-        hits = (
-            bad[[str(ds).lower() in str(r.dataset).lower() for ds in bad["dataset"]]]
-            if bad is not None and len(bad)
-            else None
-        )
-        mark, why = "", ""
-        if hits is not None and len(hits):
-            unmatched[r.paper] -= set(hits.index)
-            mark = f" [yellow]{MARK}[/yellow]"
-            why = (
-                "\n[yellow]"
-                + escape(
-                    f"{MARK} degenerate runs on this data set: "
-                    + "; ".join(
-                        f"{h.algorithm_spec} ({h.degenerate} of {h.runs}: {h.reasons})"
-                        for h in hits.itertuples()
-                    )
-                )
-                + "[/yellow]"
-            )
+        mark = f" [yellow]{MARK}[/yellow]" if r.degenerate else ""
+        why = f"\n[yellow]{escape(r.degenerate)}[/yellow]" if r.degenerate else ""
         table.add_row(
             r.paper,
             f"{r.claim}: {escape(r.text)}",
@@ -181,8 +160,8 @@ def reproduce(
         )
     console = output_console()
     console.print(table)
-    for key, idx in unmatched.items():  # degenerate runs no row's data set names
-        for h in degenerate[key].loc[sorted(idx)].itertuples():
+    for key, bad in degenerate.items():  # degenerate runs no row's data set names
+        for h in unmatched(bad, [r for r in rows if r.paper == key]).itertuples():
             console.print(
                 f"[yellow]{MARK} {escape(key)}: degenerate runs of {escape(h.algorithm_spec)} on "
                 f"{escape(h.stream)} ({h.degenerate} of {h.runs}: {escape(h.reasons)})[/yellow]",

@@ -23,6 +23,7 @@ from typing import Any
 from kbench.core.errors import KbenchError
 from kbench.core.fileio import atomic_write_text
 from kbench.reproduce.causes import cause
+from kbench.reproduce.degenerate import MARK, degenerate_text, summary
 from kbench.reproduce.evidence import adjust, mean_sd, paired, seeds_needed, select
 from kbench.reproduce.papers import PAPERS
 from kbench.reproduce.papers.huller import HULLER
@@ -88,6 +89,19 @@ class Row:
     dataset: str
     verdict: str
     reason: str
+    degenerate: str = ""
+    """Degenerate runs of the paper's study on the row's data set, as one text starting with
+    the mark ('' when there are none): :func:`kbench.reproduce.degenerate.degenerate_text`."""
+
+    @property
+    def marked_verdict(self) -> str:
+        """The verdict, with the degenerate mark when the row has degenerate runs."""
+        return f"{self.verdict} {MARK}" if self.degenerate else self.verdict
+
+    @property
+    def why(self) -> str:
+        """The reason, and the degenerate text on a line of its own when there is one."""
+        return f"{self.reason}\n{self.degenerate}" if self.degenerate else self.reason
 
 
 def resolve(name: str) -> list[Paper]:
@@ -108,7 +122,9 @@ def missing_algorithms(paper: Paper, registry: Any) -> list[str]:
 def evaluate(paper: Paper, results: Results, quick: bool = False) -> list[Row]:
     """Evaluate every claim of a paper; a claim that cannot be evaluated is not reproduced,
     with why. ``quick``: the results are those of the smoke-run study, and every verdict
-    says so (:data:`SMOKE`)."""
+    says so (:data:`SMOKE`). A row whose data set has degenerate runs in ``results`` says so
+    in its ``degenerate`` text (:mod:`kbench.reproduce.degenerate`)."""
+    bad = summary(getattr(results, "runs", None))
     rows = []
     for c in paper.claims:
         try:
@@ -121,7 +137,19 @@ def evaluate(paper: Paper, results: Results, quick: bool = False) -> list[Row]:
         why_not = cause(paper.key, c.id)
         if why_not and not quick and base_verdict(f.verdict) != REPRODUCED:
             reason = f"{reason}; {why_not}"  # the experiment that isolates the gap
-        rows.append(Row(paper.key, c.id, c.text, c.paper, f.value, c.dataset, verdict, reason))
+        rows.append(
+            Row(
+                paper.key,
+                c.id,
+                c.text,
+                c.paper,
+                f.value,
+                c.dataset,
+                verdict,
+                reason,
+                degenerate_text(bad, c.dataset),
+            )
+        )
     return rows
 
 
@@ -134,7 +162,8 @@ def not_run(paper: Paper, missing: Sequence[str]) -> list[Row]:
 
 
 def markdown(rows: Sequence[Row]) -> str:
-    """The rows as a Markdown table."""
+    """The rows as a Markdown table: a row with degenerate runs has the mark after its verdict
+    and the degenerate text after its reason."""
     head = "| paper | claim | paper's value | kbench (mean ± sd over seeds) | data set | verdict | why |\n"
     head += "|---|---|---|---|---|---|---|\n"
 
@@ -143,13 +172,14 @@ def markdown(rows: Sequence[Row]) -> str:
 
     return head + "".join(
         f"| {r.paper} | **{r.claim}** {cell(r.text)} | {cell(r.paper_value)} | {cell(r.kbench_value)} "
-        f"| {cell(r.dataset)} | {r.verdict} | {cell(r.reason)} |\n"
+        f"| {cell(r.dataset)} | {r.marked_verdict} | {cell(r.why)} |\n"
         for r in rows
     )
 
 
 def write_tables(rows: Sequence[Row], out: Path) -> tuple[Path, Path]:
-    """Write ``reproduction.md`` and ``claims.json`` into ``out``."""
+    """Write ``reproduction.md`` and ``claims.json`` into ``out``; a row's entry in
+    ``claims.json`` carries its ``degenerate`` text ('' when none)."""
     out.mkdir(parents=True, exist_ok=True)
     md, js = out / "reproduction.md", out / "claims.json"
     atomic_write_text(md, markdown(rows))
