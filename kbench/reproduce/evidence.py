@@ -218,6 +218,24 @@ def fewer(t: dict[str, Any], value: str, otherwise: str) -> Finding:
     return Finding(value, NOT, f"{otherwise}; {seedtest(t)}")
 
 
+def _paired_arms(
+    results: Results,
+    a: str,
+    b: str,
+    metric: str,
+    prepare: Callable[[pd.DataFrame], pd.DataFrame] | None,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """The runs of algorithms a and b (``prepare``d), and the paired test of ``metric`` over
+    the streams both ran, Holm over this one test."""
+    arm_a, arm_b = select(results, a), select(results, b)
+    need(arm_a, arm_b)
+    if prepare is not None:
+        arm_a, arm_b = prepare(arm_a), prepare(arm_b)
+    t = paired(arm_a, arm_b, metric)
+    adjust(t)
+    return arm_a, arm_b, t
+
+
 def fewer_than(
     results: Results,
     a: str,
@@ -232,12 +250,7 @@ def fewer_than(
     over the streams both ran (Holm over this one test). ``prepare`` adds a column the
     claim reads (its metric in dB, say) to each arm's runs; ``describe(a_runs, b_runs)``
     gives the value shown."""
-    arm_a, arm_b = select(results, a), select(results, b)
-    need(arm_a, arm_b)
-    if prepare is not None:
-        arm_a, arm_b = prepare(arm_a), prepare(arm_b)
-    t = paired(arm_a, arm_b, metric)
-    adjust(t)
+    arm_a, arm_b, t = _paired_arms(results, a, b, metric, prepare)
     return fewer(t, describe(arm_a, arm_b), otherwise)
 
 
@@ -256,11 +269,6 @@ def same_as(
     """The finding of a claim that algorithm ``a`` has about ``b``'s ``metric``, paired over
     the streams both ran (:func:`about_the_same`, ±``margin``, said as ``within``); the gap
     is said in ``unit`` (" dB"). ``prepare`` and ``describe`` as for :func:`fewer_than`."""
-    arm_a, arm_b = select(results, a), select(results, b)
-    need(arm_a, arm_b)
-    if prepare is not None:
-        arm_a, arm_b = prepare(arm_a), prepare(arm_b)
-    t = paired(arm_a, arm_b, metric)
-    adjust(t)
+    arm_a, arm_b, t = _paired_arms(results, a, b, metric, prepare)
     why = f"gap {t['mean_diff']:+.2f}{unit}; {seedtest(t)}"
     return about_the_same(t, describe(arm_a, arm_b), margin, within, why)
