@@ -87,6 +87,6 @@ def test_degenerate_runs_no_row_names_are_left_for_the_command() -> None:
     assert "checkerboard" not in degenerate_text(bad, "USPS_LIKE (stand-in)")
     assert degenerate_text(bad, "a9a") == ""
     rows = evaluate(SVMD, _svmd_results(norma_degenerate=False))  # data sets: usps_like, …
-    left = unmatched(bad, rows)
+    left = unmatched(bad, [r.dataset for r in rows])
     assert list(left["dataset"]) == ["checkerboard"] and list(left["degenerate"]) == [1]
-    assert unmatched(summary(None), rows).empty
+    assert unmatched(summary(None), [r.dataset for r in rows]).empty

@@ -161,7 +161,7 @@ def reproduce(
     console = output_console()
     console.print(table)
     for key, bad in degenerate.items():  # degenerate runs no row's data set names
-        for h in unmatched(bad, [r for r in rows if r.paper == key]).itertuples():
+        for h in unmatched(bad, [r.dataset for r in rows if r.paper == key]).itertuples():
             console.print(
                 f"[yellow]{MARK} {escape(key)}: degenerate runs of {escape(h.algorithm_spec)} on "
                 f"{escape(h.stream)} ({h.degenerate} of {h.runs}: {escape(h.reasons)})[/yellow]",

@@ -12,15 +12,11 @@ for USPS)``). Configurations no row names are listed by the command under the ta
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 import pandas as pd
 
 from kbench.results.degenerate import MARK, degenerate_summary
-
-if TYPE_CHECKING:
-    from kbench.reproduce.claims import Row
 
 __all__ = ["MARK", "degenerate_text", "matches", "summary", "unmatched"]
 
@@ -49,11 +45,11 @@ def degenerate_text(bad: pd.DataFrame, dataset: str) -> str:
     )
 
 
-def unmatched(bad: pd.DataFrame, rows: Sequence[Row]) -> pd.DataFrame:
-    """The rows of a paper's :func:`summary` that no row's data set names."""
+def unmatched(bad: pd.DataFrame, datasets: Iterable[str]) -> pd.DataFrame:
+    """The rows of a paper's :func:`summary` that none of its claims' ``datasets`` names."""
     if bad is None or bad.empty:
         return summary(None)
     used: set[int] = set()
-    for r in rows:
-        used |= set(matches(bad, r.dataset).index)
+    for dataset in datasets:
+        used |= set(matches(bad, dataset).index)
     return bad.loc[[i for i in bad.index if i not in used]]
