@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -33,6 +34,11 @@ from kbench.core.errors import KbenchError, ResultsError, interrupted
 
 err = error_console()
 
+#: Set when a Ctrl-C landed where Python could not raise it (see :func:`_ctrl_c_again`).
+#: Until it is delivered again, the code it interrupted runs on, possibly with half-done
+#: state (a matplotlib transform invalidated halfway), and may fail in its own way first.
+_ctrl_c_dropped = threading.Event()
+
 
 def main() -> None:
     """Entry point: run the click group, turning kbench errors into one line and exit status 2."""
@@ -42,7 +48,8 @@ def main() -> None:
         _exit_interrupted(exc)
     except Exception as exc:
         # Ctrl-C can surface as another error (see interrupted); click's Abort is its form.
-        if interrupted(exc) or isinstance(exc, click.exceptions.Abort):
+        # An error after a dropped Ctrl-C is its consequence, not a fault to report.
+        if interrupted(exc) or _ctrl_c_dropped.is_set() or isinstance(exc, click.exceptions.Abort):
             _exit_interrupted(exc.__cause__ if isinstance(exc, click.exceptions.Abort) else exc)
         _exit_on_error(exc)
         raise
@@ -88,11 +95,11 @@ def _ctrl_c_again(hook: Any) -> Any:
     SIGINT to the main thread itself, so that a main thread already blocked in a system
     call (a sleep, a wait) is woken, which ``_thread.interrupt_main`` (it only sets Python's
     flag) does not do; and it waits until the hook is over, plus 20 ms, because a Ctrl-C
-    landing inside this hook would be dropped in its turn.
+    landing inside this hook would be dropped in its turn. Meanwhile the interrupted code
+    runs on and may fail (a callback cut short leaves its object half-updated): the hook
+    sets :data:`_ctrl_c_dropped`, so that :func:`main` takes such an error for the Ctrl-C.
     """
     import _thread
-    import signal
-    import threading
     import time
 
     main_thread = threading.main_thread().ident
@@ -107,6 +114,7 @@ def _ctrl_c_again(hook: Any) -> Any:
 
     def deliver_again(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _ctrl_c_dropped.set()
             hook_over = threading.Event()
             threading.Thread(target=interrupt, args=(hook_over,), daemon=True).start()
             hook_over.set()
