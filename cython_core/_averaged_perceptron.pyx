@@ -1,6 +1,7 @@
-"""Compiled block loop of the averaged kernel perceptron (Freund and Schapire 1999), binary and multiclass.
+"""Compiled prequential block loop of the averaged kernel perceptron (Freund and Schapire
+1999), binary and multiclass, over the learner toolkit's kernel expansion.
 
-Coefficients: ``coef`` has 2C columns (C = 1 for binary, the number of classes for
+The store has 2C coefficient columns (C = 1 for binary, the number of classes for
 multiclass). Columns 0..C-1 hold α, the current perceptron's coefficients (Σ of the
 updates); columns C..2C-1 hold β, the same updates each weighted by (t − 1), t the round
 (1-based, counted across passes) in which it was made. After T rounds the average of the
@@ -8,12 +9,43 @@ iterates w₁..w_T (wₜ the perceptron after round t) is Σᵢ (αᵢ − βᵢ
 of round t is in T − t + 1 of them. One kernel row per example gives both the current
 scores (the mistake test) and the averaged ones (the prediction).
 """
+cimport numpy as cnp
 from libc.math cimport NAN, isfinite
+from libc.stdlib cimport free, malloc
 
-from kbench.cython_core._kernels cimport as_spec
-from kbench.cython_core._kernels cimport _dot, _expansion, _kernel_row
-from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _argmax, _sign_label
+from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
+
+cnp.import_array()
+
+
+cdef class AveragedPerceptronState:
+    """The rounds T (counted across passes), the mistakes, and ``id_slot``: the slot of each
+    training example's id (-1 while it is not stored), so that a mistake on an example
+    stored in an earlier pass updates its slot; picklable."""
+
+    cdef public long long rounds, mistakes
+    cdef public cnp.ndarray id_slot
+
+    def __init__(self, long long rounds=0, long long mistakes=0, id_slot=None):
+        import numpy as np
+
+        self.rounds, self.mistakes = rounds, mistakes
+        self.id_slot = np.full(0, -1, dtype=np.int64) if id_slot is None else id_slot
+
+    def know(self, Py_ssize_t n):
+        """Make room for the ids 0..n-1 (their slots -1 until stored)."""
+        import numpy as np
+
+        if self.id_slot.shape[0] < n:
+            grown = np.full(n, -1, dtype=np.int64)
+            grown[: self.id_slot.shape[0]] = self.id_slot
+            self.id_slot = grown
+
+    def __reduce__(self):
+        return AveragedPerceptronState, (self.rounds, self.mistakes, self.id_slot)
 
 
 cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept nogil:
@@ -39,94 +71,82 @@ cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept
     return <double>best
 
 
-def averaged_scores(const double[::1] s, Py_ssize_t C, long long T):
-    """The averaged decision values from the 2C raw scores (for decision_one)."""
-    import numpy as np
+def averaged_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+                   bint have_row=False, double kxx=0.0, *,
+                   AveragedPerceptronState state not None, const long long[::1] ids):
+    """Predict (averaged) then learn (current) rows start, start+1, … of ``rows``.
 
-    out = np.zeros(C)
-    cdef Py_ssize_t c
-    if T > 0:
-        for c in range(C):
-            out[c] = s[c] - s[C + c] / T
-    return out
-
-
-def avg_perceptron_block(kernel,
-                         double[:, ::1] SV, double[::1] sq, double[:, ::1] coef,
-                         long long[::1] sv_ids, Py_ssize_t m, const double[:, ::1] X,
-                         const double[::1] y, const long long[::1] xids, long long[::1] id_slot,
-                         double[::1] pred, double[::1] krow, double[::1] scores,
-                         Py_ssize_t start, long long T, sparse=None):
-    """Predict (averaged) then learn (current) rows start.. of X; (i, m, evals, T, mistakes).
-
-    A mistake on a training example that is already stored (its id maps to a slot)
-    updates that slot; otherwise the example takes slot m. i < len(X) means the buffer
-    is full: grow it and resume from i. ``sparse``: CSR rows, as for
-    :func:`kbench.cython_core._perceptron.perceptron_block` (the rows of X and SV then
-    hold stand-ins, which are not read).
+    Binary: on ``y f(x) ≤ 0`` (f the current perceptron) add ``y k(x, ·)``; multiclass: on
+    a wrong argmax add k(x, ·) to the true class and subtract it from the predicted one.
+    ``ids`` gives each row's example id (-1: none): a mistake on an example already stored
+    (``state.id_slot``) updates its slot; otherwise the example takes the next one. Calling
+    convention and result as :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], cap = SV.shape[0]
-    cdef Py_ssize_t C2 = coef.shape[1], C = C2 // 2, i = start, c, guess, yi, slot
-    cdef Py_ssize_t n_ids = id_slot.shape[0]
-    cdef long long evals = 0, xid, mistakes = 0
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    if A.C % 2:
+        raise ValueError(f"kbench: the averaged perceptron's store needs 2C columns, got {A.C}")
+    if ids.shape[0] != rows.n:
+        raise ValueError(f"kbench: ids holds {ids.shape[0]} entries for {rows.n} rows")
+    cdef long long[::1] id_slot = state.id_slot
+    cdef double* coef = A.alpha
+    cdef double* krow = A.krow
+    cdef const double* Y = A.y
+    cdef double* P = A.pred
+    cdef Py_ssize_t m = A.m, n = rows.n, cap = A.cap, C2 = A.C, C = A.C // 2
+    cdef Py_ssize_t n_ids = id_slot.shape[0], i = start, c, guess, yi, slot
+    cdef long long evals = 0, T = state.rounds, mistakes = 0, xid
     cdef double xsq, w
-    cdef bint mistake
+    cdef bint mistake, first
+    cdef double* scores = <double*>malloc(C2 * sizeof(double))
+    if scores == NULL:
+        raise MemoryError()
     with nogil:
         while i < n:
-            if m == cap:
-                break
-            evals += _row_at(&R, i, m, False, &xsq, &krow[0])
-            _expansion(&krow[0], &coef[0, 0], m, C2, 1.0, &scores[0])
-            pred[i] = _predict(&scores[0], C, T)
-            T += 1
-            w = <double>(T - 1)
+            first = have_row and i == 0
+            evals += _row_at(&R, i, m, first, &xsq, krow)
+            _expansion(krow, coef, m, C2, 1.0, scores)
             if C == 1:
-                mistake = y[i] * scores[0] <= 0.0
+                mistake = Y[i] * scores[0] <= 0.0
                 guess = 0
                 yi = 0
             else:
-                guess = _argmax(&scores[0], C)
-                yi = <Py_ssize_t>y[i]
+                guess = _argmax(scores, C)
+                yi = <Py_ssize_t>Y[i]
                 mistake = guess != yi
+            slot = -1
+            if mistake:
+                xid = ids[i]
+                slot = id_slot[xid] if 0 <= xid < n_ids else -1
+                if slot < 0 and m == cap:
+                    if not first:
+                        evals -= m  # this example is redone after the store grows
+                    break
+            P[i] = _predict(scores, C, T)
+            T += 1
+            w = <double>(T - 1)
             if mistake:
                 mistakes += 1
-                xid = xids[i]
-                slot = id_slot[xid] if 0 <= xid < n_ids else -1
                 if slot < 0:
                     slot = m
                     _store_at(&R, i, m)
-                    sq[m] = xsq
+                    R.sq[m] = xsq
                     for c in range(C2):
-                        coef[m, c] = 0.0
-                    sv_ids[m] = xid
+                        coef[m * C2 + c] = 0.0
                     if 0 <= xid < n_ids:
                         id_slot[xid] = m
                     m += 1
                 if C == 1:
-                    coef[slot, 0] += y[i]
-                    coef[slot, 1] += y[i] * w
+                    coef[slot * C2] += Y[i]
+                    coef[slot * C2 + 1] += Y[i] * w
                 else:
-                    coef[slot, yi] += 1.0
-                    coef[slot, guess] -= 1.0
-                    coef[slot, C + yi] += w
-                    coef[slot, C + guess] -= w
+                    coef[slot * C2 + yi] += 1.0
+                    coef[slot * C2 + guess] -= 1.0
+                    coef[slot * C2 + C + yi] += w
+                    coef[slot * C2 + C + guess] -= w
             i += 1
-    return i, m, evals, T, mistakes
-
-
-def raw_scores(kernel,
-               const double[:, ::1] SV, const double[::1] sq, const double[:, ::1] coef,
-               Py_ssize_t m, const double[::1] x, double[::1] krow, double[::1] scores):
-    """The 2C sums Σᵢ k(xᵢ, x)·coef[i, c] of x, computed as in the block loop (in scores)."""
-    cdef int kind
-    cdef double gamma, scale, offset, degree
-    kind, gamma, scale, offset, degree = as_spec(kernel).params()  # unpacked once, outside the nogil loop
-    cdef Py_ssize_t d = x.shape[0]
-    cdef double xsq
-    with nogil:
-        xsq = _dot(&x[0], &x[0], <int>d) if d > 0 else 0.0
-        _kernel_row(kind, gamma, scale, offset, degree, &SV[0, 0], m, d, &sq[0], &x[0], xsq,
-                    &krow[0])
-        _expansion(&krow[0], &coef[0, 0], m, coef.shape[1], 1.0, &scores[0])
-    return scores
+    free(scores)
+    state.rounds = T
+    state.mistakes += mistakes
+    return i, m, evals

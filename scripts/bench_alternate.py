@@ -6,7 +6,8 @@ every learner on the first ``--n`` examples of the bundled a9a (RBF γ = 0.5):
 * ``dense`` and ``csr``: µs per example of ``learn_predict_many`` on the rows after the
   first ``--warm`` (learned first, untimed), as dense rows and as CSR rows;
 * ``one``: µs per example of ``predict_one`` then ``learn_one``, dense rows, on the same
-  rows (the runner's per-example path).
+  rows (the runner's per-example path), both given the same row object as the runner
+  gives them: a learner may keep the kernel row of ``predict_one`` for ``learn_one``.
 
 Each cell is the best over ``--repeat`` fresh learners in a child and over the rounds,
 so that a load that comes and goes on the machine hits both trees alike; ``--clock cpu``
@@ -72,8 +73,9 @@ def child(
                     t0 = now()
                     if path == "one":
                         for i in range(warm, n):
-                            algo.predict_one(X[i])
-                            algo.learn_one(X[i], y[i])
+                            x = X[i]  # one row object for both calls, as the runner's
+                            algo.predict_one(x)
+                            algo.learn_one(x, y[i])
                     else:
                         algo.learn_predict_many(A[warm:], y[warm:])
                     best = min(best, (now() - t0) / (n - warm) * 1e6)

@@ -297,7 +297,7 @@ NOT_YET_PUBLIC = frozenset(
             f"algorithms/{m}"
             for m in (
                 "_averaged", "_budget", "_online_kernel",
-                "_sparse_rows", "averaged_perceptron", "bsgd",
+                "_sparse_rows", "bsgd",
                 "feature_maps", "idsvm", "norma",
                 "pegasos", "pistol", "polk", "ramp_svm", "sgd", "svmd",
             )

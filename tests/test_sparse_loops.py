@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import create
-from kbench.cython_core import _averaged_perceptron, _sparse
+from kbench.cython_core import _bsgd, _sparse
 from kbench.learners import expansion
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms import _sparse_rows
@@ -115,6 +115,8 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
         ("forgetron[budget=8]", "rbf[gamma=0.5]", 2, None),
         ("bogd[budget=8]", "rbf[gamma=0.5]", 2, "hinge"),
         ("bogd[budget=8,sampling=weighted]", "linear", 2, "logistic"),
+        ("averaged_perceptron", "rbf[gamma=0.5]", 2, None),
+        ("averaged_perceptron", "poly[degree=2,offset=1.0]", 3, None),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
@@ -155,35 +157,6 @@ def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
     sizeless = {"model_bytes": 0}
     assert got.stats() | sizeless == pytest.approx(dense.stats() | sizeless, rel=1e-12)
     np.testing.assert_array_equal(got.predict_many(X[:60]), dense.predict_many(X[:60]))
-
-
-@pytest.mark.parametrize("classes", [2, 3])
-def test_averaged_perceptron_block_loop_equals_the_per_row_path(classes: int, monkeypatch) -> None:
-    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 50)
-    X, y = stream(400, seed=1, classes=classes)
-    if classes == 2:
-        y[::3] *= -1.0  # noise: more mistakes than the 64 rows allocated at first
-    task = "binary" if classes == 2 else "multiclass"
-    got, want = (
-        create("averaged_perceptron", kernel="rbf[gamma=0.5]", loss=None, task=task,
-               n_classes=classes)
-        for _ in range(2)
-    )  # fmt: skip
-    want._learn_predict_sparse = want._learn_predict_marked
-    preds = [
-        np.concatenate(
-            [a.learn_predict_many(X[:130], y[:130]), a.learn_predict_many(X[130:], y[130:])]
-        )
-        for a in (got, want)
-    ]
-    np.testing.assert_array_equal(preds[0], preds[1])
-    m = want._buf.size
-    assert got._buf.capacity > 64 and got._buf.size == m
-    np.testing.assert_array_equal(got._buf.to_dense(), want._buf.to_dense())
-    np.testing.assert_array_equal(got._buf.alpha[:m], want._buf.alpha[:m])
-    np.testing.assert_allclose(got._buf.sq[:m], want._buf.sq[:m], rtol=1e-14)
-    assert got.stats() == want.stats()
-    np.testing.assert_array_equal(got.predict_many(X[:60]), want.predict_many(X[:60]))
 
 
 def test_the_pool_stays_bounded_over_many_blocks(monkeypatch) -> None:
@@ -234,15 +207,14 @@ def test_sparse_block_refusals() -> None:
         _sparse.SparseBlock(*args, store.indices, store.data, store.sq, 0, 0, xp, unsorted, X.data)
     block = store.block(RBF, xp, X.indices, X.data)
 
-    # A loop that takes the store's arrays and a SparseBlock (the averaged perceptron's)
-    # checks them.
+    # A loop that takes the store's arrays and a SparseBlock (BSGD's) checks them.
     def averaged(SV, X, sparse):
         n, cap = X.shape[0], SV.shape[0]
-        ids = np.arange(n, dtype=np.int64)
-        _averaged_perceptron.avg_perceptron_block(
-            RBF, SV, np.zeros(cap), np.zeros((cap, 2)), np.zeros(cap, dtype=np.int64), 0, X,
-            np.ones(n), ids, np.full(n, -1, dtype=np.int64), np.zeros(n), np.zeros(cap),
-            np.zeros(2), 0, 0, sparse,
+        zeros = np.zeros(cap)
+        _bsgd.bsgd_block(
+            RBF, SV, zeros, np.zeros((cap, 1)), zeros, zeros, np.zeros((cap, cap)),
+            np.zeros(6), 0.1, 0, cap, False, X, np.ones(n), np.zeros(n), zeros, zeros,
+            zeros, np.zeros(1), False, 0.0, 0, sparse,
         )  # fmt: skip
 
     with pytest.raises(ValueError, match="3 examples given with 2 marks"):

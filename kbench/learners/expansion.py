@@ -18,12 +18,13 @@ drives a block loop over any rows:
 A block loop follows one convention (``kbench.cython_core._perceptron.perceptron_block``):
 ``loop(spec, rows, store, y, pred, start, have_row, kxx, **params)`` returns ``(next, size,
 kernel_evals)``, with ``rows`` a :class:`~kbench.cython_core._sparse.BlockRows` and
-``store`` the store, whose arrays it writes in place.
+``store`` the store, whose arrays it writes in place. Arrays with one entry per row (the
+averaged perceptron's example ids) go in ``per_row``: each call gets the slice of its rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -133,19 +134,29 @@ class Expansion:
             rows = rows.as_sparse()
         return store, rows
 
-    def learn(self, loop: BlockLoop, rows: Rows, y: np.ndarray, **params: Any) -> np.ndarray:
+    def learn(
+        self,
+        loop: BlockLoop,
+        rows: Rows,
+        y: np.ndarray,
+        *,
+        per_row: Mapping[str, np.ndarray] | None = None,
+        **params: Any,
+    ) -> np.ndarray:
         """Predict then learn ``rows`` (labels ``y``, checked) with the block loop; the
-        predictions made before each update."""
+        predictions made before each update. ``per_row``: the loop's parameters with one
+        entry per row, sliced as ``y`` is; ``params``: the others, passed as they are."""
         store, rows = self._store_for(rows)
+        per_row = per_row or {}
         if rows.csr is not None:
-            return self._learn_csr(loop, store, rows, y, params)  # type: ignore[arg-type]
+            return self._learn_csr(loop, store, rows, y, params, per_row)  # type: ignore[arg-type]
         if rows.row0 is not None or not self.spec.compiled:
-            return self._learn_given_rows(loop, store, rows, y, params)  # type: ignore[arg-type]
+            return self._learn_given_rows(loop, store, rows, y, params, per_row)  # type: ignore[arg-type]
         X, pred, i = rows.X, np.empty(rows.n), 0
         assert X is not None  # dense rows (a CSR block took the branch above)
         block = BlockRows(X)
         while True:
-            i, store.size, evals = loop(self.spec, block, store, y, pred, i, **params)
+            i, store.size, evals = loop(self.spec, block, store, y, pred, i, **params, **per_row)
             store.kernel_evals += evals
             store.touch()
             if i == rows.n:
@@ -159,6 +170,7 @@ class Expansion:
         rows: Rows,
         y: np.ndarray,
         params: dict[str, Any],
+        per_row: Mapping[str, np.ndarray],
     ) -> np.ndarray:
         """Each dense row on its own, its kernel row (and k(x, x) for a third-party kernel
         when the loop reads it) computed here and handed to the loop."""
@@ -176,10 +188,11 @@ class Expansion:
                 kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
                 store.kernel_evals += 1
             if row0 is not None:  # learn_one: the row and its label as they are
-                one, yi, pi = BlockRows(X), y, pred
+                one, yi, pi, ri = BlockRows(X), y, pred, per_row
             else:
                 one, yi, pi = BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1]
-            _, store.size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params)
+                ri = {name: a[i : i + 1] for name, a in per_row.items()}
+            _, store.size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params, **ri)
             store.kernel_evals += evals
             # A row appended, or one replaced in place (a budget or a window): either way
             # the cached kernel row may be out of date.
@@ -193,6 +206,7 @@ class Expansion:
         rows: Rows,
         y: np.ndarray,
         params: dict[str, Any],
+        per_row: Mapping[str, np.ndarray],
     ) -> np.ndarray:
         """CSR rows, BLOCK_ROWS a call: the loop writes the rows it keeps into the store's
         pool, reserved beforehand; a loop that stops full resumes on a new block after the
@@ -202,10 +216,11 @@ class Expansion:
         for a in range(0, rows.n, BLOCK_ROWS):
             b = min(a + BLOCK_ROWS, rows.n)
             i = 0
+            ra = {name: v[a:b] for name, v in per_row.items()}
             while True:
                 block = store.block(self.spec, indptr[a : b + 1], indices, data)
                 i, size, evals = loop(
-                    self.spec, BlockRows.csr(block), store, y[a:b], pred[a:b], i, **params
+                    self.spec, BlockRows.csr(block), store, y[a:b], pred[a:b], i, **params, **ra
                 )
                 store.absorb(block, size)
                 store.kernel_evals += evals
