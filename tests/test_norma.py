@@ -213,9 +213,12 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
     from kbench.plugins.losses.multiclass import Softmax
 
     class PySoftmax(Softmax):
-        """Softmax under another class, so the learner has no compiled id for it."""
+        """Softmax that declares no compiled form, so the learner runs the plugin's."""
 
         name = "py_softmax"
+
+        def compiled_multiclass(self) -> None:
+            return None
 
     reg = get_registry()
     X, y = data("multiclass")

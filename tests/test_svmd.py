@@ -731,7 +731,7 @@ def test_python_only_loss_and_kernel_use_the_per_example_path() -> None:
 )
 def test_compiled_gradients_match_the_loss_plugins(loss) -> None:
     """The compiled ξ and χ = Λ·V equal the plugins' derivative and second derivative."""
-    from kbench.plugins.algorithms._online_kernel import make_cfg, setup_loss
+    from kbench.learners.online_loss import make_cfg, setup_loss
 
     reg = get_registry()
     lossobj = reg.create("loss", loss)

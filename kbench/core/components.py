@@ -174,6 +174,10 @@ class Loss(Component):
     smooth: ClassVar[bool] = False
     #: Whether ``second_derivative`` exists.
     has_second_derivative: ClassVar[bool] = False
+    #: Whether the ν-trick of kbench's online learners (NORMA, SVMD) may adapt this loss's
+    #: margin (the hinge of a classification or novelty task) or its tube (regression's
+    #: ε-insensitive loss). On novelty tasks such a loss's own ``nu`` and ``rho`` are read.
+    nu_trick: ClassVar[bool] = False
 
     @property
     def lipschitz(self) -> float:
@@ -194,6 +198,11 @@ class Loss(Component):
 
     def compiled(self) -> tuple[int, float] | None:
         """``(loss kind, parameter)`` for the compiled learners, or None."""
+        return None
+
+    def compiled_multiclass(self) -> int | None:
+        """The code of a multiclass loss in the compiled online learners (a member of
+        ``kbench.cython_core._online_ops.MulticlassLoss``), or None."""
         return None
 
 

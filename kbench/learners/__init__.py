@@ -13,7 +13,9 @@ compiled core. Plugins import its names from :mod:`kbench.api` or from here.
 * :class:`RevisitingLearner`: the base of a learner that keeps examples in slots and
   revisits them (LASVM, the Huller), with its :class:`KernelCache` of kernel rows between
   them and the identities of examples over passes (:class:`ExampleIds`, :class:`PassIds`);
-* :func:`seed_state`: the state of the compiled generator a learner's loop draws from.
+* :func:`seed_state`: the state of the compiled generator a learner's loop draws from;
+* :func:`setup_loss`, :func:`make_cfg`, :func:`python_gradient`: a loss run by a compiled
+  online loop (its codes in an ``OnlineConfig``) or, without a compiled form, from Python.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from kbench.learners.expansion import Expansion, expansion_stats, refuse_switch
 from kbench.learners.generator import seed_state
 from kbench.learners.kernel_cache import KernelCache
 from kbench.learners.learner import ExpansionLearner
+from kbench.learners.online_loss import LossSetup, make_cfg, python_gradient, setup_loss
 from kbench.learners.revisit import RevisitingLearner
 from kbench.learners.rows import BLOCK_ROWS, Rows, as_csr, csr_parts, labels
 from kbench.learners.sparse_buffer import SparseSupportBuffer
@@ -39,6 +42,7 @@ __all__ = [
     "KernelCache",
     "KernelKind",
     "KernelSpec",
+    "LossSetup",
     "PassIds",
     "RevisitingLearner",
     "RowStore",
@@ -49,6 +53,9 @@ __all__ = [
     "csr_parts",
     "expansion_stats",
     "labels",
+    "make_cfg",
+    "python_gradient",
     "refuse_switch",
     "seed_state",
+    "setup_loss",
 ]

@@ -21,8 +21,8 @@ import numpy as np
 
 from kbench.core.components import Algorithm
 from kbench.cython_core import _kernels, _pistol
+from kbench.learners.online_loss import L_PYTHON, make_cfg, python_gradient, setup_loss
 from kbench.learners.support_buffer import SupportBuffer
-from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     OneRowMethods,

@@ -18,7 +18,8 @@ from kbench import hookimpl
 from kbench.core.components import param
 from kbench.core.search_space import LogUniform
 from kbench.cython_core import _norma
-from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
+from kbench.learners.online_loss import NU_OFF, python_gradient
+from kbench.plugins.algorithms._online_kernel import OnlineKernelLearner
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,

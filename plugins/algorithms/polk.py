@@ -20,9 +20,9 @@ from kbench import hookimpl
 from kbench.core.arrays import grown
 from kbench.core.components import Algorithm, param
 from kbench.cython_core import _kernels, _polk
+from kbench.learners.online_loss import L_PYTHON, make_cfg, python_gradient, setup_loss
 from kbench.learners.sparse_buffer import SparseRow
 from kbench.learners.support_buffer import SupportBuffer
-from kbench.plugins.algorithms._online_kernel import L_PYTHON, make_cfg, python_gradient, setup_loss
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     OneRowMethods,

@@ -20,7 +20,8 @@ import numpy as np
 from kbench import hookimpl
 from kbench.core.components import check_range, param
 from kbench.cython_core import _online_ops, _svmd
-from kbench.plugins.algorithms._online_kernel import NU_OFF, OnlineKernelLearner, python_gradient
+from kbench.learners.online_loss import NU_OFF, python_gradient
+from kbench.plugins.algorithms._online_kernel import OnlineKernelLearner
 from kbench.plugins.algorithms._sparse_rows import (
     MarkedRows,
     compiled_kernel,

@@ -31,6 +31,7 @@ class Hinge(Loss):
     """Hinge loss ``max(0, 1 − y f)``; derivative ``−y`` where ``y f < 1``, else 0."""
 
     name = "hinge"
+    nu_trick = True
     lipschitz = 1.0
 
     def value(self, f, y):

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from kbench.api import Loss, hookimpl
+from kbench.cython_core._online_ops import MulticlassLoss
 from kbench.plugins.losses._common import result
 
 
@@ -63,6 +64,10 @@ class MulticlassHinge(Loss):
     name = "multiclass_hinge"
     tasks = frozenset({"multiclass"})
     lipschitz = math.sqrt(2.0)
+    nu_trick = True
+
+    def compiled_multiclass(self) -> int:
+        return int(MulticlassLoss.L_MC_HINGE)
 
     def value(self, f, y):
         F, labels, single = _scores_labels(f, y)
@@ -92,6 +97,10 @@ class Softmax(Loss):
 
     name = "softmax"
     tasks = frozenset({"multiclass"})
+
+    def compiled_multiclass(self) -> int:
+        return int(MulticlassLoss.L_SOFTMAX)
+
     smooth = True
     has_second_derivative = True
     lipschitz = math.sqrt(2.0)

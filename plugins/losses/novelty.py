@@ -29,6 +29,7 @@ class NoveltyHinge(Loss):
 
     name = "novelty_hinge"
     tasks = frozenset({"novelty"})
+    nu_trick = True
     lipschitz = 1.0
 
     rho: float = param(1.0, low=0.0)

@@ -63,6 +63,7 @@ class EpsilonInsensitive(Loss):
 
     name = "eps_insensitive"
     tasks = frozenset({"regression"})
+    nu_trick = True
     lipschitz = 1.0
 
     epsilon: float = param(0.1, low=0.0)
