@@ -78,7 +78,7 @@ def setup_loss(
     if nu > 0.0 and loss_nu > 0.0 and nu != loss_nu:
         raise ValueError(f"{owner}: nu={nu!r} and the loss's nu={loss_nu!r} disagree; set one")
     if nu == 0.0 and loss_nu > 0.0:
-        nu, margin0 = loss_nu, float(loss.rho)  # the loss's own ν-trick settings
+        nu, margin0 = loss_nu, float(getattr(loss, "rho", 0.0))  # the loss's own ν-trick settings
         if margin0 <= 0.0:
             raise ValueError(
                 f"{owner}: the ν-trick needs the novelty hinge's rho > 0, got {margin0!r}"
