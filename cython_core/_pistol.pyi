@@ -1,50 +1,54 @@
-"""Type stub of kbench.cython_core._pistol.
+"""Type stub of kbench.cython_core._pistol (PiSTOL's and kernel SGD's block loop and state).
 
-``cfg`` is the online learners' ``OnlineConfig`` (built by
-``kbench.plugins.algorithms._online_kernel.make_cfg``), ``params`` is indexed by
-``PARAM_FIELDS`` and ``state`` by ``STATE_FIELDS``. Arrays are C-contiguous float64 and
-are updated in place. ``A`` is the buffer's cap × 2C coefficient block ``[c | u]``.
+The store holds 2C columns, ``[c | u]``; ``cfg`` is the ``OnlineConfig`` of
+:func:`kbench.learners.make_cfg`.
 """
 
-from kbench.cython_core._online_ops import OnlineConfig, compiled_gradient, compiled_self_kernel
-from kbench.cython_core._sparse import SparseBlock
-from kbench.cython_core._types import F64
+from typing import Any
 
-PARAM_FIELDS: tuple[str, ...]
-STATE_FIELDS: tuple[str, ...]
+from typing_extensions import disjoint_base
+
+from kbench.cython_core._types import BlockLoop
+
 LOG_W_MAX: float
 
-def pistol_block(
-    cfg: OnlineConfig,
-    params: F64,
-    state: F64,
-    SV: F64,
-    sq: F64,
-    A: F64,
-    X: F64,
-    y: F64,
-    pred: F64,
-    krow: F64,
-    work: F64,
-    start: int,
-    sparse: SparseBlock | None = None,
-) -> int: ...
-def pistol_multiplier(params: F64, state: F64) -> float: ...
-def pistol_outputs(params: F64, state: F64, GU: F64, w: float, Fon: F64, Fout: F64) -> None: ...
+class MultiplierOverflow(FloatingPointError): ...
 
-pistol_gradient = compiled_gradient
-pistol_self_kernel = compiled_self_kernel
+@disjoint_base
+class PistolState:
+    sgd: bool
+    last: bool
+    inv_sqrt: bool
+    log_b: float
+    a: float
+    eta: float
+    t: float
+    norm2: float
+    acc_alpha: float
+    W: float
+    max_exponent: float
+    sup_kxx: float
+    overflow: float
+    def __init__(
+        self,
+        *,
+        sgd: bool = False,
+        last: bool = False,
+        inv_sqrt: bool = False,
+        log_b: float = 0.0,
+        a: float = 1.0,
+        eta: float = 1.0,
+        acc_alpha: float = 1.0,
+        t: float = 0.0,
+        norm2: float = 0.0,
+        W: float = 0.0,
+        max_exponent: float = 0.0,
+        sup_kxx: float = 0.0,
+        overflow: float = 0.0,
+    ) -> None: ...
+    def fields(self) -> dict[str, Any]: ...
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]: ...
+    def log_w(self) -> float: ...
+    def overflow_error(self) -> MultiplierOverflow: ...
 
-def pistol_apply(
-    params: F64,
-    state: F64,
-    SV: F64,
-    sq: F64,
-    A: F64,
-    x: F64,
-    xsq: float,
-    kxx: float,
-    GU: F64,
-    w: float,
-    xi: F64,
-) -> None: ...
+pistol_block: BlockLoop

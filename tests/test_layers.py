@@ -296,10 +296,9 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_averaged", "_budget", "_online_kernel",
-                "_sparse_rows", "bsgd",
-                "feature_maps", "idsvm", "norma",
-                "pegasos", "pistol", "polk", "ramp_svm", "sgd", "svmd",
+                "_budget", "_online_kernel", "_sparse_rows", "bsgd",
+                "feature_maps", "idsvm", "norma", "pegasos", "polk",
+                "ramp_svm", "svmd",
             )
         ),
     )

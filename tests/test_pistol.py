@@ -18,7 +18,7 @@ import pytest
 
 from helpers import NumpyRBF, assert_block_labels, create, loss_gradient, python_loss, rbf_of
 from kbench.core.registry import get_registry
-from kbench.plugins.algorithms._averaged import MultiplierOverflow
+from kbench.plugins.algorithms.pistol import MultiplierOverflow
 from kbench.plugins.losses.margin import Logistic
 
 GAMMA = 0.7
@@ -288,7 +288,7 @@ def test_c2_closed_form_average_equals_naive_average():
         total += h[0] * (K[:, :m] @ np.array([ci[0] for ci in c[:m]]) if m else 0.0)
         m += int(np.any(h[2] != 0))
     naive = total / len(X)
-    F = algo._scores_many(Xt)[:, 0]
+    F = algo.decision_many(Xt)
     np.testing.assert_allclose(F, naive, rtol=0, atol=1e-10)
     assert np.array_equal(algo.predict_many(Xt), np.where(naive >= 0, 1.0, -1.0))
 
@@ -299,12 +299,12 @@ def test_c3_prefix_runs_are_identical():
     Xt = data("binary", n=50, seed=12)[0]
     long = make("pistol")
     long.learn_predict_many(X[:150], y[:150])
-    at_150 = long._scores_many(Xt).copy()
+    at_150 = long.decision_many(Xt).copy()
     long.learn_predict_many(X[150:], y[150:])
     fresh = make("pistol")
     fresh.learn_predict_many(X[:150], y[:150])
-    assert np.array_equal(fresh._scores_many(Xt), at_150)
-    assert not np.array_equal(long._scores_many(Xt), at_150)
+    assert np.array_equal(fresh.decision_many(Xt), at_150)
+    assert not np.array_equal(long.decision_many(Xt), at_150)
 
 
 def test_state_and_stats():

@@ -46,10 +46,6 @@ CASES = {
     # Removal and projection move the last stored row into the freed slot.
     "bsgd removal": ("bsgd[budget=8,maintenance=removal]", None, "rbf[gamma=0.5]", 2),
     "bsgd projection": ("bsgd[budget=8,maintenance=projection]", None, "rbf[gamma=0.5]", 3),
-    "pistol": ("pistol", "logistic", "rbf[gamma=0.5]", 2),
-    "pistol multiclass": ("pistol", "softmax", "rbf[gamma=0.5]", 3),
-    "sgd": ("sgd[eta=0.5]", "hinge", "poly[degree=2,offset=1.0]", 2),
-    "asgd": ("asgd", "logistic", "rbf[gamma=0.5]", 2),
     "svmd": ("svmd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     "svmd exact multiclass": ("svmd[budget=8,incremental=exact]", "softmax", "linear", 3),
 }
@@ -117,6 +113,10 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
         ("bogd[budget=8,sampling=weighted]", "linear", 2, "logistic"),
         ("averaged_perceptron", "rbf[gamma=0.5]", 2, None),
         ("averaged_perceptron", "poly[degree=2,offset=1.0]", 3, None),
+        ("pistol", "rbf[gamma=0.5]", 2, "logistic"),
+        ("pistol", "rbf[gamma=0.5]", 3, "softmax"),
+        ("sgd[eta=0.5]", "poly[degree=2,offset=1.0]", 2, "hinge"),
+        ("asgd", "rbf[gamma=0.5]", 2, "logistic"),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(

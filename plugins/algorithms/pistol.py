@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from kbench import hookimpl
-from kbench.core.components import Loss, param
-from kbench.plugins.algorithms._averaged import _S, AveragedExpansion
+from kbench.api import Loss, hookimpl, param
+from kbench.cython_core._pistol import MultiplierOverflow, PistolState
+from kbench.plugins.algorithms._averaged import AveragedExpansion
+
+__all__ = ["A_OVER_L", "MultiplierOverflow", "PiSTOL"]
 
 #: a/L at which Theorem 1's constant φ(L/a) stays finite: 1 − x − x e^{x/2} > 0 for
 #: x = L/a needs a/L ≥ 2.24898; the paper rounds it to 2.25 (specs/002 §1.1, P1).
@@ -80,6 +82,7 @@ class PiSTOL(AveragedExpansion):
         return reason
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         a, b, output = self.a, self.b, self.output
         assert self.loss is not None
         L = float(self.loss.lipschitz)
@@ -93,23 +96,26 @@ class PiSTOL(AveragedExpansion):
             raise ValueError(f"pistol: output must be 'average' or 'last', got {output!r}")
         self.L = L
         self.a_value = A_OVER_L * L if a is None else float(a)
-        self._mode, self._output = "pistol", output
-        self._setup_expansion("pistol", a=self.a_value, b=b, L=L)
+        # α_0 = a·L (specs/002 §1.1).
+        state = PistolState(
+            last=output == "last", log_b=math.log(b), a=self.a_value, acc_alpha=self.a_value * L
+        )
+        self._setup_expansion(state)
 
     def stats(self):
         out = super().stats()
         st = self._state
-        alpha = st[_S["acc_alpha"]]
-        expo = st[_S["norm2"]] / (2.0 * alpha)
+        alpha = st.acc_alpha
+        expo = st.norm2 / (2.0 * alpha)
         out.update(
             {
                 "acc_alpha": float(alpha),
                 "exponent": float(expo),
-                "max_exponent": float(max(st[_S["max_exponent"]], expo)),
+                "max_exponent": float(max(st.max_exponent, expo)),
                 # w of the next round; log w ≤ 700 holds while the learner runs (it raises
                 # before), so this stays finite.
                 "multiplier": math.exp(min(math.log(self.b) - math.log(alpha) + expo, 700.0)),
-                "sup_kxx": float(st[_S["sup_kxx"]]),
+                "sup_kxx": float(st.sup_kxx),
             }
         )
         return out

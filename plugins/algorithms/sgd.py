@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.plugins.algorithms._averaged import SCHEDULES, AveragedExpansion
+from kbench.api import hookimpl, param
+from kbench.cython_core._pistol import PistolState
+from kbench.plugins.algorithms._averaged import AveragedExpansion
 
 
 class KernelSGD(AveragedExpansion):
@@ -34,19 +34,16 @@ class KernelSGD(AveragedExpansion):
 
     name = "sgd"
     paper = "Kivinen, Smola and Williamson (2004). Online learning with kernels. IEEE Transactions on Signal Processing 52(8)."
-    _output = "last"
+    _last = True
 
     eta: float = param(1.0, low=0.0, low_open=True)
     schedule: Literal["constant", "inv_sqrt"] = param("constant")
 
     def __post_init__(self) -> None:
-        schedule = self.schedule
-        if schedule not in SCHEDULES:
-            raise ValueError(
-                f"{self.name}: schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}"
-            )
-        self._mode = "sgd"
-        self._setup_expansion(self.name, eta=self.eta, schedule=schedule)
+        super().__post_init__()
+        inv_sqrt = self.choice("schedule", {"constant": False, "inv_sqrt": True})
+        state = PistolState(sgd=True, last=self._last, inv_sqrt=inv_sqrt, eta=self.eta)
+        self._setup_expansion(state)
 
 
 class AveragedSGD(KernelSGD):
@@ -60,7 +57,7 @@ class AveragedSGD(KernelSGD):
 
     name = "asgd"
     paper = "Orabona (2014). Simultaneous model selection and optimization through parameter-free stochastic learning. NIPS."
-    _output = "average"
+    _last = False
 
 
 @hookimpl
