@@ -1,28 +1,41 @@
-"""Type stub of kbench.cython_core._norma.
+"""Type stub of kbench.cython_core._norma (NORMA's block loop, its state and schedules).
 
-``cfg`` is the online learners' ``OnlineConfig`` (built by
-``kbench.plugins.algorithms._online_kernel.make_cfg``), the state array is indexed by
-``STATE_FIELDS``. Arrays are C-contiguous float64 and are updated in place.
+``cfg`` is the ``OnlineConfig`` of :func:`kbench.learners.make_cfg`.
 """
 
-from kbench.cython_core._online_ops import OnlineConfig
-from kbench.cython_core._sparse import SparseBlock
-from kbench.cython_core._types import F64
+import enum
 
-STATE_FIELDS: tuple[str, ...]
+from typing_extensions import disjoint_base
 
-#: (SV, sq, A, state, b): the buffer's rows, squared norms and coefficients, the state
-#: array and the offsets.
-Model = tuple[F64, F64, F64, F64, F64]
+from kbench.cython_core._types import F64, BlockLoop
 
-def norma_block(
-    cfg: OnlineConfig,
-    model: Model,
-    X: F64,
-    y: F64,
-    pred: F64,
-    krow: F64,
-    work: F64,
-    sparse: SparseBlock | None = None,
-) -> None: ...
-def norma_apply(cfg: OnlineConfig, model: Model, x: F64, xsq: float, xi: F64, s: int) -> None: ...
+class Schedule(enum.IntEnum):
+    S_CONSTANT = 0
+    S_INV_SQRT = 1
+    S_DECAY_TAU = 2
+
+@disjoint_base
+class NormaState:
+    head: int
+    t: float
+    scale: float
+    eps: float
+    violations: float
+    evictions: float
+    b: F64
+    def __init__(
+        self,
+        b: F64,
+        eps: float = 0.0,
+        *,
+        head: int = 0,
+        t: float = 0.0,
+        scale: float = 1.0,
+        violations: float = 0.0,
+        evictions: float = 0.0,
+    ) -> None: ...
+    def __reduce__(self) -> tuple[object, tuple[F64, float, int, float, float, float, float]]: ...
+
+def step_size(schedule: Schedule, eta0: float, tau: float, t: float) -> float: ...
+
+norma_block: BlockLoop

@@ -297,7 +297,7 @@ NOT_YET_PUBLIC = frozenset(
             f"algorithms/{m}"
             for m in (
                 "_budget", "_online_kernel", "_sparse_rows", "bsgd",
-                "feature_maps", "idsvm", "norma", "pegasos", "polk",
+                "feature_maps", "idsvm", "pegasos", "polk",
                 "ramp_svm", "svmd",
             )
         ),

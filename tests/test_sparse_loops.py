@@ -38,7 +38,6 @@ def stream(
 
 
 CASES = {
-    "norma": ("norma[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     "nogd": ("nogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
     # No budget: the buffer and the store double within a block.
     "pegasos": ("pegasos[lam=0.01]", None, "rbf[gamma=0.5]", 2),
@@ -117,6 +116,8 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
         ("pistol", "rbf[gamma=0.5]", 3, "softmax"),
         ("sgd[eta=0.5]", "poly[degree=2,offset=1.0]", 2, "hinge"),
         ("asgd", "rbf[gamma=0.5]", 2, "logistic"),
+        ("norma[budget=8]", "rbf[gamma=0.5]", 2, "hinge"),
+        ("norma[budget=8,offset=true,nu=0.2]", "linear", 3, "multiclass_hinge"),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(

@@ -3,37 +3,34 @@
 In the form of the SVMD paper (Vishwanathan, Schraudolph and Smola 2006, Algorithm 1 and
 eqs. 31–35): any registered loss, multiclass through the delta kernel on labels,
 novelty detection, ε-insensitive regression, offsets, and the ν-trick. The compiled
-block loop (``cython_core/_norma.pyx``) runs compiled kernels and losses; the
-per-example path computes the gradient with the loss plugin and applies the same
-compiled update, so both make the same predictions.
+block loop (``cython_core/_norma.pyx``) learns every row; a loss without a compiled form
+gives it the gradient row by row, computed by the loss plugin at the same scores.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.core.search_space import LogUniform
-from kbench.cython_core import _norma
-from kbench.learners.online_loss import NU_OFF, python_gradient
-from kbench.plugins.algorithms._online_kernel import OnlineKernelLearner
-from kbench.plugins.algorithms._sparse_rows import (
-    MarkedRows,
-    compiled_kernel,
-    csr_rows,
-    open_rows,
-    stored_rows,
+from kbench.api import LogUniform, hookimpl, param
+from kbench.cython_core._norma import NormaState, Schedule, norma_block, step_size
+from kbench.learners import (
+    Expansion,
+    ExpansionLearner,
+    Rows,
+    labels,
+    make_cfg,
+    python_gradient,
+    setup_loss,
 )
+from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
 
-SCHEDULES = {"constant": 0, "inv_sqrt": 1, "decay_tau": 2}
-NU_RULES = ("log", "additive")
-_S = {name: i for i, name in enumerate(_norma.STATE_FIELDS)}
+SCHEDULES = {member.name[2:].lower(): member for member in Schedule}
+NU_RULES = {"log": False, "additive": True}
 
 
-class NORMA(OnlineKernelLearner):
+class NORMA(ExpansionLearner):
     """NORMA, the online SVM: stochastic gradient descent in the RKHS.
 
     Each step ``f ← (1 − η_t c) f − η_t Σ_y ξ_{t,y} k((x_t, y), ·)`` with ξ_t the loss
@@ -82,148 +79,154 @@ class NORMA(OnlineKernelLearner):
 
     name = "norma"
     paper = "Kivinen, Smola and Williamson (2004). Online learning with kernels. IEEE Transactions on Signal Processing 52(8)."
+    tasks = frozenset(TASK_CODES)
+    uses_loss = True
+    default_loss = "hinge"
     test_params = {"budget": 16}
-    _fields = _S
-    #: CSR rows are learned with the per-example update, support vectors kept sparse.
-    sparse_input = True
     #: Tuned: the learning rate and the regulariser (the budget is a memory choice).
     search_space = {"eta": LogUniform(1e-3, 10.0), "c": LogUniform(1e-6, 1.0)}
 
+    eta: float = param(0.5, low=0.0, low_open=True)
+    c: float = param(0.01, low=0.0)
+    budget: int = param(1000, low=1)
+    offset: bool = param(False)
+    nu: float = param(0.0, low=0.0, high=1.0, high_open=True)
+    margin0: float = param(1.0, low=0.0, low_open=True)
+    eta_eps: float = param(1.0, low=0.0, low_open=True)
     schedule: Literal["constant", "inv_sqrt", "decay_tau"] = param("constant")
     tau: float = param(100.0, low=0.0, low_open=True)
     nu_rule: Literal["log", "additive"] = param("log")
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        eta, c, schedule, nu_rule = self.eta, self.c, self.schedule, self.nu_rule
-        tau, eta_eps = self.tau, self.eta_eps
-        if eta * c > 1.0:
+        assert self.loss is not None and self.kernel is not None
+        if self.eta * self.c > 1.0:
             raise ValueError(
                 "norma: eta·c must be ≤ 1 (the shrink factor 1 − ηc must not be "
-                f"negative), got {eta * c!r}"
+                f"negative), got {self.eta * self.c!r}"
             )
-        if schedule not in SCHEDULES:
-            raise ValueError(
-                f"norma: unknown schedule {schedule!r} (choose from {', '.join(SCHEDULES)})"
-            )
-        if nu_rule not in NU_RULES:
-            raise ValueError(
-                f"norma: unknown nu_rule {nu_rule!r} (choose from {', '.join(NU_RULES)})"
-            )
-        C = self._setup.n_out
-        self._setup_loops(
-            schedule=SCHEDULES[schedule],
-            tau=tau,
-            eta_eps0=eta_eps,
-            nu_additive=nu_rule == "additive",
+        schedule = self.choice("schedule", SCHEDULES)
+        additive = self.choice("nu_rule", NU_RULES)
+        self._setup = setup_loss(
+            self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
         )
-        self._state[_S["scale"]] = 1.0
-        self._b = np.zeros(C)
-        self._work = np.zeros(3 * C)
-        self._sparse: MarkedRows | None = None  # the support vectors as CSR rows
+        C = self._setup.n_out
+        self._cfg = make_cfg(
+            self.kernel,
+            self._setup,
+            eta0=self.eta,
+            c=self.c,
+            use_offset=self.offset,
+            schedule=int(schedule),
+            tau=self.tau,
+            eta_eps0=self.eta_eps,
+            nu_additive=additive,
+        )
+        self._state = NormaState(np.zeros(C), self._setup.margin0)
+        self.model = Expansion(self.name, self.kernel, C, limit=self.budget)
 
-    # -- the schedule, for stats() ---------------------------------------------------------
+    @property
+    def n_outputs(self) -> int:
+        """Scores per example: the number of classes for multiclass, else 1."""
+        return int(self._setup.n_out)
 
-    def _step(self, t: float) -> float:
-        if self.schedule == "constant":
-            return self.eta
-        if self.schedule == "inv_sqrt":
-            return self.eta / np.sqrt(t + 1.0)
-        return self.eta * np.sqrt(self.tau / (self.tau + t))
+    def _compiled_block(self) -> bool:
+        """Whether the loop computes the gradient itself (a compiled loss, or the ν-trick's
+        margin losses) and the kernel rows (a built-in kernel)."""
+        s = self._setup
+        return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
 
     def _margin(self) -> float:
-        if self._setup.nu_mode != NU_OFF:
-            return float(self._state[_S["eps"]])
-        return self._setup.margin
+        """The margin below which novelty detection flags a point: the ν-trick's ε, or the
+        novelty hinge's ρ."""
+        return self._state.eps if self._setup.nu_mode != NU_OFF else self._setup.margin
 
-    # -- the online protocol ----------------------------------------------------------------
+    # -- learning ---------------------------------------------------------------------------
 
-    def _scores(self, x: np.ndarray, xsq: float) -> np.ndarray:
-        """F + b at x from one (cached) kernel row; the same arithmetic as the block loop."""
-        buf = self._buffer(len(x))
-        k = buf.row(self.kernel, x, xsq)
-        return self._state[_S["scale"]] * buf.scores(k) + self._b
-
-    def _decision_dense(self, x):
-        return self._output(self._scores(x, self._xsq(x)))
-
-    def _learn_dense(self, x, y):
-        xsq = self._xsq(x)
-        Fb = self._scores(x, xsq)
-        with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
-            xi, _, s = python_gradient(
-                self._setup, self.loss, float(self._state[_S["eps"]]), Fb, Fb, float(y)
-            )
-        buf = self._buf
-        assert buf is not None
-        _norma.norma_apply(self._cfg, self._model(self._b), x, xsq, xi, s)
-        self._sync()
-
-    def _loop(self):
-        return _norma.norma_block, (self._b, self._work)
-
-    def _learn_predict_marked(self, X, y):
-        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
-        from the sparse store, the gradient from the loss plugin, then the compiled update
-        on the example's mark (see ``_sparse_rows``)."""
-        kern = compiled_kernel(self.kernel)
-        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
-        buf = self._buf
-        assert buf is not None
-        pred = np.empty(X.shape[0])
-        for i, x, xsq in csr_rows(X):
-            k = rows.row(kern, x, xsq, buf)
-            Fb = self._state[_S["scale"]] * buf.scores(k) + self._b
-            pred[i] = self.label_of(self._output(Fb))
+    def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        s = self._setup
+        if s.loss_id != L_PYTHON or s.nu_mode != NU_OFF:
+            return self._learn(rows, y)
+        pred = np.empty(rows.n)
+        for i in range(rows.n):  # the loss plugin's gradient, row by row
+            x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
+            Fb = self._scores(x)  # its kernel row stays for the learning step
             with np.errstate(all="ignore"):  # a diverged model shows in its NaN predictions
-                xi, _, s = python_gradient(
-                    self._setup, self.loss, float(self._state[_S["eps"]]), Fb, Fb, float(y[i])
-                )
-            mark = rows.next_mark()[0]
-            _norma.norma_apply(self._cfg, self._model(self._b), mark, xsq, xi, s)
-            self._sync()
-            rows.sync(buf, x, rows.count)
+                xi, _, viol = python_gradient(s, self.loss, self._state.eps, Fb, Fb, y[i])
+            xi = np.ascontiguousarray(xi, dtype=np.float64)
+            pred[i] = self._learn(Rows.one(x), y[i : i + 1], xi, viol)[0]
         return pred
 
-    def _decisions(self, X):
-        if self._buf is None:
-            F = np.zeros((X.shape[0], self.n_outputs))
-        elif self._sparse is not None:
-            F = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)
-        else:
-            F = self._buf.decision_many(self.kernel, X)
-        return self._decision_values(self._state[_S["scale"]] * F + self._b)
+    def _learn(
+        self, rows: Rows, y: np.ndarray, xi: np.ndarray | None = None, viol: int = 0
+    ) -> np.ndarray:
+        pred = self.model.learn(
+            norma_block,
+            rows,
+            y,
+            cfg=self._cfg,
+            state=self._state,
+            budget=self.budget,
+            xi_given=xi,
+            s_given=viol,
+        )
+        self.model.scale = self._state.scale
+        return pred
+
+    # -- predicting -------------------------------------------------------------------------
+
+    def _scores(self, x: Any) -> np.ndarray:
+        """F + b at one row (scale·kᵀA + b), its kernel row kept by the store."""
+        scores: np.ndarray = self.model.decision_one(x) + self._state.b
+        return scores
+
+    def _values(self, F: np.ndarray) -> np.ndarray:
+        """The decision values of scores F + b (n × C): the scores, less the margin for
+        novelty detection, one column unless multiclass."""
+        if self.task == "multiclass":
+            return F
+        if self.task == "novelty":
+            return F[:, 0] - self._margin()
+        return F[:, 0]
+
+    def decision_one(self, x: Any) -> Any:
+        v = self._values(self._scores(x)[None, :])
+        return v[0] if self.task == "multiclass" else float(v[0])
+
+    def decision_many(self, X: Any) -> np.ndarray:
+        return self._values(self.model.decisions(Rows.of(X)) + self._state.b)
 
     # -- inspection -------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, np.ndarray | float]:
-        """Copies of the model: stored rows ``X`` (CSR once it has learned CSR rows), true coefficients ``alpha`` (m × C, the
-        lazy scale applied), offsets ``b``, the margin ``eps`` and the examples seen ``t``."""
-        buf = self._buf
-        m = buf.size if buf else 0
-        alpha = buf.alpha[:m] if buf else np.zeros((0, self.n_outputs))
+        """Copies of the model: stored rows ``X`` (CSR once it has learned CSR rows), true
+        coefficients ``alpha`` (m × C, the lazy scale applied), offsets ``b``, the margin
+        ``eps``, the examples seen ``t`` and the margin violations."""
+        store, st = self.model.store, self._state
+        alpha = store.alpha[: store.size] if store else np.zeros((0, self.n_outputs))
         return {
-            "X": stored_rows(buf, self._sparse),
-            "alpha": self._state[_S["scale"]] * alpha,
-            "b": self._b.copy(),
-            "eps": float(self._state[_S["eps"]]),
-            "t": float(self._state[_S["t"]]),
-            "violations": float(self._state[_S["violations"]]),
+            "X": self.model.support_vectors(),
+            "alpha": st.scale * alpha,
+            "b": st.b.copy(),
+            "eps": st.eps,
+            "t": st.t,
+            "violations": st.violations,
         }
 
-    def stats(self):
-        buf = self._buf
-        st = self._state
+    def stats(self) -> dict[str, Any]:
+        st, model = self._state, self.model.stats()
         out = {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "eta": self._step(st[_S["t"]]),
-            "violations": int(st[_S["violations"]]),
-            "evictions": int(st[_S["evictions"]]),
-            "model_bytes": buf.nbytes() if buf else 0,
+            "n_support": model["n_support"],
+            "kernel_evals": model["kernel_evals"],
+            "eta": step_size(SCHEDULES[self.schedule], self.eta, self.tau, st.t),
+            "violations": int(st.violations),
+            "evictions": int(st.evictions),
+            "model_bytes": model["model_bytes"],
         }
         if self._setup.nu_mode != NU_OFF:
-            out["eps"] = float(st[_S["eps"]])
+            out["eps"] = st.eps
         return out
 
 
