@@ -3,10 +3,10 @@
 # the ν-trick's margin losses, and the prediction rule.
 #
 # The configuration is an OnlineConfig object (a typed record built once by the Python
-# side, kbench.plugins.algorithms._online_kernel.make_cfg); the codes it holds are the
+# side, kbench.learners.make_cfg); the codes it holds are the
 # cpdef enums below, which Python reads from kbench.cython_core._online_ops. The inline
-# functions are mirrored formula for formula in plugins/algorithms/_online_kernel.py: the
-# per-example Python path and the compiled block loop must agree.
+# functions are mirrored formula for formula in kbench/learners/online_loss.py: a loss
+# run from Python and the compiled block loop must agree.
 from libc.math cimport NAN, exp, fabs, isfinite
 
 from kbench.cython_core._kernels cimport K_LAPLACIAN, K_RBF, _expansion, _sq_row, _transform
@@ -64,23 +64,7 @@ cdef struct Cfg:
 
 
 # A Cfg owned by a Python object: the learners build one per configuration and pass it to
-# every compiled call (a type check, where a configuration array had to be read again).
-# The arrays a learner's compiled step updates, as one record: the buffer's rows SV (cap ×
-# d) and their squared norms, the coefficient block A (cap × ncol), the state array and the
-# offsets b. Built by model_of from the tuple the Python side passes
-# (OnlineKernelLearner._model), which keeps the arrays alive during the call.
-cdef struct Model:
-    double* SV
-    double* sq
-    double* A
-    double* state
-    double* b
-    Py_ssize_t cap, d, ncol, nstate, nb
-
-
-cdef Model model_of(tuple model) except *
-
-
+# every compiled call.
 cdef class OnlineConfig:
     cdef Cfg c
 

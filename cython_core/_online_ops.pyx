@@ -3,7 +3,7 @@
 ``OnlineConfig`` holds, typed, what NORMA, SVMD, PiSTOL and POLK's compiled loops need to
 know about the kernel, the task, the loss and the learner's settings; the enums ``Task``,
 ``MulticlassLoss`` and ``NuMode`` are the codes it holds, exported for the Python side
-(kbench.plugins.algorithms._online_kernel), which therefore keeps no copy of them.
+(kbench.learners.online_loss), which therefore keeps no copy of them.
 """
 
 
@@ -78,22 +78,3 @@ def compiled_self_kernel(OnlineConfig cfg not None, const double[::1] x, double 
     """k(x, x) for a compiled kernel, as the block loops compute it."""
     cdef Cfg g = cfg.c
     return _self_kernel(&g, &x[0] if x.shape[0] else NULL, x.shape[0], xsq)
-
-
-cdef Model model_of(tuple model) except *:
-    """The record of a model tuple ``(SV, sq, A, state, b)`` (see the .pxd)."""
-    cdef double[:, ::1] SV, A
-    cdef double[::1] sq, state, b
-    SV, sq, A, state, b = model
-    if sq.shape[0] < SV.shape[0] or A.shape[0] < SV.shape[0]:
-        raise ValueError("kbench: a model's norms or coefficients are shorter than its rows")
-    cdef Model mo
-    mo.SV = &SV[0, 0] if SV.shape[0] and SV.shape[1] else NULL
-    mo.sq = &sq[0] if sq.shape[0] else NULL
-    mo.A = &A[0, 0] if A.shape[0] and A.shape[1] else NULL
-    mo.state = &state[0] if state.shape[0] else NULL
-    mo.b = &b[0] if b.shape[0] else NULL
-    mo.cap, mo.d, mo.ncol, mo.nstate, mo.nb = (
-        SV.shape[0], SV.shape[1], A.shape[1], state.shape[0], b.shape[0]
-    )
-    return mo

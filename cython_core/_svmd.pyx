@@ -1,48 +1,73 @@
-"""Compiled SVMD (Vishwanathan, Schraudolph and Smola 2006): SMD step sizes in an RKHS.
+"""Compiled SVMD (Vishwanathan, Schraudolph and Smola 2006): SMD step sizes in an RKHS, over
+the learner toolkit's kernel expansion.
 
-Each buffer row j holds x_j and the coefficients [α_j | β_j] of f and of the gradient
-trace v, so ONE kernel row k of the new example gives both F = kᵀA and V = kᵀB through
-one matrix–vector product. The step size η is adapted with ⟨g_t, v_t⟩ = cπ + ξᵀV, where
-π = ⟨f, v⟩ and N = ‖f‖² are kept by the linear-time recursions of the paper (eqs. 48–52),
+Each stored row j holds x_j and the coefficients [α_j | β_j] of f and of the gradient trace
+v, so ONE kernel row k of the new example gives both F = kᵀA and V = kᵀB through one
+matrix–vector product. The step size η is adapted with ⟨g_t, v_t⟩ = cπ + ξᵀV, where π =
+⟨f, v⟩ and N = ‖f‖² are kept by the linear-time recursions of the paper (eqs. 48–52),
 extended with the Hessian term χ = Λ·V of smooth losses (eqs. 44–45) and, optionally,
-corrected exactly when the circular buffer evicts an entry. Offsets (eqs. 53–55) and the
+corrected exactly when the circular store evicts an entry. Offsets (eqs. 53–55) and the
 ν-trick's margin ε (eqs. 57–61, in the generalised form of the kbench spec) have step
 sizes of their own.
 
-``svmd_block`` runs the prequential loop for compiled kernels and losses; ``svmd_apply``
-is the update alone, given the gradient, which the learner's Python path calls after
-evaluating the loss plugin. ``py_gradient`` exposes the compiled loss gradients for tests.
+``py_gradient`` exposes the compiled loss gradients for tests.
 """
-from kbench.cython_core._kernels cimport _expansion, _kernel_row
+cimport numpy as cnp
+from libc.stdlib cimport free, malloc
+
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._online_ops cimport (
-    Cfg, L_PYTHON, Model, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
-    _ring_slot, _row_scores, _self_kernel, model_of,
+    Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
+    _ring_slot, _self_kernel,
 )
 from kbench.cython_core._sparse cimport (
-    SparseRows, _attach, _block_stored_row, _copy_at,
+    BlockRows, LoopRows, _loop_rows, _row_at, _store_at, _stored_row_at,
 )
 
+cnp.import_array()
 
-# Indices of the state array. Keep STATE_FIELDS in the same order.
-cdef enum:
-    V_M = 0
-    V_HEAD = 1
-    V_T = 2
-    V_EVALS = 3
-    V_ETA = 4
-    V_PI = 5
-    V_N = 6
-    V_EPS = 7
-    V_ETA_EPS = 8
-    V_V_EPS = 9
-    V_VIOL = 10
-    V_ETAC = 11
-    V_GV = 12
-    V_EVICT = 13
-    V_SIZE = 14
 
-STATE_FIELDS = ("m", "head", "t", "kernel_evals", "eta", "pi", "norm_sq", "eps", "eta_eps",
-                "v_eps", "violations", "steps_eta_c_ge_1", "gv", "evictions")
+cdef class SvmdState:
+    """SVMD's running state; picklable. ``head``: the oldest stored row (replaced next once
+    the store holds ω rows); ``t``: examples seen; ``eta``: the step size; ``pi`` = ⟨f, v⟩
+    and ``norm_sq`` = ‖f‖²; ``gv`` = ⟨g_t, v_t⟩ of the last step; the ν-trick's margin
+    ``eps``, its step size ``eta_eps`` and trace ``v_eps``; the margin ``violations``, the
+    steps with ηc ≥ 1 and the ``evictions``; ``off``: the offsets, their step sizes and
+    their traces (3 × C, flattened); ``V1``: v_{t+1}(x_t) of the last example learned."""
+
+    cdef public Py_ssize_t head
+    cdef public double t, eta, pi, norm_sq, gv, eps, eta_eps, v_eps
+    cdef public double violations, steps_eta_c_ge_1, evictions
+    cdef public cnp.ndarray off, V1
+
+    def __init__(self, off, V1, double eta, double eps, double eta_eps, **values):
+        self.off, self.V1, self.eta, self.eps, self.eta_eps = off, V1, eta, eps, eta_eps
+        self.head, self.t, self.pi, self.norm_sq, self.gv, self.v_eps = 0, 0.0, 0.0, 0.0, 0.0, 0.0
+        self.violations, self.steps_eta_c_ge_1, self.evictions = 0.0, 0.0, 0.0
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def scalars(self) -> dict:
+        """The scalar fields by name."""
+        return {name: getattr(self, name) for name in (
+            "head", "t", "eta", "pi", "norm_sq", "gv", "eps", "eta_eps", "v_eps",
+            "violations", "steps_eta_c_ge_1", "evictions")}
+
+    def __reduce__(self):
+        fields = self.scalars()
+        return _rebuild, (self.off, self.V1, fields)
+
+
+def _rebuild(off, V1, dict fields):
+    return SvmdState(off, V1, **fields)
+
+
+# The scalars of the state in the loop, as local C values (read from and written back to
+# the SvmdState once per call).
+cdef struct Vars:
+    Py_ssize_t m, head
+    double t, eta, pi, N, gv, eps, eta_eps, v_eps, viol, etac, evict
 
 
 cdef inline double _smd_factor(double u) noexcept nogil:
@@ -60,11 +85,10 @@ cdef inline bint _inserts(const Cfg* g, const double* xi, const double* chi) noe
     return False
 
 
-cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV, double* sq,
-                              double* AB, Py_ssize_t d, Py_ssize_t cap, const double* k,
-                              const double* kj, const double* x, double xsq, double kxx,
-                              const double* FV, const double* xi, const double* chi, int s,
-                              double* V1, double* fv, SparseRows* sp,
+cdef inline void _svmd_update(const Cfg* g, Vars* st, double* off, const LoopRows* R,
+                              double* AB, Py_ssize_t cap, const double* k, const double* kj,
+                              double xsq, double kxx, const double* FV, const double* xi,
+                              const double* chi, int s, double* V1, double* fv,
                               Py_ssize_t ix) noexcept nogil:
     """One SVMD step after the prediction, in the order of the paper's Algorithm 2.
 
@@ -72,15 +96,15 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     and v at x before the step (offsets excluded), ξ and χ the loss gradient and
     Hessian–trace product at F + b, s the margin-violation indicator. kj is the kernel
     row of the oldest stored row, needed only with the exact eviction correction when the
-    buffer is full. V1 receives v_{t+1}(x_t) (C entries); fv is scratch of 4C entries.
-    With sparse rows ``sp``, x is example ix's mark and its CSR row is stored too.
+    store is full. V1 receives v_{t+1}(x_t) (C entries); fv is scratch of 4C entries.
+    Example ix of the loop's rows R is stored when the step inserts a term.
     """
-    cdef Py_ssize_t C = g.C, C2 = 2 * g.C, m = <Py_ssize_t>st[V_M]
-    cdef Py_ssize_t head = <Py_ssize_t>st[V_HEAD], c, i, slot
+    cdef Py_ssize_t C = g.C, C2 = 2 * g.C, m = st.m
+    cdef Py_ssize_t head = st.head, c, i, slot
     cdef const double* F = FV
     cdef const double* V = FV + C
     cdef double* row
-    cdef double gv, eta, a, al, ec, lam = g.lam, cc = g.c, pi = st[V_PI], N = st[V_N]
+    cdef double gv, eta, a, al, ec, lam = g.lam, cc = g.c, pi = st.pi, N = st.N
     cdef double xF = 0.0, cF = 0.0, xx = 0.0, xV1 = 0.0, fg, fv1, alpha, kjt, kjj
     cdef double eb, ge, ee, ee_old, sg
     cdef bint evicting
@@ -88,15 +112,15 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     gv = cc * pi
     for c in range(C):
         gv += xi[c] * V[c]
-    st[V_GV] = gv
+    st.gv = gv
     # (c) i: η_t = η_{t−1} max(½, 1 − μ ⟨g_t, v_t⟩) (eq. 36), adapted before use.
-    eta = st[V_ETA] * _smd_factor(1.0 - g.mu * gv)
+    eta = st.eta * _smd_factor(1.0 - g.mu * gv)
     if eta > g.eta_max:
         eta = g.eta_max
-    st[V_ETA] = eta
+    st.eta = eta
     ec = eta * cc
     if ec >= 1.0:
-        st[V_ETAC] += 1.0  # 1 − ηc ≤ 0: the step flips or cancels f; counted for the report
+        st.etac += 1.0  # 1 − ηc ≤ 0: the step flips or cancels f; counted for the report
     a = 1.0 - ec
     al = a * lam
     # (d): incrementals from F, V, π, N before the coefficients change (eqs. 49–52, with
@@ -127,7 +151,7 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
             fv[c] = -eta * xi[c]                       # α_t
             fv[C + c] = -eta * (xi[c] + lam * chi[c])  # β_t (eq. 45)
         evicting = m >= cap
-        slot = _ring_slot(&m, &head, cap, &st[V_EVICT])
+        slot = _ring_slot(&m, &head, cap, &st.evict)
         if evicting and g.exact:
             # Remove the evicted term from π and N exactly (spec §1.8): with the
             # buffer before eviction (the updated old rows and the new term),
@@ -145,13 +169,13 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
                        - kjj * row[c] * row[C + c])
             if N < 0.0:
                 N = 0.0
-        _copy_at(sp, ix, SV, slot, x, d)
-        sq[slot] = xsq
+        _store_at(R, ix, slot)
+        R.sq[slot] = xsq
         row = AB + slot * C2
         for c in range(C2):
             row[c] = fv[c]
-    st[V_PI] = pi
-    st[V_N] = N
+    st.pi = pi
+    st.N = N
     # Offsets (eqs. 53–55): per-class step sizes and traces, adapted with the same μ, λ.
     if g.use_offset:
         for c in range(C):
@@ -163,98 +187,114 @@ cdef inline void _svmd_update(const Cfg* g, double* st, double* off, double* SV,
     # the log-space Hessian of J in ε is g_ε itself.
     if g.nu_mode != NU_OFF:
         sg = (s - g.nu) if g.nu_mode == NU_MARGIN else (g.nu - s)
-        ge = st[V_EPS] * sg
-        ee_old = st[V_ETA_EPS]
-        ee = ee_old * _smd_factor(1.0 - g.mu * ge * st[V_V_EPS])
-        st[V_ETA_EPS] = ee
+        ge = st.eps * sg
+        ee_old = st.eta_eps
+        ee = ee_old * _smd_factor(1.0 - g.mu * ge * st.v_eps)
+        st.eta_eps = ee
         if g.lagged:
             ee = ee_old  # eq. 60's indexing: the new step size is first used next step
-        st[V_V_EPS] = lam * st[V_V_EPS] - ee * ge * (1.0 + lam * st[V_V_EPS])
-        st[V_EPS] *= _clipped_exp(-ee * ge)
-    st[V_VIOL] += s
-    st[V_M] = m
-    st[V_HEAD] = head
-    st[V_T] += 1.0
+        st.v_eps = lam * st.v_eps - ee * ge * (1.0 + lam * st.v_eps)
+        st.eps *= _clipped_exp(-ee * ge)
+    st.viol += s
+    st.m = m
+    st.head = head
+    st.t += 1.0
 
 
-def svmd_block(OnlineConfig cfg not None, tuple model, const double[:, ::1] X,
-               const double[::1] y, double[::1] pred, double[::1] krow, double[::1] kj,
-               double[::1] work, sparse=None):
-    """Predict then learn every row of X; predictions (made before each update) go to pred.
 
-    ``model`` is ``(SV, sq, AB, state, off)``: the buffer's rows and squared norms, ``AB``
-    its cap × 2C block of [α | β] rows, ``state`` the array named by
-    STATE_FIELDS, ``off`` the offsets, their step sizes and traces (3 × C, flattened),
-    ``kj`` scratch of the buffer's capacity and ``work`` scratch of at least 10·C entries.
-    Predictions follow the rules of kbench's online learners (NaN once a score is not
-    finite). ``sparse``: CSR rows, as for :func:`kbench.cython_core._norma.norma_block`.
+def svmd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+               bint have_row=False, double kxx=0.0, *, OnlineConfig cfg not None,
+               SvmdState state not None, Py_ssize_t budget, const double[::1] xi_given=None,
+               const double[::1] chi_given=None, int s_given=0,
+               const double[::1] kj_given=None):
+    """SVMD on rows start, start+1, … of ``rows``, at most ``budget`` = ω stored rows.
+
+    The store holds [α | β] (2C columns); ``cfg`` the task, the loss and SVMD's settings
+    (eta0 is not read: the step size is the state's; mu, lam, c, exact, lagged, eta_max,
+    use_offset, the ν-trick's). Each example: the scores F + b and the trace V, the
+    prediction (the rules of kbench's online learners, NaN once a score is not finite),
+    ξ, χ = Λ·V and the violation s at them (``xi_given``, ``chi_given``, ``s_given`` for a
+    loss the loop does not compute, or a kernel it cannot: one row a call), then the step.
+    The exact eviction correction reads the evicted row's kernel row: computed here, or
+    ``kj_given`` (a kernel the loop cannot compute). Calling convention and result as
+    :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef Model mo = model_of(model)
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
     cdef Cfg g = cfg.c
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = mo.cap, i, c, m, head
-    cdef Py_ssize_t C = g.C
-    cdef double xsq, kxx, eps
-    cdef double* FV = &work[0]
-    cdef double* Fb = &work[2 * C]
-    cdef double* xi = &work[3 * C]
-    cdef double* chi = &work[4 * C]
-    cdef double* V1 = &work[5 * C]
-    cdef double* fv = &work[6 * C]
+    cdef Py_ssize_t C = g.C, n = rows.n, cap = A.cap, i = start, c
+    cdef double[::1] off = state.off
+    cdef double[::1] V1 = state.V1
+    if A.C != 2 * C or off.shape[0] != 3 * C or V1.shape[0] != C:
+        raise ValueError(f"kbench: SVMD's store needs {2 * C} columns, its offsets {3 * C}")
+    if cap > budget:
+        raise ValueError(f"kbench: SVMD's store holds {cap} rows, above its budget {budget}")
+    cdef bint given = xi_given is not None
+    if not given and (g.loss < 0 and g.nu_mode == NU_OFF or R.kind < 0):
+        raise ValueError("kbench: a loss or kernel the loop cannot compute needs the "
+                         "gradient given")
+    if given and (xi_given.shape[0] != C or chi_given is None or chi_given.shape[0] != C
+                  or n - start > 1):
+        raise ValueError(f"kbench: a given gradient is one row's, of {C} values")
+    cdef double* AB = A.alpha
+    cdef double* krow = A.krow
+    cdef const double* Y = A.y
+    cdef double* P = A.pred
+    cdef long long evals = 0
+    cdef Vars v
+    v.m, v.head, v.t, v.eta, v.pi, v.N = A.m, state.head, state.t, state.eta, state.pi, state.norm_sq
+    v.gv, v.eps, v.eta_eps, v.v_eps = state.gv, state.eps, state.eta_eps, state.v_eps
+    v.viol, v.etac, v.evict = state.violations, state.steps_eta_c_ge_1, state.evictions
+    cdef double xsq, kself
+    cdef bint first, full
     cdef int s
-    if mo.ncol != 2 * C or mo.nb != 3 * C or work.shape[0] < 10 * C or mo.nstate != V_SIZE:
-        raise ValueError("kbench: svmd_block array shapes do not match the configuration")
-    if X.shape[0] and (d != mo.d or krow.shape[0] < cap or kj.shape[0] < cap):
-        raise ValueError("kbench: svmd_block got rows of the wrong dimension")
-    cdef SparseRows* sp = _attach(sparse, n, cap)
-    if n == 0:
-        return
+    cdef double* work = <double*>malloc((10 * C + cap) * sizeof(double))
+    if work == NULL:
+        raise MemoryError()
+    cdef double* FV = work
+    cdef double* Fb = work + 2 * C
+    cdef double* xi = work + 3 * C
+    cdef double* chi = work + 4 * C
+    cdef double* fv = work + 6 * C
+    cdef double* kj = work + 10 * C
     with nogil:
-        for i in range(n):
-            m = <Py_ssize_t>mo.state[V_M]
-            mo.state[V_EVALS] += _row_scores(&g, mo.SV, mo.sq, m, d, &X[i, 0], &xsq, &krow[0],
-                                             mo.A, 2 * C, FV, sp, i)
+        while i < n:
+            first = have_row and i == 0
+            evals += _row_at(&R, i, v.m, first, &xsq, krow)
+            _expansion(krow, AB, v.m, 2 * C, 1.0, FV)
             for c in range(C):
-                Fb[c] = FV[c] + mo.b[c]
-            eps = mo.state[V_EPS]
-            pred[i] = _predict(&g, Fb, eps if g.nu_mode != NU_OFF else g.margin)
-            s = _gradient(&g, eps, Fb, FV + C, y[i], xi, chi)
-            if g.exact and m == cap and _inserts(&g, xi, chi):
+                Fb[c] = FV[c] + off[c]
+            if not given:
+                s = _gradient(&g, v.eps, Fb, FV + C, Y[i], xi, chi)
+            else:
+                for c in range(C):
+                    xi[c] = xi_given[c]
+                    chi[c] = chi_given[c]
+                s = s_given
+            full = v.m == cap and _inserts(&g, xi, chi)
+            if full and cap < budget:
+                if not first:
+                    evals -= v.m  # this example is redone after the store grows
+                break
+            P[i] = _predict(&g, Fb, v.eps if g.nu_mode != NU_OFF else g.margin)
+            if g.exact and full:
                 # The row of the entry about to be evicted, for the exact correction.
-                head = <Py_ssize_t>mo.state[V_HEAD]
-                if sp == NULL:
-                    _kernel_row(g.kind, g.gamma, g.scale, g.offset, g.degree, mo.SV, m, d,
-                                mo.sq, mo.SV + head * d, mo.sq[head], &kj[0])
+                if kj_given is not None:
+                    for c in range(v.m):
+                        kj[c] = kj_given[c]
                 else:
-                    _block_stored_row(sp, head, m, &kj[0])
-                mo.state[V_EVALS] += m
-            kxx = _self_kernel(&g, &X[i, 0], d, xsq)
-            _svmd_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, d, cap, &krow[0], &kj[0],
-                         &X[i, 0], xsq, kxx, FV, xi, chi, s, V1, fv, sp, i)
-
-
-def svmd_apply(OnlineConfig cfg not None, tuple model, const double[::1] k, const double[::1] kj,
-               const double[::1] x, double xsq, double kxx, const double[::1] FV,
-               const double[::1] xi, const double[::1] chi, int s, double[::1] V1,
-               double[::1] fv):
-    """The update of one example whose gradient ξ, Hessian–trace product χ and violation
-    indicator s the caller computed at the current scores FV = [F | V]; the per-example
-    Python path of the learner. kj is the kernel row of the oldest stored row (only read
-    with the exact eviction correction when the buffer is full); V1 (C entries) receives
-    v_{t+1}(x_t); fv is scratch of 4C entries. ``model`` as for :func:`svmd_block`."""
-    cdef Model mo = model_of(model)
-    cdef Cfg g = cfg.c
-    cdef Py_ssize_t C = g.C
-    if (mo.ncol != 2 * C or mo.nb != 3 * C or FV.shape[0] != 2 * C
-            or xi.shape[0] != C or chi.shape[0] != C or V1.shape[0] < C
-            or fv.shape[0] < 4 * C or mo.nstate != V_SIZE):
-        raise ValueError("kbench: svmd_apply array shapes do not match the configuration")
-    cdef Py_ssize_t m = <Py_ssize_t>mo.state[V_M]
-    if x.shape[0] != mo.d or k.shape[0] < m or kj.shape[0] < m:
-        raise ValueError("kbench: svmd_apply got a row of the wrong length")
-    _svmd_update(&g, mo.state, mo.b, mo.SV, mo.sq, mo.A, mo.d, mo.cap,
-                 &k[0] if k.shape[0] else NULL, &kj[0] if kj.shape[0] else NULL,
-                 &x[0] if x.shape[0] else NULL, xsq, kxx, &FV[0], &xi[0], &chi[0], s,
-                 &V1[0], &fv[0], NULL, 0)
+                    _stored_row_at(&R, v.head, v.m, kj)
+                evals += v.m
+            kself = kxx if R.kind < 0 else _self_kernel(&g, NULL, 0, xsq)
+            _svmd_update(&g, &v, &off[0], &R, AB, cap, krow, kj, xsq, kself, FV, xi, chi, s,
+                         &V1[0], fv, i)
+            i += 1
+    free(work)
+    state.head, state.t, state.eta, state.pi, state.norm_sq = v.head, v.t, v.eta, v.pi, v.N
+    state.gv, state.eps, state.eta_eps, state.v_eps = v.gv, v.eps, v.eta_eps, v.v_eps
+    state.violations, state.steps_eta_c_ge_1, state.evictions = v.viol, v.etac, v.evict
+    return i, v.m, evals
 
 
 def py_gradient(OnlineConfig cfg not None, double eps, const double[::1] Fb, const double[::1] V,

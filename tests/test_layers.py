@@ -296,9 +296,9 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_budget", "_online_kernel", "_sparse_rows", "bsgd",
+                "_budget", "_sparse_rows", "bsgd",
                 "feature_maps", "idsvm", "pegasos", "polk",
-                "ramp_svm", "svmd",
+                "ramp_svm",
             )
         ),
     )

@@ -5,36 +5,35 @@ Space", JMLR 7 (2006), Algorithm 2, in the reading of kbench's spec (specs/000_s
 NORMA's update with a step size η adapted by SMD through a gradient trace v kept in the
 same buffer, the linear-time incremental scalars ⟨f, v⟩ and ‖f‖², the Hessian term of
 smooth losses, offsets and the ν-trick with step sizes of their own, and an optional
-exact correction of the scalars when the buffer evicts a term. The compiled block loop
-(``cython_core/_svmd.pyx``) runs compiled kernels and losses; the per-example path
-computes the gradient with the loss plugin and applies the same compiled update.
+exact correction of the scalars when the store evicts a term. The compiled block loop
+(``cython_core/_svmd.pyx``) learns every row; a loss or a kernel without a compiled form
+gives it the gradient (and the evicted row's kernel row) row by row, from the plugins.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.components import check_range, param
-from kbench.cython_core import _online_ops, _svmd
-from kbench.learners.online_loss import NU_OFF, python_gradient
-from kbench.plugins.algorithms._online_kernel import OnlineKernelLearner
-from kbench.plugins.algorithms._sparse_rows import (
-    MarkedRows,
-    compiled_kernel,
-    csr_rows,
-    open_rows,
-    stored_rows,
+from kbench.api import check_range, hookimpl, param
+from kbench.cython_core._svmd import SvmdState, svmd_block
+from kbench.learners import (
+    Expansion,
+    ExpansionLearner,
+    Rows,
+    SupportBuffer,
+    labels,
+    make_cfg,
+    python_gradient,
+    setup_loss,
 )
+from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
 
-INCREMENTAL = ("paper", "exact")
-_S = {name: i for i, name in enumerate(_svmd.STATE_FIELDS)}
+INCREMENTAL = {"paper": False, "exact": True}
 
 
-class SVMD(OnlineKernelLearner):
+class SVMD(ExpansionLearner):
     """SVMD, online kernel learning with SMD step-size adaptation (online ν-SVMD).
 
     Each step predicts with ``F + b`` (``F = kᵀA`` and the trace ``V = kᵀB`` from one
@@ -104,14 +103,19 @@ class SVMD(OnlineKernelLearner):
 
     name = "svmd"
     paper = "Vishwanathan, Schraudolph and Smola (2006). Step size adaptation in reproducing kernel Hilbert space. JMLR 7."
+    tasks = frozenset(TASK_CODES)
+    uses_loss = True
+    default_loss = "hinge"
+    reads_self_kernel = True
     test_params = {"budget": 16}
-    _fields = _S
-    columns_per_output = 2
-    #: CSR rows are learned with the per-example update, support vectors kept sparse.
-    sparse_input = True
 
-    eta = 0.1
-    budget = 512
+    eta: float = param(0.1, low=0.0, low_open=True)
+    c: float = param(0.01, low=0.0)
+    budget: int = param(512, low=1)
+    offset: bool = param(False)
+    nu: float = param(0.0, low=0.0, high=1.0, high_open=True)
+    margin0: float = param(1.0, low=0.0, low_open=True)
+    eta_eps: float = param(1.0, low=0.0, low_open=True)
     mu: float = param(0.1, low=0.0)
     lam: float = param(0.99, low=0.0, high=1.0)
     lagged_eps: bool = param(False)
@@ -120,189 +124,176 @@ class SVMD(OnlineKernelLearner):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        eta, mu, lam, eta_eps = self.eta, self.mu, self.lam, self.eta_eps
-        lagged_eps, incremental, eta_max = self.lagged_eps, self.incremental, self.eta_max
-        if incremental not in INCREMENTAL:
+        assert self.loss is not None and self.kernel is not None
+        if self.incremental not in INCREMENTAL:
             raise ValueError(
-                f"svmd: unknown incremental mode {incremental!r} "
+                f"svmd: unknown incremental mode {self.incremental!r} "
                 f"(choose from {', '.join(INCREMENTAL)})"
             )
-        if eta_max is not None:
-            check_range("svmd", "eta_max", eta_max, low=eta)
-        C = self._setup.n_out
-        self._setup_loops(
-            mu=mu,
-            lam=lam,
-            exact=incremental == "exact",
-            lagged=lagged_eps,
-            eta_max=np.inf if eta_max is None else eta_max,
+        exact = INCREMENTAL[self.incremental]
+        if self.eta_max is not None:
+            check_range("svmd", "eta_max", self.eta_max, low=self.eta)
+        self._setup = setup_loss(
+            self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
         )
-        self._state[_S["eta"]] = eta
-        self._state[_S["eta_eps"]] = eta_eps
+        C = self._setup.n_out
+        self._cfg = make_cfg(
+            self.kernel,
+            self._setup,
+            eta0=self.eta,
+            c=self.c,
+            use_offset=self.offset,
+            mu=self.mu,
+            lam=self.lam,
+            exact=exact,
+            lagged=self.lagged_eps,
+            eta_max=np.inf if self.eta_max is None else self.eta_max,
+        )
         # Offsets, their step sizes and their traces, one of each per class.
-        self._off = np.zeros(3 * C)
-        self._off[C : 2 * C] = eta
-        self._work = np.zeros(10 * C)
-        self._V1 = np.zeros(C)
-        self._fv = np.zeros(4 * C)
-        self._kj = np.zeros(0)
-        self._sparse: MarkedRows | None = None  # the support vectors as CSR rows
+        off = np.zeros(3 * C)
+        off[C : 2 * C] = self.eta
+        self._state = SvmdState(off, np.zeros(C), self.eta, self._setup.margin0, self.eta_eps)
+        self.model = Expansion(self.name, self.kernel, 2 * C, self_kernel=True, limit=self.budget)
+
+    @property
+    def n_outputs(self) -> int:
+        """Scores per example: the number of classes for multiclass, else 1."""
+        return int(self._setup.n_out)
+
+    def _compiled_block(self) -> bool:
+        """Whether the loop computes the gradient itself (a compiled loss, or the ν-trick's
+        margin losses) and the kernel rows (a built-in kernel)."""
+        s = self._setup
+        return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
 
     def _margin(self) -> float:
-        if self._setup.nu_mode != NU_OFF:
-            return float(self._state[_S["eps"]])
-        return self._setup.margin
+        """The margin below which novelty detection flags a point: the ν-trick's ε, or the
+        novelty hinge's ρ."""
+        return self._state.eps if self._setup.nu_mode != NU_OFF else self._setup.margin
 
-    def _buffer(self, d: int):
-        buf = super()._buffer(d)
-        if len(self._kj) != buf.capacity:
-            self._kj = np.zeros(buf.capacity)
-        return buf
+    # -- learning ---------------------------------------------------------------------------
 
-    # -- the online protocol ----------------------------------------------------------------
+    def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if self._compiled_block():
+            return self._learn(rows, y)
+        pred = np.empty(rows.n)
+        for i in range(rows.n):  # the plugins' gradient (and rows), row by row
+            x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
+            pred[i] = self._learn_given(x, y[i : i + 1])
+        return pred
 
-    def _scores(self, x: np.ndarray, xsq: float) -> np.ndarray:
-        """[F | V] at x from one (cached) kernel row; the same arithmetic as the block loop."""
-        buf = self._buffer(len(x))
-        return buf.scores(buf.row(self.kernel, x, xsq))
-
-    def _decision_dense(self, x):
-        C = self.n_outputs
-        return self._output(self._scores(x, self._xsq(x))[:C] + self._off[:C])
-
-    def _learn_dense(self, x, y):
-        xsq = self._xsq(x)
-        FV = self._scores(x, xsq)
-        buf = self._buf
-        assert buf is not None and self.kernel is not None
-        kxx = float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
-        self._update(
-            FV, y, x, xsq, kxx,
-            lambda j: self.kernel.row(
-                buf.X[: buf.size], buf.X[j], sq=buf.sq[: buf.size], xsq=float(buf.sq[j])
-            ),
-        )  # fmt: skip
-
-    def _update(
-        self,
-        FV: np.ndarray,
-        y: float,
-        x: np.ndarray,
-        xsq: float,
-        kxx: float,
-        evicted_row: Callable[[int], np.ndarray],
-    ) -> None:
-        """Learn an example from its scores FV: the loss plugin's gradient, the kernel row
-        of the row to be evicted when the exact correction needs it (``evicted_row(slot)``),
-        then the compiled step on x (the example, or its mark on CSR rows)."""
-        C = self.n_outputs
-        buf = self._buf
-        assert buf is not None
-        with np.errstate(all="ignore"):  # a diverged model is reported by its NaN predictions
+    def _learn_given(self, x: Any, y: np.ndarray) -> float:
+        """Learn one row with the loss plugin's ξ, χ and violation at its scores [F | V]
+        (its kernel row kept by the store for the loop), and, for the exact correction of a
+        third-party kernel, the kernel row of the row about to be evicted."""
+        C, st, setup = self.n_outputs, self._state, self._setup
+        FV = self.model.decision_one(x)
+        with np.errstate(all="ignore"):  # a diverged model shows in its NaN predictions
             xi, chi, s = python_gradient(
-                self._setup,
-                self.loss,
-                float(self._state[_S["eps"]]),
-                FV[:C] + self._off[:C],
-                FV[C:],
-                float(y),
+                setup, self.loss, st.eps, FV[:C] + st.off[:C], FV[C:], float(y[0])
             )
-        m = buf.size
+        store, kj = self.model.store, None
         inserts = bool(np.any(xi != 0.0) or (self.lam != 0.0 and np.any(chi != 0.0)))
-        if self.incremental == "exact" and m == buf.capacity and inserts:
-            self._kj[:m] = evicted_row(buf.head)
-            buf.kernel_evals += m
-        _svmd.svmd_apply(
-            self._cfg, self._model(self._off), buf.krow, self._kj, x, xsq, kxx, FV, xi, chi, s,
-            self._V1, self._fv,
-        )  # fmt: skip
-        self._sync()
+        if (
+            self.incremental == "exact"
+            and not self.model.spec.compiled
+            and isinstance(store, SupportBuffer)
+            and store.size == self.budget
+            and inserts
+        ):
+            m, head = store.size, st.head
+            row = store.X[head]
+            kj = self.kernel.row(store.X[:m], row, sq=store.sq[:m], xsq=float(store.sq[head]))
+            kj = np.ascontiguousarray(kj, dtype=np.float64)
+        pred = self._learn(
+            Rows.one(x),
+            y,
+            xi_given=np.ascontiguousarray(xi, dtype=np.float64),
+            chi_given=np.ascontiguousarray(chi, dtype=np.float64),
+            s_given=int(s),
+            kj_given=kj,
+        )
+        return float(pred[0])
 
-    def _loop(self):
-        return _svmd.svmd_block, (self._off, self._kj, self._work)
+    def _learn(self, rows: Rows, y: np.ndarray, **given: Any) -> np.ndarray:
+        return self.model.learn(
+            svmd_block, rows, y, cfg=self._cfg, state=self._state, budget=self.budget, **given
+        )
 
-    def _run_block(self, *args, **kwargs):
-        pred = super()._run_block(*args, **kwargs)
+    # -- predicting -------------------------------------------------------------------------
+
+    def _values(self, F: np.ndarray) -> np.ndarray:
+        """The decision values of raw outputs [F | V] (n × 2C): F + b, less the margin for
+        novelty detection, one column unless multiclass."""
         C = self.n_outputs
-        self._V1[:] = self._work[5 * C : 6 * C]  # v_{t+1}(x_t) of the last example learned
-        return pred
+        Fb = F[:, :C] + self._state.off[:C]
+        if self.task == "multiclass":
+            return Fb
+        if self.task == "novelty":
+            return Fb[:, 0] - self._margin()
+        return Fb[:, 0]
 
-    def _learn_predict_marked(self, X, y):
-        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel rows
-        (the example's, and the evicted row's for the exact correction) from the sparse
-        store, then the update on the example's mark (see ``_sparse_rows``)."""
-        kern = compiled_kernel(self.kernel)
-        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
-        buf, store = self._buf, rows.store
-        assert buf is not None
-        C = self.n_outputs
-        pred = np.empty(X.shape[0])
-        for i, x, xsq in csr_rows(X):
-            FV = buf.scores(rows.row(kern, x, xsq, buf))
-            pred[i] = self.label_of(self._output(FV[:C] + self._off[:C]))
-            mark = rows.next_mark()[0]
-            kxx = _online_ops.compiled_self_kernel(self._cfg, mark, xsq)
-            self._update(
-                FV, y[i], mark, xsq, kxx,
-                lambda j: store.row(self.kernel, store.get(j), store.sq[j]),
-            )  # fmt: skip
-            rows.sync(buf, x, rows.count)
-        return pred
+    def decision_one(self, x: Any) -> Any:
+        v = self._values(self.model.decision_one(x)[None, :])
+        return v[0] if self.task == "multiclass" else float(v[0])
 
-    def _decisions(self, X):
-        C = self.n_outputs
-        if self._buf is None:
-            F = np.zeros((X.shape[0], C))
-        elif self._sparse is not None:
-            F = self._sparse.decision_many(self.kernel, X, self._buf.alpha, 1.0)[:, :C]
-        else:
-            F = self._buf.decision_many(self.kernel, X)[:, :C]
-        return self._decision_values(F + self._off[:C])
+    def decision_many(self, X: Any) -> np.ndarray:
+        return self._values(self.model.decisions(Rows.of(X)))
 
     # -- inspection -------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, np.ndarray | float]:
         """Copies of the model and its SMD state: stored rows ``X`` (CSR once it has
-        learned CSR rows; in slot order, oldest first is not guaranteed), coefficients ``alpha`` and ``beta`` (m × C),
-        offsets ``b`` with step sizes ``eta_b`` and traces ``v_b``, the last closed-form
-        ``V1`` = v_{t+1}(x_t), and the scalars of STATE_FIELDS (``eta``, ``pi``,
-        ``norm_sq``, ``eps``, ``gv`` = ⟨g_t, v_t⟩ of the last step, …)."""
-        C = self.n_outputs
-        buf = self._buf
-        m = buf.size if buf else 0
-        AB = buf.alpha[:m] if buf else np.zeros((0, 2 * C))
-        out: dict[str, np.ndarray | float] = {
-            "X": stored_rows(buf, self._sparse),
+        learned CSR rows; in slot order, oldest first is not guaranteed), coefficients
+        ``alpha`` and ``beta`` (m × C), offsets ``b`` with step sizes ``eta_b`` and traces
+        ``v_b``, the last closed-form ``V1`` = v_{t+1}(x_t), and the scalars (``eta``,
+        ``pi``, ``norm_sq``, ``eps``, ``gv`` = ⟨g_t, v_t⟩ of the last step, …)."""
+        C, st, store = self.n_outputs, self._state, self.model.store
+        m = store.size if store else 0
+        AB = store.alpha[:m] if store else np.zeros((0, 2 * C))
+        return {
+            "X": self.model.support_vectors(),
             "alpha": AB[:, :C].copy(),
             "beta": AB[:, C:].copy(),
-            "b": self._off[:C].copy(),
-            "eta_b": self._off[C : 2 * C].copy(),
-            "v_b": self._off[2 * C :].copy(),
-            "V1": self._V1.copy(),
+            "b": st.off[:C].copy(),
+            "eta_b": st.off[C : 2 * C].copy(),
+            "v_b": st.off[2 * C :].copy(),
+            "V1": st.V1.copy(),
+            "m": float(m),
+            "head": float(st.head),
+            "t": st.t,
+            "kernel_evals": float(store.kernel_evals if store else 0),
+            "eta": st.eta,
+            "pi": st.pi,
+            "norm_sq": st.norm_sq,
+            "eps": st.eps,
+            "eta_eps": st.eta_eps,
+            "v_eps": st.v_eps,
+            "violations": st.violations,
+            "steps_eta_c_ge_1": st.steps_eta_c_ge_1,
+            "gv": st.gv,
+            "evictions": st.evictions,
         }
-        out.update({name: float(self._state[i]) for name, i in _S.items()})
-        return out
 
-    def stats(self):
-        buf = self._buf
-        st = self._state
-        C = self.n_outputs
+    def stats(self) -> dict[str, Any]:
+        st, model, C = self._state, self.model.stats(), self.n_outputs
         out = {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "eta": float(st[_S["eta"]]),
-            "f_norm": float(np.sqrt(st[_S["norm_sq"]])),
-            "violations": int(st[_S["violations"]]),
-            "evictions": int(st[_S["evictions"]]),
-            "steps_eta_c_ge_1": int(st[_S["steps_eta_c_ge_1"]]),
-            "model_bytes": (buf.nbytes() if buf else 0)
-            + (self._sparse.nbytes() if self._sparse is not None else 0),
+            "n_support": model["n_support"],
+            "kernel_evals": model["kernel_evals"],
+            "eta": st.eta,
+            "f_norm": float(np.sqrt(st.norm_sq)),
+            "violations": int(st.violations),
+            "evictions": int(st.evictions),
+            "steps_eta_c_ge_1": int(st.steps_eta_c_ge_1),
+            "model_bytes": model["model_bytes"],
         }
         if self.offset:
-            out["eta_b"] = float(np.mean(self._off[C : 2 * C]))
+            out["eta_b"] = float(np.mean(st.off[C : 2 * C]))
         if self._setup.nu_mode != NU_OFF:
-            out["eps"] = float(st[_S["eps"]])
-            out["eta_eps"] = float(st[_S["eta_eps"]])
+            out["eps"] = st.eps
+            out["eta_eps"] = st.eta_eps
         return out
 
 
