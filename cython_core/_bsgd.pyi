@@ -1,36 +1,41 @@
-"""Type stub of kbench.cython_core._bsgd (kernel Pegasos and budgeted SGD).
+"""Type stub of kbench.cython_core._bsgd (kernel Pegasos and budgeted SGD: the block loop,
+its state and the maintenance modes)."""
 
-``mode``: 0 none (Pegasos), 1 removal, 2 projection, 3 merge. ``state`` is
-``[m, t, scale, kernel_evals, maintenance_steps, ‖f‖²]``. Arrays are C-contiguous float64
-and are updated in place.
-"""
+import enum
 
-from kbench.cython_core._sparse import SparseBlock
-from kbench.cython_core._types import F64, Kernel
+from typing_extensions import disjoint_base
+
+from kbench.cython_core._types import F64, BlockLoop
+
+class Maintenance(enum.IntEnum):
+    M_NONE = 0
+    M_REMOVAL = 1
+    M_PROJECTION = 2
+    M_MERGE = 3
+
+@disjoint_base
+class BsgdState:
+    t: float
+    cs: float
+    maintenance_steps: float
+    norm2: float
+    kdiag: F64
+    stamp: F64
+    Kinv: F64
+    def __init__(
+        self,
+        Kinv: F64,
+        *,
+        t: float = 0.0,
+        cs: float = 1.0,
+        maintenance_steps: float = 0.0,
+        norm2: float = 0.0,
+        kdiag: F64 | None = None,
+        stamp: F64 | None = None,
+    ) -> None: ...
+    def ensure(self, cap: int) -> None: ...
+    def __reduce__(self) -> tuple[object, tuple[F64, float, float, float, float, F64, F64]]: ...
 
 def merge_point(a: float, b: float, k: float) -> tuple[float, float]: ...
-def bsgd_block(
-    kernel: Kernel,
-    SV: F64,
-    sq: F64,
-    alpha: F64,
-    kdiag: F64,
-    stamp: F64,
-    Kinv: F64,
-    state: F64,
-    lam: float,
-    mode: int,
-    budget: int,
-    project_ball: bool,
-    X: F64,
-    y: F64,
-    pred: F64,
-    krow: F64,
-    krow2: F64,
-    dvec: F64,
-    scores: F64,
-    have_row: bool,
-    kxx_given: float,
-    start: int,
-    sparse: SparseBlock | None = None,
-) -> int: ...
+
+bsgd_block: BlockLoop

@@ -6,31 +6,63 @@ cs·alpha[j], so the (1 − 1/t) shrinking costs nothing per support vector. BSG
 most B support vectors by removal, projection or merging after each addition; Pegasos
 has no budget (the arrays grow) and an optional projection onto the ball of radius 1/√λ.
 """
+cimport numpy as cnp
 from libc.math cimport exp, log, sqrt
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+import numpy as np
+
+from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
 from kbench.cython_core._sparse cimport (
-    LoopRows, _block_merge, _block_widest, _move_at, _row_at, _rows_of, _self_at, _store_at,
-    _stored_row_at,
+    BlockRows, LoopRows, _block_merge, _block_widest, _loop_rows, _move_at, _row_at,
+    _self_at, _store_at, _stored_row_at,
 )
 
+cnp.import_array()
 
-cdef enum:
-    NOT_COMPILED = -1  # a third-party kernel: rows come from Python
+
+cpdef enum Maintenance:
     M_NONE = 0         # Pegasos: no budget
     M_REMOVAL = 1
     M_PROJECTION = 2
     M_MERGE = 3
-    # state slots
-    S_M = 0
-    S_T = 1
-    S_CS = 2
-    S_EVALS = 3
-    S_MAINT = 4
-    S_NORM2 = 5
+
+
+cdef class BsgdState:
+    """Pegasos' and BSGD's running state; picklable: the steps ``t``, the scale ``cs`` of the
+    stored coefficients (the true ones are cs·α), the maintenance steps, ‖f‖² (``norm2``,
+    which only Pegasos' projection reads), and per support vector k(x, x) (``kdiag``) and
+    the step at which it entered (``stamp``: ties go to the oldest), grown with the store;
+    ``Kinv`` the inverse Gram matrix of the support vectors (projection; else 1 × 1)."""
+
+    cdef public double t, cs, maintenance_steps, norm2
+    cdef public cnp.ndarray kdiag, stamp, Kinv
+
+    def __init__(self, Kinv, *, double t=0.0, double cs=1.0, double maintenance_steps=0.0,
+                 double norm2=0.0, kdiag=None, stamp=None):
+        self.Kinv, self.t, self.cs = Kinv, t, cs
+        self.maintenance_steps, self.norm2 = maintenance_steps, norm2
+        self.kdiag = np.zeros(0) if kdiag is None else kdiag
+        self.stamp = np.zeros(0) if stamp is None else stamp
+
+    def ensure(self, Py_ssize_t cap):
+        """Room for ``cap`` support vectors, those stored kept."""
+        if cap > self.kdiag.shape[0]:
+            self.kdiag = _grown(self.kdiag, (cap,))
+            self.stamp = _grown(self.stamp, (cap,))
+
+    def __reduce__(self):
+        return _rebuild, (self.Kinv, self.t, self.cs, self.maintenance_steps, self.norm2,
+                          self.kdiag, self.stamp)
+
+
+def _rebuild(Kinv, t, cs, maintenance_steps, norm2, kdiag, stamp):
+    return BsgdState(Kinv, t=t, cs=cs, maintenance_steps=maintenance_steps, norm2=norm2,
+                     kdiag=kdiag, stamp=stamp)
 
 # Golden-section search: shrink [0, 1] until it is narrower than this (h to about 1e-4).
 cdef double GOLDEN_TOL = 1e-4
@@ -97,12 +129,14 @@ cdef inline double _norm2(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) noex
 cdef inline void _remove_slot(const LoopRows* R, double[::1] sq, double[:, ::1] alpha,
                               double[::1] kdiag, double[::1] stamp, Py_ssize_t p,
                               Py_ssize_t last, Py_ssize_t C) noexcept nogil:
-    """Delete support vector p by moving the last one into its slot."""
+    """Delete support vector p by moving the last one into its slot (its squared norm with
+    it: for CSR rows ``_move_at`` moves the store's, which is ``sq``)."""
     _move_at(R, p, last)
     if p == last:
         return
     memcpy(&alpha[p, 0], &alpha[last, 0], C * sizeof(double))
-    sq[p] = sq[last]
+    if R.sp == NULL:
+        sq[p] = sq[last]
     kdiag[p] = kdiag[last]
     stamp[p] = stamp[last]
 
@@ -132,33 +166,42 @@ cdef inline Py_ssize_t _label(double[:, ::1] alpha, Py_ssize_t j, Py_ssize_t C) 
     return _argmax(&alpha[j, 0], C)
 
 
-def bsgd_block(kernel,
-               double[:, ::1] SV, double[::1] sq, double[:, ::1] alpha, double[::1] kdiag,
-               double[::1] stamp, double[:, ::1] Kinv, double[::1] state, double lam, int mode,
-               Py_ssize_t budget, bint project_ball,
-               const double[:, ::1] X, const double[::1] y, double[::1] pred,
-               double[::1] krow, double[::1] krow2, double[::1] dvec, double[::1] scores,
-               bint have_row, double kxx_given, Py_ssize_t start, sparse=None):
-    """Predict then learn rows start, start+1, … of X; return the next row to process.
+def bsgd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+               bint have_row=False, double kxx=0.0, *, BsgdState state not None, double lam,
+               Maintenance mode, Py_ssize_t budget, bint project_ball):
+    """Pegasos (``mode`` M_NONE) or BSGD on rows start, start+1, … of ``rows``.
 
-    ``state`` = ``[m, t, cs, kernel_evals, maintenance_steps, ‖f‖²]``. With ``mode`` M_NONE
-    (Pegasos) the loop stops before a row when the arrays are full so that Python can grow
-    them; the other modes keep at most ``budget`` vectors (the arrays hold budget + 1).
-    ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`
-    (the rows of X and SV then hold marks). A merge then writes the merged point as a CSR
-    row into the store (its stand-in mark 0: it is no example), which needs free pool
-    entries for the two merged rows: before each example the loop checks that the pool
-    holds the non-zeros of the block's examples left plus twice the widest row stored or
-    seen, and stops before the example when it does not, so that Python reserves more
-    (``SparseSupportBuffer.spare``) and calls again from there.
+    The loop stops before a row when the store is full so that Python can grow it; BSGD's
+    store holds budget + 1 rows at most (the new vector is stored, then maintenance brings
+    the count back to ``budget``). On CSR rows a merge writes the merged point as a CSR row
+    into the store, which needs free pool entries for the two merged rows: before each
+    example the loop checks that the pool holds the non-zeros of the block's examples left
+    plus twice the widest row stored or seen, and stops before the example when it does
+    not, so that Python reserves more (``SparseSupportBuffer.spare``) and calls again from
+    there. Calling convention and result as
+    :func:`kbench.cython_core._perceptron.perceptron_block`.
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], cap = SV.shape[0], C = alpha.shape[1]
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    state.ensure(A.cap)
+    cdef double[:, ::1] alpha = store.alpha
+    cdef double[::1] sq = store.sq
+    cdef double[::1] krow = store.krow
+    cdef double[::1] kdiag = state.kdiag
+    cdef double[::1] stamp = state.stamp
+    cdef double[:, ::1] Kinv = state.Kinv
+    cdef const double* Y = A.y
+    cdef double* P = A.pred
+    cdef double kxx_given = kxx
+    cdef Py_ssize_t n = rows.n, d = R.d, cap = A.cap, C = A.C
     cdef Py_ssize_t ld = Kinv.shape[0]
-    cdef Py_ssize_t m = <Py_ssize_t>state[S_M], i, j, c, yi, guess, rv, p, q, lab
-    cdef double t = state[S_T], cs = state[S_CS], evals = state[S_EVALS]
-    cdef double nmaint = state[S_MAINT], norm2 = state[S_NORM2]
-    cdef double f, xsq, kxx, eta, decay, marg, delta2, cost, best, pk, ratio, h, kpn, logk
+    if mode == M_PROJECTION and ld < budget + 1:
+        raise ValueError(f"kbench: BSGD's projection needs Kinv of {budget + 1} rows, got {ld}")
+    cdef Py_ssize_t m = A.m, i, j, c, yi, guess, rv, p, q, lab
+    cdef double t = state.t, cs = state.cs, evals = 0.0
+    cdef double nmaint = state.maintenance_steps, norm2 = state.norm2
+    cdef double f, xsq, eta, decay, marg, delta2, cost, best, pk, ratio, h, kpn, logk
     cdef double ca, cb, sgn, deg, bestdeg, besth, az, rho
     cdef bint viol
     cdef double coef[2]
@@ -168,13 +211,19 @@ def bsgd_block(kernel,
     # non-zeros of its two rows), for the pool room a merge may take.
     cdef bint merge_sparse = R.sp != NULL and mode == M_MERGE
     cdef long long widest = 0, nx
+    cdef double* scratch = <double*>malloc((2 * cap + C) * sizeof(double))
+    if scratch == NULL:
+        raise MemoryError()
+    cdef double* krow2 = scratch
+    cdef double* dvec = scratch + cap
+    cdef double* scores = scratch + 2 * cap
     i = start
     with nogil:
         if merge_sparse:
             widest = _block_widest(R.sp, m)
         while i < n:
-            if mode == M_NONE and m == cap:
-                break  # Python grows the arrays and calls again from row i
+            if m == cap:
+                break  # Python grows the store and calls again from row i
             if merge_sparse:
                 nx = R.sp.xp[i + 1] - R.sp.xp[i]
                 if nx > widest:
@@ -182,20 +231,20 @@ def bsgd_block(kernel,
                 if R.sp.pool_len - R.sp.pool_end < R.sp.xp[n] - R.sp.xp[i] + 2 * widest:
                     break  # Python reserves pool room and calls again from row i
             evals += _row_at(&R, i, m, have_row and i == start, &xsq, &krow[0])
-            _expansion(&krow[0], &alpha[0, 0], m, C, cs, &scores[0])
-            yi = <Py_ssize_t>y[i]
+            _expansion(&krow[0], &alpha[0, 0], m, C, cs, scores)
+            yi = <Py_ssize_t>Y[i]
             if C == 1:
                 f = scores[0]
-                pred[i] = _sign_label(f)
-                marg = y[i] * f
+                P[i] = _sign_label(f)
+                marg = Y[i] * f
                 viol = marg < 1.0
                 ncoef = 1
                 cls[0] = 0
-                coef[0] = y[i]
+                coef[0] = Y[i]
             else:
-                guess = _argmax(&scores[0], C)
-                pred[i] = _class_label(<double>guess, &scores[0], C)
-                rv = _rival(&scores[0], C, yi)
+                guess = _argmax(scores, C)
+                P[i] = _class_label(<double>guess, scores, C)
+                rv = _rival(scores, C, yi)
                 marg = scores[yi] - scores[rv]
                 viol = marg < 1.0
                 ncoef = 2
@@ -222,8 +271,8 @@ def bsgd_block(kernel,
                         norm2 = eta * eta * ncoef * kxx
                 # the new term's stored coefficients are η·u / cs
                 if mode == M_PROJECTION and m > 0:
-                    _kinv_solve(&Kinv[0, 0], ld, m, &krow[0], &dvec[0])
-                    delta2 = kxx - _dot(&krow[0], &dvec[0], <int>m)
+                    _kinv_solve(&Kinv[0, 0], ld, m, &krow[0], dvec)
+                    delta2 = kxx - _dot(&krow[0], dvec, <int>m)
                     if delta2 <= SPAN_TOL * kxx:
                         # x is (numerically) in the span: project its term onto it.
                         for j in range(m):
@@ -232,7 +281,7 @@ def bsgd_block(kernel,
                         nmaint += 1.0
                         viol = False
                     else:
-                        _kinv_append(&Kinv[0, 0], ld, m, &dvec[0], delta2)
+                        _kinv_append(&Kinv[0, 0], ld, m, dvec, delta2)
                 elif mode == M_PROJECTION:
                     Kinv[0, 0] = 1.0 / kxx
                 if viol:
@@ -250,7 +299,7 @@ def bsgd_block(kernel,
                     if mode == M_REMOVAL or mode == M_MERGE:
                         p = _smallest(alpha, kdiag, stamp, m, C)
                         if mode == M_MERGE:
-                            evals += _stored_row_at(&R, p, m, &krow2[0])
+                            evals += _stored_row_at(&R, p, m, krow2)
                             lab = _label(alpha, p, C)
                             q = -1
                             bestdeg = 0.0
@@ -287,12 +336,11 @@ def bsgd_block(kernel,
                                     nx = _block_merge(R.sp, p, q, h)
                                     if nx > widest:
                                         widest = nx
-                                    SV[p, 0] = 0.0  # the stand-in mark of no example
                                     sq[p] = R.sp.sq[p]
                                 else:
                                     for j in range(d):
-                                        SV[p, j] = h * SV[p, j] + (1.0 - h) * SV[q, j]
-                                    sq[p] = _dot(&SV[p, 0], &SV[p, 0], <int>d) if d > 0 else 0.0
+                                        R.SV[p * d + j] = h * R.SV[p * d + j] + (1.0 - h) * R.SV[q * d + j]
+                                    sq[p] = _dot(R.SV + p * d, R.SV + p * d, <int>d) if d > 0 else 0.0
                                 kdiag[p] = 1.0
                                 stamp[p] = t  # the merged vector is new
                                 p = q  # the partner's slot is the one freed
@@ -315,7 +363,7 @@ def bsgd_block(kernel,
                             ratio = -Kinv[j, p] / pk
                             for c in range(C):
                                 alpha[j, c] += alpha[p, c] * ratio
-                        _kinv_remove(&Kinv[0, 0], ld, m, p, &dvec[0])
+                        _kinv_remove(&Kinv[0, 0], ld, m, p, dvec)
                         _remove_slot(&R, sq, alpha, kdiag, stamp, p, m - 1, C)
                         m -= 1
             if project_ball and norm2 > 1.0 / lam:
@@ -323,10 +371,6 @@ def bsgd_block(kernel,
                 cs *= rho
                 norm2 = 1.0 / lam
             i += 1
-    state[S_M] = m
-    state[S_T] = t
-    state[S_CS] = cs
-    state[S_EVALS] = evals
-    state[S_MAINT] = nmaint
-    state[S_NORM2] = norm2
-    return i
+    free(scratch)
+    state.t, state.cs, state.maintenance_steps, state.norm2 = t, cs, nmaint, norm2
+    return i, m, <long long>evals

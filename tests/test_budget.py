@@ -18,6 +18,8 @@ from helpers import NumpyRBF, assert_refused, create, rbf
 from kbench.core.components import Kernel, Loss
 from kbench.core.registry import get_registry
 from kbench.cython_core import _bsgd, _budget_perceptrons
+from kbench.cython_core._bsgd import bsgd_block
+from kbench.plugins.algorithms import _pegasos_family
 
 GAMMA = 0.5
 MASK = (1 << 64) - 1
@@ -601,10 +603,12 @@ def test_bsgd_takes_csr_rows(maintenance: str, task: str, C: int) -> None:
     dense = make(spec, task=task, n_classes=max(C, 2))
     dense.learn_predict_many(X, y)
     # The stored rows are those of the dense rows (merged points included), in slot order.
-    np.testing.assert_allclose(algo._sparse.store.to_dense(), dense._buf.X[:m], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        algo.model.store.to_dense(), dense.model.store.X[:m], rtol=0, atol=1e-12
+    )
 
 
-def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room() -> None:
+def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room(monkeypatch) -> None:
     """On wide CSR rows with few shared features, merged rows hold the union of their rows'
     features and outgrow every example; the loop stops when the pool lacks room for a merge
     and goes on after Python reserved it, with the dense rows' predictions and stored rows."""
@@ -616,31 +620,30 @@ def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room() -> None:
     csr, dense = make(spec), make(spec)
     Xs = sp.csr_matrix(X)
     runs: list[tuple[int, int]] = []  # (examples handed to the loop, examples it learned)
-    loop = csr._run_sparse
 
-    def counted(marks, y, pred, block):
-        done = loop(marks, y, pred, block)
-        runs.append((len(marks), done))
+    def counted(kernel, rows, store, y, pred, start=0, *args, **params):
+        done = bsgd_block(kernel, rows, store, y, pred, start, *args, **params)
+        runs.append((rows.n - start, done[0] - start))
         return done
 
-    csr._run_sparse = counted
+    monkeypatch.setattr(_pegasos_family, "bsgd_block", counted)
     parts = [csr.learn_predict_many(Xs[a : a + 100], y[a : a + 100]) for a in range(0, n, 100)]
     pred = np.concatenate(parts)
     np.testing.assert_allclose(pred, dense.learn_predict_many(X, y), rtol=0, atol=1e-10)
-    store = csr._sparse.store
+    store = csr.model.store
     m = store.size
-    np.testing.assert_allclose(store.to_dense(), dense._buf.X[:m], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(store.to_dense(), dense.model.store.X[:m], rtol=0, atol=1e-12)
     lengths = store.ends[:m] - store.starts[:m]
     assert lengths.max() > 2 * np.diff(Xs.indptr).max()  # merged rows of merged rows
     assert store.spare == 0  # reserved for the loop only
     assert any(0 < done < given for given, done in runs)  # it stopped for room, and went on
     np.testing.assert_allclose(store.sq[:m], (store.to_dense() ** 2).sum(1), rtol=1e-13)
     np.testing.assert_allclose(csr.decision_many(Xs), dense.decision_many(X), rtol=0, atol=1e-10)
-    # The per-example path (one compiled call per row) makes the same steps.
+    # One row at a time (one compiled call per row) makes the same steps.
     rows = make(spec)
-    per_row = rows._learn_predict_marked(Xs, y)
+    per_row = [rows.learn_predict_many(Xs[i], y[i : i + 1])[0] for i in range(n)]
     np.testing.assert_array_equal(per_row, pred)
-    np.testing.assert_array_equal(rows._sparse.store.to_dense(), store.to_dense())
+    np.testing.assert_array_equal(rows.model.store.to_dense(), store.to_dense())
 
 
 def test_bsgd_large_budget_is_pegasos() -> None:
@@ -657,9 +660,9 @@ def test_bsgd_projection_inverse_stays_exact() -> None:
     algo = make("bsgd[budget=20,lam=0.01,maintenance=projection]")
     algo.learn_predict_many(X, y)
     m = algo.stats()["n_support"]
-    K = rbf(algo._buf.X[:m], algo._buf.X[:m], GAMMA)
+    K = rbf(algo.model.store.X[:m], algo.model.store.X[:m], GAMMA)
     assert algo.stats()["maintenance_steps"] > 100
-    assert np.allclose(algo._Kinv[:m, :m] @ K, np.eye(m), atol=1e-8)
+    assert np.allclose(algo._state.Kinv[:m, :m] @ K, np.eye(m), atol=1e-8)
 
 
 def test_merge_of_two_points_is_the_analytic_merge() -> None:
@@ -671,9 +674,9 @@ def test_merge_of_two_points_is_the_analytic_merge() -> None:
     algo.learn_predict_many(X, y)
     k12 = math.exp(-GAMMA * 0.4)
     assert algo.stats()["n_support"] == 1
-    assert np.allclose(algo._buf.X[0], X.mean(0), atol=1e-4)
+    assert np.allclose(algo.model.store.X[0], X.mean(0), atol=1e-4)
     # Both coefficients are 1/(2λ) after the second step; the merged one is 2·(1/(2λ))·k^{1/4}.
-    alpha_z = algo._scale() * algo._buf.alpha[0, 0]
+    alpha_z = algo.model.scale * algo.model.store.alpha[0, 0]
     assert alpha_z == pytest.approx(2 * (1 / (2 * lam)) * k12**0.25, rel=1e-6)
 
 

@@ -296,8 +296,8 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_budget", "_sparse_rows", "bsgd",
-                "feature_maps", "idsvm", "pegasos", "polk",
+                "_budget", "_sparse_rows",
+                "feature_maps", "idsvm", "polk",
                 "ramp_svm",
             )
         ),

@@ -80,7 +80,15 @@ class Expansion:
     A learner that shrinks every coefficient at once keeps the factor apart, as ``scale``
     (the expansion is ``scale · Σᵢ αᵢ k(xᵢ, x)``): its loop updates the factor, the learner
     sets ``scale`` after each call, and the outputs are multiplied by it.
+
+    A loop that writes rows of its own into a CSR store (BSGD's merged points) needs pool
+    entries beyond the examples': the learner sets ``make_room(store, rows)``, called
+    before the CSR rows are learned and whenever the loop stops short of a block with rows
+    to spare in the store (it stopped for pool room), to set ``store.spare``.
     """
+
+    #: Reserves pool entries for rows a loop writes into a CSR store (see above), or None.
+    make_room: Callable[[SparseSupportBuffer, Rows], None] | None = None
 
     def __init__(
         self,
@@ -213,6 +221,8 @@ class Expansion:
         store doubles."""
         indptr, indices, data = rows.parts
         pred = np.empty(rows.n)
+        if self.make_room is not None:
+            self.make_room(store, rows)
         for a in range(0, rows.n, BLOCK_ROWS):
             b = min(a + BLOCK_ROWS, rows.n)
             i = 0
@@ -226,7 +236,16 @@ class Expansion:
                 store.kernel_evals += evals
                 if i == b - a:
                     break
-                self._grow(store)
+                if size < store.capacity:  # rows to spare: it stopped for pool room
+                    if self.make_room is None:
+                        raise RuntimeError(
+                            f"kbench: {self.owner}'s loop stopped with room in its store"
+                        )
+                    self.make_room(store, rows)
+                else:
+                    self._grow(store)
+        if self.make_room is not None:
+            store.spare = 0
         return pred
 
     # -- predicting -------------------------------------------------------------------------

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-import numpy as np
+from kbench.api import LogUniform, hookimpl, param
+from kbench.cython_core._bsgd import Maintenance
+from kbench.learners import KernelKind
+from kbench.plugins.algorithms._pegasos_family import PegasosFamily
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.core.kernel_rows import KIND_RBF
-from kbench.core.search_space import LogUniform
-from kbench.plugins.algorithms._budget import PegasosFamily
-from kbench.plugins.algorithms._sparse_rows import compiled_kernel
-
-MAINTENANCE = {"removal": 1, "projection": 2, "merge": 3}
+MAINTENANCE = {
+    "removal": Maintenance.M_REMOVAL,
+    "projection": Maintenance.M_PROJECTION,
+    "merge": Maintenance.M_MERGE,
+}
 
 
 class BSGD(PegasosFamily):
@@ -74,55 +74,16 @@ class BSGD(PegasosFamily):
             raise ValueError(
                 f"bsgd: maintenance must be one of {', '.join(MAINTENANCE)}, got {maintenance!r}"
             )
-        if maintenance == "merge" and (self._compiled is None or self._compiled[0] != KIND_RBF):
+        if maintenance == "merge" and self.model.spec.kind != KernelKind.K_RBF:
             raise ValueError(
                 f"bsgd: maintenance=merge needs a kernel whose merged point has a closed form; "
                 f"kernels that support merging: rbf (got {self.kernel.spec()}). "
                 "Use maintenance=removal or maintenance=projection with this kernel."
             )
-        self._mode = MAINTENANCE[maintenance]
-        self._init_state()
-
-    #: CSR rows as they are, with every maintenance: the loop runs on the examples'
-    #: one-value stand-in rows and keeps the real rows in a sparse store, into which a merge
-    #: writes the merged point ``h x_m + (1−h) x_n`` as a CSR row (the union of the two
-    #: rows' indices), O(nnz(x_m) + nnz(x_n)).
-    sparse_input = True
-
-    def _learn_predict_sparse(self, X: Any, y: np.ndarray) -> np.ndarray:
-        if self._mode != MAINTENANCE["merge"]:
-            return super()._learn_predict_sparse(X, y)
-        return self._learn_merging(X, y)
-
-    def _learn_merging(self, X: Any, y: np.ndarray) -> np.ndarray:
-        """Predict then learn the CSR rows X with merging, one compiled call per block."""
-        rows = self._sparse_rows(X)
-        store = rows.store
-        widest = int(np.diff(X.indptr).max(initial=0))
-
-        def make_room() -> None:
-            """Reserve, with each block, room for a merged row: at most the non-zeros of
-            two rows, stored or to come. The loop stops before an example when the pool
-            lacks that room, and is called again from there on a new block."""
-            m = store.size
-            stored = int((store.ends[:m] - store.starts[:m]).max(initial=0))
-            store.spare = 2 * max(widest, stored)
-
-        make_room()
-        try:
-            return rows.learn(
-                compiled_kernel(self.kernel), X, y, self._buf, self._run_sparse, grow=make_room
-            )
-        finally:
-            store.spare = 0
-
-    def _learn_predict_marked(self, X: Any, y: np.ndarray) -> np.ndarray:
-        if self._mode != MAINTENANCE["merge"]:
-            return super()._learn_predict_marked(X, y)
-        # A merged point is no example: Python's mirroring of the stand-in rows cannot
-        # follow it, so each row goes through the compiled loop as a one-row block.
-        parts = [self._learn_merging(X[i : i + 1], y[i : i + 1]) for i in range(X.shape[0])]
-        return np.concatenate(parts) if parts else np.empty(0)
+        # CSR rows as they are, with every maintenance: a merge writes the merged point
+        # h x_m + (1−h) x_n into the store as a CSR row (the union of the two rows'
+        # indices), O(nnz(x_m) + nnz(x_n)).
+        self._setup_family(MAINTENANCE[maintenance], self.budget)
 
 
 @hookimpl

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kbench import hookimpl
-from kbench.core.components import param
-from kbench.plugins.algorithms._budget import PegasosFamily
+from kbench.api import hookimpl, param
+from kbench.cython_core._bsgd import Maintenance
+from kbench.plugins.algorithms._pegasos_family import PegasosFamily
 
 
 class KernelPegasos(PegasosFamily):
@@ -32,19 +32,14 @@ class KernelPegasos(PegasosFamily):
 
     name = "pegasos"
     paper = "Shalev-Shwartz, Singer, Srebro and Cotter (2011). Pegasos: primal estimated sub-gradient solver for SVM. Mathematical Programming 127."
-    tasks = frozenset({"binary", "multiclass"})
     test_params = {"lam": 0.01}
-    #: CSR rows are learned with the same update, support vectors kept sparse.
-    sparse_input = True
-    growable = True
 
     lam: float = param(1e-4, low=0.0, low_open=True)
     project: bool = param(True)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._mode = 0
-        self._init_state()
+        self._setup_family(Maintenance.M_NONE, project=self.project)
 
 
 @hookimpl
