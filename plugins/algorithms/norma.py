@@ -17,20 +17,19 @@ from kbench.api import LogUniform, hookimpl, param
 from kbench.cython_core._norma import NormaState, Schedule, norma_block, step_size
 from kbench.learners import (
     Expansion,
-    ExpansionLearner,
     Rows,
     labels,
     make_cfg,
     python_gradient,
-    setup_loss,
 )
-from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
+from kbench.learners.online_loss import L_PYTHON, NU_OFF
+from kbench.plugins.algorithms._margin_learner import MarginLearner
 
 SCHEDULES = {member.name[2:].lower(): member for member in Schedule}
 NU_RULES = {"log": False, "additive": True}
 
 
-class NORMA(ExpansionLearner):
+class NORMA(MarginLearner):
     """NORMA, the online SVM: stochastic gradient descent in the RKHS.
 
     Each step ``f ← (1 − η_t c) f − η_t Σ_y ξ_{t,y} k((x_t, y), ·)`` with ξ_t the loss
@@ -79,20 +78,10 @@ class NORMA(ExpansionLearner):
 
     name = "norma"
     paper = "Kivinen, Smola and Williamson (2004). Online learning with kernels. IEEE Transactions on Signal Processing 52(8)."
-    tasks = frozenset(TASK_CODES)
-    uses_loss = True
-    default_loss = "hinge"
     test_params = {"budget": 16}
     #: Tuned: the learning rate and the regulariser (the budget is a memory choice).
     search_space = {"eta": LogUniform(1e-3, 10.0), "c": LogUniform(1e-6, 1.0)}
 
-    eta: float = param(0.5, low=0.0, low_open=True)
-    c: float = param(0.01, low=0.0)
-    budget: int = param(1000, low=1)
-    offset: bool = param(False)
-    nu: float = param(0.0, low=0.0, high=1.0, high_open=True)
-    margin0: float = param(1.0, low=0.0, low_open=True)
-    eta_eps: float = param(1.0, low=0.0, low_open=True)
     schedule: Literal["constant", "inv_sqrt", "decay_tau"] = param("constant")
     tau: float = param(100.0, low=0.0, low_open=True)
     nu_rule: Literal["log", "additive"] = param("log")
@@ -107,9 +96,6 @@ class NORMA(ExpansionLearner):
             )
         schedule = self.choice("schedule", SCHEDULES)
         additive = self.choice("nu_rule", NU_RULES)
-        self._setup = setup_loss(
-            self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
-        )
         C = self._setup.n_out
         self._cfg = make_cfg(
             self.kernel,
@@ -124,22 +110,6 @@ class NORMA(ExpansionLearner):
         )
         self._state = NormaState(np.zeros(C), self._setup.margin0)
         self.model = Expansion(self.name, self.kernel, C, limit=self.budget)
-
-    @property
-    def n_outputs(self) -> int:
-        """Scores per example: the number of classes for multiclass, else 1."""
-        return int(self._setup.n_out)
-
-    def _compiled_block(self) -> bool:
-        """Whether the loop computes the gradient itself (a compiled loss, or the ν-trick's
-        margin losses) and the kernel rows (a built-in kernel)."""
-        s = self._setup
-        return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
-
-    def _margin(self) -> float:
-        """The margin below which novelty detection flags a point: the ν-trick's ε, or the
-        novelty hinge's ρ."""
-        return self._state.eps if self._setup.nu_mode != NU_OFF else self._setup.margin
 
     # -- learning ---------------------------------------------------------------------------
 

@@ -20,20 +20,19 @@ from kbench.api import check_range, hookimpl, param
 from kbench.cython_core._svmd import SvmdState, svmd_block
 from kbench.learners import (
     Expansion,
-    ExpansionLearner,
     Rows,
     SupportBuffer,
     labels,
     make_cfg,
     python_gradient,
-    setup_loss,
 )
-from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
+from kbench.learners.online_loss import NU_OFF
+from kbench.plugins.algorithms._margin_learner import MarginLearner
 
 INCREMENTAL = {"paper": False, "exact": True}
 
 
-class SVMD(ExpansionLearner):
+class SVMD(MarginLearner):
     """SVMD, online kernel learning with SMD step-size adaptation (online ν-SVMD).
 
     Each step predicts with ``F + b`` (``F = kᵀA`` and the trace ``V = kᵀB`` from one
@@ -103,19 +102,11 @@ class SVMD(ExpansionLearner):
 
     name = "svmd"
     paper = "Vishwanathan, Schraudolph and Smola (2006). Step size adaptation in reproducing kernel Hilbert space. JMLR 7."
-    tasks = frozenset(TASK_CODES)
-    uses_loss = True
-    default_loss = "hinge"
     reads_self_kernel = True
     test_params = {"budget": 16}
 
-    eta: float = param(0.1, low=0.0, low_open=True)
-    c: float = param(0.01, low=0.0)
-    budget: int = param(512, low=1)
-    offset: bool = param(False)
-    nu: float = param(0.0, low=0.0, high=1.0, high_open=True)
-    margin0: float = param(1.0, low=0.0, low_open=True)
-    eta_eps: float = param(1.0, low=0.0, low_open=True)
+    eta = 0.1
+    budget = 512
     mu: float = param(0.1, low=0.0)
     lam: float = param(0.99, low=0.0, high=1.0)
     lagged_eps: bool = param(False)
@@ -133,9 +124,6 @@ class SVMD(ExpansionLearner):
         exact = INCREMENTAL[self.incremental]
         if self.eta_max is not None:
             check_range("svmd", "eta_max", self.eta_max, low=self.eta)
-        self._setup = setup_loss(
-            self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
-        )
         C = self._setup.n_out
         self._cfg = make_cfg(
             self.kernel,
@@ -154,22 +142,6 @@ class SVMD(ExpansionLearner):
         off[C : 2 * C] = self.eta
         self._state = SvmdState(off, np.zeros(C), self.eta, self._setup.margin0, self.eta_eps)
         self.model = Expansion(self.name, self.kernel, 2 * C, self_kernel=True, limit=self.budget)
-
-    @property
-    def n_outputs(self) -> int:
-        """Scores per example: the number of classes for multiclass, else 1."""
-        return int(self._setup.n_out)
-
-    def _compiled_block(self) -> bool:
-        """Whether the loop computes the gradient itself (a compiled loss, or the ν-trick's
-        margin losses) and the kernel rows (a built-in kernel)."""
-        s = self._setup
-        return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
-
-    def _margin(self) -> float:
-        """The margin below which novelty detection flags a point: the ν-trick's ε, or the
-        novelty hinge's ρ."""
-        return self._state.eps if self._setup.nu_mode != NU_OFF else self._setup.margin
 
     # -- learning ---------------------------------------------------------------------------
 

@@ -1,0 +1,51 @@
+"""What NORMA and SVMD share: their loss and ν-trick parameters, the loss's setup, and the
+margin novelty detection flags below.
+
+The module name starts with an underscore, so the registry does not load it as a plugin.
+"""
+
+from __future__ import annotations
+
+from kbench.api import param
+from kbench.learners import ExpansionLearner, setup_loss
+from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
+
+
+class MarginLearner(ExpansionLearner):
+    """Base of NORMA and SVMD (not registered itself): any task, any loss, offsets and the
+    ν-trick. Subclasses set their own defaults of ``eta`` and ``budget``."""
+
+    tasks = frozenset(TASK_CODES)
+    uses_loss = True
+    default_loss = "hinge"
+
+    eta: float = param(0.5, low=0.0, low_open=True)
+    c: float = param(0.01, low=0.0)
+    budget: int = param(1000, low=1)
+    offset: bool = param(False)
+    nu: float = param(0.0, low=0.0, high=1.0, high_open=True)
+    margin0: float = param(1.0, low=0.0, low_open=True)
+    eta_eps: float = param(1.0, low=0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        assert self.loss is not None
+        self._setup = setup_loss(
+            self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
+        )
+
+    @property
+    def n_outputs(self) -> int:
+        """Scores per example: the number of classes for multiclass, else 1."""
+        return int(self._setup.n_out)
+
+    def _compiled_block(self) -> bool:
+        """Whether the loop computes the gradient itself (a compiled loss, or the ν-trick's
+        margin losses) and the kernel rows (a built-in kernel)."""
+        s = self._setup
+        return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
+
+    def _margin(self) -> float:
+        """The margin below which novelty detection flags a point: the ν-trick's ε, or the
+        novelty hinge's ρ."""
+        return self._state.eps if self._setup.nu_mode != NU_OFF else self._setup.margin
