@@ -160,10 +160,15 @@ def _print_parameters(registry: Any, kind: str, name: str, as_json: bool) -> Non
     first = summary(entry.cls.__doc__)
     if as_json:
         rows = [
-            {"name": p.name, "type": p.type_name, "default": p.default, "range": p.range_text,
-             "doc": p.doc}
+            {
+                "name": p.name,
+                "type": p.type_name,
+                "default": p.default,
+                "range": p.range_text,
+                "doc": p.doc,
+            }
             for p in params.values()
-        ]  # fmt: skip
+        ]
         click.echo(json.dumps(rows, indent=2, default=str))
         return
     table = Table(

@@ -360,9 +360,13 @@ def run(
     registry = watched_registry()
     check_number("--workers", workers, low=0, high=MAX_WORKERS, why_high="each is a process")
     check_number(
-        "--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT,
+        "--timeout",
+        timeout,
+        low=0,
+        low_open=True,
+        high=MAX_TIMEOUT,
         why_high="leave --timeout out for no limit",
-    )  # fmt: skip
+    )
     memory_limit = parse_size("--max-memory", max_memory)
     scheduler = check_address(scheduler)
     registry.executor(executor)  # an unknown name: refused now, listing the registered ones

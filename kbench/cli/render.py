@@ -171,11 +171,18 @@ def print_comparison(cmp: Any, console: Console, streams: bool = False) -> None:
             f"[bold]{escape(str(stream))}[/bold]: every pair, {n_seeds} seed(s)"
             + (" (mean squared error)" if regression else "")
             + (f"; smallest p possible {_p(group['min_p'].iloc[0])}" if one_min_p else ""),
-            ["error\nA", "error\nB", "A − B\n[95% CI over seeds]", "seeds\nA/=/B", "p\nHolm",
-             *(() if one_min_p else ("min p",)), *statistic_headers()],
+            [
+                "error\nA",
+                "error\nB",
+                "A − B\n[95% CI over seeds]",
+                "seeds\nA/=/B",
+                "p\nHolm",
+                *(() if one_min_p else ("min p",)),
+                *statistic_headers(),
+            ],
             "better",
             short=bool(ids),
-        )  # fmt: skip
+        )
         notes = _Notes()
         for r in group.itertuples():
             ci = diff_fmt(r.mean_diff)
@@ -507,9 +514,16 @@ def print_leaderboard(
         tuned = "tune_runs" in board and bool(board["tune_runs"].notna().any())
         order = "held-out" if board.attrs.get("order") == "test_error" else "online"
         heads = [
-            "seeds", "online error", "held-out error", "SVs", "kernel evals", "time (s)",
-            "µs/example", "peak MiB", *(("tuning cost",) if tuned else ()),
-        ]  # fmt: skip
+            "seeds",
+            "online error",
+            "held-out error",
+            "SVs",
+            "kernel evals",
+            "time (s)",
+            "µs/example",
+            "peak MiB",
+            *(("tuning cost",) if tuned else ()),
+        ]
         labels, rows, notes = [], [], []
         for label, r in board.iterrows():
             sd = "" if np.isnan(r.online_error_sd) else f" ± {r.online_error_sd:.4f}"

@@ -327,9 +327,21 @@ class SparseSupportBuffer(RowStore):
         """
         self._reserve(int(xp[-1] - xp[0]) + self.spare)
         return _sparse.SparseBlock(
-            compiled, self._strategy, self.work, self.starts, self.ends, self.room, self.indices,
-            self.data, self.sq, self.pool_end, self._owned, xp, indices, data,
-        )  # fmt: skip
+            compiled,
+            self._strategy,
+            self.work,
+            self.starts,
+            self.ends,
+            self.room,
+            self.indices,
+            self.data,
+            self.sq,
+            self.pool_end,
+            self._owned,
+            xp,
+            indices,
+            data,
+        )
 
     def absorb(self, block: _sparse.SparseBlock, size: int) -> None:
         """Take in what a compiled loop did through ``block``: the pool's use and the
@@ -533,9 +545,22 @@ class SparseSupportBuffer(RowStore):
         """Rows a:b of X against the stored rows, into ``K[: b - a]``."""
         compiled, xs, xe, xi, xd, xsq = rows
         _sparse.kernel_block(
-            compiled, xs[a:b], xe[a:b], xi, xd, xsq[a:b], self.starts, self.ends, self.indices,
-            self.data, self.sq, K, self.size, self._strategy, self.work,
-        )  # fmt: skip
+            compiled,
+            xs[a:b],
+            xe[a:b],
+            xi,
+            xd,
+            xsq[a:b],
+            self.starts,
+            self.ends,
+            self.indices,
+            self.data,
+            self.sq,
+            K,
+            self.size,
+            self._strategy,
+            self.work,
+        )
 
     def nbytes(self) -> int:
         """Memory held by the buffer's arrays."""

@@ -101,9 +101,12 @@ def _ramp_removal(results: Results) -> Finding:
     m = 0 costs more than 0.5 point of accuracy, the largest budget run at most 0.3."""
     full = evidence.select(results, "online_svm_r", m=None)
     budgets = sorted(
-        {int(evidence.spec_params(s)["m"]) for s in results.runs["algorithm_spec"].astype(str)
-         if s.startswith("online_svm_r[") and evidence.spec_params(s).get("m", "None") != "None"}
-    )  # fmt: skip
+        {
+            int(evidence.spec_params(s)["m"])
+            for s in results.runs["algorithm_spec"].astype(str)
+            if s.startswith("online_svm_r[") and evidence.spec_params(s).get("m", "None") != "None"
+        }
+    )
     if 0 not in budgets or len(budgets) < 2:
         raise KbenchError("the removal claim needs OnlineSVM^R with m = 0 and one larger m")
     arms = {m: evidence.select(results, "online_svm_r", m=m) for m in budgets}
@@ -117,9 +120,11 @@ def _ramp_removal(results: Results) -> Finding:
     t0 = evidence.paired(arms[0], full, "test_error")
     evidence.adjust(t0)
     value = (
-        "accuracy " + ", ".join(f"m={m} {acc[m]:.1f}" for m in budgets) + f", no removal {acc_full:.1f}; "
+        "accuracy "
+        + ", ".join(f"m={m} {acc[m]:.1f}" for m in budgets)
+        + f", no removal {acc_full:.1f}; "
         "kernel values requested " + ", ".join(f"{e:.3g}" for e in evals)
-    )  # fmt: skip
+    )
     why = f"m=0 loses {loss0:.1f} pt ({evidence.seedtest(t0)}), m={top} loses {round(loss_top, 1) + 0.0:.1f} pt"  # never "-0.0"
     loses = evidence.significant(t0, lower=False)
     if monotone and loses and loss0 > 0.5 and loss_top <= 0.3:
