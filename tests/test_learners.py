@@ -70,6 +70,27 @@ def test_block_loops_refuse_what_they_cannot_run() -> None:
     np.testing.assert_array_equal(a.alpha, b.alpha)  # exact: one loop, the same operations
 
 
+def test_a_store_takes_the_kernel_or_its_spec_for_a_row() -> None:
+    """SupportBuffer.row takes a built-in kernel's KernelSpec as it takes the kernel (an
+    expansion hands its spec, made once): the same values, counted alike; the spec of a
+    third-party kernel, which has no compiled row, is refused in one line."""
+    reg = get_registry()
+    rng = np.random.default_rng(1)
+    for name in ("rbf[gamma=0.3]", "poly[degree=3,offset=1.0]", "laplacian[gamma=0.2]"):
+        kernel = reg.create("kernel", name)
+        a, b = SupportBuffer(4, 8), SupportBuffer(4, 8)
+        for row in rng.standard_normal((5, 4)):
+            a.add(row, 1.0)
+            b.add(row, 1.0)
+        x = rng.standard_normal(4)
+        got, want = a.row(KernelSpec.of(kernel), x), b.row(kernel, x)
+        np.testing.assert_array_equal(got, want)  # exact: the same compiled call
+        assert a.kernel_evals == b.kernel_evals == 5
+    cosine = KernelSpec.of(reg.create("kernel", "cosine[base=rbf]"))
+    with pytest.raises(TypeError, match="third-party kernel's rows need the kernel"):
+        SupportBuffer(4, 8).row(cosine, np.zeros(4))
+
+
 def test_block_rows_hold_dense_rows() -> None:
     X = np.ones((4, 3))
     rows = BlockRows(X)

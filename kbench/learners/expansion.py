@@ -36,6 +36,8 @@ from kbench.learners.rows import BLOCK_ROWS, Rows
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.learners.support_buffer import SupportBuffer
 
+_F64 = np.dtype(np.float64)
+
 Store = SupportBuffer | SparseSupportBuffer
 BlockLoop = Callable[..., tuple[int, int, int]]
 
@@ -100,6 +102,9 @@ class Expansion:
     ):
         self.owner, self.kernel, self.n_outputs = owner, kernel, n_outputs
         self.spec = KernelSpec.of(kernel)
+        #: What the store's ``row`` takes: the spec of a built-in kernel (no spec made per
+        #: row), a third-party kernel itself.
+        self.row_kernel: Kernel | KernelSpec = self.spec if self.spec.compiled else kernel
         self.self_kernel = self_kernel
         self.limit = limit
         self.scale = 1.0
@@ -186,7 +191,7 @@ class Expansion:
         assert X is not None  # dense rows: one row's X is that row as a 1 × d block
         for i in range(rows.n):
             x = row0 if row0 is not None else X[i]
-            store.row(self.kernel, x)  # into store.krow; cached after predict_one(x)
+            store.row(self.row_kernel, x)  # into store.krow; cached after predict_one(x)
             # Full (len: the capacity, without a property): grow, krow's values kept; a store
             # at its limit does not, its loop replaces a row.
             if store.size == len(store.sq) and store.size != self.limit:
@@ -200,7 +205,8 @@ class Expansion:
             else:
                 one, yi, pi = BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1]
                 ri = {name: a[i : i + 1] for name, a in per_row.items()}
-            _, store.size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **params, **ri)
+            kw = {**params, **ri} if ri else params
+            _, store.size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **kw)
             store.kernel_evals += evals
             # A row appended, or one replaced in place (a budget or a window): either way
             # the cached kernel row may be out of date.
@@ -264,9 +270,9 @@ class Expansion:
         its kernel row stays in the store, so that learning the same row next costs none."""
         store = self.store
         if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
-            if x.ndim != 1 or x.dtype != np.float64 or not x.flags.c_contiguous:
+            if x.ndim != 1 or x.dtype is not _F64 or not x.flags.c_contiguous:
                 x = Rows.one(x).row0
-            scores: np.ndarray = store.scores(store.row(self.kernel, x))
+            scores: np.ndarray = store.scores(store.row(self.row_kernel, x))
             if self.scale != 1.0:
                 scores *= self.scale
             return scores

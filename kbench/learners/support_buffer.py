@@ -14,6 +14,9 @@ from kbench.core.arrays import grown
 from kbench.core.components import Kernel
 from kbench.core.kernel_rows import KIND_RBF, as_matrix
 from kbench.cython_core import _kernels
+from kbench.cython_core._kernels import KernelSpec
+
+_F64 = np.dtype(np.float64)
 
 
 class RowStore:
@@ -92,9 +95,13 @@ class SupportBuffer(RowStore):
         """Number of allocated rows."""
         return self.X.shape[0]
 
-    def row(self, kernel: Kernel, x: np.ndarray, xsq: float | None = None) -> np.ndarray:
+    def row(
+        self, kernel: Kernel | KernelSpec, x: np.ndarray, xsq: float | None = None
+    ) -> np.ndarray:
         """Kernel values between the stored rows and x (a view of length ``size``).
 
+        ``kernel``: the kernel, or the :class:`KernelSpec` of a built-in one (what an
+        :class:`~kbench.learners.Expansion` holds, so that no spec is made per row).
         Asking again for the same array object with the buffer unchanged returns the
         cached row without recomputing or recounting it.
         """
@@ -106,20 +113,28 @@ class SupportBuffer(RowStore):
                 f"x must be one dense row (a 1-D float64 array), got {type(x).__name__} "
                 f"of shape {np.shape(x)}"
             )
-        compiled = kernel.compiled()
+        if type(kernel) is KernelSpec:
+            if not kernel.compiled:
+                raise TypeError("a third-party kernel's rows need the kernel, not its spec")
+            compiled: KernelSpec | tuple[int, float, float, float, float] | None = kernel
+            kind = kernel.kind
+        else:
+            compiled = kernel.compiled()
+            kind = -1 if compiled is None else compiled[0]
         if compiled is not None:
             if m:
                 # Only the RBF kernel reads ‖x‖²; the others skip computing it. Summed as
                 # the block loops sum it, so that a row learned alone is learned alike.
                 if xsq is None:
-                    if compiled[0] != KIND_RBF:
+                    if kind != KIND_RBF:
                         xsq = 0.0
-                    elif x.dtype == np.float64 and x.flags.c_contiguous:
+                    elif x.dtype is _F64 and x.flags.c_contiguous:
                         xsq = _kernels.sqnorm(x)
                     else:
                         xsq = float(x @ x)  # kernel_row refuses such an x, in one line
                 _kernels.kernel_row(compiled, self.X, self.sq, x, xsq, self.krow, m)
         else:
+            assert not isinstance(kernel, KernelSpec)  # refused above
             if xsq is None:
                 xsq = float(x @ x)
             self.krow[:m] = kernel.row(self.X[:m], x, sq=self.sq[:m], xsq=xsq)
