@@ -113,7 +113,7 @@ class SupportBuffer(RowStore):
                 f"x must be one dense row (a 1-D float64 array), got {type(x).__name__} "
                 f"of shape {np.shape(x)}"
             )
-        if type(kernel) is KernelSpec:
+        if isinstance(kernel, KernelSpec):
             if not kernel.compiled:
                 raise TypeError("a third-party kernel's rows need the kernel, not its spec")
             compiled: KernelSpec | tuple[int, float, float, float, float] | None = kernel
