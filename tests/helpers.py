@@ -322,6 +322,14 @@ def assert_block_labels(
         assert np.array_equal(labels, expect)
 
 
+def assert_one_line_error(spec: str, pattern: str, **context: Any) -> None:
+    """``create(spec)`` (an RBF kernel and no loss unless ``context`` gives others) raises a
+    ValueError matching ``pattern``, in one line."""
+    with pytest.raises(ValueError, match=pattern) as err:
+        create(spec, **({"kernel": "rbf", "loss": None} | context))
+    assert "\n" not in str(err.value)
+
+
 def assert_refused(make: Callable[[str], Any], refusals: dict[str, str]) -> None:
     """``make(spec)`` raises a ValueError (a SpecError is one) whose message matches the
     pattern, for every spec and pattern of ``refusals``."""

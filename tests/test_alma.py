@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, checkerboard, create, prequential, rbf
+from helpers import NumpyRBF, assert_one_line_error, checkerboard, create, prequential, rbf
 
 GAMMA = 0.5
 
@@ -107,9 +107,7 @@ def test_a_zero_row_is_not_learned() -> None:
     ],
 )
 def test_bad_parameters_are_one_line_errors(spec, message) -> None:
-    with pytest.raises(ValueError, match=message) as err:
-        create(spec, kernel="rbf", loss=None)
-    assert "\n" not in str(err.value)
+    assert_one_line_error(spec, message)
 
 
 def test_bad_labels_are_refused(data) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from helpers import NumpyRBF, checkerboard, create, prequential, rbf
+from helpers import NumpyRBF, assert_one_line_error, checkerboard, create, prequential, rbf
 
 GAMMA = 0.5
 
@@ -172,9 +172,7 @@ def test_refused_rows_leave_the_learner_as_it_was(data) -> None:
     ],
 )
 def test_bad_parameters_are_one_line_errors(spec, message) -> None:
-    with pytest.raises(ValueError, match=message) as err:
-        create(spec, kernel="rbf", loss=None)
-    assert "\n" not in str(err.value)
+    assert_one_line_error(spec, message)
 
 
 def test_what_it_cannot_learn_is_refused(data) -> None:
