@@ -1,6 +1,7 @@
-"""Per-example time and mistake rate of DUOL, ALMA₂, OISVM, the Stoptron and the remove-oldest
-budget perceptron on a9a, beside the closest kbench learners (the kernel perceptron, PA-I,
-LASVM and the random budget perceptron).
+"""Per-example time and mistake rate of DUOL, ALMA₂, OISVM, the Stoptron, the remove-oldest
+budget perceptron, the kernel second-order perceptron and the label-efficient perceptron
+(selective sampling over the perceptron) on a9a, beside the closest kbench learners (the
+kernel perceptron, PA-I, LASVM and the random budget perceptron).
 
 Each learner predicts then learns the first ``--n`` examples of a9a (Adult) in one seeded
 order with ``rbf[gamma=0.05]`` through ``learn_predict_many`` (dense rows, one BLAS
@@ -33,6 +34,8 @@ LEARNERS = [
     "remove_oldest_perceptron[budget=200]",
     "rbp[budget=200]",
     "pa[C=1.0]",
+    "second_order_perceptron",
+    "active_selective[base=perceptron]",
     "perceptron",
 ]
 

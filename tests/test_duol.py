@@ -164,7 +164,7 @@ def test_the_closed_form_is_the_two_variable_optimum(seed) -> None:
         assert h(g, d) == pytest.approx(max(cands), rel=1e-9, abs=1e-12)
 
 
-@pytest.mark.parametrize("base", ["duol", "alma2", "oisvm"])
+@pytest.mark.parametrize("base", ["duol", "alma2", "oisvm", "second_order_perceptron"])
 def test_multiclass_one_vs_rest(base: str) -> None:
     """The binary online classifiers of issue 34 learn three classes through ovr."""
     rng = np.random.default_rng(0)

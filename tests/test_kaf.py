@@ -116,7 +116,8 @@ def test_knlms_dictionary_obeys_the_coherence_bound(series) -> None:
         ("qklms", "poly[degree=2]", "qklms: quantizes by the Gaussian kernel's distance"),
         ("knlms", "linear", "knlms: the coherence criterion needs k(x, x) = 1"),
         ("klms[eta=0]", "rbf", "eta"),
-        ("knlms[mu0=1.5]", "rbf", "mu0"),
+        ("knlms[mu0=1.5]", "rbf", "knlms: mu0 must be in [0.0, 1.0], got 1.5"),
+        ("knlms[mu0=-0.1]", "rbf", "knlms: mu0 must be in [0.0, 1.0], got -0.1"),
     ],
 )
 def test_a_kernel_or_parameter_they_cannot_use_is_a_one_line_error(spec, kernel, message) -> None:
@@ -203,6 +204,7 @@ def test_swkrls_equals_ridge_regression_on_its_window(series, window, c, path) -
     "spec, message",
     [
         ("swkrls[window=0]", "swkrls: window must be"),
+        ("swkrls[window=-2]", "swkrls: window must be in [1, inf], got -2"),
         ("swkrls[c=0]", "swkrls: c must be"),
         ("swkrls[c=-1]", "swkrls: c must be"),
     ],
@@ -272,9 +274,10 @@ def test_krlst_equals_the_papers_update(series, lam, budget, path) -> None:
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("krlst[forgetting=0]", "krlst: forgetting must be"),
-        ("krlst[forgetting=1.5]", "krlst: forgetting must be"),
+        ("krlst[forgetting=0]", "krlst: forgetting must be in (0.0, 1.0], got 0.0"),
+        ("krlst[forgetting=1.5]", "krlst: forgetting must be in (0.0, 1.0], got 1.5"),
         ("krlst[budget=0]", "krlst: budget must be"),
+        ("krlst[budget=-3]", "krlst: budget must be in [1, inf], got -3"),
         ("krlst[noise=0]", "krlst: noise must be"),
         ("krlst[jitter=-1]", "krlst: jitter must be"),
     ],
