@@ -300,7 +300,6 @@ NOT_YET_PUBLIC = frozenset(
                 "_sparse_rows",
                 "feature_maps",
                 "polk",
-                "ramp_svm",
             )
         ),
     )

@@ -33,7 +33,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from kbench.api import Algorithm, as_matrix, dense, hookimpl, is_sparse, param
+from kbench.api import Algorithm, as_matrix, dense, dense_blocks, hookimpl, is_sparse, param
 from kbench.cython_core import _kernels
 from kbench.learners import KernelSpec, as_csr, csr_parts, refuse_switch
 from kbench.learners.rows import compiled_kernel, one_row
@@ -170,11 +170,12 @@ class IDSVM(Solver, Algorithm):
 
     def decision_many(self, X):
         """Decision values of the rows of X (dense or CSR), without learning, computed on
-        the rows the model holds (a block of the other kind converted)."""
+        the rows the model holds (CSR rows densified 8 MB at a time for a model of dense rows)."""
         if self._pool is not None and not is_sparse(X):
             X = as_csr(X)
         elif self._d is not None and self._pool is None and is_sparse(X):
-            X = dense(X)
+            parts = [self._decisions(rows) for _, _, rows in dense_blocks(X)]
+            return np.concatenate(parts) if parts else self._decisions(np.zeros((0, X.shape[1])))
         return self._decisions(X)
 
     def predict_many(self, X):
