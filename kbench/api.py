@@ -25,8 +25,9 @@ name                                   defined in
 ``suggest``, ``parse_spec``            :mod:`kbench.core.specs` (a did-you-mean; a spec
                                        string's name and parameters)
 ``is_sparse``                          :mod:`kbench.core.arrays`
-``dense``, ``takes_csr``               :mod:`kbench.core.dense_rows` (CSR rows
-                                       densified, for a learner on dense rows only)
+``dense``, ``dense_blocks``,           :mod:`kbench.core.dense_rows` (CSR rows
+``takes_csr``                          densified, whole or in 8 MB blocks, for a learner
+                                       on dense rows only)
 ``read_csv``, ``read_npz``,            :mod:`kbench.data.readers` (data-set files, their
 ``npz_shapes``, ``read_idx``,          checks and label encoding; a reader that reads
 ``read_idx_pair``, ``idx_header``,     a file notes it as a source of the stream)
@@ -79,7 +80,7 @@ from kbench.core.components import (
     check_range,
     param,
 )
-from kbench.core.dense_rows import dense, takes_csr
+from kbench.core.dense_rows import dense, dense_blocks, takes_csr
 from kbench.core.errors import DataError, KbenchError, RegistryError, SpecError
 from kbench.core.executors import Executor, ExecutorSettings
 from kbench.core.kernel_rows import CompiledKernel, as_matrix, as_vector, kernel_row, sq_norms
@@ -156,6 +157,7 @@ __all__ = [
     "check_range",
     "child_seed",
     "dense",
+    "dense_blocks",
     "derive_seed",
     "encode_labels",
     "execute",

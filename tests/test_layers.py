@@ -296,13 +296,14 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_budget", "_sparse_rows",
-                "feature_maps", "idsvm", "polk",
-                "ramp_svm",
+                "_budget",
+                "_sparse_rows",
+                "feature_maps",
+                "polk",
             )
         ),
     )
-)  # fmt: skip
+)
 
 
 def _own_helper(path: Path, module: str, root: Path) -> bool:

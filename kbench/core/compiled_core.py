@@ -26,6 +26,7 @@ MODULES = (
     "_feature_maps",
     "_pistol",
     "_ramp",
+    "_ramp_store",
     "_pa",
     "_idsvm",
     "_kernel_cache",

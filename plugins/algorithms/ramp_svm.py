@@ -1,11 +1,12 @@
 """Ramp-loss SVMs (Wang and Vucetic 2009): OnlineSVM^R, OnlineASVM^R and offline CCCP.
 
-All three share the compiled core ``cython_core/_ramp.pyx``: a zero-bias kernel SVM with
-the ramp loss ``R_s(z) = min(1 − s, max(0, 1 − z))``, trained by the concave–convex
-procedure (CCCP) as "a hinge SVM on the active set V = {i : y_i f(x_i) ≥ s}, α = 0 outside
-V", each hinge SVM solved by one-coordinate SMO steps. The paper's misprints are fixed as
-the kbench spec (specs/001 §0.1) describes: the gradient update (eq. 15) subtracts, and
-the inner loop runs while a violator exists *and* the best step gains at least ε_gain.
+All three share the compiled core ``cython_core/_ramp.pyx`` (over ``_ramp_store.pyx``):
+a zero-bias kernel SVM with the ramp loss ``R_s(z) = min(1 − s, max(0, 1 − z))``, trained
+by the concave–convex procedure (CCCP) as "a hinge SVM on the active set
+V = {i : y_i f(x_i) ≥ s}, α = 0 outside V", each hinge SVM solved by one-coordinate SMO
+steps. The paper's misprints are fixed as the kbench spec (specs/001 §0.1) describes: the
+gradient update (eq. 15) subtracts, and the inner loop runs while a violator exists *and*
+the best step gains at least ε_gain.
 
 With a built-in kernel they take CSR rows as they are (``sparse_input``): the core then
 keeps every stored example as a CSR row of a pool and computes its kernel rows in O(nnz)
@@ -20,22 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import Algorithm, param
-from kbench.core.dense_rows import dense, dense_blocks
-from kbench.core.kernel_rows import as_matrix
+from kbench.api import Algorithm, as_matrix, dense, dense_blocks, hookimpl, is_sparse, param
 from kbench.cython_core import _kernels, _ramp, _sparse
-from kbench.plugins.algorithms._sparse_rows import (
-    as_csr,
-    compiled_kernel,
-    csr_parts,
-    one_row,
-    refuse_switch,
-)
-
-#: The kernel tuple the compiled core receives for a kernel it cannot compute itself.
-NOT_COMPILED = (-1, 0.0, 1.0, 0.0, 1.0)
+from kbench.learners import KernelSpec, as_csr, csr_parts, refuse_switch
+from kbench.learners.rows import compiled_kernel, one_row
 
 
 def _check_label(owner: str, y: float) -> None:
@@ -131,10 +120,12 @@ class _RampSVM(Algorithm):
 
     def _new_core(self, d: int, *, m_keep: int = -1, refresh: int = 0, sparse: bool = False) -> Any:
         assert self.kernel is not None
-        compiled = compiled_kernel(self.kernel) if sparse else self.kernel.compiled()
+        if sparse:
+            compiled_kernel(self.kernel)  # a one-line TypeError for other kernels
+        spec = KernelSpec.of(self.kernel)
         return _ramp.RampCore(
-            compiled if compiled is not None else NOT_COMPILED,
-            None if compiled is not None else self.kernel,
+            spec,
+            None if spec.compiled else self.kernel,
             bool(self.kernel.constant_diagonal),
             d,
             float(self.C),
@@ -219,8 +210,8 @@ class _RampSVM(Algorithm):
             return np.zeros(len(X))
         m = core.nsv
         S, sq, coef = core.SVX_[:m, : core.d], core.SVsq_, core.SVc_
-        compiled = self.kernel.compiled()
-        if compiled is None:
+        spec = KernelSpec.of(self.kernel)
+        if not spec.compiled:
             return (self.kernel.matrix(X, S) @ coef[:m])[:, 0]
         out = np.zeros(len(X))
         block = max(1, min(2048, 4_000_000 // m))  # a Gram scratch block of at most 32 MB
@@ -230,7 +221,7 @@ class _RampSVM(Algorithm):
         Sc = np.ascontiguousarray(S)
         for a in range(0, len(X), block):
             b = min(a + block, len(X))
-            _kernels.decision_block(compiled, Sc, sq, coef, m, X[a:b], xsq[a:b], K, res[: b - a])
+            _kernels.decision_block(spec, Sc, sq, coef, m, X[a:b], xsq[a:b], K, res[: b - a])
             out[a:b] = res[: b - a, 0]
         return out
 
@@ -247,16 +238,29 @@ class _RampSVM(Algorithm):
         xs, xe = indptr[:-1], indptr[1:]
         xsq = np.empty(n)
         _sparse.row_sq_norms(xs, xe, xd, xsq)
-        compiled = compiled_kernel(self.kernel)
+        spec = KernelSpec.of(self.kernel)
         block = max(1, min(2048, 4_000_000 // m))  # a Gram scratch block of at most 32 MB
         K = np.empty((min(block, n), m))
         coef = core.SVc_[:m, 0]
         for a in range(0, n, block):
             b = min(a + block, n)
             _sparse.kernel_block(
-                compiled, xs[a:b], xe[a:b], xi, xd, xsq[a:b], core.SVst_, core.SVen_,
-                core.pidx_, core.pdat_, core.SVsq_, K, m, core.strategy, core.work_,
-            )  # fmt: skip
+                spec,
+                xs[a:b],
+                xe[a:b],
+                xi,
+                xd,
+                xsq[a:b],
+                core.SVst_,
+                core.SVen_,
+                core.pidx_,
+                core.pdat_,
+                core.SVsq_,
+                K,
+                m,
+                core.strategy,
+                core.work_,
+            )
             out[a:b] = K[: b - a] @ coef
         return out
 
