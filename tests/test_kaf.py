@@ -166,8 +166,9 @@ def test_krls_equals_the_papers_update(series, path) -> None:
     want, size = krls_reference(X, y, 0.01, 1.0)
     model = learner("krls[tolerance=0.01]")
     got = prequential(model, X, y, path)
-    # an O(m²) recursion of rounding (K̃⁻¹ and P are updated, not recomputed), m ≈ 60
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    # K̃⁻¹ and P are updated, not recomputed (m ≈ 60): at most 2.7e-11 apart here, and the
+    # same under the five OpenBLAS kernels of scripts/check_blas_variants.sh
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
     assert model.stats()["n_support"] == size
 
 
