@@ -296,13 +296,15 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_budget", "_sparse_rows",
-                "feature_maps", "idsvm", "polk",
+                "_budget",
+                "_sparse_rows",
+                "feature_maps",
+                "idsvm",
                 "ramp_svm",
             )
         ),
     )
-)  # fmt: skip
+)
 
 
 def _own_helper(path: Path, module: str, root: Path) -> bool:

@@ -16,21 +16,22 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import grown
-from kbench.core.components import Algorithm, param
+from kbench.api import Algorithm, hookimpl, param
 from kbench.cython_core import _kernels, _polk
-from kbench.learners.online_loss import L_PYTHON, make_cfg, python_gradient, setup_loss
-from kbench.learners.sparse_buffer import SparseRow
-from kbench.learners.support_buffer import SupportBuffer
-from kbench.plugins.algorithms._sparse_rows import (
+from kbench.learners import (
     MarkedRows,
     OneRowMethods,
-    compiled_kernel,
+    SupportBuffer,
     csr_rows,
+    make_cfg,
     open_rows,
+    python_gradient,
+    setup_loss,
     stored_rows,
 )
+from kbench.learners.online_loss import L_PYTHON
+from kbench.learners.rows import compiled_kernel
+from kbench.learners.sparse_buffer import SparseRow
 
 SCHEDULES = {"constant": 0, "diminishing": 1}
 REDUCES = {"mean": 0, "sum": 1}
@@ -40,6 +41,13 @@ _S = {name: i for i, name in enumerate(_polk.STATE_FIELDS)}
 #: Consecutive updates with a non-zero gradient that end with an empty dictionary before
 #: the zero-trap alarm (specs/004 §8 P3) goes off.
 ZERO_ALARM = 10
+
+
+def _grown(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A zero array of ``shape`` holding a's contents in its leading corner."""
+    out = np.zeros(shape)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out
 
 
 class POLK(OneRowMethods, Algorithm):
@@ -194,9 +202,9 @@ class POLK(OneRowMethods, Algorithm):
         """(Re)allocate the arrays sized by the capacity, keeping their contents."""
         if not hasattr(self, "_G"):
             self._G, self._ids, self._Kb = np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0))
-        self._G = grown(self._G, (cap, cap))
-        self._ids = grown(self._ids, cap)
-        self._Kb = grown(self._Kb, (self.batch_size, cap))
+        self._G = _grown(self._G, (cap, cap))
+        self._ids = _grown(self._ids, (cap,))
+        self._Kb = _grown(self._Kb, (self.batch_size, cap))
         refresh = self.refresh_every > 0 or self.refresh_tol > 0.0
         self._R = np.zeros((cap, cap) if refresh else (0, 0))
         self._probe_row = np.zeros(cap)
