@@ -136,7 +136,8 @@ class OneRowMethods:
         return self._decisions(X)
 
     def predict_many(self, X: Any) -> np.ndarray:
-        return self.labels_of(self.decision_many(X))  # type: ignore[attr-defined]
+        labels: np.ndarray = self.labels_of(self.decision_many(X))  # type: ignore[attr-defined]
+        return labels
 
 
 class MarkedRows:
