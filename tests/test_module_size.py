@@ -18,7 +18,6 @@ MAX_LINES = 600
 #: The modules still over the limit, with their lengths when this list was written: each
 #: is to be split along a seam (the learner toolkit's issue), and none may grow meanwhile.
 STILL_LONG = {
-    "cython_core/_polk.pyx": 737,
     "cython_core/_ramp.pyx": 965,
     "plugins/algorithms/idsvm.py": 935,
 }
