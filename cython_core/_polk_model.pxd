@@ -50,7 +50,7 @@ cdef class PolkState:
     # The bound arrays (kept alive) and their pointers.
     cdef object _arrays
     cdef Model mo
-    cdef bint bound
+    cdef readonly bint bound
 
 
 # Layout of the scratch: G's column (cap), a = G k (cap), k (cap), the deleted atom's

@@ -58,6 +58,8 @@ class PolkState:
     max_err_ratio: float
     eta_t: float
     probe_residual: float
+    @property
+    def bound(self) -> bool: ...
     def __init__(
         self,
         *,

@@ -216,15 +216,20 @@ class POLK(OneRowMethods, Algorithm):
         self._R = np.zeros((cap, cap) if refresh else (0, 0))
         self._probe_row = np.zeros(cap)
         self._work = np.zeros(work_size(cap, self._C, self.batch_size))
+        self._bind(force=True)
 
-    def _bind(self) -> PolkState:
+    def _bind(self, force: bool = False) -> PolkState:
         """The state, bound to what the compiled update reads and writes: the dictionary
         (rows, ‖x‖², weights, inverse Gram matrix, stream positions), the pending batch (its
         rows, their ‖x‖², k(x, x), gradients and stream positions, their kernel rows over
-        the dictionary and their own Gram matrix), the scratch and the refresh scratch."""
+        the dictionary and their own Gram matrix), the scratch and the refresh scratch.
+        Bound again (``force``) whenever the arrays are reallocated, and after unpickling
+        (a state unpickles unbound)."""
         buf = self._buf
         assert buf is not None
         st = self._state
+        if st.bound and not force:
+            return st
         st.bind(
             D=buf.X,
             sq=buf.sq,
