@@ -299,7 +299,6 @@ NOT_YET_PUBLIC = frozenset(
                 "_budget",
                 "_sparse_rows",
                 "feature_maps",
-                "polk",
             )
         ),
     )

@@ -10,16 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from conftest import REPO
 
 MAX_LINES = 600
-#: The modules still over the limit, with their lengths when this list was written: each
-#: is to be split along a seam (the learner toolkit's issue), and none may grow meanwhile.
-STILL_LONG = {
-    "cython_core/_polk.pyx": 737,
-}
 PATTERNS = ("kbench/**/*.py", "plugins/**/*.py", "cython_core/*.pyx", "cython_core/*.pxd")
 
 
@@ -34,16 +27,8 @@ def _too_long(root: Path) -> dict[str, int]:
 
 
 def test_no_module_exceeds_600_lines() -> None:
-    long = {p: n for p, n in _too_long(REPO).items() if p not in STILL_LONG}
+    long = _too_long(REPO)
     assert not long, f"modules over {MAX_LINES} lines (split them along a seam): {long}"
-
-
-@pytest.mark.parametrize("path", sorted(STILL_LONG))
-def test_a_module_still_too_long_does_not_grow(path: str) -> None:
-    """A listed module shrinks or stays; once split below the limit it leaves the list."""
-    n = len((REPO / path).read_text(encoding="utf-8").splitlines())
-    assert n <= STILL_LONG[path], f"{path} grew to {n} lines (listed at {STILL_LONG[path]})"
-    assert n > MAX_LINES, f"{path} is {n} lines now: take it off STILL_LONG"
 
 
 def test_the_check_sees_a_long_module(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from helpers import (
     task_data,
 )
 from kbench.core.registry import get_registry
-from kbench.cython_core import _polk
+from kbench.cython_core import _polk_model
 from kbench.plugins.losses.margin import Hinge
 
 GAMMA = 0.5
@@ -277,7 +277,7 @@ def test_c2_fast_komp_equals_literal_algorithm(seed):
     W[:M] = w
     ids = np.zeros(cap)
     ids[:M] = np.arange(M)
-    m, e2, deleted = _polk.komp(G, W, ids, M, eps)
+    m, e2, deleted = _polk_model.komp(G, W, ids, M, eps)
     assert [int(i) for i in deleted] == order
     assert m == len(keep)
     assert e2 == pytest.approx(err2, rel=1e-8, abs=1e-12)
@@ -305,7 +305,7 @@ def test_c3_newest_atom_score_is_eq_73():
     W[:12, 0] = 10.0 + rng.random(12)  # heavy old atoms: the newest is the cheapest
     W[12, 0] = c
     ids = np.arange(14.0)
-    m, e2, deleted = _polk.komp(G, W, ids, 13, abs(c) * math.sqrt(s) * (1 + 1e-9))
+    m, e2, deleted = _polk_model.komp(G, W, ids, 13, abs(c) * math.sqrt(s) * (1 + 1e-9))
     assert list(deleted) == [12.0] and m == 12
     assert e2 == pytest.approx(c * c * s, rel=1e-8)
 

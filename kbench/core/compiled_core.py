@@ -32,6 +32,7 @@ MODULES = (
     "_kernel_cache",
     "_huller",
     "_polk",
+    "_polk_model",
     "_lasvm",
     "_averaged_perceptron",
     "_sparse",

@@ -16,30 +16,48 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import grown
-from kbench.core.components import Algorithm, param
+from kbench.api import Algorithm, hookimpl, param
 from kbench.cython_core import _kernels, _polk
-from kbench.learners.online_loss import L_PYTHON, make_cfg, python_gradient, setup_loss
-from kbench.learners.sparse_buffer import SparseRow
-from kbench.learners.support_buffer import SupportBuffer
-from kbench.plugins.algorithms._sparse_rows import (
+from kbench.cython_core._polk_model import (
+    Criterion,
+    PolkState,
+    Reduce,
+    Schedule,
+    polk_probe,
+    polk_probe_index,
+    polk_refresh,
+    polk_update,
+    work_size,
+)
+from kbench.learners import (
+    KernelSpec,
     MarkedRows,
     OneRowMethods,
-    compiled_kernel,
+    SupportBuffer,
     csr_rows,
+    make_cfg,
     open_rows,
+    python_gradient,
+    setup_loss,
     stored_rows,
 )
+from kbench.learners.online_loss import L_PYTHON
+from kbench.learners.rows import compiled_kernel
+from kbench.learners.sparse_buffer import SparseRow
 
-SCHEDULES = {"constant": 0, "diminishing": 1}
-REDUCES = {"mean": 0, "sum": 1}
-CRITERIA = {"norm": 0, "squared": 1}
-_Q = {name: i for i, name in enumerate(_polk.PARAM_FIELDS)}
-_S = {name: i for i, name in enumerate(_polk.STATE_FIELDS)}
+SCHEDULES = {"constant": Schedule.SCH_CONSTANT, "diminishing": Schedule.SCH_DIMINISHING}
+REDUCES = {"mean": Reduce.RED_MEAN, "sum": Reduce.RED_SUM}
+CRITERIA = {"norm": Criterion.CRIT_NORM, "squared": Criterion.CRIT_SQUARED}
 #: Consecutive updates with a non-zero gradient that end with an empty dictionary before
 #: the zero-trap alarm (specs/004 §8 P3) goes off.
 ZERO_ALARM = 10
+
+
+def _grown(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A zero array of ``shape`` holding a's contents in its leading corner."""
+    out = np.zeros(shape)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out
 
 
 class POLK(OneRowMethods, Algorithm):
@@ -149,23 +167,20 @@ class POLK(OneRowMethods, Algorithm):
         self._setup = setup_loss("polk", self.loss, task, n_classes, 0.0, 1.0)
         self._C = self._setup.n_out
         self._cfg = make_cfg(self.kernel, self._setup)
-        self._params = np.zeros(len(_polk.PARAM_FIELDS))
-        for pname, value in (
-            ("eta", eta),
-            ("lam", lam),
-            ("K", K),
-            ("schedule", SCHEDULES[schedule]),
-            ("t0", t0),
-            ("batch_size", batch_size),
-            ("reduce", REDUCES[batch_reduce]),
-            ("criterion", CRITERIA[criterion]),
-            ("tau", screen_tau),
-            ("refresh_every", refresh_every),
-            ("refresh_tol", refresh_tol),
-        ):
-            self._params[_Q[pname]] = value
-        self._state = np.zeros(len(_polk.STATE_FIELDS))
-        self._state[_S["eta"]] = eta
+        self._spec = KernelSpec.of(self.kernel)
+        self._state = PolkState(
+            eta=eta,
+            lam=lam,
+            K=K,
+            schedule=SCHEDULES[schedule],
+            t0=t0,
+            B=batch_size,
+            reduce=REDUCES[batch_reduce],
+            criterion=CRITERIA[criterion],
+            tau=screen_tau,
+            refresh=refresh_every,
+            rtol=refresh_tol,
+        )
         self._buf: SupportBuffer | None = None
         self._warned = False
         C, B = self._C, batch_size
@@ -194,26 +209,44 @@ class POLK(OneRowMethods, Algorithm):
         """(Re)allocate the arrays sized by the capacity, keeping their contents."""
         if not hasattr(self, "_G"):
             self._G, self._ids, self._Kb = np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0))
-        self._G = grown(self._G, (cap, cap))
-        self._ids = grown(self._ids, cap)
-        self._Kb = grown(self._Kb, (self.batch_size, cap))
+        self._G = _grown(self._G, (cap, cap))
+        self._ids = _grown(self._ids, (cap,))
+        self._Kb = _grown(self._Kb, (self.batch_size, cap))
         refresh = self.refresh_every > 0 or self.refresh_tol > 0.0
         self._R = np.zeros((cap, cap) if refresh else (0, 0))
         self._probe_row = np.zeros(cap)
-        self._work = np.zeros(_polk.work_size(cap, self._C, self.batch_size))
+        self._work = np.zeros(work_size(cap, self._C, self.batch_size))
+        self._bind(force=True)
 
-    def _arrays(self) -> tuple[np.ndarray, ...]:
-        """What the compiled update reads and writes: the dictionary (rows, ‖x‖², weights,
-        inverse Gram matrix, stream positions), the pending batch (its rows, their ‖x‖²,
-        k(x, x), gradients and stream positions, their kernel rows over the dictionary and
-        their own Gram matrix) and the scratch."""
+    def _bind(self, force: bool = False) -> PolkState:
+        """The state, bound to what the compiled update reads and writes: the dictionary
+        (rows, ‖x‖², weights, inverse Gram matrix, stream positions), the pending batch (its
+        rows, their ‖x‖², k(x, x), gradients and stream positions, their kernel rows over
+        the dictionary and their own Gram matrix), the scratch and the refresh scratch.
+        Bound again (``force``) whenever the arrays are reallocated, and after unpickling
+        (a state unpickles unbound)."""
         buf = self._buf
         assert buf is not None
-        return (
-            buf.X, buf.sq, buf.alpha, self._G, self._ids,
-            self._Xb, self._xsqb, self._kdb, self._XI, self._idb, self._Kb, self._Kbb,
-            self._work,
-        )  # fmt: skip
+        st = self._state
+        if st.bound and not force:
+            return st
+        st.bind(
+            D=buf.X,
+            sq=buf.sq,
+            W=buf.alpha,
+            G=self._G,
+            ids=self._ids,
+            Xb=self._Xb,
+            xsqb=self._xsqb,
+            kdb=self._kdb,
+            XI=self._XI,
+            idb=self._idb,
+            Kb=self._Kb,
+            Kbb=self._Kbb,
+            work=self._work,
+            R=self._R,
+        )
+        return st
 
     def _ensure(self, need: int) -> None:
         """Grow every capacity-sized array to hold ``need`` atoms (by half again at least)."""
@@ -231,7 +264,7 @@ class POLK(OneRowMethods, Algorithm):
         return float(self._one[0])
 
     def _self_kernel(self, x: np.ndarray, xsq: float) -> float:
-        if self.kernel.compiled() is not None:
+        if self._spec.compiled:
             return float(_polk.polk_self_kernel(self._cfg, x, xsq))
         return float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
 
@@ -273,17 +306,17 @@ class POLK(OneRowMethods, Algorithm):
         if np.any(xi != 0.0):
             if row is not None:
                 self._pending[float(x[0])] = row
-            ns = int(st[_S["nstored"]])
+            ns = st.nstored
             self._Xb[ns] = x
             self._xsqb[ns] = xsq
             self._kdb[ns] = kxx(x, xsq)
             self._XI[ns] = xi
-            self._idb[ns] = st[_S["t"]]
+            self._idb[ns] = st.t
             self._Kb[ns, : len(k)] = k
-            st[_S["nstored"]] = ns + 1
-        st[_S["t"]] += 1.0
-        st[_S["nseen"]] += 1.0
-        if int(st[_S["nseen"]]) == self.batch_size:
+            st.nstored = ns + 1
+        st.t += 1
+        st.nseen += 1
+        if st.nseen == self.batch_size:
             self._update()
 
     def _learn_predict_sparse(self, X, y) -> np.ndarray:
@@ -310,22 +343,22 @@ class POLK(OneRowMethods, Algorithm):
         buf = self._buf
         assert buf is not None
         st = self._state
-        ns = int(st[_S["nstored"]])
-        self._ensure(int(st[_S["m"]]) + ns)
+        ns = st.nstored
+        self._ensure(st.m + ns)
         rows = self._sparse
         if rows is not None:  # the pending rows' Gram block from their sparse rows
             K = np.empty((ns, ns))
             rows.gram_into(compiled_kernel(self.kernel), K, list(self._pending.values()))
             low = np.tril_indices(ns, -1)
             self._Kbb[low] = K[low]
-        elif self.kernel.compiled() is not None:
-            _polk.polk_batch_gram(self._cfg, self._Xb, self._xsqb, ns, self._Kbb)
+        elif self._spec.compiled:
+            _polk.polk_batch_gram(self._spec, self._Xb, self._xsqb, ns, self._Kbb)
         else:
             for b in range(1, ns):
                 self._Kbb[b, :b] = self.kernel.row(self._Xb[:b], self._Xb[b])
         buf.kernel_evals += ns * (ns - 1) // 2
-        _polk.polk_update(self._params, st, self._arrays())
-        M = int(st[_S["m"]])
+        polk_update(self._bind())
+        M = st.m
         buf.size = M
         buf.touch()
         if rows is not None:
@@ -339,7 +372,7 @@ class POLK(OneRowMethods, Algorithm):
         row = self._probe_row
         if self.refresh_tol > 0.0:
             # The probe of the inverse on its most sensitive atom (see _polk._finish).
-            j = int(_polk.polk_probe_index(self._G, M))
+            j = int(polk_probe_index(self._G, M))
             if rows is not None:
                 store = rows.store
                 row[:M] = store.row(self.kernel, store.get(j), store.sq[j])
@@ -348,39 +381,41 @@ class POLK(OneRowMethods, Algorithm):
             else:
                 row[:M] = self.kernel.row(buf.X[:M], buf.X[j])
             buf.kernel_evals += M
-        if _polk.polk_probe(self._params, st, self._G, M, row, j, self._work):
+        if polk_probe(st, row, j):
             if rows is not None:
                 rows.gram_into(compiled_kernel(self.kernel), self._R)
             elif compiled is not None:
-                _polk.polk_gram(self._cfg, buf.X, buf.sq, M, self._R)
+                _polk.polk_gram(self._spec, buf.X, buf.sq, M, self._R)
             else:
                 self._R[:M, :M] = self.kernel.matrix(buf.X[:M], buf.X[:M])
             buf.kernel_evals += M * M
-            ok = _polk.polk_refresh(self._G, self._R, M)
-            st[_S["refreshes" if ok else "refresh_failures"]] += 1.0
+            if polk_refresh(self._G, self._R, M):
+                st.refreshes += 1
+            else:
+                st.refresh_failures += 1
         self._check_zero_trap()
 
     def learn_predict_many(self, X, y):
         if (csr := self._csr_block(X)) is not None:
             return self._learn_predict_sparse(csr, y)
-        if self.kernel.compiled() is None or self._setup.loss_id == L_PYTHON:
+        if not self._spec.compiled or self._setup.loss_id == L_PYTHON:
             return super().learn_predict_many(X, y)
         buf = self._buffer(X.shape[1])
         st = self._state
         pred = np.empty(len(X))
         i = 0
         while True:
-            st[_S["kernel_evals"]] = buf.kernel_evals
+            st.kernel_evals = buf.kernel_evals
             i = _polk.polk_block(
-                self._cfg, self._params, st, self._arrays(), self._R, self._scores, X, y, pred, i
+                self._spec, X, y, pred, i, cfg=self._cfg, state=self._bind(), scores=self._scores
             )
-            buf.kernel_evals = int(st[_S["kernel_evals"]])
-            buf.size = int(st[_S["m"]])
+            buf.kernel_evals = st.kernel_evals
+            buf.size = st.m
             buf.touch()
             self._check_zero_trap()
-            if st[_S["update_due"]] == 0.0 and i == len(X):
+            if not st.update_due and i == len(X):
                 return pred
-            self._ensure(int(st[_S["m"]]) + int(st[_S["nstored"]]))
+            self._ensure(st.m + st.nstored)
 
     def _decisions(self, X):
         buf = self._buf
@@ -396,12 +431,12 @@ class POLK(OneRowMethods, Algorithm):
 
     def _check_zero_trap(self) -> None:
         st = self._state
-        if st[_S["zero_run"]] >= ZERO_ALARM and not self._warned:
+        if st.zero_run >= ZERO_ALARM and not self._warned:
             self._warned = True
             warnings.warn(
-                f"polk: the dictionary stayed empty through {int(st[_S['zero_run']])} updates "
-                f"in a row ({int(st[_S['t']])} examples seen): every step's ‖f̃‖_H was within "
-                f"ε = {st[_S['last_eps']]:.4g}, so KOMP deleted everything and the learner "
+                f"polk: the dictionary stayed empty through {st.zero_run} updates "
+                f"in a row ({st.t} examples seen): every step's ‖f̃‖_H was within "
+                f"ε = {st.last_eps:.4g}, so KOMP deleted everything and the learner "
                 "cannot leave f = 0 (specs/004 P3). Lower K, raise eta, or use "
                 "batch_reduce=sum",
                 RuntimeWarning,
@@ -431,7 +466,7 @@ class POLK(OneRowMethods, Algorithm):
 
     def state(self) -> dict[str, float]:
         """The scalar state (STATE_FIELDS of the compiled core)."""
-        return {name: float(self._state[i]) for i, name in enumerate(_polk.STATE_FIELDS)}
+        return self._state.state()
 
     def stats(self):
         buf = self._buf
@@ -441,22 +476,22 @@ class POLK(OneRowMethods, Algorithm):
             nbytes = buf.nbytes() + self._G.nbytes + self._R.nbytes + self._Kb.nbytes
             if self._sparse is not None:
                 nbytes += self._sparse.nbytes()
-        eps = st[_S["last_eps"]]
+        eps = st.last_eps
         return {
             "n_support": buf.size if buf else 0,
             "kernel_evals": buf.kernel_evals if buf else 0,
             "model_bytes": nbytes,
-            "eta": float(st[_S["eta"]]),
-            "eps": float(eps) if st[_S["updates"]] else self._eps0(),
-            "last_error": float(st[_S["last_err"]]),
-            "max_error_ratio": float(st[_S["max_err_ratio"]]),
-            "appends": int(st[_S["appends"]]),
-            "folds": int(st[_S["folds"]]),
-            "deletions": int(st[_S["deletions"]]),
-            "refreshes": int(st[_S["refreshes"]]),
-            "refresh_failures": int(st[_S["refresh_failures"]]),
-            "probe_residual": float(st[_S["probe_residual"]]),
-            "zero_trap": 1.0 if st[_S["zero_run"]] >= ZERO_ALARM else 0.0,
+            "eta": float(st.eta_t),
+            "eps": float(eps) if st.updates else self._eps0(),
+            "last_error": float(st.last_err),
+            "max_error_ratio": float(st.max_err_ratio),
+            "appends": int(st.appends),
+            "folds": int(st.folds),
+            "deletions": int(st.deletions),
+            "refreshes": int(st.refreshes),
+            "refresh_failures": int(st.refresh_failures),
+            "probe_residual": float(st.probe_residual),
+            "zero_trap": 1.0 if st.zero_run >= ZERO_ALARM else 0.0,
         }
 
     def _eps0(self) -> float:
