@@ -296,7 +296,7 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_budget", "_sparse_rows",
+                "_sparse_rows",
                 "feature_maps", "idsvm", "polk",
                 "ramp_svm",
             )
