@@ -19,7 +19,7 @@ from kbench.learners import (
     labels,
     refuse_switch,
 )
-from kbench.learners.online_loss import L_PYTHON, setup_loss
+from kbench.learners.online_loss import L_PYTHON, TASK_CODES
 from kbench.plugins.algorithms._sparse_rows import MarkedRows, OneRowMethods, compiled_kernel
 
 #: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.
@@ -36,15 +36,17 @@ class _LinearOGD(Algorithm):
     default_loss = "hinge"
 
     def __post_init__(self) -> None:
-        # The loss's codes in the compiled loops (L_PYTHON: the gradient comes from Python).
-        setup = setup_loss(self.name, self.loss, self.task, self.n_classes, 0.0, 0.0)
-        self._outputs = setup.n_out
-        self._task_kind, self._loss_id, self._loss_p1 = (
-            setup.task_code,
-            setup.loss_id,
-            setup.loss_p1,
-        )
-        self._compiled_loss = setup.loss_id != L_PYTHON
+        self._outputs = self.n_classes if self.task == "multiclass" else 1
+        self._task_kind = TASK_CODES[self.task]
+        # The loss's codes in the compiled loops; L_PYTHON: the gradient comes from Python
+        # (also for a scalar loss on a multiclass task, whose derivative the plugin gives).
+        self._loss_id, self._loss_p1 = L_PYTHON, 0.0
+        if self.task == "multiclass":
+            if (code := self.loss.compiled_multiclass()) is not None:
+                self._loss_id = int(code)
+        elif (compiled := self.loss.compiled()) is not None:
+            self._loss_id, self._loss_p1 = int(compiled[0]), float(compiled[1])
+        self._compiled_loss = self._loss_id != L_PYTHON
 
     def _gradient(self, scores: np.ndarray, y: float) -> np.ndarray:
         """∂ loss/∂ scores from the Python loss (per-example path of a non-compiled loss)."""
