@@ -105,7 +105,7 @@ class FOGD(_LinearOGD):
             )
         self._kind, self._gamma = spec.kind, spec.gamma
         self._Omega: np.ndarray | None = None
-        self._label = np.empty(1)
+        self._label, self._pred1 = np.empty(1), np.empty(1)
 
     def _setup(self, d: int) -> None:
         if self._Omega is not None:
@@ -186,8 +186,38 @@ class FOGD(_LinearOGD):
             _feature_maps.linear_step(self._W, self._z, self._gradient(s, y[i]), self.eta)
         return pred
 
+    def _runner_row(self, x: Any) -> bool:
+        """Whether x is the runner's row (1-D C-contiguous float64) of the map's dimension:
+        the one-row methods then call the compiled loop on it directly (the same arithmetic
+        as on a block, without building Rows once per example)."""
+        return (
+            type(x) is np.ndarray
+            and x.dtype == np.float64
+            and x.ndim == 1
+            and x.flags.c_contiguous
+            and self._Omega is not None
+            and x.shape[0] == self._Omega.shape[0]
+        )
+
     def learn_one(self, x, y):
         self._label[0] = y
+        if self._compiled_loss and self._runner_row(x):
+            _feature_maps.fogd_block(
+                self._Omega,
+                self._W,
+                self.eta,
+                self._task_kind,
+                self._loss_id,
+                self._loss_p1,
+                x[None, :],
+                self._label,
+                self._pred1,
+                self._u,
+                self._z,
+                self._scores,
+                self._g,
+            )
+            return
         self.learn_predict_many(Rows.one(x), self._label)
 
     def decision_many(self, X):
@@ -201,6 +231,11 @@ class FOGD(_LinearOGD):
         return self._first(F)
 
     def decision_one(self, x):
+        if self._runner_row(x):
+            _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
+            _feature_maps.linear_scores(self._W, self._z, self._scores)
+            s = self._scores
+            return s.copy() if self.task == "multiclass" else float(s[0])
         F = self.decision_many(Rows.one(x))
         return F[0].copy() if F.ndim == 2 else float(F[0])
 
