@@ -1,12 +1,14 @@
 """Type stub of kbench.cython_core._feature_maps (FOGD and NOGD loops).
 
-``task``: 0 binary, 1 multiclass, 2 regression. ``loss_kind``: a compiled scalar loss id,
-or for multiclass 0 (Crammer–Singer hinge) / 1 (softmax); −1 reads the gradient from ``g``.
+``task``: a code of ``_online_ops.Task``. ``loss_kind``: a compiled scalar loss id, or for
+multiclass ``MulticlassLoss.L_MC_HINGE`` / ``L_SOFTMAX``; ``L_PYTHON`` (−1) reads the
+gradient from ``g``.
 Arrays are C-contiguous float64, updated in place.
 """
 
+from kbench.cython_core._kernels import KernelSpec
 from kbench.cython_core._sparse import SparseBlock
-from kbench.cython_core._types import F64, I32, I64, Kernel
+from kbench.cython_core._types import F64, I32, I64
 
 def sincos_block(u: F64, scale: float, c_out: F64, s_out: F64) -> None: ...
 def simd_level(force: int = ...) -> int: ...
@@ -35,7 +37,7 @@ def fogd_block(
 ) -> None: ...
 def fogd_decision_many(Omega: F64, W: F64, rows: _Rows, out: F64, u: F64, z: F64) -> None: ...
 def nogd_block(
-    kernel: Kernel,
+    kernel: KernelSpec,
     SV: F64,
     sq: F64,
     A: F64,

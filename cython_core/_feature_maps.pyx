@@ -3,16 +3,18 @@
 FOGD maps x to random Fourier features z(x) = [cos(Ωᵀx), sin(Ωᵀx)]/√D; NOGD first runs
 kernel OGD until it holds B support vectors, then maps x to Nyström features
 z(x) = M k_B(x). Both then run linear OGD, W ← W − η z gᵀ with g the derivative of the
-loss with respect to the scores. Task kinds: 0 binary, 1 multiclass, 2 regression.
-Multiclass losses: 0 Crammer–Singer hinge, 1 softmax.
+loss with respect to the scores. ``task`` is a code of ``_online_ops.Task``; ``loss_kind`` a
+compiled scalar loss id (``_losses.LossKind``), ``_online_ops.MulticlassLoss.L_MC_HINGE`` or
+``L_SOFTMAX`` on multiclass tasks, or ``L_PYTHON`` (the gradient comes from Python).
 """
 from libc.math cimport exp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from scipy.linalg.cython_blas cimport daxpy, dgemv
 
-from kbench.cython_core._kernels cimport _dot, _expansion
+from kbench.cython_core._kernels cimport KernelSpec, _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
+from kbench.cython_core._online_ops cimport L_MC_HINGE, L_PYTHON, T_MULTICLASS, T_REGRESSION
 from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
 
 
@@ -23,14 +25,6 @@ cdef extern from "_sincos_simd.h" nogil:
                      double* s_out)
     void kb_phases_d(const double* Omega, Py_ssize_t D, const Py_ssize_t* idx,
                      const double* vals, Py_ssize_t nnz, double* u)
-
-cdef enum:
-    T_BINARY = 0
-    T_MULTICLASS = 1
-    T_REGRESSION = 2
-    MC_HINGE = 0
-    MC_SOFTMAX = 1
-    NOT_COMPILED = -1
 
 cdef enum:
     # Non-zeros of a sparse example gathered per call of kb_phases_d.
@@ -172,7 +166,7 @@ cdef inline bint _gradient(int task, int loss_kind, double loss_p1, const double
     yi = <Py_ssize_t>y
     for c in range(C):
         g[c] = 0.0
-    if loss_kind == MC_HINGE:
+    if loss_kind == L_MC_HINGE:
         rv = _rival(s, C, yi)
         if 1.0 + s[rv] - s[yi] > 0.0:
             g[rv] = 1.0
@@ -286,7 +280,7 @@ cdef void _fogd_scores(const double* Omega, Py_ssize_t D, const double* W, Py_ss
         _linear_scores(W, 2 * D, C, z, out + i * C)
 
 
-def nogd_block(kernel,
+def nogd_block(KernelSpec kernel not None,
                double[:, ::1] SV, double[::1] sq, double[:, ::1] A, Py_ssize_t m,
                const double[:, ::1] Mmap, double[:, ::1] W, bint nystrom, double eta,
                int task, int loss_kind, double loss_p1,
@@ -316,13 +310,13 @@ def nogd_block(kernel,
             evals += _row_at(&R, i, m, have_row and i == start, &xsq, &krow[0])
             if nystrom:
                 # z = Mmap k: Mmap row-major r×B is column-major B×r, so z = Mmap_cmᵀ k.
-                dgemv(&tr, &BB, &rr, &a1, <double*>&Mmap[0, 0], &BB, <double*>&krow[0], &one, &b0, &z[0],
-              &one)
+                dgemv(&tr, &BB, &rr, &a1, <double*>&Mmap[0, 0], &BB, <double*>&krow[0], &one,
+                      &b0, &z[0], &one)
                 _linear_scores(&W[0, 0], r, C, &z[0], &scores[0])
             else:
                 _expansion(&krow[0], &A[0, 0], m, C, 1.0, &scores[0])
             pred[i] = _predict(task, &scores[0], C)
-            if loss_kind == NOT_COMPILED:
+            if loss_kind == L_PYTHON:
                 nonzero = False
                 for c in range(C):
                     if g[c] != 0.0:

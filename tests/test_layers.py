@@ -296,7 +296,6 @@ NOT_YET_PUBLIC = frozenset(
         *(
             f"algorithms/{m}"
             for m in (
-                "_budget",
                 "_sparse_rows",
                 "feature_maps",
             )

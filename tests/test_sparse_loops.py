@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from helpers import create
 from kbench.cython_core import _feature_maps, _sparse
-from kbench.learners import expansion
+from kbench.learners import KernelSpec, expansion
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.plugins.algorithms import _sparse_rows
 
@@ -215,10 +215,29 @@ def test_sparse_block_refusals() -> None:
         n, cap = X.shape[0], SV.shape[0]
         zeros = np.zeros(cap)
         _feature_maps.nogd_block(
-            RBF, SV, zeros, np.zeros((cap, 1)), 0, np.zeros((1, cap)), np.zeros((1, 1)),
-            False, 0.1, 0, 0, 0.0, X, np.ones(n), np.zeros(n), zeros, np.zeros(1),
-            np.zeros(1), np.zeros(1), False, 0, sparse,
-        )  # fmt: skip
+            KernelSpec.of(RBF),
+            SV,
+            zeros,
+            np.zeros((cap, 1)),
+            0,
+            np.zeros((1, cap)),
+            np.zeros((1, 1)),
+            False,
+            0.1,
+            0,
+            0,
+            0.0,
+            X,
+            np.ones(n),
+            np.zeros(n),
+            zeros,
+            np.zeros(1),
+            np.zeros(1),
+            np.zeros(1),
+            False,
+            0,
+            sparse,
+        )
 
     with pytest.raises(ValueError, match="3 examples given with 2 marks"):
         averaged(np.zeros((2, 1)), np.zeros((2, 1)), block)

@@ -4,39 +4,28 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
-from kbench import hookimpl
-from kbench.core.arrays import is_sparse
-from kbench.core.components import Algorithm, check_range, param
-from kbench.core.kernel_rows import KIND_LAPLACIAN, KIND_RBF
-from kbench.cython_core import _budget_perceptrons, _feature_maps, _sparse
-from kbench.learners.support_buffer import SupportBuffer
-from kbench.plugins.algorithms._budget import NOT_COMPILED, CompiledBlocks, sqnorm
-from kbench.plugins.algorithms._sparse_rows import (
-    MarkedRows,
-    OneRowMethods,
-    compiled_kernel,
+from kbench.api import Algorithm, check_range, hookimpl, param
+from kbench.cython_core import _budget_perceptrons, _feature_maps, _kernels, _sparse
+from kbench.learners import (
+    KernelKind,
+    KernelSpec,
+    Rows,
+    SupportBuffer,
     csr_parts,
+    labels,
     refuse_switch,
 )
-from kbench.plugins.losses.multiclass import MulticlassHinge, Softmax
+from kbench.learners.online_loss import L_PYTHON, TASK_CODES
+from kbench.plugins.algorithms._sparse_rows import MarkedRows, OneRowMethods, compiled_kernel
 
-TASK_KIND = {"binary": 0, "multiclass": 1, "regression": 2}
 #: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.
 NYSTROM_TOL = 1e-10
-
-
-def _compiled_loss(loss, task: str) -> tuple[int, float] | None:
-    """The loss id the compiled loops use, or None for a loss only Python can evaluate."""
-    if task == "multiclass":
-        if isinstance(loss, MulticlassHinge):
-            return (0, 0.0)
-        if isinstance(loss, Softmax):
-            return (1, 0.0)
-        return None
-    return loss.compiled()
+#: The kernel of a loop call whose kernel rows Python computed (the loop computes none).
+ROWS_GIVEN = KernelSpec(KernelKind.K_NOT_COMPILED)
 
 
 class _LinearOGD(Algorithm):
@@ -48,8 +37,16 @@ class _LinearOGD(Algorithm):
 
     def __post_init__(self) -> None:
         self._outputs = self.n_classes if self.task == "multiclass" else 1
-        self._task_kind = TASK_KIND[self.task]
-        self._loss_c = _compiled_loss(self.loss, self.task)
+        self._task_kind = TASK_CODES[self.task]
+        # The loss's codes in the compiled loops; L_PYTHON: the gradient comes from Python
+        # (also for a scalar loss on a multiclass task, whose derivative the plugin gives).
+        self._loss_id, self._loss_p1 = L_PYTHON, 0.0
+        if self.task == "multiclass":
+            if (code := self.loss.compiled_multiclass()) is not None:
+                self._loss_id = int(code)
+        elif (compiled := self.loss.compiled()) is not None:
+            self._loss_id, self._loss_p1 = int(compiled[0]), float(compiled[1])
+        self._compiled_loss = self._loss_id != L_PYTHON
 
     def _gradient(self, scores: np.ndarray, y: float) -> np.ndarray:
         """∂ loss/∂ scores from the Python loss (per-example path of a non-compiled loss)."""
@@ -62,7 +59,7 @@ class _LinearOGD(Algorithm):
         return F if self.task == "multiclass" else F[:, 0]
 
 
-class FOGD(OneRowMethods, _LinearOGD):
+class FOGD(_LinearOGD):
     """Fourier online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
 
     Random Fourier features of a shift-invariant kernel (Rahimi and Recht 2007): D
@@ -100,14 +97,15 @@ class FOGD(OneRowMethods, _LinearOGD):
     def __post_init__(self) -> None:
         super().__post_init__()
         kernel = self.kernel
-        compiled = kernel.compiled()
-        if compiled is None or compiled[0] not in (KIND_RBF, KIND_LAPLACIAN):
+        spec = KernelSpec.of(kernel)
+        if spec.kind not in (KernelKind.K_RBF, KernelKind.K_LAPLACIAN):
             raise ValueError(
                 f"fogd: random Fourier features need a kernel with a known spectral density; "
                 f"supported kernels: rbf, laplacian (got {kernel.spec()})"
             )
-        self._kind, self._gamma = compiled[0], compiled[1]
+        self._kind, self._gamma = spec.kind, spec.gamma
         self._Omega: np.ndarray | None = None
+        self._label, self._pred1 = np.empty(1), np.empty(1)
 
     def _setup(self, d: int) -> None:
         if self._Omega is not None:
@@ -118,7 +116,7 @@ class FOGD(OneRowMethods, _LinearOGD):
                 "(D frequencies in the input space) need at least one"
             )
         rng = np.random.default_rng(self.seed)
-        if self._kind == KIND_RBF:
+        if self._kind == KernelKind.K_RBF:
             self._Omega = rng.normal(0.0, np.sqrt(2.0 * self._gamma), size=(d, self.D))
         else:
             self._Omega = self._gamma * rng.standard_cauchy(size=(d, self.D))
@@ -134,99 +132,122 @@ class FOGD(OneRowMethods, _LinearOGD):
         _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
         return self._z.copy()
 
-    def _decision_dense(self, x):
-        self._setup(len(x))
-        _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
-        _feature_maps.linear_scores(self._W, self._z, self._scores)
-        return self._scores.copy() if self.task == "multiclass" else float(self._scores[0])
-
-    def _learn_dense(self, x, y):
-        self._setup(len(x))
-        if self._loss_c is not None:
-            self._block(x[None, :], np.array([float(y)]), np.empty(1))
-            return
-        _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
-        _feature_maps.linear_scores(self._W, self._z, self._scores)
-        _feature_maps.linear_step(self._W, self._z, self._gradient(self._scores, y), self.eta)
-
-    def _block(self, X, y, pred):
-        _feature_maps.fogd_block(
-            self._Omega,
-            self._W,
-            self.eta,
-            self._task_kind,
-            *self._loss_c,
-            X,
-            y,
-            pred,
-            self._u,
-            self._z,
-            self._scores,
-            self._g,
-        )
+    def _loop_rows(self, rows: Rows) -> Any:
+        """The rows as the compiled loops take them: the dense block, or the CSR arrays
+        (int64 row pointers, int32 features, float64 values), of this map's dimension (the
+        loops read a frequency row per feature)."""
+        self._setup(rows.d)
+        if rows.d != self._Omega.shape[0]:
+            raise ValueError(
+                f"fogd: the examples have {rows.d} features, the map {self._Omega.shape[0]}"
+            )
+        if not rows.sparse:
+            return rows.X
+        indptr, indices, data = rows.parts
+        _sparse.check_rows(indptr[:-1], indptr[1:], indices, rows.d)
+        return indptr, indices, data
 
     def learn_predict_many(self, X, y):
-        if is_sparse(X):
-            return self._learn_predict_sparse(X, y)
-        if self._loss_c is None:
-            return super().learn_predict_many(X, y)
-        self._setup(X.shape[1])
-        pred = np.empty(len(X))
-        if len(X):
-            self._block(X, np.ascontiguousarray(y, dtype=np.float64), pred)
-        return pred
-
-    def _learn_predict_sparse(self, X, y):
-        """The loop of :meth:`learn_predict_many` on CSR rows (one row at a time through
-        the loss plugin when the loss has no compiled form)."""
-        self._setup(X.shape[1])
-        indptr, indices, data = self._csr(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        pred = np.empty(X.shape[0])
-        if self._loss_c is not None:
-            if len(pred):
-                _feature_maps.fogd_block(
-                    self._Omega, self._W, self.eta, self._task_kind, *self._loss_c,
-                    (indptr, indices, data), y, pred, self._u, self._z, self._scores, self._g,
-                )  # fmt: skip
+        """Predict then learn the rows of X (dense, CSR or one row): the compiled loop, or
+        one row at a time through the loss plugin when the loss has no compiled form."""
+        rows = Rows.of(X)
+        block, y = self._loop_rows(rows), labels(y, rows.n)
+        pred = np.empty(rows.n)
+        if not rows.n:
             return pred
-        for i in range(len(pred)):
-            a, b = indptr[i], indptr[i + 1]
-            _feature_maps.fourier_features(self._Omega, data[a:b], self._u, self._z, indices[a:b])
+        if self._compiled_loss:
+            _feature_maps.fogd_block(
+                self._Omega,
+                self._W,
+                self.eta,
+                self._task_kind,
+                self._loss_id,
+                self._loss_p1,
+                block,
+                y,
+                pred,
+                self._u,
+                self._z,
+                self._scores,
+                self._g,
+            )
+            return pred
+        for i in range(rows.n):
+            if rows.sparse:
+                indptr, indices, data = block
+                a, b = indptr[i], indptr[i + 1]
+                x, cols = data[a:b], indices[a:b]
+            else:
+                x, cols = block[i], None
+            _feature_maps.fourier_features(self._Omega, x, self._u, self._z, cols)
             _feature_maps.linear_scores(self._W, self._z, self._scores)
             s = self._scores
             pred[i] = self.label_of(s.copy() if self.task == "multiclass" else float(s[0]))
-            _feature_maps.linear_step(
-                self._W, self._z, self._gradient(self._scores, y[i]), self.eta
-            )
+            _feature_maps.linear_step(self._W, self._z, self._gradient(s, y[i]), self.eta)
         return pred
 
-    def _csr(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """int64 row pointers, int32 features and float64 values of CSR rows of this map's
-        dimension (features checked: the loop reads a frequency row per feature)."""
-        if X.shape[1] != self._Omega.shape[0]:
-            raise ValueError(
-                f"fogd: the examples have {X.shape[1]} features, the map {self._Omega.shape[0]}"
-            )
-        indptr, indices, data = csr_parts(X)
-        indptr = indptr.astype(np.int64, copy=False)
-        _sparse.check_rows(indptr[:-1], indptr[1:], indices, X.shape[1])
-        return indptr, indices, data
+    def _runner_row(self, x: Any) -> bool:
+        """Whether x is the runner's row (1-D C-contiguous float64) of the map's dimension:
+        the one-row methods then call the compiled loop on it directly (the same arithmetic
+        as on a block, without building Rows once per example)."""
+        return (
+            type(x) is np.ndarray
+            and x.dtype == np.float64
+            and x.ndim == 1
+            and x.flags.c_contiguous
+            and self._Omega is not None
+            and x.shape[0] == self._Omega.shape[0]
+        )
 
-    def _decisions(self, X):
-        self._setup(X.shape[1])
-        F = np.empty((X.shape[0], self._outputs))
+    def learn_one(self, x, y):
+        self._label[0] = y
+        if self._compiled_loss and self._runner_row(x):
+            _feature_maps.fogd_block(
+                self._Omega,
+                self._W,
+                self.eta,
+                self._task_kind,
+                self._loss_id,
+                self._loss_p1,
+                x[None, :],
+                self._label,
+                self._pred1,
+                self._u,
+                self._z,
+                self._scores,
+                self._g,
+            )
+            return
+        self.learn_predict_many(Rows.one(x), self._label)
+
+    def decision_many(self, X):
+        """Decision values of the rows of X (dense or CSR), without learning: shape (n,),
+        or (n, C) class scores on multiclass tasks."""
+        rows = Rows.of(X)
+        block = self._loop_rows(rows)
+        F = np.empty((rows.n, self._outputs))
         if F.size:
-            rows = self._csr(X) if is_sparse(X) else np.ascontiguousarray(X, dtype=np.float64)
-            _feature_maps.fogd_decision_many(self._Omega, self._W, rows, F, self._u, self._z)
+            _feature_maps.fogd_decision_many(self._Omega, self._W, block, F, self._u, self._z)
         return self._first(F)
+
+    def decision_one(self, x):
+        if self._runner_row(x):
+            _feature_maps.fourier_features(self._Omega, x, self._u, self._z)
+            _feature_maps.linear_scores(self._W, self._z, self._scores)
+            s = self._scores
+            return s.copy() if self.task == "multiclass" else float(s[0])
+        F = self.decision_many(Rows.one(x))
+        return F[0].copy() if F.ndim == 2 else float(F[0])
+
+    def predict_many(self, X):
+        return self.labels_of(self.decision_many(X))
 
     def stats(self):
         nbytes = 0 if self._Omega is None else self._Omega.nbytes + self._W.nbytes
         return {"n_support": 0, "kernel_evals": 0, "n_features": 2 * self.D, "model_bytes": nbytes}
 
 
-class NOGD(CompiledBlocks, _LinearOGD):
+class NOGD(OneRowMethods, _LinearOGD):
     """Nyström online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
 
     Two phases. First kernel online gradient descent, ``f ← f − η g k(x, ·)`` with
@@ -286,7 +307,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
             check_range("nogd", "rank", rank, low=1, high=budget)
         # The rank k of the map; the small slack keeps ⌈0.2·100⌉ at 20 despite rounding.
         self._k = rank if rank is not None else max(1, math.ceil(rank_fraction * budget - 1e-9))
-        self._compiled = self.kernel.compiled()
+        self._spec = KernelSpec.of(self.kernel)
         self._buf: SupportBuffer | None = None
         self._sparse: MarkedRows | None = None  # the landmarks as CSR rows (sparse input)
         self._nystrom = False
@@ -335,7 +356,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
         self._nystrom = True
 
     def _row(self, x: np.ndarray) -> np.ndarray:
-        return self._buffer(len(x)).row(self.kernel, x, xsq=sqnorm(x))
+        return self._buffer(len(x)).row(self.kernel, x, xsq=_kernels.sqnorm(x))
 
     def _scores_from_row(self) -> np.ndarray:
         buf = self._buf
@@ -353,7 +374,7 @@ class NOGD(CompiledBlocks, _LinearOGD):
 
     def _learn_dense(self, x, y):
         self._row(x)
-        if self._loss_c is None:
+        if not self._compiled_loss:
             # The loop recomputes the scores itself; only the gradient comes from Python.
             self._g[:] = self._gradient(self._scores_from_row(), y)
         self._run(x[None, :], np.array([float(y)]), np.empty(1), True)
@@ -361,12 +382,10 @@ class NOGD(CompiledBlocks, _LinearOGD):
 
     def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
-        kargs = self._compiled if self._compiled is not None else NOT_COMPILED
-        loss_kind, p1 = self._loss_c if self._loss_c is not None else (-1, 0.0)
         start = 0
         while start < len(X):
             start, buf.size, evals = _feature_maps.nogd_block(
-                kargs,
+                self._spec,
                 buf.X,
                 buf.sq,
                 buf.alpha,
@@ -376,8 +395,8 @@ class NOGD(CompiledBlocks, _LinearOGD):
                 self._nystrom,
                 self.eta,
                 self._task_kind,
-                loss_kind,
-                p1,
+                self._loss_id,
+                self._loss_p1,
                 X,
                 y,
                 pred,
@@ -401,13 +420,16 @@ class NOGD(CompiledBlocks, _LinearOGD):
         """Predict then learn the CSR rows: with a compiled loss, the compiled loop on the
         examples' marks and CSR rows (:meth:`MarkedRows.learn`), else one row at a time
         (:meth:`_learn_predict_marked`)."""
-        if self._loss_c is None:
+        if not self._compiled_loss:
             return self._learn_predict_marked(X, y)
         rows, buf = self._open_rows(X), self._buffer(1)
         return rows.learn(
-            compiled_kernel(self.kernel), X, y, buf,
+            compiled_kernel(self.kernel),
+            X,
+            y,
+            buf,
             lambda marks, y, pred, block: self._run(marks, y, pred, False, block),
-        )  # fmt: skip
+        )
 
     def _open_rows(self, X) -> MarkedRows:
         if self._sparse is None:
@@ -422,19 +444,36 @@ class NOGD(CompiledBlocks, _LinearOGD):
         kern = compiled_kernel(self.kernel)
         rows, buf = self._open_rows(X), self._buffer(1)
         indptr, indices, data = csr_parts(X)
-        loss_kind, p1 = self._loss_c if self._loss_c is not None else (-1, 0.0)
         pred, one, label = np.empty(X.shape[0]), np.empty(1), np.empty(1)
         for i in range(X.shape[0]):
             x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
             rows.row(kern, x, float(x[1] @ x[1]), buf)
-            if self._loss_c is None:
+            if not self._compiled_loss:
                 self._g[:] = self._gradient(self._scores_from_row(), y[i])
             mark, label[0] = rows.next_mark(), y[i]
             _, buf.size, _ = _feature_maps.nogd_block(
-                NOT_COMPILED, buf.X, buf.sq, buf.alpha, buf.size, self._M, self._W,
-                self._nystrom, self.eta, self._task_kind, loss_kind, p1, mark,
-                label, one, buf.krow, self._z, self._scores, self._g, True, 0,
-            )  # fmt: skip
+                ROWS_GIVEN,
+                buf.X,
+                buf.sq,
+                buf.alpha,
+                buf.size,
+                self._M,
+                self._W,
+                self._nystrom,
+                self.eta,
+                self._task_kind,
+                self._loss_id,
+                self._loss_p1,
+                mark,
+                label,
+                one,
+                buf.krow,
+                self._z,
+                self._scores,
+                self._g,
+                True,
+                0,
+            )
             pred[i] = one[0]
             if not self._nystrom:
                 rows.sync(buf, x, rows.count)
@@ -443,8 +482,21 @@ class NOGD(CompiledBlocks, _LinearOGD):
         buf.touch()
         return pred
 
-    def _fast_ok(self):
-        return self._compiled is not None and self._loss_c is not None
+    def learn_predict_many(self, X, y):
+        """Predict then learn the rows of X: CSR rows (or any once CSR rows were learned)
+        through :meth:`_learn_predict_sparse`, dense ones through the compiled loop, or
+        one at a time when the loop cannot run on its own (a kernel or loss without a
+        compiled form)."""
+        if (csr := self._csr_block(X)) is not None:
+            return self._learn_predict_sparse(csr, np.asarray(y, dtype=np.float64))
+        if not (self._spec.compiled and self._compiled_loss):
+            return super().learn_predict_many(X, y)
+        self._buffer(X.shape[1])
+        pred = np.empty(len(X))
+        if len(X):
+            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
+            self._buf.touch()
+        return pred
 
     def _decisions(self, X):
         buf = self._buf
