@@ -287,37 +287,17 @@ def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
 #: What a built-in plugin module may import from kbench: the plugin API, the learner
 #: toolkit and the compiled core, as a third-party plugin does.
 PUBLIC_ONLY = ("kbench.api", "kbench.learners", "kbench.cython_core")
-#: Plugin modules not yet written on the public API alone (issue 30 migrates them family
-#: by family). Only ever shrinks: a migrated module leaves the list, and a module that
-#: reaches past the public API again fails the test below.
-NOT_YET_PUBLIC = frozenset(
-    f"plugins/{name}.py"
-    for name in (
-        *(
-            f"algorithms/{m}"
-            for m in (
-                "_sparse_rows",
-                "feature_maps",
-            )
-        ),
-    )
-)
 
 
 def _own_helper(path: Path, module: str, root: Path) -> bool:
     """Whether ``module`` is a private helper of the plugin package that holds ``path``
     (``kbench.plugins.losses._common`` for ``plugins/losses/margin.py``) that is itself
-    built on the public API alone: a third-party plugin keeps such helpers too. A private
-    base still on NOT_YET_PUBLIC does not count."""
+    built on the public API alone: a third-party plugin keeps such helpers too."""
     package = "kbench.plugins." + path.parent.name + "."
     if not module.startswith(package):
         return False
     helper = root / "plugins" / path.parent.name / (module.removeprefix(package) + ".py")
-    return (
-        helper.exists()
-        and str(helper.relative_to(root)) not in NOT_YET_PUBLIC
-        and not _private_imports(helper, root)
-    )
+    return helper.exists() and not _private_imports(helper, root)
 
 
 def _private_imports(path: Path, root: Path = REPO) -> list[str]:
@@ -332,16 +312,12 @@ def _private_imports(path: Path, root: Path = REPO) -> list[str]:
 
 
 def test_migrated_plugins_import_only_the_public_api() -> None:
-    """A built-in plugin is built from what a third-party one can import; the allow-list
-    holds the modules not migrated yet, and names no module that has been."""
+    """A built-in plugin is built from what a third-party one can import: every module
+    under plugins/, the private helpers of its packages included."""
     plugins = sorted((REPO / "plugins").rglob("*.py"))
-    rest = [p for p in plugins if str(p.relative_to(REPO)) not in NOT_YET_PUBLIC]
-    bad = [v for p in rest for v in _private_imports(p)]
+    assert len(plugins) > 40  # the walk found the plugins
+    bad = [v for p in plugins for v in _private_imports(p)]
     assert not bad, "plugins reaching past kbench.api and kbench.learners:\n" + "\n".join(bad)
-    clean = [m for m in sorted(NOT_YET_PUBLIC) if not _private_imports(REPO / m)]
-    assert not clean, f"migrated: take these off NOT_YET_PUBLIC: {clean}"
-    migrated = {"algorithms/perceptron", "algorithms/passive_aggressive"}
-    assert {f"plugins/{m}.py" for m in migrated} <= {str(p.relative_to(REPO)) for p in rest}
 
 
 def test_the_public_api_check_catches_a_private_import(tmp_path: Path) -> None:

@@ -15,9 +15,8 @@ import scipy.sparse as sp
 
 from helpers import create
 from kbench.cython_core import _feature_maps, _sparse
-from kbench.learners import KernelSpec, expansion
+from kbench.learners import KernelSpec, expansion, marked_rows
 from kbench.learners.sparse_buffer import SparseSupportBuffer
-from kbench.plugins.algorithms import _sparse_rows
 
 RBF = (1, 0.5, 1.0, 0.0, 1.0)  # Kernel.compiled() of rbf[gamma=0.5]
 
@@ -53,7 +52,7 @@ def learner(case: str, *, marked: bool):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
-    monkeypatch.setattr(_sparse_rows, "BLOCK_ROWS", 7)  # many blocks, the budget full in one
+    monkeypatch.setattr(marked_rows, "BLOCK_ROWS", 7)  # many blocks, the budget full in one
     X, y = stream(300, classes=CASES[case][3])
     got, want = learner(case, marked=False), learner(case, marked=True)
     preds = []

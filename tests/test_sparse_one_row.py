@@ -2,7 +2,7 @@
 CSR matrices, whichever rows the learner learned before.
 
 Once a learner has learned CSR rows, its dense array holds one-value stand-ins for them
-(``_sparse_rows``): its one-row methods must not compute kernel values against those (on
+(``kbench.learners.MarkedRows``): its one-row methods must not compute kernel values against those (on
 one feature they would give wrong values without an error), but answer as the learner
 trained on the dense rows of the same data does.
 """

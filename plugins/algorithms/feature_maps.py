@@ -13,6 +13,8 @@ from kbench.cython_core import _budget_perceptrons, _feature_maps, _kernels, _sp
 from kbench.learners import (
     KernelKind,
     KernelSpec,
+    MarkedRows,
+    OneRowMethods,
     Rows,
     SupportBuffer,
     csr_parts,
@@ -20,7 +22,7 @@ from kbench.learners import (
     refuse_switch,
 )
 from kbench.learners.online_loss import L_PYTHON, TASK_CODES
-from kbench.plugins.algorithms._sparse_rows import MarkedRows, OneRowMethods, compiled_kernel
+from kbench.learners.rows import compiled_kernel
 
 #: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.
 NYSTROM_TOL = 1e-10
@@ -440,7 +442,7 @@ class NOGD(OneRowMethods, _LinearOGD):
 
     def _learn_predict_marked(self, X, y):
         """Predict then learn each CSR row: its kernel row over the sparse landmarks, then
-        the compiled step on the example's mark (see ``_sparse_rows``)."""
+        the compiled step on the example's mark (see :mod:`kbench.learners.marked_rows`)."""
         kern = compiled_kernel(self.kernel)
         rows, buf = self._open_rows(X), self._buffer(1)
         indptr, indices, data = csr_parts(X)

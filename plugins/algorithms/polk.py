@@ -323,7 +323,7 @@ class POLK(OneRowMethods, Algorithm):
         """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
         from the sparse store, then the same steps on the example's mark; the batch Gram
         block, the probe row and the refresh Gram matrix come from the sparse rows (see
-        ``_sparse_rows``)."""
+        :mod:`kbench.learners.marked_rows`)."""
         kern = compiled_kernel(self.kernel)
         self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
         buf = self._buf
