@@ -38,14 +38,6 @@ if INSTALLED:
 os.environ["KBENCH_LOAD_PLUGINS"] = ""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules with a slow test first, each kept whole (its module fixtures set up once):
-    under ``pytest -n 2`` the minutes-long tests then start at once and the short ones
-    fill both workers around them, instead of one long test running alone at the end."""
-    slow = {item.module for item in items if item.get_closest_marker("slow")}  # type: ignore[attr-defined]
-    items.sort(key=lambda item: item.module not in slow)  # type: ignore[attr-defined]
-
-
 @pytest.fixture(autouse=True)
 def _isolated(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
