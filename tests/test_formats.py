@@ -641,3 +641,19 @@ def test_fuzz_encode_labels(y, task):
         assert set(out.tolist()) <= {-1.0, 1.0}
     elif task == "multiclass":
         assert sorted(set(out.tolist())) == list(range(n)) and len(names) == n
+
+
+@pytest.mark.parametrize(
+    ("labels", "shown"),
+    [
+        (["0\n0"], r"all labels are '0\n0'"),
+        (["a", "b\nc", "d\re"], r"(a, 'b\nc', 'd\re')"),
+    ],
+)
+def test_a_label_with_a_line_break_is_shown_on_one_line(labels: list[str], shown: str) -> None:
+    """The label names in an error are escaped where they hold a line break (found by
+    test_fuzz_encode_labels: a label "0\\n0" broke the one-line error in two)."""
+    with pytest.raises(DataError) as err:
+        readers.encode_labels(labels, None, "binary", "fuzz")
+    assert "\n" not in str(err.value) and "\r" not in str(err.value)
+    assert shown in str(err.value)

@@ -523,6 +523,13 @@ def _fmt(v: Any) -> str:
     return format(float(v), "g") if isinstance(v, (float, np.floating)) else str(v)
 
 
+def _shown(v: Any) -> str:
+    """A label as an error message shows it, on one line: a name holding a line break or
+    another unprintable character is quoted, escaped."""
+    text = _fmt(v)
+    return text if text.isprintable() else repr(text)
+
+
 def encode_labels(
     y: Sequence[Any] | np.ndarray, y_test: Sequence[Any] | np.ndarray | None, task: str, where: str
 ) -> tuple[np.ndarray, np.ndarray | None, int, tuple[str, ...] | None]:
@@ -566,7 +573,7 @@ def encode_labels(
     values = sorted(set(both.tolist()))
     if task == "binary":
         if len(values) > 2:
-            shown = ", ".join(_fmt(v) for v in values[:6]) + (", ..." if len(values) > 6 else "")
+            shown = ", ".join(_shown(v) for v in values[:6]) + (", ..." if len(values) > 6 else "")
             raise DataError(
                 f"{where}: task=binary needs two classes but the labels take {len(values)} values "
                 f"({shown}); use task=multiclass (and positive= to group classes)"
@@ -579,7 +586,7 @@ def encode_labels(
             neg, pos = values
         else:
             raise DataError(
-                f"{where}: task=binary needs two classes but all labels are {_fmt(values[0])}"
+                f"{where}: task=binary needs two classes but all labels are {_shown(values[0])}"
             )
         enc = {neg: -1.0, pos: 1.0}
         out = np.array([enc[v] for v in tr.tolist()])
