@@ -414,13 +414,16 @@ class Soaker:
                     watch.driver = driver
                 continue
             if soak.chaos and now > next_kill:
-                next_kill = self._next_kill()
                 if cluster is not None:
                     cluster.kill_worker(self.rng)
                     cluster.add_worker()
                     soak.worker_kills += 1
-                else:
-                    soak.task_kills += self._kill_a_task(driver)
+                    next_kill = self._next_kill()
+                elif self._kill_a_task(driver):
+                    soak.task_kills += 1
+                    next_kill = self._next_kill()
+                # No task process alive at this moment (between two tasks, or the driver
+                # starting again): the kill is due still, and tried again at the next poll.
             time.sleep(0.02)
         if cluster is None and soak.chaos:
             soak.retried = self._failed_count(Path(soak.out))
