@@ -519,15 +519,10 @@ def _label_values(raw: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, bool]:
     return nums, True
 
 
-def _fmt(v: Any) -> str:
-    return format(float(v), "g") if isinstance(v, (float, np.floating)) else str(v)
-
-
-def _shown(v: Any) -> str:
-    """A label as an error message shows it, on one line: a name holding a line break or
-    another unprintable character is quoted, escaped."""
-    text = _fmt(v)
-    return text if text.isprintable() else repr(text)
+def _fmt(v: Any, *, shown: bool = False) -> str:
+    """A label as text; ``shown``: as an error shows it, on one line (repr if unprintable)."""
+    text = format(float(v), "g") if isinstance(v, (float, np.floating)) else str(v)
+    return repr(text) if shown and not text.isprintable() else text
 
 
 def encode_labels(
@@ -540,18 +535,17 @@ def encode_labels(
     y, y_test
         Raw training and (optional) test labels; numbers or strings.
     task
-        ``binary``: exactly two distinct labels, mapped to −1/+1 (labels already in {−1, +1}
-        or {0, 1} keep their meaning; otherwise the smaller, in numeric or alphabetical
-        order, is −1). ``multiclass``: the sorted distinct labels become 0..C−1.
-        ``regression`` and ``novelty``: numeric labels kept as they are.
+        ``binary``: two distinct labels, mapped to −1/+1 (labels in {−1, +1} or {0, 1} keep
+        their meaning; else the smaller, numerically or alphabetically, is −1). ``multiclass``:
+        the sorted distinct labels become 0..C−1; ``regression``, ``novelty``: numbers kept.
     where
         Names the data in error messages.
 
     Returns
     -------
     y, y_test, n_classes, class_names
-        Encoded float64 labels, the number of classes (2 for binary, 0 for regression),
-        and the original label of each code (``(negative, positive)`` for binary).
+        Encoded float64 labels, the number of classes (2 for binary, 0 for regression), and
+        each code's original label (``(negative, positive)`` for binary).
     """
     try:
         tr, num_tr = _label_values(y)
@@ -573,7 +567,8 @@ def encode_labels(
     values = sorted(set(both.tolist()))
     if task == "binary":
         if len(values) > 2:
-            shown = ", ".join(_shown(v) for v in values[:6]) + (", ..." if len(values) > 6 else "")
+            more = ", ..." if len(values) > 6 else ""
+            shown = ", ".join(_fmt(v, shown=True) for v in values[:6]) + more
             raise DataError(
                 f"{where}: task=binary needs two classes but the labels take {len(values)} values "
                 f"({shown}); use task=multiclass (and positive= to group classes)"
@@ -586,7 +581,7 @@ def encode_labels(
             neg, pos = values
         else:
             raise DataError(
-                f"{where}: task=binary needs two classes but all labels are {_shown(values[0])}"
+                f"{where}: task=binary needs two classes but all labels are {_fmt(values[0], shown=True)}"
             )
         enc = {neg: -1.0, pos: 1.0}
         out = np.array([enc[v] for v in tr.tolist()])
