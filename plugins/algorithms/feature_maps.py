@@ -382,34 +382,40 @@ class NOGD(OneRowMethods, _LinearOGD):
         self._run(x[None, :], np.array([float(y)]), np.empty(1), True)
         self._buf.touch()
 
+    def _block(self, kernel, X, y, pred, have_row, start, sparse=None):
+        """One call of the compiled NOGD loop over rows X from ``start``, on this learner's
+        buffer, map and loss: ``(next row, stored rows, kernel evaluations)``."""
+        buf = self._buf
+        return _feature_maps.nogd_block(
+            kernel,
+            buf.X,
+            buf.sq,
+            buf.alpha,
+            buf.size,
+            self._M,
+            self._W,
+            self._nystrom,
+            self.eta,
+            self._task_kind,
+            self._loss_id,
+            self._loss_p1,
+            X,
+            y,
+            pred,
+            buf.krow,
+            self._z,
+            self._scores,
+            self._g,
+            have_row,
+            start,
+            sparse,
+        )
+
     def _run(self, X, y, pred, have_row, sparse=None):
         buf = self._buf
         start = 0
         while start < len(X):
-            start, buf.size, evals = _feature_maps.nogd_block(
-                self._spec,
-                buf.X,
-                buf.sq,
-                buf.alpha,
-                buf.size,
-                self._M,
-                self._W,
-                self._nystrom,
-                self.eta,
-                self._task_kind,
-                self._loss_id,
-                self._loss_p1,
-                X,
-                y,
-                pred,
-                buf.krow,
-                self._z,
-                self._scores,
-                self._g,
-                have_row,
-                start,
-                sparse,
-            )
+            start, buf.size, evals = self._block(self._spec, X, y, pred, have_row, start, sparse)
             buf.kernel_evals += evals
             if not self._nystrom and buf.size == self.budget:
                 if sparse is not None:  # the landmarks' CSR rows, for their Gram matrix
@@ -453,29 +459,7 @@ class NOGD(OneRowMethods, _LinearOGD):
             if not self._compiled_loss:
                 self._g[:] = self._gradient(self._scores_from_row(), y[i])
             mark, label[0] = rows.next_mark(), y[i]
-            _, buf.size, _ = _feature_maps.nogd_block(
-                ROWS_GIVEN,
-                buf.X,
-                buf.sq,
-                buf.alpha,
-                buf.size,
-                self._M,
-                self._W,
-                self._nystrom,
-                self.eta,
-                self._task_kind,
-                self._loss_id,
-                self._loss_p1,
-                mark,
-                label,
-                one,
-                buf.krow,
-                self._z,
-                self._scores,
-                self._g,
-                True,
-                0,
-            )
+            _, buf.size, _ = self._block(ROWS_GIVEN, mark, label, one, True, 0)
             pred[i] = one[0]
             if not self._nystrom:
                 rows.sync(buf, x, rows.count)
