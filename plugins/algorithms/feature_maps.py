@@ -158,21 +158,7 @@ class FOGD(_LinearOGD):
         if not rows.n:
             return pred
         if self._compiled_loss:
-            _feature_maps.fogd_block(
-                self._Omega,
-                self._W,
-                self.eta,
-                self._task_kind,
-                self._loss_id,
-                self._loss_p1,
-                block,
-                y,
-                pred,
-                self._u,
-                self._z,
-                self._scores,
-                self._g,
-            )
+            self._fogd(block, y, pred)
             return pred
         for i in range(rows.n):
             if rows.sparse:
@@ -187,6 +173,25 @@ class FOGD(_LinearOGD):
             pred[i] = self.label_of(s.copy() if self.task == "multiclass" else float(s[0]))
             _feature_maps.linear_step(self._W, self._z, self._gradient(s, y[i]), self.eta)
         return pred
+
+    def _fogd(self, block: Any, y: np.ndarray, pred: np.ndarray) -> None:
+        """The compiled FOGD loop over ``block`` (dense rows or CSR parts) with a compiled
+        loss: predictions into ``pred``, the weights learned in place."""
+        _feature_maps.fogd_block(
+            self._Omega,
+            self._W,
+            self.eta,
+            self._task_kind,
+            self._loss_id,
+            self._loss_p1,
+            block,
+            y,
+            pred,
+            self._u,
+            self._z,
+            self._scores,
+            self._g,
+        )
 
     def _runner_row(self, x: Any) -> bool:
         """Whether x is the runner's row (1-D C-contiguous float64) of the map's dimension:
@@ -204,21 +209,7 @@ class FOGD(_LinearOGD):
     def learn_one(self, x, y):
         self._label[0] = y
         if self._compiled_loss and self._runner_row(x):
-            _feature_maps.fogd_block(
-                self._Omega,
-                self._W,
-                self.eta,
-                self._task_kind,
-                self._loss_id,
-                self._loss_p1,
-                x[None, :],
-                self._label,
-                self._pred1,
-                self._u,
-                self._z,
-                self._scores,
-                self._g,
-            )
+            self._fogd(x[None, :], self._label, self._pred1)
             return
         self.learn_predict_many(Rows.one(x), self._label)
 
