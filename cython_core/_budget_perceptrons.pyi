@@ -7,9 +7,8 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
-from kbench.cython_core._types import F64, BlockLoop
+from kbench.cython_core._types import BlockLoop
 
-def scores(krow: F64, alpha: F64, m: int, cs: float, out: F64) -> None: ...
 def rng_draws(state: int, n: int) -> list[float]: ...
 
 rbp_block: BlockLoop

@@ -27,13 +27,6 @@ from kbench.cython_core._budget_ops cimport (
 )
 
 
-def scores(const double[::1] krow, const double[:, ::1] alpha, Py_ssize_t m, double cs,
-           double[::1] out):
-    """out = cs · alpha[:m]ᵀ krow[:m], with the arithmetic of the block loops."""
-    with nogil:
-        _expansion(&krow[0], &alpha[0, 0], m, alpha.shape[1], cs, &out[0])
-
-
 def rng_draws(unsigned long long state, Py_ssize_t n):
     """The next n uniform doubles of the generator started at ``state`` (for tests)."""
     cdef uint64_t s = state

@@ -342,8 +342,10 @@ def sq_norms(A, out):
 
 
 
-def expansion(k, alpha, Py_ssize_t m, out):
-    """out[c] = Σ_{i<m} k[i]·alpha[i, c]: the weighted sum behind every decision value.
+def expansion(k, alpha, Py_ssize_t m, out, double scale=1.0):
+    """out[c] = scale · Σ_{i<m} k[i]·alpha[i, c]: the weighted sum behind every decision
+    value (``scale``: a learner's lazy factor on all coefficients), summed as the block
+    loops sum it.
 
     C-contiguous arrays of one dtype, float64 or float32; alpha is m' × C with m' ≥ m.
     """
@@ -360,9 +362,9 @@ def expansion(k, alpha, Py_ssize_t m, out):
     cdef void* po = _data(out)
     with nogil:
         if t == cnp.NPY_FLOAT:
-            _expansion(<const float*>pk, <const float*>pa, m, nc, 1.0, <float*>po)
+            _expansion(<const float*>pk, <const float*>pa, m, nc, scale, <float*>po)
         else:
-            _expansion(<const double*>pk, <const double*>pa, m, nc, 1.0, <double*>po)
+            _expansion(<const double*>pk, <const double*>pa, m, nc, scale, <double*>po)
 
 
 def decision_block(kernel,

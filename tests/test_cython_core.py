@@ -56,6 +56,8 @@ def test_buffer_rows_and_decisions(spec: str) -> None:
     K = _ref_kernel(spec, S, x[None, :])[:, 0]
     assert np.allclose(buf.row(k, x), K)
     assert np.allclose(buf.scores(buf.row(k, x)), K @ buf.alpha[:40])
+    # A lazy factor on the coefficients (BSGD's, Pegasos's): the same sums, scaled.
+    assert np.allclose(buf.scores(buf.row(k, x), 0.25), 0.25 * (K @ buf.alpha[:40]))
     X = RNG.standard_normal((25, 20))
     assert np.allclose(buf.decision_many(k, X, block=7), _ref_kernel(spec, X, S) @ buf.alpha[:40])
 
@@ -197,3 +199,14 @@ def test_compiled_core_missing_fails_at_import() -> None:
         "kbench's compiled core (kbench.cython_core._kernels) could not be imported" in proc.stderr
     )
     assert "pip install -e ." in proc.stderr
+
+
+def test_a_scaled_expansion_of_one_output_is_the_sum_times_the_factor() -> None:
+    """One output is one dot product, then one multiplication, both in kbench's code: the
+    scaled sum equals the unscaled one times the factor exactly, as a learner that kept
+    ``scale`` apart found it before."""
+    k, alpha = RNG.standard_normal(50), RNG.standard_normal((64, 1))
+    plain, scaled = np.empty(1), np.empty(1)
+    _kernels.expansion(k, alpha, 50, plain)
+    _kernels.expansion(k, alpha, 50, scaled, 0.3)
+    assert scaled[0] == plain[0] * 0.3

@@ -189,29 +189,43 @@ class Expansion:
         when the loop reads it) computed here and handed to the loop."""
         X, pred, row0 = rows.X, np.empty(rows.n), rows.row0
         assert X is not None  # dense rows: one row's X is that row as a 1 × d block
+        if row0 is not None:  # learn_one: the row and its label as they are
+            kw = {**params, **per_row} if per_row else params
+            self._learn_row(loop, store, row0, BlockRows(X), y, pred, kw)
+            return pred
         for i in range(rows.n):
-            x = row0 if row0 is not None else X[i]
-            store.row(self.row_kernel, x)  # into store.krow; cached after predict_one(x)
-            # Full (len: the capacity, without a property): grow, krow's values kept; a store
-            # at its limit does not, its loop replaces a row.
-            if store.size == len(store.sq) and store.size != self.limit:
-                self._grow(store)
-            kxx = 0.0
-            if self.self_kernel and not self.spec.compiled:
-                kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
-                store.kernel_evals += 1
-            if row0 is not None:  # learn_one: the row and its label as they are
-                one, yi, pi, ri = BlockRows(X), y, pred, per_row
-            else:
-                one, yi, pi = BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1]
-                ri = {name: a[i : i + 1] for name, a in per_row.items()}
+            ri = {name: a[i : i + 1] for name, a in per_row.items()}
             kw = {**params, **ri} if ri else params
-            _, store.size, evals = loop(self.spec, one, store, yi, pi, 0, True, kxx, **kw)
-            store.kernel_evals += evals
-            # A row appended, or one replaced in place (a budget or a window): either way
-            # the cached kernel row may be out of date.
-            store.touch()
+            self._learn_row(
+                loop, store, X[i], BlockRows(X[i : i + 1]), y[i : i + 1], pred[i : i + 1], kw
+            )
         return pred
+
+    def _learn_row(
+        self,
+        loop: BlockLoop,
+        store: SupportBuffer,
+        x: np.ndarray,
+        one: BlockRows,
+        y: np.ndarray,
+        pred: np.ndarray,
+        kw: dict[str, Any],
+    ) -> None:
+        """The loop on one row x (``one``: x as a block), given x's kernel row."""
+        store.row(self.row_kernel, x)  # into store.krow; cached after predict_one(x)
+        # Full (len: the capacity, without a property): grow, krow's values kept; a store at
+        # its limit does not, its loop replaces a row.
+        if store.size == len(store.sq) and store.size != self.limit:
+            self._grow(store)
+        kxx = 0.0
+        if self.self_kernel and not self.spec.compiled:
+            kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
+            store.kernel_evals += 1
+        _, store.size, evals = loop(self.spec, one, store, y, pred, 0, True, kxx, **kw)
+        store.kernel_evals += evals
+        # A row appended, or one replaced in place (a budget or a window): either way the
+        # cached kernel row may be out of date.
+        store.touch()
 
     def _learn_csr(
         self,
@@ -272,9 +286,7 @@ class Expansion:
         if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
             if x.ndim != 1 or x.dtype is not _F64 or not x.flags.c_contiguous:
                 x = Rows.one(x).row0
-            scores: np.ndarray = store.scores(store.row(self.row_kernel, x))
-            if self.scale != 1.0:
-                scores *= self.scale
+            scores: np.ndarray = store.scores(store.row(self.row_kernel, x), self.scale)
             return scores
         first: np.ndarray = self.decisions(Rows.one(x))[0]
         return first

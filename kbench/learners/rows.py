@@ -133,6 +133,8 @@ def labels(y: Any, n: int, name: str = "y", signs: str | None = None) -> np.ndar
     """y as a C-contiguous float64 vector of n labels, or a one-line error naming it;
     ``signs``: the learner (binary) that takes −1 and +1 only."""
     a: np.ndarray = y
+    if n == 1 and signs is None and type(a) is np.ndarray and a.shape == (1,) and a.dtype is _F64:
+        return a  # learn_one's label, once per example: one value is contiguous at any stride
     if not (type(a) is np.ndarray and a.dtype is _F64 and a.flags.c_contiguous):
         a = np.asarray(y)
         _real(a.dtype, name)

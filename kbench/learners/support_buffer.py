@@ -46,10 +46,11 @@ class RowStore:
         """Mark the contents as changed by code that writes the arrays directly."""
         self._version += 1
 
-    def scores(self, k: np.ndarray) -> np.ndarray:
-        """``alpha[:size]ᵀ k``: the expansion's outputs given a kernel row."""
+    def scores(self, k: np.ndarray, scale: float = 1.0) -> np.ndarray:
+        """``scale · alpha[:size]ᵀ k``: the expansion's outputs given a kernel row (``scale``:
+        a factor on every coefficient, kept apart by a learner that shrinks them all)."""
         out = np.empty(self.alpha.shape[1])
-        _kernels.expansion(k, self.alpha, self.size, out)
+        _kernels.expansion(k, self.alpha, self.size, out, scale)
         return out
 
 

@@ -26,9 +26,16 @@ class PegasosFamily(ExpansionLearner):
     def _setup_family(self, mode: Maintenance, budget: int = 0, project: bool = False) -> None:
         """The state and the store: at most ``budget`` + 1 rows with a budget (the new
         vector is stored, then maintenance brings the count back to B), else growable."""
-        self._mode, self._budget, self._project = mode, budget, project
         n = budget + 1 if mode == Maintenance.M_PROJECTION else 1
         self._state = BsgdState(np.zeros((n, n)))
+        # The loop's keywords, made once: learn_one passes them once per example.
+        self._params = {
+            "state": self._state,
+            "lam": self.lam,
+            "mode": mode,
+            "budget": budget,
+            "project_ball": project,
+        }
         self.model = Expansion(
             self.name,
             self.model.kernel,
@@ -41,16 +48,7 @@ class PegasosFamily(ExpansionLearner):
 
     def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
         rows = Rows.of(X)
-        pred = self.model.learn(
-            bsgd_block,
-            rows,
-            labels(y, rows.n),
-            state=self._state,
-            lam=self.lam,
-            mode=self._mode,
-            budget=self._budget,
-            project_ball=self._project,
-        )
+        pred = self.model.learn(bsgd_block, rows, labels(y, rows.n), **self._params)
         self.model.scale = self._state.cs
         return pred
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from kbench.api import Algorithm, check_range, hookimpl, param
-from kbench.cython_core import _budget_perceptrons, _feature_maps, _kernels, _sparse
+from kbench.cython_core import _feature_maps, _kernels, _sparse
 from kbench.learners import (
     KernelKind,
     KernelSpec,
@@ -357,7 +357,7 @@ class NOGD(OneRowMethods, _LinearOGD):
             _feature_maps.nystrom_features(self._M, buf.krow, self._z)
             _feature_maps.linear_scores(self._W, self._z, self._scores)
         else:
-            _budget_perceptrons.scores(buf.krow, buf.alpha, buf.size, 1.0, self._scores)
+            _kernels.expansion(buf.krow, buf.alpha, buf.size, self._scores)
         return self._scores
 
     def _decision_dense(self, x):
