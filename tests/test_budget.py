@@ -617,7 +617,7 @@ def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room(monkeypatc
     X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.05)
     y = np.where(X[:, :150].sum(1) >= X[:, 150:].sum(1), 1.0, -1.0)
     spec = "bsgd[budget=15,lam=0.001]"
-    csr, dense = make(spec), make(spec)
+    dense = make(spec)
     Xs = sp.csr_matrix(X)
     runs: list[tuple[int, int]] = []  # (examples handed to the loop, examples it learned)
 
@@ -627,6 +627,7 @@ def test_bsgd_merges_csr_rows_into_their_union_and_reserves_pool_room(monkeypatc
         return done
 
     monkeypatch.setattr(_pegasos_family, "bsgd_block", counted)
+    csr = make(spec)  # made after: a learner takes its loop when it is made
     parts = [csr.learn_predict_many(Xs[a : a + 100], y[a : a + 100]) for a in range(0, n, 100)]
     pred = np.concatenate(parts)
     np.testing.assert_allclose(pred, dense.learn_predict_many(X, y), rtol=0, atol=1e-10)

@@ -185,14 +185,17 @@ def test_migrated_learners_are_short_flat_and_unskipped(module: str) -> None:
 
 
 def test_a_learner_without_its_learning_path_says_so() -> None:
-    """ExpansionLearner's learn_predict_many is each subclass's to write: one that forgets it
-    gets a one-line error naming the class, not Algorithm's row loop calling back into it."""
+    """A learner's learning path is each subclass's to declare (learn_with) or write
+    (learn_predict_many): one that does neither gets a one-line error naming the class, not
+    Algorithm's row loop calling back into it."""
     from kbench.learners import ExpansionLearner
 
     class Forgetful(ExpansionLearner):
         name = "forgetful"
 
-    with pytest.raises(NotImplementedError, match=r"^Forgetful must define learn_predict_many"):
+    with pytest.raises(
+        NotImplementedError, match=r"^Forgetful must call learn_with or define learn_predict_many"
+    ):
         Forgetful.learn_predict_many(object.__new__(Forgetful), np.zeros((1, 2)), np.ones(1))
 
 

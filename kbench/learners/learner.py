@@ -1,9 +1,12 @@
 """The base of a learner whose model is one kernel expansion grown by one compiled loop.
 
-A subclass declares its parameters and writes ``learn_predict_many(X, y)`` as one call of
-``self.model.learn(loop, Rows.of(X), y, **its parameters)``; every other method of the
-online protocol (one row or a block, dense or CSR) comes from here and goes through that
-one path: ``learn_one`` is ``learn_predict_many`` on a one-row :class:`Rows`.
+A subclass declares its parameters and its one learning path: its compiled block loop and
+the loop's keyword arguments, given once to :meth:`ExpansionLearner.learn_with`, or, when
+it needs more (a loss without a compiled form, arrays made per call), its own
+``learn_predict_many(X, y)`` around ``self.model.learn(loop, Rows.of(X), y, **params)``.
+Every other method of the online protocol (one row or a block, dense or CSR) comes from
+here and goes through that one path: ``learn_one`` is ``learn_predict_many`` on a one-row
+:class:`Rows`.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kbench.core.components import Algorithm
-from kbench.learners.expansion import Expansion
-from kbench.learners.rows import Rows
+from kbench.learners.expansion import BlockLoop, Expansion
+from kbench.learners.rows import Rows, labels
 
 
 class ExpansionLearner(Algorithm):
@@ -25,6 +28,7 @@ class ExpansionLearner(Algorithm):
     sparse_input: ClassVar[bool] = True
     #: The learner's loop reads k(x, x): a third-party kernel's ``diag`` then gives it.
     reads_self_kernel: ClassVar[bool] = False
+    _loop: BlockLoop | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -43,12 +47,25 @@ class ExpansionLearner(Algorithm):
             )
         return options[value]
 
+    def learn_with(self, loop: BlockLoop, *, signs: bool = False, **params: Any) -> None:
+        """Declare the learning path: the block ``loop`` and its keyword arguments (made once
+        here: ``learn_one`` passes them once per example, so they are the learner's state
+        objects and parameters, never values that change between calls); ``signs``: labels
+        must be −1 or +1."""
+        self._loop, self._params = loop, params
+        self._signs = self.name if signs else None
+
     def learn_predict_many(self, X: Any, y: np.ndarray) -> np.ndarray:
-        """Predict then learn the rows of X: each subclass's one learning path (one call of
-        ``self.model.learn`` with its block loop). Required: Algorithm's default, a loop
-        over ``learn_one``, would come back here, since ``learn_one`` calls this."""
-        raise NotImplementedError(
-            f"{type(self).__name__} must define learn_predict_many (its one learning path)"
+        """Predict then learn the rows of X: one call of ``self.model.learn`` with the loop
+        of :meth:`learn_with`, or a subclass's own path. One of the two is required:
+        Algorithm's default, a loop over ``learn_one``, would come back here."""
+        if self._loop is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} must call learn_with or define learn_predict_many"
+            )
+        rows = Rows.of(X)
+        return self.model.learn(
+            self._loop, rows, labels(y, rows.n, signs=self._signs), **self._params
         )
 
     def learn_one(self, x: Any, y: float) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from kbench.cython_core._bsgd import BsgdState, Maintenance, bsgd_block
-from kbench.learners import Expansion, ExpansionLearner, Rows, SparseSupportBuffer, labels
+from kbench.learners import Expansion, ExpansionLearner, Rows, SparseSupportBuffer
 
 
 class PegasosFamily(ExpansionLearner):
@@ -28,14 +28,6 @@ class PegasosFamily(ExpansionLearner):
         vector is stored, then maintenance brings the count back to B), else growable."""
         n = budget + 1 if mode == Maintenance.M_PROJECTION else 1
         self._state = BsgdState(np.zeros((n, n)))
-        # The loop's keywords, made once: learn_one passes them once per example.
-        self._params = {
-            "state": self._state,
-            "lam": self.lam,
-            "mode": mode,
-            "budget": budget,
-            "project_ball": project,
-        }
         self.model = Expansion(
             self.name,
             self.model.kernel,
@@ -45,11 +37,18 @@ class PegasosFamily(ExpansionLearner):
         )
         if mode == Maintenance.M_MERGE:
             self.model.make_room = _merge_room
+        self.learn_with(
+            bsgd_block,
+            state=self._state,
+            lam=self.lam,
+            mode=mode,
+            budget=budget,
+            project_ball=project,
+        )
 
     def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
-        rows = Rows.of(X)
-        pred = self.model.learn(bsgd_block, rows, labels(y, rows.n), **self._params)
-        self.model.scale = self._state.cs
+        pred = super().learn_predict_many(X, y)
+        self.model.scale = self._state.cs  # the factor on every coefficient, kept apart
         return pred
 
     def stats(self) -> dict[str, Any]:

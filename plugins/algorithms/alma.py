@@ -8,7 +8,7 @@ import numpy as np
 
 from kbench.api import LogUniform, hookimpl, param
 from kbench.cython_core._alma import alma_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class Alma2(ExpansionLearner):
@@ -44,13 +44,14 @@ class Alma2(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = np.array([1.0, 0.0])  # the update count k and ‖w‖²
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n, signs=self.name)
         B = 1.0 / self.alpha if self.B is None else float(self.B)
-        return self.model.learn(
-            alma_block, rows, y, state=self._state, alpha=float(self.alpha), B=B, C=float(self.C)
+        self.learn_with(
+            alma_block,
+            signs=True,
+            state=self._state,
+            alpha=float(self.alpha),
+            B=B,
+            C=float(self.C),
         )
 
 

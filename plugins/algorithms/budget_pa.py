@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from kbench.api import hookimpl, param
 from kbench.cython_core._bpa import BpaState, bpa_s_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class BudgetPA(ExpansionLearner):
@@ -45,12 +43,8 @@ class BudgetPA(ExpansionLearner):
         super().__post_init__()
         self.model.limit = self.budget
         self._state = BpaState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n, signs=self.name)
-        return self.model.learn(
-            bpa_s_block, rows, y, state=self._state, budget=int(self.budget), C=float(self.C)
+        self.learn_with(
+            bpa_s_block, signs=True, state=self._state, budget=int(self.budget), C=float(self.C)
         )
 
     def stats(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from kbench.api import hookimpl, param
 from kbench.cython_core._budget_perceptrons import ProjectronState, projectron_block, rbp_block
-from kbench.learners import ExpansionLearner, Rows, labels, seed_state
+from kbench.learners import ExpansionLearner, seed_state
 
 
 class RandomBudgetPerceptron(ExpansionLearner):
@@ -45,11 +45,7 @@ class RandomBudgetPerceptron(ExpansionLearner):
         super().__post_init__()
         self.model.limit = self.budget
         self._rng = seed_state(self.seed)
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n)
-        return self.model.learn(rbp_block, rows, y, rng=self._rng, budget=int(self.budget))
+        self.learn_with(rbp_block, rng=self._rng, budget=int(self.budget))
 
 
 class Projectron(ExpansionLearner):
@@ -98,13 +94,8 @@ class Projectron(ExpansionLearner):
         super().__post_init__()
         self.model.limit = self.budget
         self._state = ProjectronState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(
+        self.learn_with(
             projectron_block,
-            rows,
-            labels(y, rows.n),
             state=self._state,
             budget=int(self.budget),
             eta=float(self.eta),

@@ -6,7 +6,7 @@ import numpy as np
 
 from kbench.api import Choice, LogUniform, hookimpl, param
 from kbench.cython_core._duol import DuolState, duol_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class Duol(ExpansionLearner):
@@ -50,12 +50,8 @@ class Duol(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = DuolState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n, signs=self.name)
-        return self.model.learn(
-            duol_block, rows, y, state=self._state, C=float(self.C), rho=float(self.rho)
+        self.learn_with(
+            duol_block, signs=True, state=self._state, C=float(self.C), rho=float(self.rho)
         )
 
     def snapshot(self) -> dict[str, np.ndarray]:

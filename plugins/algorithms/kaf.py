@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from kbench.api import LogUniform, hookimpl, param
 from kbench.cython_core._kaf import klms_block, knlms_block, qklms_block
 from kbench.cython_core._kernels import KernelKind
 from kbench.cython_core._krls import KrlsState, krls_block
 from kbench.cython_core._krlst import KrlstState, krlst_block
 from kbench.cython_core._swkrls import SwkrlsState, swkrls_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class KLMS(ExpansionLearner):
@@ -40,9 +38,9 @@ class KLMS(ExpansionLearner):
     search_space = {"eta": LogUniform(0.01, 1.0)}
     eta: float = param(0.2, low=0.0, low_open=True)
 
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(klms_block, rows, labels(y, rows.n), eta=float(self.eta))
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.learn_with(klms_block, eta=float(self.eta))
 
 
 class QKLMS(ExpansionLearner):
@@ -74,12 +72,7 @@ class QKLMS(ExpansionLearner):
             raise ValueError(
                 f"qklms: quantizes by the Gaussian kernel's distance: use rbf, not {self.kernel}"
             )
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(
-            qklms_block, rows, labels(y, rows.n), eta=float(self.eta), epsilon=self.epsilon
-        )
+        self.learn_with(qklms_block, eta=float(self.eta), epsilon=self.epsilon)
 
 
 class KNLMS(ExpansionLearner):
@@ -117,17 +110,7 @@ class KNLMS(ExpansionLearner):
                 f"knlms: the coherence criterion needs k(x, x) = 1 (rbf, laplacian, cosine), "
                 f"not {self.kernel}"
             )
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(
-            knlms_block,
-            rows,
-            labels(y, rows.n),
-            eta=float(self.eta),
-            epsilon=self.epsilon,
-            mu0=self.mu0,
-        )
+        self.learn_with(knlms_block, eta=float(self.eta), epsilon=self.epsilon, mu0=self.mu0)
 
 
 class KRLS(ExpansionLearner):
@@ -162,13 +145,7 @@ class KRLS(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = KrlsState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n)
-        return self.model.learn(
-            krls_block, rows, y, state=self._state, tolerance=float(self.tolerance)
-        )
+        self.learn_with(krls_block, state=self._state, tolerance=float(self.tolerance))
 
 
 class SlidingWindowKRLS(ExpansionLearner):
@@ -204,12 +181,7 @@ class SlidingWindowKRLS(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = SwkrlsState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(
-            swkrls_block, rows, labels(y, rows.n), state=self._state, window=self.window, c=self.c
-        )
+        self.learn_with(swkrls_block, state=self._state, window=self.window, c=self.c)
 
 
 class KRLST(ExpansionLearner):
@@ -260,13 +232,8 @@ class KRLST(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = KrlstState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(
+        self.learn_with(
             krlst_block,
-            rows,
-            labels(y, rows.n),
             state=self._state,
             forgetting=self.forgetting,
             budget=self.budget,

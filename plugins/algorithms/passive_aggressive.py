@@ -8,7 +8,7 @@ import numpy as np
 
 from kbench.api import hookimpl, param
 from kbench.cython_core._pa import Variant, pa_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 VARIANTS = {"PA": Variant.PA, "PA-I": Variant.PA_I, "PA-II": Variant.PA_II}
 
@@ -40,12 +40,8 @@ class PassiveAggressive(ExpansionLearner):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._variant = self.choice("variant", VARIANTS)
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n, signs=self.name)
-        return self.model.learn(pa_block, rows, y, variant=self._variant, C=float(self.C))
+        variant = self.choice("variant", VARIANTS)
+        self.learn_with(pa_block, signs=True, variant=variant, C=float(self.C))
 
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of the support vectors X (dense or CSR) and their α_i = τ_i y_i."""

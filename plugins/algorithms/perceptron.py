@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from kbench.api import hookimpl
 from kbench.cython_core._perceptron import perceptron_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class KernelPerceptron(ExpansionLearner):
@@ -22,9 +20,9 @@ class KernelPerceptron(ExpansionLearner):
     paper = "Freund and Schapire (1999). Large margin classification using the perceptron algorithm. Machine Learning 37."
     tasks = frozenset({"binary", "multiclass"})
 
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        return self.model.learn(perceptron_block, rows, labels(y, rows.n))
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.learn_with(perceptron_block)
 
 
 @hookimpl

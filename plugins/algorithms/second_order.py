@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from kbench.api import LogUniform, hookimpl, param
 from kbench.cython_core._sop import SopState, sop_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class SecondOrderPerceptron(ExpansionLearner):
@@ -35,11 +33,7 @@ class SecondOrderPerceptron(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = SopState()
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n, signs=self.name)
-        return self.model.learn(sop_block, rows, y, state=self._state, a=float(self.a))
+        self.learn_with(sop_block, signs=True, state=self._state, a=float(self.a))
 
 
 @hookimpl

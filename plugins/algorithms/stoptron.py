@@ -9,7 +9,7 @@ import numpy as np
 
 from kbench.api import IntLogUniform, hookimpl, param
 from kbench.cython_core._stoptron import budget_perceptron_block
-from kbench.learners import ExpansionLearner, Rows, labels
+from kbench.learners import ExpansionLearner
 
 
 class Stoptron(ExpansionLearner):
@@ -38,15 +38,10 @@ class Stoptron(ExpansionLearner):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._state = np.zeros(1)  # the slot of the oldest support vector once B are stored
-
-    def learn_predict_many(self, X, y) -> np.ndarray:
-        rows = Rows.of(X)
-        y = labels(y, rows.n, signs=self.name)
         # A full store replaces rows in place; the toolkit marks it changed after each call.
-        return self.model.learn(
+        self.learn_with(
             budget_perceptron_block,
-            rows,
-            y,
+            signs=True,
             state=self._state,
             budget=int(self.budget),
             oldest=self.oldest,
