@@ -7,7 +7,8 @@ The module name starts with an underscore, so the registry does not load it as a
 from __future__ import annotations
 
 from kbench.api import param
-from kbench.learners import ExpansionLearner, setup_loss
+from kbench.cython_core._online_ops import OnlineConfig
+from kbench.learners import ExpansionLearner, make_cfg, setup_loss
 from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
 
 
@@ -32,6 +33,13 @@ class MarginLearner(ExpansionLearner):
         assert self.loss is not None
         self._setup = setup_loss(
             self.name, self.loss, self.task, self.n_classes, self.nu, self.margin0
+        )
+
+    def _make_cfg(self, **settings: float) -> OnlineConfig:
+        """The loop's configuration: the task, the loss, the step η, the shrinkage c and the
+        offset, which both learners pass, then the learner's own ``settings``."""
+        return make_cfg(
+            self.kernel, self._setup, eta0=self.eta, c=self.c, use_offset=self.offset, **settings
         )
 
     @property

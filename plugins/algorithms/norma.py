@@ -19,7 +19,6 @@ from kbench.learners import (
     Expansion,
     Rows,
     labels,
-    make_cfg,
     python_gradient,
 )
 from kbench.learners.online_loss import L_PYTHON, NU_OFF
@@ -97,12 +96,7 @@ class NORMA(MarginLearner):
         schedule = self.choice("schedule", SCHEDULES)
         additive = self.choice("nu_rule", NU_RULES)
         C = self._setup.n_out
-        self._cfg = make_cfg(
-            self.kernel,
-            self._setup,
-            eta0=self.eta,
-            c=self.c,
-            use_offset=self.offset,
+        self._cfg = self._make_cfg(
             schedule=int(schedule),
             tau=self.tau,
             eta_eps0=self.eta_eps,

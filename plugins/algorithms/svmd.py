@@ -23,7 +23,6 @@ from kbench.learners import (
     Rows,
     SupportBuffer,
     labels,
-    make_cfg,
     python_gradient,
 )
 from kbench.learners.online_loss import NU_OFF
@@ -125,12 +124,7 @@ class SVMD(MarginLearner):
         if self.eta_max is not None:
             check_range("svmd", "eta_max", self.eta_max, low=self.eta)
         C = self._setup.n_out
-        self._cfg = make_cfg(
-            self.kernel,
-            self._setup,
-            eta0=self.eta,
-            c=self.c,
-            use_offset=self.offset,
+        self._cfg = self._make_cfg(
             mu=self.mu,
             lam=self.lam,
             exact=exact,
