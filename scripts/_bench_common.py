@@ -1,6 +1,7 @@
 """What the benchmark scripts share: best-of timings, the memory floor of a kernel row,
-the fastest of several runs of a task, the do-nothing learners of the asv suite, the
-processes below a process, and the learners of the SVMD paper's digit experiments.
+the fastest of several runs of a task, the fastest of several fresh learners over one
+stream, the do-nothing learners of the asv suite, the processes below a process, and the
+learners of the SVMD paper's digit experiments.
 
 The scripts run as ``python scripts/bench_x.py``, which puts this folder first on
 ``sys.path``: they import this module as ``_bench_common``.
@@ -67,6 +68,22 @@ def fastest_run(task: Any, repeat: int, *, trace_memory: bool = True) -> tuple[A
             best, best_cpu = result, cpu
     assert best is not None
     return best, best_cpu
+
+
+def fastest_learner(
+    make: Callable[[], Any], X: np.ndarray, y: np.ndarray, repeat: int
+) -> tuple[float, Any, np.ndarray]:
+    """``repeat`` fresh learners from ``make`` each predict then learn X, y through
+    ``learn_predict_many``: the CPU seconds of the fastest, the last learner and its
+    predictions (the learners are deterministic, so any one stands for all)."""
+    best, model, pred = np.inf, None, None
+    for _ in range(repeat):
+        model = make()
+        t0 = time.process_time()
+        pred = model.learn_predict_many(X, y)
+        best = min(best, time.process_time() - t0)
+    assert pred is not None
+    return best, model, pred
 
 
 def idle_learners() -> tuple[type, type]:

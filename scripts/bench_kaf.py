@@ -19,10 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from functools import partial
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
+from _bench_common import fastest_learner
 
 from kbench.api import get_registry
 
@@ -50,13 +52,9 @@ def main() -> None:
     print(f"mackey_glass tau=30, {args.n} examples, rbf gamma 1, best of {args.repeat}")
     print(f"{'learner':32} {'µs/example':>10} {'centres':>8} {'online dB':>10} {'test dB':>8}")
     for spec in LEARNERS:
-        best, model, pred = np.inf, None, None
-        for _ in range(args.repeat):
-            extra = {"loss": reg.create("loss", "squared")} if spec.startswith("norma") else {}
-            model = reg.create("algorithm", spec, kernel=kernel, task="regression", **extra)
-            t0 = time.process_time()
-            pred = model.learn_predict_many(data.X, data.y)
-            best = min(best, time.process_time() - t0)
+        extra = {"loss": reg.create("loss", "squared")} if spec.startswith("norma") else {}
+        make = partial(reg.create, "algorithm", spec, kernel=kernel, task="regression", **extra)
+        best, model, pred = fastest_learner(make, data.X, data.y, args.repeat)
         half = args.n // 2
         online = 10 * np.log10(np.mean((pred[half:] - data.y[half:]) ** 2))
         test = 10 * np.log10(np.mean((model.predict_many(data.X_test) - data.y_test) ** 2))

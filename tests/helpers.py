@@ -50,6 +50,14 @@ def kbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
     )
 
 
+def kbench_run(out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``kbench run ARGS`` without worker processes, its results written to ``out``: it must
+    succeed. Its output as text."""
+    proc = kbench("run", *args, "--workers", "0", "--out", str(out), timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
 def kill_9_after(args: list[str], out: Path, tasks: int) -> set[str]:
     """Start ``kbench ARGS`` writing to ``out``, SIGKILL it once ``out`` holds ``tasks`` task
     files (or after 120 s), and return the names of the task files it left."""
@@ -73,6 +81,22 @@ def assert_runs(out: Path, statuses: dict[str, str], reasons: dict[str, str]) ->
         assert re.fullmatch(pattern, reason, re.DOTALL), reason
 
 
+def read_terminal(master: int) -> bytes:
+    """All a child wrote to the pseudo-terminal whose master end is ``master``, read until the
+    child closes it; closes ``master``."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return b"".join(chunks)
+
+
 def script(name: str) -> ModuleType:
     """``scripts/<name>.py`` as a module (a script's main runs only as ``__main__``); it
     imports ``_bench_common`` as it does when run, from the folder of scripts."""
@@ -89,6 +113,11 @@ def rbf(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     """exp(−γ‖a − b‖²) for every pair of rows of A and B."""
     A, B = np.atleast_2d(A), np.atleast_2d(B)
     return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+
+def linear_gram(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """aᵀb for every pair of rows of A and B: the linear kernel's Gram matrix."""
+    return A @ B.T
 
 
 def rbf_of(gamma: float) -> Callable[[np.ndarray, np.ndarray], float]:
@@ -300,6 +329,21 @@ def same_with_a_tiny_cache(
     assert st["cache_rows"] == 0 and st["cache_hits"] == 0 and st["cache_misses"] > 0
     assert sb["cache_hits"] > 0
     return sb, st
+
+
+def ovr_error(base: str) -> float:
+    """The online error, over the second half, of ``ovr[base=<base>]`` (RBF γ = 0.5) on 240
+    examples of three well-separated Gaussian blobs in a seeded order."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 2)) + np.repeat([[0, 3], [3, 0], [-3, -3]], 80, axis=0)
+    y = np.repeat([0.0, 1.0, 2.0], 80)
+    order = rng.permutation(240)
+    X, y = np.ascontiguousarray(X[order]), y[order]
+    model = create(
+        f"ovr[base={base}]", kernel="rbf[gamma=0.5]", loss=None, task="multiclass", n_classes=3
+    )
+    pred = model.learn_predict_many(X, y)
+    return float(np.mean(pred[120:] != y[120:]))
 
 
 def assert_block_labels(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import NumpyRBF, assert_one_line_error, checkerboard, create, prequential, rbf
+from helpers import NumpyRBF, checkerboard, create, prequential, rbf
 
 GAMMA = 0.5
 
@@ -95,23 +95,3 @@ def test_a_zero_row_is_not_learned() -> None:
     model = create("alma2", kernel="linear", loss=None)
     model.learn_predict_many(np.zeros((3, 2)), np.array([1.0, -1.0, 1.0]))
     assert model.stats()["n_support"] == 0
-
-
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        ("alma2[alpha=0]", r"alma2: alpha must be in \(0.0, 1.0\], got 0.0"),
-        ("alma2[alpha=1.5]", r"alma2: alpha must be in \(0.0, 1.0\], got 1.5"),
-        ("alma2[B=0]", r"alma2: B must be in \(0.0, inf\], got 0.0"),
-        ("alma2[C=-1]", r"alma2: C must be in \(0.0, inf\], got -1.0"),
-    ],
-)
-def test_bad_parameters_are_one_line_errors(spec, message) -> None:
-    assert_one_line_error(spec, message)
-
-
-def test_bad_labels_are_refused(data) -> None:
-    X, _ = data
-    model = create("alma2", kernel="rbf", loss=None)
-    with pytest.raises(ValueError, match="alma2"):
-        model.learn_predict_many(X[:3], np.array([0.0, 1.0, 2.0]))

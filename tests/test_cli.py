@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from conftest import MISBEHAVING
-from helpers import KBENCH, assert_runs, kbench
+from helpers import KBENCH, assert_runs, kbench, kbench_run
 
 DIGITS = "digits[positive=5-9,scale=minmax,test_size=0.3,n=400]"
 
@@ -89,12 +89,11 @@ def test_query_budget_from_the_command_line_and_a_study(tmp_path: Path) -> None:
     """--max-queries (or max_queries in a study) stops every task at its label budget; the
     runs still compare, on the examples both saw."""
     out = tmp_path / "r"
-    proc = kbench(
-        "run", "-a", "perceptron", "-a", "active_margin[base=perceptron,width=0.5]",
-        "-k", "rbf[gamma=0.05]", "-d", DIGITS, "--max-queries", "60", "--workers", "0",
-        "--out", str(out),
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    kbench_run(
+        out,
+        *("-a", "perceptron", "-a", "active_margin[base=perceptron,width=0.5]"),
+        *("-k", "rbf[gamma=0.05]", "-d", DIGITS, "--max-queries", "60"),
+    )
     runs = pd.read_parquet(out / "runs.parquet").set_index("algorithm")
     assert (runs["labels_queried"] == 60).all() and (runs["query_budget"] == 60).all()
     assert runs.loc["perceptron", "stopped_at"] == 60

@@ -605,6 +605,20 @@ except KeyboardInterrupt:
 """
 
 
+def run_program(
+    program: Path, text: str, hook: str, times: int
+) -> list[subprocess.CompletedProcess]:
+    """``text`` written to ``program`` and run ``times`` times with ``hook`` (``kbench`` or
+    ``python``) as its argument: each run's result."""
+    program.write_text(text)
+    return [
+        subprocess.run(
+            [sys.executable, str(program), hook], capture_output=True, text=True, timeout=60
+        )
+        for _ in range(times)
+    ]
+
+
 @pytest.mark.parametrize("hook", ["kbench", "python"])
 def test_ctrl_c_inside_a_weakref_callback_is_delivered_again(tmp_path: Path, hook) -> None:
     """Python prints and drops a KeyboardInterrupt raised inside a weakref callback (the
@@ -613,12 +627,10 @@ def test_ctrl_c_inside_a_weakref_callback_is_delivered_again(tmp_path: Path, hoo
     the main thread is already asleep when the Ctrl-C comes again is a race, and a Ctrl-C
     that only sets Python's flag (``_thread.interrupt_main``) leaves a sleeping thread
     asleep in about one run in three."""
-    program = tmp_path / "callback.py"
-    program.write_text(CTRL_C_IN_A_CALLBACK)
-    for _ in range(5 if hook == "kbench" else 1):
-        done = subprocess.run(
-            [sys.executable, str(program), hook], capture_output=True, text=True, timeout=60
-        )
+    runs = run_program(
+        tmp_path / "callback.py", CTRL_C_IN_A_CALLBACK, hook, 5 if hook == "kbench" else 1
+    )
+    for done in runs:
         if hook == "kbench":
             assert (done.stdout, done.stderr) == ("interrupted\n", "")
     if hook == "python":
@@ -658,12 +670,10 @@ def test_an_error_after_a_dropped_ctrl_c_is_the_interruption(tmp_path: Path, hoo
     Ctrl-C is delivered again (as a report did: "Invalid affine transformation matrix").
     kbench takes that error for the interruption: exit 130, one line, no traceback. The
     control, without kbench's hook (``main`` alone), shows the traceback."""
-    program = tmp_path / "dropped.py"
-    program.write_text(ERROR_AFTER_A_DROPPED_CTRL_C)
-    for _ in range(3 if hook == "kbench" else 1):
-        done = subprocess.run(
-            [sys.executable, str(program), hook], capture_output=True, text=True, timeout=60
-        )
+    runs = run_program(
+        tmp_path / "dropped.py", ERROR_AFTER_A_DROPPED_CTRL_C, hook, 3 if hook == "kbench" else 1
+    )
+    for done in runs:
         if hook == "kbench":
             assert (done.returncode, done.stderr) == (130, "kbench: interrupted\n")
     if hook == "python":

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helpers import kbench
+from helpers import kbench, kbench_run
 from kbench.core.errors import SpecError
 from kbench.core.specs import Spec, check_labels, split_label
 
@@ -50,12 +50,11 @@ def test_one_label_per_spec_and_spec_per_label() -> None:
 
 def test_labels_reach_results_and_every_view(tmp_path: Path) -> None:
     out = tmp_path / "r"
-    proc = kbench(
-        "run", "-a", "perceptron@PER", "-a", "norma[eta=0.5,c=0.001,budget=100]@NORMA-100",
-        "-k", "rbf[gamma=0.05]", "-d", DIGITS, "--seeds", "0-1", "--workers", "0",
-        "--out", str(out),
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    proc = kbench_run(
+        out,
+        *("-a", "perceptron@PER", "-a", "norma[eta=0.5,c=0.001,budget=100]@NORMA-100"),
+        *("-k", "rbf[gamma=0.05]", "-d", DIGITS, "--seeds", "0-1"),
+    )
     assert "PER" in proc.stdout and "NORMA-100" in proc.stdout
     assert "norma[" not in proc.stdout  # the label stands for the spec
     runs = pd.read_parquet(out / "runs.parquet")

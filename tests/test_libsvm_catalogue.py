@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import read_terminal
 from kbench.core.errors import DataError
 from kbench.core.registry import get_registry
 from kbench.data.downloads import decompress, download
@@ -493,16 +494,7 @@ def test_a_terminal_shows_a_progress_bar(tmp_path, server):
     env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=slave, env=env)
     os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
+    shown = read_terminal(master)
     assert proc.wait(timeout=60) == 0
     assert (tmp_path / "dl" / "big").read_bytes() == payload
     text = shown.decode(errors="replace")

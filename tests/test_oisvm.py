@@ -5,14 +5,23 @@ squared hinge over every example seen."""
 from __future__ import annotations
 
 import pickle
+from functools import partial
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from helpers import NumpyRBF, assert_one_line_error, checkerboard, create, prequential, rbf
+from helpers import (
+    NumpyRBF,
+    checkerboard,
+    create,
+    linear_gram,
+    prequential,
+    rbf,
+)
 
 GAMMA = 0.5
+gram_rbf = partial(rbf, gamma=GAMMA)
 
 
 def oisvm_reference(X, y, C, eta, steps, gram):
@@ -49,14 +58,6 @@ def oisvm_reference(X, y, C, eta, steps, gram):
     return np.array(f_all), np.array(B), beta, left
 
 
-def gram_rbf(A, B):
-    return rbf(A, B, GAMMA)
-
-
-def gram_linear(A, B):
-    return A @ B.T
-
-
 @pytest.fixture(scope="module")
 def data():
     X, y = checkerboard(300, seed=1, noise=0.05)
@@ -90,7 +91,7 @@ def test_the_linear_kernel_stops_at_the_dimension() -> None:
     rng = np.random.default_rng(3)
     X = rng.normal(size=(200, 5))
     y = np.where(X @ rng.normal(size=5) + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
-    f, basis, beta, _ = oisvm_reference(X, y, 1.0, 0.01, 20, gram_linear)
+    f, basis, beta, _ = oisvm_reference(X, y, 1.0, 0.01, 20, linear_gram)
     model = create("oisvm[C=1.0,eta=0.01]", kernel="linear", loss=None)
     got = model.learn_predict_many(X, y)
     assert len(basis) == 5 and np.array_equal(model.snapshot()["basis"], basis)
@@ -162,26 +163,8 @@ def test_refused_rows_leave_the_learner_as_it_was(data) -> None:
     assert model._state.t == len(y) == model._state.history.size
 
 
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        ("oisvm[C=0]", r"oisvm: C must be in \(0.0, inf\], got 0.0"),
-        ("oisvm[eta=0]", r"oisvm: eta must be in \(0.0, inf\], got 0.0"),
-        ("oisvm[eta=-1]", r"oisvm: eta must be in \(0.0, inf\]"),
-        ("oisvm[newton_steps=0]", r"oisvm: newton_steps must be in \[1, inf\], got 0"),
-    ],
-)
-def test_bad_parameters_are_one_line_errors(spec, message) -> None:
-    assert_one_line_error(spec, message)
-
-
-def test_what_it_cannot_learn_is_refused(data) -> None:
-    X, _ = data
+def test_a_third_party_kernel_is_refused() -> None:
+    """(Its bad labels, tasks and parameters: tests/test_duol.py, with DUOL's and ALMA₂'s.)"""
     with pytest.raises(ValueError, match=r"oisvm: .* use a built-in kernel") as err:
         create("oisvm", kernel=NumpyRBF(gamma=GAMMA), loss=None)
     assert "\n" not in str(err.value)
-    model = create("oisvm", kernel="rbf", loss=None)
-    with pytest.raises(ValueError, match="oisvm"):
-        model.learn_predict_many(X[:3], np.array([0.0, 1.0, 2.0]))
-    with pytest.raises(ValueError):
-        create("oisvm", kernel="rbf", loss=None, task="regression")

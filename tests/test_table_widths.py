@@ -19,7 +19,7 @@ import pytest
 from rich.cells import cell_len
 from test_report_layout import WIDE_STUDY
 
-from helpers import KBENCH, kbench
+from helpers import KBENCH, kbench, kbench_run, read_terminal
 from kbench.execution.study import DEFAULT_STUDY
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -35,18 +35,9 @@ def in_terminal(columns: int, *args: str) -> str:
         [*KBENCH, *args], stdout=slave, stderr=subprocess.DEVNULL, env=env, close_fds=True
     )
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
+    shown = read_terminal(master)
     assert proc.wait(timeout=300) == 0
-    return ANSI.sub("", b"".join(chunks).decode().replace("\r\n", "\n"))
+    return ANSI.sub("", shown.decode().replace("\r\n", "\n"))
 
 
 def first_column(text: str) -> str:
@@ -57,8 +48,7 @@ def first_column(text: str) -> str:
 
 def _run(tmp: Path, *args: str) -> tuple[Path, list[str]]:
     out = tmp / "results"
-    proc = kbench("run", *args, "--workers", "0", "--out", str(out), timeout=900)
-    assert proc.returncode == 0, proc.stderr
+    kbench_run(out, *args, timeout=900)
     rows = json.loads(kbench("show", str(out), "--format", "json").stdout)["rows"]
     return out, sorted({r["configuration"] for r in rows})
 
@@ -77,24 +67,6 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     study = tmp / "wide.toml"
     study.write_text(WIDE_STUDY)
     return _run(tmp, str(study))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("columns", [80, 200])
-@pytest.mark.parametrize("which", ["default_small", "wide"])
-def test_show_fits_the_terminal_without_cutting_a_name(
-    columns: int, which: str, request: pytest.FixtureRequest
-) -> None:
-    out, labels = request.getfixturevalue(which)
-    text = in_terminal(columns, "show", str(out))
-    too_wide = [ln for ln in text.splitlines() if cell_len(ln) > columns]
-    assert too_wide == [], too_wide[:3]
-    assert "…" not in text
-    joined = first_column(text)
-    for label in labels:
-        assert label.replace(" ", "") in joined, label
-    assert "rows by mean online error over the seeds" in text
-    assert re.search(r"0\.\d{4} ± 0\.\d{4} +│ +0\.\d{4} ± 0\.\d{4}", text)  # ± for both errors
 
 
 def test_first_column_check_fails_on_a_cut_name() -> None:
@@ -142,29 +114,37 @@ def test_show_and_compare_agree_on_labels_order_and_marks(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("command", ["show", "compare"])
 @pytest.mark.parametrize("columns", [80, 200])
 @pytest.mark.parametrize("which", ["default_small", "wide"])
-def test_compare_fits_the_terminal_without_cutting_a_name(
-    columns: int, which: str, request: pytest.FixtureRequest
+def test_views_fit_the_terminal_without_cutting_a_name(
+    command: str, columns: int, which: str, request: pytest.FixtureRequest
 ) -> None:
-    """At 80 columns the configurations get short ids (C1, C2, ...) with a legend that
-    names each in full; the rank and win/tie/loss tables split their columns over several
-    tables, a long data-set name folds in its column's head, and a verdict's reason is
-    said once under its table."""
+    """No line wider than the terminal and no name cut, in show and compare. show names
+    every configuration whole in its first column (a long one folds onto more lines) and
+    gives both errors as mean ± sd. compare, at 80 columns, gives the configurations short
+    ids (C1, C2, ...) with a legend that names each in full; the rank and win/tie/loss
+    tables split their columns over several tables, a long data-set name folds in its
+    column's head, and a verdict's reason is said once under its table."""
     out, labels = request.getfixturevalue(which)
-    text = in_terminal(columns, "compare", str(out))
+    text = in_terminal(columns, command, str(out))
     too_wide = [ln for ln in text.splitlines() if cell_len(ln) > columns]
     assert too_wide == [], too_wide[:3]
     assert "…" not in text
-    flat = "".join(text.split())  # folded lines joined
+    # show's first column, or all compare printed, its folded lines joined
+    names = first_column(text) if command == "show" else "".join(text.split())
     for label in labels:
-        assert label.replace(" ", "") in flat, label
+        assert label.replace(" ", "") in names, label
+    if command == "show":
+        assert "rows by mean online error over the seeds" in text
+        assert re.search(r"0\.\d{4} ± 0\.\d{4} +│ +0\.\d{4} ± 0\.\d{4}", text)  # both errors
+        return
     shown = json.loads(kbench("show", str(out), "--format", "json").stdout)["rows"]
     for stream in {r["stream"] for r in shown}:  # every data set named whole
-        assert stream.replace(" ", "") in flat, stream
+        assert stream.replace(" ", "") in names, stream
     if columns == 80:
         assert "in the tables below" in text and re.search(r"A C\d+ ", text)
-        assert "(1)2seeds:cannotbesignificant" in flat  # the reason once, numbered
+        assert "(1)2seeds:cannotbesignificant" in names  # the reason once, numbered
 
 
 @pytest.mark.slow

@@ -86,10 +86,8 @@ class DaskExecutor(TaskLimits):
         return cls(
             scheduler=settings.scheduler,
             workers=settings.workers,
-            timeout=settings.timeout,
-            max_memory=settings.max_memory,
-            trace_memory=settings.trace_memory,
             say=settings.say,
+            **cls.limits_of(settings),
         )
 
     def describe(self) -> str:
@@ -316,13 +314,7 @@ class _Flight:
     def submit(self, client: Any, task: Task, limits: TaskLimits) -> None:
         key = _key(task)
         fut = client.submit(
-            execute_isolated_pickled,
-            task,
-            timeout=limits.timeout,
-            max_memory=limits.max_memory,
-            trace_memory=limits.trace_memory,
-            key=key,
-            pure=False,
+            execute_isolated_pickled, task, **TaskLimits.limits_of(limits), key=key, pure=False
         )
         self.futures[key] = fut
         self.tasks[key] = task

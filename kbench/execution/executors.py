@@ -226,6 +226,16 @@ class TaskLimits:
     max_memory: int | None = None
     trace_memory: bool = True
 
+    @staticmethod
+    def limits_of(source: TaskLimits | ExecutorSettings) -> dict[str, Any]:
+        """The limits ``source`` (an executor, or ``kbench run``'s settings) sets, as the
+        keyword arguments of an executor's class or of :func:`execute_isolated`."""
+        return {
+            "timeout": source.timeout,
+            "max_memory": source.max_memory,
+            "trace_memory": source.trace_memory,
+        }
+
 
 @dataclass
 class LocalExecutor(TaskLimits):
@@ -259,12 +269,7 @@ class LocalExecutor(TaskLimits):
             raise KbenchError(
                 "--timeout and --max-memory need worker processes (--workers 1 or more)"
             )
-        return cls(
-            settings.workers,
-            timeout=settings.timeout,
-            max_memory=settings.max_memory,
-            trace_memory=settings.trace_memory,
-        )
+        return cls(settings.workers, **cls.limits_of(settings))
 
     def describe(self) -> str:
         """One line for the progress display."""

@@ -117,6 +117,31 @@ def mean_sd(values: Sequence[float] | pd.Series, spec: str = ".3f") -> str:
     return f"{format(v.mean(), spec)} ± {format(v.std(ddof=1), spec)}"
 
 
+def side_by_side(
+    column: str, template: str, spec: str = ".2f", *, scale: float = 1.0
+) -> Callable[[pd.DataFrame, pd.DataFrame], str]:
+    """A ``describe`` for :func:`fewer_than` and :func:`same_as`: ``template`` with the two
+    arms' :func:`mean_sd` of ``column`` (times ``scale``, formatted by ``spec``) in its two
+    ``{}``, arm a's first."""
+
+    def describe(a: pd.DataFrame, b: pd.DataFrame) -> str:
+        return template.format(
+            *(mean_sd(scale * arm[column].astype(float), spec) for arm in (a, b))
+        )
+
+    return describe
+
+
+def in_db(metric: str, column: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A ``prepare`` for :func:`fewer_than` and :func:`same_as`: adds ``column``, the runs'
+    ``metric`` (an MSE) in decibels, 10 log10."""
+
+    def prepare(runs: pd.DataFrame) -> pd.DataFrame:
+        return runs.assign(**{column: 10 * np.log10(runs[metric].astype(float))})
+
+    return prepare
+
+
 def paired(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> dict[str, Any]:
     """Paired test of ``metric`` (a − b) over the streams both arms ran on.
 
@@ -145,6 +170,14 @@ def adjust(*tests: dict[str, Any]) -> None:
     adjusted = holm([t["p"] for t in tests])
     for t, p in zip(tests, adjusted, strict=True):
         t["p_holm"], t["family"] = float(p), len(tests)
+
+
+def holm_paired(*comparisons: tuple[pd.DataFrame, pd.DataFrame, str]) -> list[dict[str, Any]]:
+    """The paired tests (:func:`paired`) of one claim's comparisons, each ``(a, b, metric)``,
+    in order, Holm over them (:func:`adjust`)."""
+    tests = [paired(a, b, metric) for a, b, metric in comparisons]
+    adjust(*tests)
+    return tests
 
 
 def significant(t: dict[str, Any], lower: bool = True) -> bool:
@@ -231,8 +264,7 @@ def _paired_arms(
     need(arm_a, arm_b)
     if prepare is not None:
         arm_a, arm_b = prepare(arm_a), prepare(arm_b)
-    t = paired(arm_a, arm_b, metric)
-    adjust(t)
+    [t] = holm_paired((arm_a, arm_b, metric))
     return arm_a, arm_b, t
 
 

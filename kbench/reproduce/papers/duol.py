@@ -15,11 +15,9 @@ from kbench.results.store import Results
 def _fewer_mistakes(rival: str, label: str):
     """The claim that DUOL makes fewer online mistakes than ``rival`` (an algorithm name)."""
 
-    def describe(duol, other) -> str:
-        return (
-            f"mistake rate DUOL {evidence.mean_sd(100 * duol['online_error'].astype(float), '.2f')}%, "
-            f"{label} {evidence.mean_sd(100 * other['online_error'].astype(float), '.2f')}%"
-        )
+    describe = evidence.side_by_side(
+        "online_error", f"mistake rate DUOL {{}}%, {label} {{}}%", scale=100
+    )
 
     def evaluate(results: Results) -> Finding:
         return evidence.fewer_than(

@@ -20,10 +20,9 @@ def _huller_vs_libsvm(results: Results) -> Finding:
     h1 = evidence.select(results, "huller", epochs=1)
     lib = evidence.select(results, "libsvm")
     evidence.need(h1, lib)
-    t = evidence.paired(h1, lib, "test_error")
-    evidence.adjust(t)
+    [t] = evidence.holm_paired((h1, lib, "test_error"))
     gap = 100 * t["mean_diff"]
-    value = f"HULLER×1 {evidence.mean_sd(100 * h1['test_error'].astype(float), '.2f')}%, LIBSVM {evidence.mean_sd(100 * lib['test_error'].astype(float), '.2f')}%"
+    value = evidence.side_by_side("test_error", "HULLER×1 {}%, LIBSVM {}%", scale=100)(h1, lib)
     why = f"gap {gap:+.2f} pt; {evidence.seedtest(t)}"
     return evidence.about_the_same(t, value, 0.005, "0.5 pt", why)
 
@@ -34,8 +33,7 @@ def _huller_sparser(results: Results) -> Finding:
     lib = evidence.select(results, "libsvm")
     h2 = evidence.select(results, "huller", epochs=2)
     evidence.need(h1, lib)
-    t = evidence.paired(h1, lib, "n_support")
-    evidence.adjust(t)
+    [t] = evidence.holm_paired((h1, lib, "n_support"))
     value = f"#SV HULLER×1 {evidence.mean_sd(h1['n_support'], '.0f')}, ×2 {evidence.mean_sd(h2['n_support'], '.0f')}, LIBSVM {evidence.mean_sd(lib['n_support'], '.0f')}"
     return evidence.fewer(t, value, "not fewer")
 
@@ -48,13 +46,8 @@ def _huller_perceptron(results: Results) -> Finding:
     h1 = evidence.select(results, "huller", epochs=1)
     ap = evidence.select(results, "averaged_perceptron", epochs=1)
     evidence.need(h1, ap)
-    t = evidence.paired(ap, h1, "test_error")
-    t_on = evidence.paired(ap, h1, "online_error")
-    evidence.adjust(t, t_on)
-    value = (
-        f"AP×1 {evidence.mean_sd(100 * ap['test_error'].astype(float), '.2f')}%, "
-        f"HULLER×1 {evidence.mean_sd(100 * h1['test_error'].astype(float), '.2f')}%"
-    )
+    t, t_on = evidence.holm_paired((ap, h1, "test_error"), (ap, h1, "online_error"))
+    value = evidence.side_by_side("test_error", "AP×1 {}%, HULLER×1 {}%", scale=100)(ap, h1)
     why = f"held-out: {evidence.seedtest(t)} (AP first); online: {evidence.seedtest(t_on)}"
     worse = t["mean_diff"] > 0 and t_on["mean_diff"] > 0
     if worse and (evidence.significant(t, lower=False) or evidence.significant(t_on, lower=False)):

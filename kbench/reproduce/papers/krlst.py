@@ -9,8 +9,6 @@ checked in its words: a lower error on the new target, paired over seeds.
 
 from __future__ import annotations
 
-import numpy as np
-
 from kbench.reproduce import evidence
 from kbench.reproduce.verdicts import Claim, Finding, Paper
 from kbench.results.store import Results
@@ -19,17 +17,12 @@ from kbench.results.store import Results
 def _lower(metric: str, what: str):
     """The claim that KRLS-T's ``metric`` (an MSE) is below ALD-KRLS's, compared in dB."""
 
-    def in_db(runs):
-        return runs.assign(db=10 * np.log10(runs[metric].astype(float)))
-
-    def describe(krlst, krls) -> str:
-        return (
-            f"{what} KRLS-T {evidence.mean_sd(krlst['db'], '.1f')} dB, "
-            f"ALD-KRLS {evidence.mean_sd(krls['db'], '.1f')} dB"
-        )
+    describe = evidence.side_by_side("db", f"{what} KRLS-T {{}} dB, ALD-KRLS {{}} dB", ".1f")
 
     def evaluate(results: Results) -> Finding:
-        return evidence.fewer_than(results, "krlst", "krls", "db", describe, prepare=in_db)
+        return evidence.fewer_than(
+            results, "krlst", "krls", "db", describe, prepare=evidence.in_db(metric, "db")
+        )
 
     evaluate.__doc__ = f"KRLS-T's {what} is below ALD-KRLS's (in dB, paired over seeds)."
     return evaluate

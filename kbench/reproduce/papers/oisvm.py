@@ -38,18 +38,12 @@ def _same_accuracy(results: Results) -> Finding:
     def in_points(runs):
         return runs.assign(test_pp=100 * runs["test_error"].astype(float))
 
-    def describe(oi, svm) -> str:
-        return (
-            f"test error OISVM {evidence.mean_sd(oi['test_pp'], '.2f')}%, "
-            f"SVM {evidence.mean_sd(svm['test_pp'], '.2f')}%"
-        )
-
     return evidence.same_as(
         results,
         "oisvm",
         "libsvm",
         "test_pp",
-        describe,
+        evidence.side_by_side("test_pp", "test error OISVM {}%, SVM {}%"),
         margin=MARGIN_PP,
         within=f"{MARGIN_PP:g} point",
         unit=" points",

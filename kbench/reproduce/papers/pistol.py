@@ -27,8 +27,7 @@ def _pistol_vs_asgd(results: Results) -> Finding:
     best = min(means, key=lambda eta: means[eta])
     median_eta = sorted(means, key=lambda eta: means[eta])[len(means) // 2]
     e_p = pis["test_error"].astype(float)
-    t = evidence.paired(pis, by_eta[median_eta], "test_error")
-    evidence.adjust(t)
+    [t] = evidence.holm_paired((pis, by_eta[median_eta], "test_error"))
     value = f"PiSTOL {evidence.mean_sd(e_p)}, best ASGD (η={best}) {evidence.mean_sd(by_eta[best]['test_error'])}"
     ok_best = e_p.mean() <= means[best] + 0.01
     why = f"vs median-η ASGD (η={median_eta}): {evidence.seedtest(t)}"
@@ -55,8 +54,7 @@ def _pistol_vs_svm(results: Results) -> Finding:
     svm = evidence.select(results, "libsvm")
     evidence.need(pis, svm)
     e_p, e_s = pis["test_error"].astype(float), svm["test_error"].astype(float)
-    t = evidence.paired(pis, svm, "test_error")
-    evidence.adjust(t)
+    [t] = evidence.holm_paired((pis, svm, "test_error"))
     gap = e_p.mean() - e_s.mean()
     sd = float(np.sqrt((e_p.var(ddof=1) + e_s.var(ddof=1)) / 2)) if len(e_p) > 1 else 0.0
     tol = max(0.01, 2 * sd)

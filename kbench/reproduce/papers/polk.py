@@ -43,9 +43,7 @@ def _polk_vs_bsgd(results: Results) -> Finding:
     polk = evidence.select(results, "polk")
     bsgd = evidence.select(results, "bsgd")
     evidence.need(polk, bsgd)
-    t = evidence.paired(polk, bsgd, "test_error")
-    t_on = evidence.paired(polk, bsgd, "online_error")
-    evidence.adjust(t, t_on)
+    t, t_on = evidence.holm_paired((polk, bsgd, "test_error"), (polk, bsgd, "online_error"))
     value = f"POLK {evidence.mean_sd(100 * polk['test_error'].astype(float), '.2f')}% (M {evidence.mean_sd(polk['n_support'], '.0f')}), BSGD {evidence.mean_sd(100 * bsgd['test_error'].astype(float), '.2f')}%"
     why = f"held-out: {evidence.seedtest(t)}; online: {evidence.seedtest(t_on)}"
     if evidence.significant(t) and t_on["mean_diff"] < 0:

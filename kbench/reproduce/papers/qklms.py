@@ -7,8 +7,6 @@ are checked in their words, not against its numbers.
 
 from __future__ import annotations
 
-import numpy as np
-
 from kbench.reproduce import evidence
 from kbench.reproduce.verdicts import Claim, Finding, Paper
 from kbench.results.store import Results
@@ -20,12 +18,7 @@ MARGIN_DB = 1.0
 def _smaller_dictionary(results: Results) -> Finding:
     """Fig. 2: QKLMS's network is far smaller than KLMS's (which keeps every example)."""
 
-    def describe(qk, k) -> str:
-        return (
-            f"QKLMS {evidence.mean_sd(qk['n_support'], '.0f')} centres, "
-            f"KLMS {evidence.mean_sd(k['n_support'], '.0f')}"
-        )
-
+    describe = evidence.side_by_side("n_support", "QKLMS {} centres, KLMS {}", ".0f")
     return evidence.fewer_than(
         results, "qklms", "klms", "n_support", describe, otherwise="not smaller"
     )
@@ -34,25 +27,16 @@ def _smaller_dictionary(results: Results) -> Finding:
 def _same_accuracy(results: Results) -> Finding:
     """Fig. 2: at about KLMS's testing MSE (in dB, equivalent within MARGIN_DB by TOST)."""
 
-    def in_db(runs):
-        return runs.assign(test_db=10 * np.log10(runs["test_error"].astype(float)))
-
-    def describe(qk, k) -> str:
-        return (
-            f"testing MSE QKLMS {evidence.mean_sd(qk['test_db'], '.2f')} dB, "
-            f"KLMS {evidence.mean_sd(k['test_db'], '.2f')} dB"
-        )
-
     return evidence.same_as(
         results,
         "qklms",
         "klms",
         "test_db",
-        describe,
+        evidence.side_by_side("test_db", "testing MSE QKLMS {} dB, KLMS {} dB"),
         margin=MARGIN_DB,
         within=f"{MARGIN_DB:g} dB",
         unit=" dB",
-        prepare=in_db,
+        prepare=evidence.in_db("test_error", "test_db"),
     )
 
 

@@ -35,8 +35,7 @@ def _ramp_accuracy(results: Results) -> Finding:
     gain_i = acc["OnlineSVM^R"].mean() - acc["IDSVM"].mean()
     gain_l = acc["OnlineSVM^R"].mean() - acc["LIBSVM"].mean()
     sv_ratio = r["n_support"].mean() / max(i["n_support"].mean(), 1.0)
-    t_i, t_l = evidence.paired(r, i, "test_error"), evidence.paired(r, lib, "test_error")
-    evidence.adjust(t_i, t_l)
+    t_i, t_l = evidence.holm_paired((r, i, "test_error"), (r, lib, "test_error"))
     value = (
         f"accuracy R {evidence.mean_sd(acc['OnlineSVM^R'], '.1f')}, IDSVM {evidence.mean_sd(acc['IDSVM'], '.1f')}, "
         f"LIBSVM {evidence.mean_sd(acc['LIBSVM'], '.1f')}; #SV R/IDSVM {sv_ratio:.2f}"
@@ -57,8 +56,7 @@ def _ramp_accuracy(results: Results) -> Finding:
 def _ramp_sparsity(results: Results) -> Finding:
     """Claim 12: OnlineSVM^R keeps fewer support vectors than IDSVM."""
     a = _ramp_arms(results)
-    t = evidence.paired(a["OnlineSVM^R"], a["IDSVM"], "n_support")
-    evidence.adjust(t)
+    [t] = evidence.holm_paired((a["OnlineSVM^R"], a["IDSVM"], "n_support"))
     value = f"#SV R {evidence.mean_sd(a['OnlineSVM^R']['n_support'], '.0f')}, IDSVM {evidence.mean_sd(a['IDSVM']['n_support'], '.0f')}"
     return evidence.fewer(t, value, "not sparser")
 
@@ -70,9 +68,9 @@ def _ramp_pa(results: Results) -> Finding:
     sv = {k: v["n_support"].astype(float).mean() for k, v in a.items()}
     worst = max(err, key=lambda k: err[k])
     densest = max(sv, key=lambda k: sv[k])
-    t_e = evidence.paired(a["PA"], a["OnlineSVM^R"], "test_error")
-    t_s = evidence.paired(a["PA"], a["OnlineSVM^R"], "n_support")
-    evidence.adjust(t_e, t_s)
+    t_e, t_s = evidence.holm_paired(
+        (a["PA"], a["OnlineSVM^R"], "test_error"), (a["PA"], a["OnlineSVM^R"], "n_support")
+    )
     value = f"PA error {evidence.mean_sd(a['PA']['test_error'])}, #SV {sv['PA']:.0f}; least accurate: {worst}; densest: {densest}"
     why = f"PA vs OnlineSVM^R: error {evidence.seedtest(t_e)}; #SV {evidence.seedtest(t_s)}"
     sig_e, sig_s = evidence.significant(t_e, lower=False), evidence.significant(t_s, lower=False)
@@ -117,8 +115,7 @@ def _ramp_removal(results: Results) -> Finding:
     monotone = all(a <= b for a, b in itertools.pairwise(evals))
     top = budgets[-1]
     loss0, loss_top = acc_full - acc[0], acc_full - acc[top]
-    t0 = evidence.paired(arms[0], full, "test_error")
-    evidence.adjust(t0)
+    [t0] = evidence.holm_paired((arms[0], full, "test_error"))
     value = (
         "accuracy "
         + ", ".join(f"m={m} {acc[m]:.1f}" for m in budgets)

@@ -34,9 +34,7 @@ def _svmd_three_arms(
         ratio = smd.groupby("stream_id")["online_error"].mean() / nor.groupby("stream_id")[
             "online_error"
         ].mean().replace(0, np.nan)
-        t_n = evidence.paired(smd, nor, "online_error")
-        t_1 = evidence.paired(smd, one, "online_error")
-        evidence.adjust(t_n, t_1)
+        t_n, t_1 = evidence.holm_paired((smd, nor, "online_error"), (smd, one, "online_error"))
         value = (
             f"SVMD {evidence.mean_sd(e_s)}, λ=0 {evidence.mean_sd(e_1)}, NORMA {evidence.mean_sd(e_n)}; "
             f"ratio {evidence.mean_sd(ratio.dropna(), '.2f')}"
@@ -67,9 +65,7 @@ def _svmd_counting(results: Results) -> Finding:
     nor = evidence.select(results, "norma", stream="counting")
     evidence.need(smd, one, nor)
     e_s, e_1, e_n = (x["online_error"].to_numpy(float) for x in (smd, one, nor))
-    t_n = evidence.paired(smd, nor, "online_error")
-    t_1 = evidence.paired(one, nor, "online_error")
-    evidence.adjust(t_n, t_1)
+    t_n, t_1 = evidence.holm_paired((smd, nor, "online_error"), (one, nor, "online_error"))
     value = (
         f"SVMD {evidence.mean_sd(e_s)}, λ=0 {evidence.mean_sd(e_1)}, NORMA {evidence.mean_sd(e_n)}"
     )
