@@ -68,6 +68,13 @@ class ExpansionLearner(Algorithm):
             self._loop, rows, labels(y, rows.n, signs=self._signs), **self._params
         )
 
+    def learn_rows(self, rows: Rows, y: np.ndarray, **more: Any) -> np.ndarray:
+        """The loop of :meth:`learn_with` on checked rows and labels, its keywords and
+        ``more``, this call's own (a gradient given from Python, arrays made per call): the
+        call of a learner that writes its own ``learn_predict_many``."""
+        assert self._loop is not None  # learn_with came first, in __post_init__
+        return self.model.learn(self._loop, rows, y, **self._params, **more)
+
     def learn_one(self, x: Any, y: float) -> None:
         label = self._label
         label[0] = y  # one array reused: learn_one runs once per example

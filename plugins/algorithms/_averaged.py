@@ -49,6 +49,7 @@ class AveragedExpansion(ExpansionLearner):
         self._cfg = make_cfg(self.kernel, self._setup)
         self._state = state
         self.model = Expansion(self.name, self.kernel, 2 * self._C, self_kernel=True)
+        self.learn_with(pistol_block, cfg=self._cfg, state=self._state)
 
     # -- learning -----------------------------------------------------------------------------
 
@@ -69,9 +70,7 @@ class AveragedExpansion(ExpansionLearner):
         return pred
 
     def _learn(self, rows: Rows, y: np.ndarray, xi: np.ndarray | None = None) -> np.ndarray:
-        return self.model.learn(
-            pistol_block, rows, y, cfg=self._cfg, state=self._state, xi_given=xi
-        )
+        return self.learn_rows(rows, y, xi_given=xi)
 
     # -- predicting ---------------------------------------------------------------------------
 

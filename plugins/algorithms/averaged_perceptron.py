@@ -47,6 +47,7 @@ class AveragedPerceptron(ExpansionLearner):
         self.model = Expansion(self.name, self.model.kernel, 2 * self._C)
         self._ids = ExampleIds()
         self._state = AveragedPerceptronState()
+        self.learn_with(averaged_block, state=self._state)
 
     def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
         rows = Rows.of(X)
@@ -58,7 +59,7 @@ class AveragedPerceptron(ExpansionLearner):
         else:
             ids = self._ids.block(rows.X)
         self._state.know(self._ids.n)
-        return self.model.learn(averaged_block, rows, y, per_row={"ids": ids}, state=self._state)
+        return self.learn_rows(rows, y, per_row={"ids": ids})
 
     def _averaged(self, raw: np.ndarray) -> np.ndarray:
         """The averaged scores (n × C) from the raw ones [α·k | β·k] (n × 2C)."""

@@ -78,6 +78,15 @@ class BOGD(ExpansionLearner):
         self._rng = seed_state(self.seed)
         self._state = BogdState()
         self._loss_c = self.loss.compiled() if self.loss is not None else None
+        self.learn_with(
+            bogd_block,
+            state=self._state,
+            rng=self._rng,
+            budget=self.budget,
+            eta=self.eta,
+            lam=self._lam,
+            weighted=self.sampling == "weighted",
+        )
 
     def learn_predict_many(self, X, y) -> np.ndarray:
         rows = Rows.of(X)
@@ -92,20 +101,7 @@ class BOGD(ExpansionLearner):
         return pred
 
     def _learn(self, rows: Rows, y: np.ndarray, kind: int, p1: float, g: float = 0.0):
-        pred = self.model.learn(
-            bogd_block,
-            rows,
-            y,
-            state=self._state,
-            rng=self._rng,
-            budget=self.budget,
-            eta=self.eta,
-            lam=self._lam,
-            weighted=self.sampling == "weighted",
-            loss_kind=kind,
-            loss_p1=p1,
-            g_given=g,
-        )
+        pred = self.learn_rows(rows, y, loss_kind=kind, loss_p1=p1, g_given=g)
         self.model.scale = self._state.cs
         return pred
 

@@ -49,6 +49,7 @@ class Forgetron(ExpansionLearner):
         super().__post_init__()
         self.model.limit = self.budget
         self._state = ForgetronState()
+        self.learn_with(forgetron_block, state=self._state, budget=self.budget)
 
     def learn_predict_many(self, X, y) -> np.ndarray:
         rows = Rows.of(X)
@@ -61,7 +62,7 @@ class Forgetron(ExpansionLearner):
         return np.concatenate([self._learn_with_oldest(X[i], y[i : i + 1]) for i in range(rows.n)])
 
     def _learn(self, rows: Rows, y: np.ndarray) -> np.ndarray:
-        pred = self.model.learn(forgetron_block, rows, y, state=self._state, budget=self.budget)
+        pred = self.learn_rows(rows, y)
         self.model.scale = self._state.cs
         return pred
 

@@ -104,6 +104,7 @@ class NORMA(MarginLearner):
         )
         self._state = NormaState(np.zeros(C), self._setup.margin0)
         self.model = Expansion(self.name, self.kernel, C, limit=self.budget)
+        self.learn_with(norma_block, cfg=self._cfg, state=self._state, budget=self.budget)
 
     # -- learning ---------------------------------------------------------------------------
 
@@ -126,16 +127,7 @@ class NORMA(MarginLearner):
     def _learn(
         self, rows: Rows, y: np.ndarray, xi: np.ndarray | None = None, viol: int = 0
     ) -> np.ndarray:
-        pred = self.model.learn(
-            norma_block,
-            rows,
-            y,
-            cfg=self._cfg,
-            state=self._state,
-            budget=self.budget,
-            xi_given=xi,
-            s_given=viol,
-        )
+        pred = self.learn_rows(rows, y, xi_given=xi, s_given=viol)
         self.model.scale = self._state.scale
         return pred
 

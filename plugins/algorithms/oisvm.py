@@ -67,21 +67,20 @@ class Oisvm(ExpansionLearner):
                 f"use a built-in kernel, not {self.kernel}"
             )
         self._state = OisvmState()
+        self.learn_with(
+            oisvm_block,
+            signs=True,
+            state=self._state,
+            C=float(self.C),
+            eta=float(self.eta),
+            newton_steps=int(self.newton_steps),
+        )
 
     def learn_predict_many(self, X, y) -> np.ndarray:
         rows = Rows.of(X)
         y = labels(y, rows.n, signs=self.name)
         history = self._remember(rows)
-        return self.model.learn(
-            oisvm_block,
-            rows,
-            y,
-            state=self._state,
-            history=history,
-            C=float(self.C),
-            eta=float(self.eta),
-            newton_steps=int(self.newton_steps),
-        )
+        return self.learn_rows(rows, y, history=history)
 
     def _remember(self, rows: Rows) -> BlockRows:
         """Append the rows to the history of examples seen (after the ``t`` learned: rows

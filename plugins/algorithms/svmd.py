@@ -136,6 +136,7 @@ class SVMD(MarginLearner):
         off[C : 2 * C] = self.eta
         self._state = SvmdState(off, np.zeros(C), self.eta, self._setup.margin0, self.eta_eps)
         self.model = Expansion(self.name, self.kernel, 2 * C, self_kernel=True, limit=self.budget)
+        self.learn_with(svmd_block, cfg=self._cfg, state=self._state, budget=self.budget)
 
     # -- learning ---------------------------------------------------------------------------
 
@@ -184,9 +185,7 @@ class SVMD(MarginLearner):
         return float(pred[0])
 
     def _learn(self, rows: Rows, y: np.ndarray, **given: Any) -> np.ndarray:
-        return self.model.learn(
-            svmd_block, rows, y, cfg=self._cfg, state=self._state, budget=self.budget, **given
-        )
+        return self.learn_rows(rows, y, **given)
 
     # -- predicting -------------------------------------------------------------------------
 
