@@ -14,7 +14,8 @@ from libc.stdlib cimport free
 from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._online_ops cimport (
-    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
+    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _check_given, _clipped_exp, _gradient, _predict,
+    _ring_slot,
 )
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
@@ -91,10 +92,7 @@ def norma_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
         raise ValueError(f"kbench: NORMA's store and offsets need {C} columns")
     if cap > budget:
         raise ValueError(f"kbench: NORMA's store holds {cap} rows, above its budget {budget}")
-    if xi_given is None and g.loss < 0 and g.nu_mode == NU_OFF:
-        raise ValueError("kbench: a loss without a compiled form needs its gradient given")
-    if xi_given is not None and (xi_given.shape[0] != C or n - start > 1):
-        raise ValueError(f"kbench: a given gradient is one row's, of {C} values")
+    _check_given(xi_given, C, n - start, g.loss < 0 and g.nu_mode == NU_OFF)
     cdef double* coef = A.alpha
     cdef double* krow = A.krow
     cdef const double* Y = A.y

@@ -20,7 +20,9 @@ from libc.stdlib cimport free
 
 from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
-from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _self_kernel
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, _check_given, _gradient, _predict, _self_kernel,
+)
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
@@ -122,10 +124,7 @@ def pistol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
     cdef Py_ssize_t C = g.C, C2 = A.C, m = A.m, n = rows.n, cap = A.cap, i = start, c
     if C2 != 2 * C:
         raise ValueError(f"kbench: PiSTOL's store needs {2 * C} columns, got {C2}")
-    if xi_given is None and g.loss < 0:
-        raise ValueError("kbench: a loss without a compiled form needs its gradient given")
-    if xi_given is not None and (xi_given.shape[0] != C or n - start > 1):
-        raise ValueError(f"kbench: a given gradient is one row's, of {C} values")
+    _check_given(xi_given, C, n - start, g.loss < 0)
     cdef double* coef = A.alpha
     cdef double* krow = A.krow
     cdef const double* Y = A.y
