@@ -10,7 +10,7 @@ the projection scales every coefficient. ``state`` holds k and ‖w‖².
 cimport numpy as cnp
 from libc.math cimport sqrt
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
 from kbench.cython_core._arrays cimport _f64
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
@@ -30,9 +30,8 @@ def alma_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     the paper's."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: ALMA2 is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "ALMA2 is binary (got {} columns)")
     if not (0 < alpha <= 1 and B > 0 and C > 0):
         raise ValueError("kbench: ALMA2 needs 0 < alpha <= 1, B > 0, C > 0")
     cdef Py_ssize_t ns[1]
@@ -55,9 +54,7 @@ def alma_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
                 nx = sqrt(kx)
                 margin = A.y[i] * f / nx
                 if margin <= (1.0 - alpha) * B / sqrt(S[0]):
-                    if m == A.cap:
-                        if not (have_row and i == 0):
-                            evals -= m  # this example is redone after the store grows
+                    if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                         counted = before
                         break
                     eta = C / sqrt(S[0])

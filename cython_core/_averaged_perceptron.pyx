@@ -11,9 +11,9 @@ scores (the mistake test) and the averaged ones (the prediction).
 """
 cimport numpy as cnp
 from libc.math cimport NAN, isfinite
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _argmax, _sign_label
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
@@ -99,9 +99,7 @@ def averaged_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t s
     cdef long long evals = 0, T = state.rounds, mistakes = 0, xid
     cdef double xsq, w
     cdef bint mistake, first
-    cdef double* scores = <double*>malloc(C2 * sizeof(double))
-    if scores == NULL:
-        raise MemoryError()
+    cdef double* scores = _doubles(C2)
     with nogil:
         while i < n:
             first = have_row and i == 0
@@ -119,9 +117,7 @@ def averaged_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t s
             if mistake:
                 xid = ids[i]
                 slot = id_slot[xid] if 0 <= xid < n_ids else -1
-                if slot < 0 and m == cap:
-                    if not first:
-                        evals -= m  # this example is redone after the store grows
+                if slot < 0 and _store_full(m, cap, first, &evals, m):
                     break
             P[i] = _predict(scores, C, T)
             T += 1

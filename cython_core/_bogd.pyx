@@ -5,7 +5,7 @@ from libc.math cimport fabs
 from libc.stdint cimport uint64_t
 
 from kbench.cython_core._budget_ops cimport _fold_scale, _rng_below, _rng_uniform
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
@@ -49,9 +49,8 @@ def bogd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: BOGD is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "BOGD is binary (got {} columns)")
     if budget < 2:
         raise ValueError(f"kbench: BOGD's budget must be at least 2, got {budget}")
     if loss_kind == NOT_COMPILED and rows.n - start > 1:
@@ -71,9 +70,7 @@ def bogd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
                 g = g_given
             else:
                 g = _loss_deriv(loss_kind, f, A.y[i], loss_p1)
-            if g != 0.0 and m < B and m == A.cap:
-                if not (have_row and i == 0):
-                    evals -= m  # this example is redone after the store grows
+            if g != 0.0 and m < B and _store_full(m, A.cap, have_row and i == 0, &evals, m):
                 break
             cs *= 1.0 - eta * lam
             if g == 0.0:

@@ -4,7 +4,7 @@ cimport numpy as cnp
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown, _store_full
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _loop_rows, _scores_at, _self_at, _store_at,
@@ -44,9 +44,8 @@ def bpa_s_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: BPA-S is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "BPA-S is binary (got {} columns)")
     if not (budget >= 1 and C > 0):
         raise ValueError(f"kbench: BPA-S needs budget >= 1 and C > 0, got {budget}, {C}")
     state.ensure(A.cap)
@@ -72,10 +71,8 @@ def bpa_s_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
             if tau > C:
                 tau = C
             if m < budget:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
-                        counted -= 1.0
+                # m + 1: its kernel row and k(x, x) are computed again
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m + 1):
                     break
                 r = m
                 m += 1

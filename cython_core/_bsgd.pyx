@@ -8,13 +8,13 @@ has no budget (the arrays grow) and an optional projection onto the ball of radi
 """
 cimport numpy as cnp
 from libc.math cimport exp, log, sqrt
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from libc.string cimport memcpy
 
 import numpy as np
 
 from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _grown
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._sparse cimport (
@@ -211,9 +211,7 @@ def bsgd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     # non-zeros of its two rows), for the pool room a merge may take.
     cdef bint merge_sparse = R.sp != NULL and mode == M_MERGE
     cdef long long widest = 0, nx
-    cdef double* scratch = <double*>malloc((2 * cap + C) * sizeof(double))
-    if scratch == NULL:
-        raise MemoryError()
+    cdef double* scratch = _doubles(2 * cap + C)
     cdef double* krow2 = scratch
     cdef double* dvec = scratch + cap
     cdef double* scores = scratch + 2 * cap

@@ -9,12 +9,14 @@ through ``kbench.learners.Expansion``).
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport daxpy
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport (
+    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
+)
 from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._sparse cimport (
@@ -60,9 +62,7 @@ def rbp_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=
     cdef long long evals = 0
     cdef double f, xsq
     cdef bint mistake
-    cdef double* scores = <double*>malloc(C * sizeof(double))
-    if scores == NULL:
-        raise MemoryError()
+    cdef double* scores = _doubles(C)
     with nogil:
         while i < n:
             evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, A.krow, A.alpha, C, 1.0,
@@ -80,9 +80,7 @@ def rbp_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=
                 i += 1
                 continue
             if m < budget:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 slot = m
                 m += 1
@@ -176,9 +174,8 @@ def forgetron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t 
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: the Forgetron is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "the Forgetron is binary (got {} columns)")
     if budget < 1:
         raise ValueError(f"kbench: a budget must be at least 1, got {budget}")
     state.ensure(A.cap)
@@ -197,9 +194,7 @@ def forgetron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t 
                 i += 1
                 continue
             if m < budget:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 M += 1.0
                 _store_at(&R, i, m)
@@ -291,9 +286,7 @@ def projectron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t
     cdef double* alpha = A.alpha
     cdef bint mistake
     cdef int one = 1, mm, nc = <int>C
-    cdef double* scores = <double*>malloc(C * sizeof(double))
-    if scores == NULL:
-        raise MemoryError()
+    cdef double* scores = _doubles(C)
     with nogil:
         while i < n:
             evals += _scores_at(&R, i, m, have_row and i == 0, &xsq, A.krow, alpha, C, 1.0,
@@ -335,10 +328,8 @@ def projectron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t
                 # Add x unless it is within η of the span (or the budget is full); the 1e-10
                 # floor keeps a point that is numerically in the span out of Kinv.
                 if m == 0 or (m < budget and delta2 > eta and delta2 > 1e-10 * kx):
-                    if m == A.cap:
-                        if not (have_row and i == 0):
-                            evals -= m  # this example is redone after the store grows
-                            counted -= 1.0
+                    # m + 1: its kernel row and k(x, x) are computed again
+                    if _store_full(m, A.cap, have_row and i == 0, &evals, m + 1):
                         break
                     _kinv_append(&Kinv[0, 0], ld, m, &dvec[0], delta2)
                     _store_at(&R, i, m)

@@ -14,7 +14,7 @@ cimport numpy as cnp
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown, _store_full
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
@@ -89,9 +89,8 @@ def duol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     each weight γ_i, ``rho`` ≥ 0 is the conflict threshold of the double update."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: DUOL is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "DUOL is binary (got {} columns)")
     if not (C > 0 and rho >= 0):
         raise ValueError(f"kbench: DUOL needs C > 0 and rho >= 0, got C={C}, rho={rho}")
     state.ensure(A.cap)
@@ -111,9 +110,7 @@ def duol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
             yt = A.y[i]
             lt = 1.0 - yt * f
             if lt > 0.0:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 kt = _self_at(&R, i, xsq, have_row and i == 0, kxx, &counted)
                 if kt <= 0.0:  # k(x, ·) = 0 gives no direction to move in (as PA)

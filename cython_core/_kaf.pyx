@@ -13,7 +13,7 @@ The calling convention is :func:`kbench.cython_core._perceptron.perceptron_block
 cimport numpy as cnp
 from libc.math cimport exp, fabs
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport K_RBF, _dot
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _loop_rows, _row_at, _self_at, _store_at,
@@ -22,20 +22,14 @@ from kbench.cython_core._sparse cimport (
 cnp.import_array()
 
 
-cdef int _one_column(const ExpansionArrays* A, str name) except -1:
-    if A.C != 1:
-        raise ValueError(f"kbench: {name} needs one coefficient column, got {A.C}")
-    return 0
-
-
 def klms_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
                bint have_row=False, double kxx=0.0, *, double eta):
     """KLMS: predict f(x), then store x with α = η (y − f(x)). Every example becomes a
     centre. Returns ``(next_index, size, kernel_evals)``."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    _one_column(&A, "klms")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "klms needs one coefficient column, got {}")
     cdef Py_ssize_t m = A.m, n = rows.n, i = start
     cdef long long evals = 0
     cdef double f, xsq
@@ -61,8 +55,8 @@ def qklms_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     η (y − f(x)), else x is stored with it. Returns ``(next_index, size, kernel_evals)``."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    _one_column(&A, "qklms")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "qklms needs one coefficient column, got {}")
     if R.kind != K_RBF:
         raise ValueError("kbench: qklms quantizes by the Gaussian kernel's distance (rbf)")
     cdef double within = exp(-R.gamma * epsilon * epsilon)
@@ -81,9 +75,7 @@ def qklms_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
             if near >= 0 and best >= within:
                 A.alpha[near] += eta * e
             else:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 _store_at(&R, i, m)
                 R.sq[m] = xsq
@@ -103,8 +95,8 @@ def knlms_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     ``(next_index, size, kernel_evals)``."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    _one_column(&A, "knlms")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "knlms needs one coefficient column, got {}")
     cdef Py_ssize_t m = A.m, n = rows.n, i = start, j
     cdef long long evals = 0
     cdef double f, xsq, e, coherence, hh, step, counted = 0.0

@@ -9,12 +9,14 @@ matrix M with leading dimension cap is, to the BLAS, Mᵀ in column-major order.
 """
 cimport numpy as cnp
 from libc.float cimport DBL_EPSILON
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport dgemv, dger
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport (
+    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
+)
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _loop_rows, _row_at, _self_at, _store_at,
@@ -59,18 +61,15 @@ def krls_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: krls needs one coefficient column, got {A.C}")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "krls needs one coefficient column, got {}")
     state.ensure(A.cap)
     cdef double[:, ::1] Kinv = state.Kinv
     cdef double[:, ::1] P = state.P
     cdef Py_ssize_t m = A.m, n = rows.n, i = start, r
     cdef long long evals = 0
     cdef double f, xsq, kx, delta, e, ka, denom, counted = 0.0
-    cdef double* a = <double*>malloc(4 * (A.cap + 1) * sizeof(double))
-    if a == NULL:
-        raise MemoryError()
+    cdef double* a = _doubles(4 * (A.cap + 1))
     cdef double* Pa = a + A.cap + 1
     cdef double* aP = Pa + A.cap + 1
     cdef double* q = aP + A.cap + 1
@@ -100,9 +99,7 @@ def krls_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
             delta = kx - _dot(A.krow, a, <int>m)
             e = A.y[i] - f
             if delta > tolerance:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 scale = 1.0 / delta
                 dger(&mm, &mm, &scale, a, &one, a, &one, K, &ld)  # K̃⁻¹ + a aᵀ/δ

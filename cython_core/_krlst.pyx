@@ -16,12 +16,14 @@ with this example's rank-one update and the next example's forgetting, in one pa
 """
 cimport numpy as cnp
 from libc.math cimport fabs, sqrt
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport dsymv, dsyr
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport (
+    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
+)
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _loop_rows, _move_at, _row_at, _self_at, _store_at,
@@ -113,9 +115,8 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: krlst needs one coefficient column, got {A.C}")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "krlst needs one coefficient column, got {}")
     if not (0 < forgetting <= 1 and budget >= 1 and noise > 0 and jitter >= 0):
         raise ValueError("kbench: krlst needs 0 < forgetting ≤ 1, budget ≥ 1, noise > 0 and "
                          f"jitter ≥ 0, got {forgetting}, {budget}, {noise}, {jitter}")
@@ -132,9 +133,7 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     cdef long long evals = 0
     cdef double f, xsq, kss, ymean, g2, sf2, sy2, e, inv, counted = 0.0
     cdef double root = sqrt(forgetting)
-    cdef double* q = <double*>malloc(3 * (A.cap + 1) * sizeof(double))
-    if q == NULL:
-        raise MemoryError()
+    cdef double* q = _doubles(3 * (A.cap + 1))
     cdef double* h = q + A.cap + 1
     cdef double* c = h + A.cap + 1
     cdef int mm, ldd = <int>ld, one = 1
@@ -143,9 +142,8 @@ def krlst_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     with nogil:
         while i < n:
             evals += _row_at(&R, i, m, have_row and i == 0, &xsq, A.krow)
-            if m == A.cap:  # no room for a new basis: grow first (nothing has changed yet)
-                if not (have_row and i == 0):
-                    evals -= m  # this example is redone after the store grows
+            # No room for a new basis: grow first (nothing has changed yet).
+            if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                 break
             kss = _self_at(&R, i, xsq, have_row and i == 0, kxx, &counted) + jitter
             f = _dot(A.krow, A.alpha, <int>m) if m > 0 else 0.0

@@ -9,12 +9,13 @@ kernel row and no pass over the store.
 """
 cimport numpy as cnp
 from libc.math cimport sqrt
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._online_ops cimport (
-    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict, _ring_slot,
+    Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _check_given, _clipped_exp, _gradient, _predict,
+    _ring_slot,
 )
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
@@ -91,10 +92,7 @@ def norma_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
         raise ValueError(f"kbench: NORMA's store and offsets need {C} columns")
     if cap > budget:
         raise ValueError(f"kbench: NORMA's store holds {cap} rows, above its budget {budget}")
-    if xi_given is None and g.loss < 0 and g.nu_mode == NU_OFF:
-        raise ValueError("kbench: a loss without a compiled form needs its gradient given")
-    if xi_given is not None and (xi_given.shape[0] != C or n - start > 1):
-        raise ValueError(f"kbench: a given gradient is one row's, of {C} values")
+    _check_given(xi_given, C, n - start, g.loss < 0 and g.nu_mode == NU_OFF)
     cdef double* coef = A.alpha
     cdef double* krow = A.krow
     cdef const double* Y = A.y
@@ -105,9 +103,7 @@ def norma_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     cdef double evict = state.evictions, xsq, eta, eta_e, grad
     cdef bint first, nonzero, given = xi_given is not None
     cdef int s
-    cdef double* work = <double*>malloc(3 * C * sizeof(double))
-    if work == NULL:
-        raise MemoryError()
+    cdef double* work = _doubles(3 * C)
     cdef double* F = work
     cdef double* xi = work + C
     cdef double* chi = work + 2 * C
@@ -128,9 +124,7 @@ def norma_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
             for c in range(C):
                 if xi[c] != 0.0:
                     nonzero = True
-            if nonzero and m == cap and cap < budget:
-                if not first:
-                    evals -= m  # this example is redone after the store grows
+            if nonzero and cap < budget and _store_full(m, cap, first, &evals, m):
                 break
             P[i] = _predict(&g, F, eps if g.nu_mode != NU_OFF else g.margin)
             # The step: shrink, store −η ξ, move the offset and the margin.

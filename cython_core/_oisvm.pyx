@@ -13,13 +13,15 @@ its kernel values against all of them.
 """
 cimport numpy as cnp
 from libc.math cimport sqrt
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport dgemv, dger, dtrsv
 from scipy.linalg.cython_lapack cimport dpotrf
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport (
+    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
+)
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
@@ -126,9 +128,8 @@ def oisvm_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef LoopRows Hs = _loop_rows(kernel, history, state.history)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: OISVM is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "OISVM is binary (got {} columns)")
     if not (C > 0 and eta > 0 and newton_steps >= 1):
         raise ValueError(f"kbench: OISVM needs C > 0, eta > 0 and newton_steps >= 1")
     if state.history.size < state.t + rows.n - start:
@@ -141,9 +142,7 @@ def oisvm_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
     cdef Py_ssize_t tcap = G.shape[1]
     cdef long long evals = 0
     cdef double f, xsq, kx, delta, yt, sgn, counted = 0.0
-    cdef double* w = <double*>malloc((3 * A.cap + tcap + 2) * sizeof(double))
-    if w == NULL:
-        raise MemoryError()
+    cdef double* w = _doubles(3 * A.cap + tcap + 2)
     cdef double* a = w + A.cap + 1
     cdef double* beta = a + A.cap + 1
     cdef double* o = beta + A.cap
@@ -165,9 +164,7 @@ def oisvm_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t star
                 dgemv(&tr, &mm, &mm, &d1, &Kinv[0, 0], &ld, A.krow, &one, &d0, a, &one)
                 delta = kx - _dot(A.krow, a, <int>m)  # ‖φ(x) − its projection on B‖²
             if delta > eta:  # x joins the basis, with β = 0
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     counted -= 1.0
                     break
                 if m > 0:  # K_BB⁻¹ by the block-inverse formula

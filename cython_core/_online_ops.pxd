@@ -69,6 +69,17 @@ cdef class OnlineConfig:
     cdef Cfg c
 
 
+cdef inline int _check_given(const double[::1] xi_given, Py_ssize_t C, Py_ssize_t rows,
+                             bint needed) except -1:
+    """The loss gradient handed to a block loop, ``xi_given``: there when the loop cannot
+    compute it (``needed``), and then one row's (``rows`` = 1), of C values."""
+    if xi_given is None and needed:
+        raise ValueError("kbench: a loss without a compiled form needs its gradient given")
+    if xi_given is not None and (xi_given.shape[0] != C or rows > 1):
+        raise ValueError(f"kbench: a given gradient is one row's, of {C} values")
+    return 0
+
+
 cdef inline int _gradient(const Cfg* g, double eps, const double* Fb, const double* V,
                           double y, double* xi, double* chi) noexcept nogil:
     """ξ = ∂loss/∂F at the scores Fb (offset included) and χ = Λ·V; returns the margin

@@ -7,7 +7,7 @@ with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 """
 cimport numpy as cnp
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport K_LAPLACIAN, K_NOT_COMPILED, K_RBF, _dot, _kernel_one
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
@@ -43,9 +43,8 @@ def pa_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: PA needs one coefficient column, got {A.C}")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "PA needs one coefficient column, got {}")
     cdef double* alpha = A.alpha
     cdef double* krow = A.krow
     cdef const double* Y = A.y
@@ -77,9 +76,7 @@ def pa_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0
                                       X + i * d, d, xsq, xsq)
                     evals += 1
                 if kx > 0.0:  # k(x, ·) = 0 gives no direction to move in
-                    if m == cap:
-                        if not (have_row and i == 0):
-                            evals -= m  # this example is redone after the buffer grows
+                    if _store_full(m, cap, have_row and i == 0, &evals, m):
                         if kind != K_RBF and kind != K_LAPLACIAN and kind != K_NOT_COMPILED:
                             evals -= 1
                         break

@@ -1,9 +1,9 @@
 """Compiled prequential block loop of the kernel perceptron (binary and multiclass)."""
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport dgemv
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _class_label, _sign_label
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
@@ -40,9 +40,7 @@ def perceptron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t
     cdef int one = 1, mm, nc = <int>C
     cdef double a1 = 1.0, b0 = 0.0
     cdef char nt = b'N'
-    cdef double* scores = <double*>malloc(C * sizeof(double))
-    if scores == NULL:
-        raise MemoryError()
+    cdef double* scores = _doubles(C)
     i = start
     with nogil:
         while i < n:
@@ -51,9 +49,7 @@ def perceptron_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t
                 f = _dot(krow, alpha, <int>m) if m > 0 else 0.0
                 P[i] = _sign_label(f)
                 if Y[i] * f <= 0.0:
-                    if m == cap:
-                        if not (have_row and i == 0):
-                            evals -= m  # this example is redone after the store grows
+                    if _store_full(m, cap, have_row and i == 0, &evals, m):
                         break
                     _store_at(&R, i, m)
                     R.sq[m] = xsq

@@ -16,11 +16,13 @@ the kernel row already computed: ``‖g + c k(x,·)‖² = ‖g‖² + 2 c·g(x)
 """
 cimport numpy as cnp
 from libc.math cimport exp, log, sqrt
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
-from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _self_kernel
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, _check_given, _gradient, _predict, _self_kernel,
+)
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
@@ -122,10 +124,7 @@ def pistol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
     cdef Py_ssize_t C = g.C, C2 = A.C, m = A.m, n = rows.n, cap = A.cap, i = start, c
     if C2 != 2 * C:
         raise ValueError(f"kbench: PiSTOL's store needs {2 * C} columns, got {C2}")
-    if xi_given is None and g.loss < 0:
-        raise ValueError("kbench: a loss without a compiled form needs its gradient given")
-    if xi_given is not None and (xi_given.shape[0] != C or n - start > 1):
-        raise ValueError(f"kbench: a given gradient is one row's, of {C} values")
+    _check_given(xi_given, C, n - start, g.loss < 0)
     cdef double* coef = A.alpha
     cdef double* krow = A.krow
     cdef const double* Y = A.y
@@ -133,9 +132,7 @@ def pistol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
     cdef long long evals = 0
     cdef double xsq, kself, logw, w, T, scale, dot, nx2, norm2, value
     cdef bint first, nonzero
-    cdef double* work = <double*>malloc(7 * C * sizeof(double))
-    if work == NULL:
-        raise MemoryError()
+    cdef double* work = _doubles(7 * C)
     cdef double* GU = work
     cdef double* Fon = work + 2 * C
     cdef double* Fout = work + 3 * C
@@ -172,9 +169,7 @@ def pistol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
             for c in range(C):
                 if xi[c] != 0.0:
                     nonzero = True
-            if nonzero and m == cap:
-                if not first:
-                    evals -= m  # this example is redone after the store grows
+            if nonzero and _store_full(m, cap, first, &evals, m):
                 break
             P[i] = _predict(&g, Fout, g.margin)
             state.W += w

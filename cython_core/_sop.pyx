@@ -10,12 +10,14 @@ costs O(m²): M grows by the block inverse and w is recomputed. :class:`SopState
 and y_S, typed, grown with the store.
 """
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport dgemv, dger
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport (
+    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
+)
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport (
@@ -54,9 +56,8 @@ def sop_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=
     regularization."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: the second-order perceptron is binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "the second-order perceptron is binary (got {} columns)")
     if not a > 0:
         raise ValueError(f"kbench: the second-order perceptron needs a > 0, got {a}")
     state.ensure(A.cap)
@@ -66,9 +67,7 @@ def sop_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=
     cdef Py_ssize_t m = A.m, n = rows.n, i = start, r
     cdef long long evals = 0
     cdef double f, xsq, kx, s, counted = 0.0
-    cdef double* b = <double*>malloc((A.cap + 1) * sizeof(double))
-    if b == NULL:
-        raise MemoryError()
+    cdef double* b = _doubles(A.cap + 1)
     cdef int mm, m1, ld = <int>A.cap, one = 1
     cdef double d1 = 1.0, d0 = 0.0, scale
     cdef char tr = b'T'
@@ -78,9 +77,7 @@ def sop_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=
             f = _dot(A.krow, A.alpha, <int>m) if m > 0 else 0.0
             A.pred[i] = _sign_label(f)
             if A.y[i] * f <= 0.0:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 kx = _self_at(&R, i, xsq, have_row and i == 0, kxx, &counted)
                 mm = <int>m

@@ -9,7 +9,7 @@ slot of the oldest once B rows are stored.
 cimport numpy as cnp
 
 from kbench.cython_core._arrays cimport _f64
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
@@ -26,9 +26,8 @@ def budget_perceptron_block(kernel, BlockRows rows not None, store, y, pred,
     ``state`` a float64 array holding the oldest slot, updated in place."""
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: the budget perceptrons are binary (got {A.C} columns)")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "the budget perceptrons are binary (got {} columns)")
     if budget < 1:
         raise ValueError(f"kbench: a budget must be at least 1, got {budget}")
     cdef Py_ssize_t ns[1]
@@ -46,9 +45,7 @@ def budget_perceptron_block(kernel, BlockRows rows not None, store, y, pred,
             A.pred[i] = _sign_label(f)
             if A.y[i] * f <= 0.0 and (m < budget or oldest):
                 if m < budget:
-                    if m == A.cap:
-                        if not (have_row and i == 0):
-                            evals -= m  # this example is redone after the store grows
+                    if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                         break
                     slot = m
                     m += 1

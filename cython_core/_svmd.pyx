@@ -13,9 +13,9 @@ sizes of their own.
 ``py_gradient`` exposes the compiled loss gradients for tests.
 """
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays
+from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
 from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._online_ops cimport (
     Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
@@ -249,9 +249,7 @@ def svmd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     cdef double xsq, kself
     cdef bint first, full
     cdef int s
-    cdef double* work = <double*>malloc((10 * C + cap) * sizeof(double))
-    if work == NULL:
-        raise MemoryError()
+    cdef double* work = _doubles(10 * C + cap)
     cdef double* FV = work
     cdef double* Fb = work + 2 * C
     cdef double* xi = work + 3 * C
@@ -273,9 +271,7 @@ def svmd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
                     chi[c] = chi_given[c]
                 s = s_given
             full = v.m == cap and _inserts(&g, xi, chi)
-            if full and cap < budget:
-                if not first:
-                    evals -= v.m  # this example is redone after the store grows
+            if full and cap < budget and _store_full(v.m, cap, first, &evals, v.m):
                 break
             P[i] = _predict(&g, Fb, v.eps if g.nu_mode != NU_OFF else g.margin)
             if g.exact and full:

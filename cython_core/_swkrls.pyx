@@ -9,12 +9,14 @@ example in each slot, and the slot of the oldest example. The window is a ring o
 slots: the newest example takes the oldest one's slot, so no row moves.
 """
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from scipy.linalg.cython_blas cimport dgemv, dger
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown
+from kbench.cython_core._expansion cimport (
+    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
+)
 from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._sparse cimport (
     BlockRows, LoopRows, _loop_rows, _row_at, _self_at, _store_at,
@@ -93,9 +95,8 @@ def swkrls_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
     """
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
-    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    if A.C != 1:
-        raise ValueError(f"kbench: swkrls needs one coefficient column, got {A.C}")
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A,
+                      "swkrls needs one coefficient column, got {}")
     if window < 1 or not c > 0:
         raise ValueError(f"kbench: swkrls needs window ≥ 1 and c > 0, got {window} and {c}")
     state.ensure(A.cap)
@@ -104,9 +105,7 @@ def swkrls_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
     cdef Py_ssize_t m = A.m, n = rows.n, i = start, j, size, ld = A.cap
     cdef long long evals = 0
     cdef double f, xsq, kx, counted = 0.0
-    cdef double* work = <double*>malloc(2 * (A.cap + 1) * sizeof(double))
-    if work == NULL:
-        raise MemoryError()
+    cdef double* work = _doubles(2 * (A.cap + 1))
     cdef double* Pb = work + A.cap + 1
     cdef int mm, ldd = <int>ld, one = 1
     cdef double d1 = 1.0, d0 = 0.0
@@ -118,9 +117,7 @@ def swkrls_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
             f = _dot(A.krow, A.alpha, <int>m) if m > 0 else 0.0
             A.pred[i] = f
             if m < window:
-                if m == A.cap:
-                    if not (have_row and i == 0):
-                        evals -= m  # this example is redone after the store grows
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
                 j = m
             else:
