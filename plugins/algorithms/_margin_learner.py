@@ -6,9 +6,13 @@ The module name starts with an underscore, so the registry does not load it as a
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from kbench.api import param
 from kbench.cython_core._online_ops import OnlineConfig
-from kbench.learners import ExpansionLearner, make_cfg, setup_loss
+from kbench.learners import ExpansionLearner, Rows, make_cfg, setup_loss
 from kbench.learners.online_loss import L_PYTHON, NU_OFF, TASK_CODES
 
 
@@ -52,6 +56,29 @@ class MarginLearner(ExpansionLearner):
         margin losses) and the kernel rows (a built-in kernel)."""
         s = self._setup
         return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
+
+    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
+        """The scores with their offsets, F + b (n × C), from the expansion's outputs."""
+        raise NotImplementedError
+
+    def _values(self, raw: np.ndarray) -> np.ndarray:
+        """The decision values of the expansion's outputs: F + b, less the margin for
+        novelty detection, one column unless multiclass."""
+        Fb = self._with_offsets(raw)
+        if self.task == "multiclass":
+            return Fb
+        if self.task == "novelty":
+            values: np.ndarray = Fb[:, 0] - self._margin()
+            return values
+        first: np.ndarray = Fb[:, 0]
+        return first
+
+    def decision_one(self, x: Any) -> Any:
+        v = self._values(self.model.decision_one(x)[None, :])
+        return v[0] if self.task == "multiclass" else float(v[0])
+
+    def decision_many(self, X: Any) -> np.ndarray:
+        return self._values(self.model.decisions(Rows.of(X)))
 
     def _margin(self) -> float:
         """The margin below which novelty detection flags a point: the ν-trick's ε, or the

@@ -138,21 +138,9 @@ class NORMA(MarginLearner):
         scores: np.ndarray = self.model.decision_one(x) + self._state.b
         return scores
 
-    def _values(self, F: np.ndarray) -> np.ndarray:
-        """The decision values of scores F + b (n × C): the scores, less the margin for
-        novelty detection, one column unless multiclass."""
-        if self.task == "multiclass":
-            return F
-        if self.task == "novelty":
-            return F[:, 0] - self._margin()
-        return F[:, 0]
-
-    def decision_one(self, x: Any) -> Any:
-        v = self._values(self._scores(x)[None, :])
-        return v[0] if self.task == "multiclass" else float(v[0])
-
-    def decision_many(self, X: Any) -> np.ndarray:
-        return self._values(self.model.decisions(Rows.of(X)) + self._state.b)
+    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
+        """F + b (n × C) from the expansion's outputs F."""
+        return raw + self._state.b
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -189,23 +189,11 @@ class SVMD(MarginLearner):
 
     # -- predicting -------------------------------------------------------------------------
 
-    def _values(self, F: np.ndarray) -> np.ndarray:
-        """The decision values of raw outputs [F | V] (n × 2C): F + b, less the margin for
-        novelty detection, one column unless multiclass."""
+    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
+        """F + b (n × C) from the expansion's outputs [F | V] (n × 2C)."""
         C = self.n_outputs
-        Fb = F[:, :C] + self._state.off[:C]
-        if self.task == "multiclass":
-            return Fb
-        if self.task == "novelty":
-            return Fb[:, 0] - self._margin()
-        return Fb[:, 0]
-
-    def decision_one(self, x: Any) -> Any:
-        v = self._values(self.model.decision_one(x)[None, :])
-        return v[0] if self.task == "multiclass" else float(v[0])
-
-    def decision_many(self, X: Any) -> np.ndarray:
-        return self._values(self.model.decisions(Rows.of(X)))
+        Fb: np.ndarray = raw[:, :C] + self._state.off[:C]
+        return Fb
 
     # -- inspection -------------------------------------------------------------------------
 
