@@ -18,9 +18,12 @@ figures and after/before ratios.
 The "before" tree is a folder on which ``import kbench`` finds the earlier kbench with its
 plugins (``kbench/plugins``) and its built compiled core (``kbench/cython_core``), e.g.
 ``git archive`` of the earlier commit with ``plugins/`` and ``cython_core/`` (and its built
-modules) moved into ``kbench/``. The "after" tree is the kbench this Python imports.
+modules) moved into ``kbench/``. The "after" tree is the kbench this Python imports, or
+such a folder given as ``--after``: a snapshot keeps a long run safe from edits to the
+working tree, which the child processes of later rounds would otherwise import.
 
-Run: ``.venv/bin/python scripts/bench_alternate.py --before FOLDER [--learners perceptron pa]``.
+Run: ``.venv/bin/python scripts/bench_alternate.py --before FOLDER [--after FOLDER]
+[--learners perceptron pa]``.
 """
 
 from __future__ import annotations
@@ -83,11 +86,11 @@ def child(
     return out
 
 
-def run_tree(before: str | None, args: argparse.Namespace) -> dict[str, dict[str, float]]:
-    """One child process on the before tree (``before`` its folder) or this kbench."""
+def run_tree(folder: str | None, args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """One child process on the kbench of ``folder``, or on this kbench (None)."""
     env = dict(os.environ)
-    if before:
-        env["PYTHONPATH"] = before + os.pathsep + env.get("PYTHONPATH", "")
+    if folder:
+        env["PYTHONPATH"] = folder + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [
         sys.executable,
         __file__,
@@ -110,6 +113,7 @@ def run_tree(before: str | None, args: argparse.Namespace) -> dict[str, dict[str
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", help="folder holding the earlier kbench package")
+    ap.add_argument("--after", help="folder holding the later kbench (default: this one)")
     ap.add_argument("--learners", nargs="+", default=["perceptron", "pa"])
     ap.add_argument("--n", type=int, default=4000)
     ap.add_argument("--warm", type=int, default=1000)
@@ -126,7 +130,7 @@ def main() -> None:
     best: dict[str, dict] = {"before": {}, "after": {}}
     for r in range(args.rounds):
         for tree in ("before", "after") if r % 2 == 0 else ("after", "before"):
-            got = run_tree(args.before if tree == "before" else None, args)
+            got = run_tree(args.before if tree == "before" else args.after, args)
             for spec, cells in got.items():
                 for path, us in cells.items():
                     key = (spec, path)
