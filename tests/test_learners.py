@@ -149,6 +149,27 @@ def test_rows_of_the_wrong_kind_get_one_line_naming_the_parameter(name: str) -> 
         third_party.learn_predict_many(sp.csr_matrix(np.ones((3, 2))), y)
 
 
+def test_a_learner_of_signs_refuses_other_labels_on_every_path() -> None:
+    """PA takes −1 and +1: a label 2 gets one line naming the learner, from a block and from
+    learn_one (whose dense row takes a shorter way to the same loop), and nothing is
+    learned."""
+    a = create("pa", kernel="rbf[gamma=0.5]", loss=None)
+    X = np.eye(3)
+    calls = [
+        lambda: a.learn_predict_many(X, np.array([1.0, 2.0, -1.0])),
+        lambda: a.learn_one(X[0], 2.0),
+        lambda: a.learn_one(sp.csr_matrix(X[:1]), 0.0),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"^pa: labels must be −1 or \+1$"):
+            call()
+    assert a.stats()["n_support"] == 0
+    a.learn_one(X[0], -1.0)  # a dense row on the short way, then refused on it
+    with pytest.raises(ValueError, match=r"^pa: labels must be −1 or \+1$"):
+        a.learn_one(X[1], 0.5)
+    assert a.stats()["n_support"] == 1
+
+
 def test_rows_take_dense_csr_and_one_row_input() -> None:
     X = np.arange(6.0).reshape(3, 2)
     assert Rows.of(X).X is X and not Rows.of(X).sparse

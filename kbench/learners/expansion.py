@@ -109,6 +109,7 @@ class Expansion:
         self.limit = limit
         self.scale = 1.0
         self.store: Store | None = None
+        self._pred = np.empty(1)  # learn_one's prediction, which it does not return
 
     def _grow(self, store: Store) -> None:
         """Double the store's rows, up to ``limit``."""
@@ -175,6 +176,18 @@ class Expansion:
             if i == rows.n:
                 return pred
             self._grow(store)
+
+    def learn_one(
+        self, loop: BlockLoop, x: np.ndarray, y: np.ndarray, params: dict[str, Any]
+    ) -> None:
+        """Predict then learn one dense 1-D float64 row x (label ``y``, one checked value):
+        :meth:`learn` on ``Rows.one(x)``, without its dispatch when a dense store of x's
+        width holds the rows."""
+        store = self.store
+        if type(store) is SupportBuffer and x.shape[0] == store.d and x.flags.c_contiguous:
+            self._learn_row(loop, store, x, BlockRows(x[None, :]), y, self._pred, params)
+        else:
+            self.learn(loop, Rows.one(x), y, **params)
 
     def _learn_given_rows(
         self,

@@ -19,6 +19,8 @@ from kbench.core.components import Algorithm
 from kbench.learners.expansion import BlockLoop, Expansion
 from kbench.learners.rows import Rows, labels
 
+_F64 = np.dtype(np.float64)
+
 
 class ExpansionLearner(Algorithm):
     """An online learner over one growable kernel expansion (:class:`Expansion`,
@@ -29,6 +31,9 @@ class ExpansionLearner(Algorithm):
     #: The learner's loop reads k(x, x): a third-party kernel's ``diag`` then gives it.
     reads_self_kernel: ClassVar[bool] = False
     _loop: BlockLoop | None = None
+    #: learn_one calls the model's one-row step itself: the learner learns through
+    #: ``learn_with``'s loop alone (no ``learn_predict_many`` of its own).
+    _direct = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -54,6 +59,7 @@ class ExpansionLearner(Algorithm):
         must be −1 or +1."""
         self._loop, self._params = loop, params
         self._signs = self.name if signs else None
+        self._direct = type(self).learn_predict_many is ExpansionLearner.learn_predict_many
 
     def learn_predict_many(self, X: Any, y: np.ndarray) -> np.ndarray:
         """Predict then learn the rows of X: one call of ``self.model.learn`` with the loop
@@ -78,7 +84,13 @@ class ExpansionLearner(Algorithm):
     def learn_one(self, x: Any, y: float) -> None:
         label = self._label
         label[0] = y  # one array reused: learn_one runs once per example
-        self.learn_predict_many(Rows.one(x), label)
+        if self._direct and type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1:
+            # The runner's row, once per example: the same loop, called with fewer steps.
+            if self._signs and y != 1.0 and y != -1.0:
+                labels(label, 1, signs=self._signs)  # its one-line error
+            self.model.learn_one(self._loop, x, label, self._params)  # type: ignore[arg-type]
+        else:
+            self.learn_predict_many(Rows.one(x), label)
 
     def decision_one(self, x: Any) -> Any:
         f = self.model.decision_one(x)
