@@ -4,12 +4,10 @@ cimport numpy as cnp
 from libc.math cimport fabs
 from libc.stdint cimport uint64_t
 
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._budget_ops cimport _fold_scale, _rng_below, _rng_uniform
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport _expansion
 from kbench.cython_core._labels cimport _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
-from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
 

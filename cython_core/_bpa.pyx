@@ -4,11 +4,8 @@ cimport numpy as cnp
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _grown, _store_full
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _loop_rows, _scores_at, _self_at, _store_at,
-)
 
 cnp.import_array()
 

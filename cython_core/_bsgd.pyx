@@ -13,14 +13,10 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._budget_ops cimport _kinv_append, _kinv_remove, _kinv_solve
-from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _grown
-from kbench.cython_core._kernels cimport _dot, _expansion
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _block_merge, _block_widest, _loop_rows, _move_at, _row_at,
-    _self_at, _store_at, _stored_row_at,
-)
+from kbench.cython_core._sparse cimport _block_merge, _block_widest
 
 cnp.import_array()
 

@@ -14,14 +14,8 @@ from scipy.linalg.cython_blas cimport daxpy
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport (
-    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
-)
-from kbench.cython_core._kernels cimport _dot, _expansion
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _loop_rows, _scores_at, _self_at, _store_at, _stored_row_at,
-)
 
 cnp.import_array()
 from kbench.cython_core._budget_ops cimport (

@@ -13,11 +13,8 @@ The calling convention is :func:`kbench.cython_core._perceptron.perceptron_block
 cimport numpy as cnp
 from libc.math cimport exp, fabs
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport K_RBF, _dot
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _loop_rows, _row_at, _self_at, _store_at,
-)
+from kbench.cython_core._loop cimport *
+from kbench.cython_core._kernels cimport K_RBF
 
 cnp.import_array()
 

@@ -11,13 +11,11 @@ cimport numpy as cnp
 from libc.math cimport sqrt
 from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport _expansion
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._online_ops cimport (
     Cfg, NU_MARGIN, NU_OFF, OnlineConfig, _check_given, _clipped_exp, _gradient, _predict,
     _ring_slot,
 )
-from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
 

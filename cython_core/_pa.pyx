@@ -7,12 +7,10 @@ with coefficient τ y, τ = ℓ/k(x, x) (PA), min(C, ℓ/k(x, x)) (PA-I) or
 """
 cimport numpy as cnp
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport K_LAPLACIAN, K_NOT_COMPILED, K_RBF, _dot, _kernel_one
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _block_self, _loop_rows, _row_at, _store_at,
-)
+from kbench.cython_core._kernels cimport K_LAPLACIAN, K_NOT_COMPILED, K_RBF, _kernel_one
+from kbench.cython_core._sparse cimport _block_self
 
 cnp.import_array()
 

@@ -18,12 +18,10 @@ cimport numpy as cnp
 from libc.math cimport exp, log, sqrt
 from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport _expansion
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._online_ops cimport (
     Cfg, OnlineConfig, _check_given, _gradient, _predict, _self_kernel,
 )
-from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
 

@@ -8,11 +8,9 @@ slot of the oldest once B rows are stored.
 """
 cimport numpy as cnp
 
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._arrays cimport _f64
-from kbench.cython_core._expansion cimport ExpansionArrays, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport _dot
 from kbench.cython_core._labels cimport _sign_label
-from kbench.cython_core._sparse cimport BlockRows, LoopRows, _loop_rows, _row_at, _store_at
 
 cnp.import_array()
 

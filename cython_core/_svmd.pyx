@@ -15,14 +15,10 @@ sizes of their own.
 cimport numpy as cnp
 from libc.stdlib cimport free
 
-from kbench.cython_core._expansion cimport ExpansionArrays, _doubles, _expansion_arrays, _store_full
-from kbench.cython_core._kernels cimport _expansion
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._online_ops cimport (
     Cfg, L_PYTHON, NU_MARGIN, NU_OFF, OnlineConfig, _clipped_exp, _gradient, _predict,
     _ring_slot, _self_kernel,
-)
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _loop_rows, _row_at, _store_at, _stored_row_at,
 )
 
 cnp.import_array()

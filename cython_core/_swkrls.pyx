@@ -14,13 +14,7 @@ from scipy.linalg.cython_blas cimport dgemv, dger
 
 import numpy as np
 
-from kbench.cython_core._expansion cimport (
-    ExpansionArrays, _doubles, _expansion_arrays, _grown, _store_full,
-)
-from kbench.cython_core._kernels cimport _dot
-from kbench.cython_core._sparse cimport (
-    BlockRows, LoopRows, _loop_rows, _row_at, _self_at, _store_at,
-)
+from kbench.cython_core._loop cimport *
 
 cnp.import_array()
 

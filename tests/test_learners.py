@@ -222,12 +222,13 @@ def test_a_learner_without_its_learning_path_says_so() -> None:
 
 def test_loops_reading_arrays_through_numpys_c_api_import_it() -> None:
     """A compiled module that reads the store through ``_expansion_arrays`` or ``_f64`` (the
-    NumPy C API) must call ``cnp.import_array()``: without it the first call segfaults."""
+    NumPy C API; a block loop cimports the first with ``_loop``) must call
+    ``cnp.import_array()``: without it the first call segfaults."""
     core = REPO / "cython_core"
     users = [
         p
         for p in sorted(core.glob("*.pyx"))
-        if re.search(r"from kbench\.cython_core\.(_expansion|_arrays) cimport", p.read_text())
+        if re.search(r"from kbench\.cython_core\.(_expansion|_arrays|_loop) cimport", p.read_text())
     ]
     assert len(users) >= 15  # every toolkit loop
     missing = [p.name for p in users if "cnp.import_array()" not in p.read_text()]
