@@ -6,9 +6,11 @@ gradient from ``g``.
 Arrays are C-contiguous float64, updated in place.
 """
 
-from kbench.cython_core._kernels import KernelSpec
-from kbench.cython_core._sparse import SparseBlock
-from kbench.cython_core._types import F64, I32, I64
+from typing import Any
+
+from typing_extensions import disjoint_base
+
+from kbench.cython_core._types import F64, I32, I64, BlockLoop
 
 def sincos_block(u: F64, scale: float, c_out: F64, s_out: F64) -> None: ...
 def simd_level(force: int = ...) -> int: ...
@@ -36,27 +38,18 @@ def fogd_block(
     g: F64,
 ) -> None: ...
 def fogd_decision_many(Omega: F64, W: F64, rows: _Rows, out: F64, u: F64, z: F64) -> None: ...
-def nogd_block(
-    kernel: KernelSpec,
-    SV: F64,
-    sq: F64,
-    A: F64,
-    m: int,
-    Mmap: F64,
-    W: F64,
-    nystrom: bool,
-    eta: float,
-    task: int,
-    loss_kind: int,
-    loss_p1: float,
-    X: F64,
-    y: F64,
-    pred: F64,
-    krow: F64,
-    z: F64,
-    scores: F64,
-    g: F64,
-    have_row: bool,
-    start: int,
-    sparse: SparseBlock | None = None,
-) -> tuple[int, int, int]: ...
+
+@disjoint_base
+class NogdState:
+    M: Any
+    W: Any
+    z: Any
+    scores: Any
+    g: Any
+    nystrom: bool
+    def __init__(
+        self, M: Any, W: Any, z: Any, scores: Any, g: Any, nystrom: bool = False
+    ) -> None: ...
+    def __reduce__(self) -> Any: ...
+
+nogd_block: BlockLoop

@@ -7,15 +7,18 @@ loss with respect to the scores. ``task`` is a code of ``_online_ops.Task``; ``l
 compiled scalar loss id (``_losses.LossKind``), ``_online_ops.MulticlassLoss.L_MC_HINGE`` or
 ``L_SOFTMAX`` on multiclass tasks, or ``L_PYTHON`` (the gradient comes from Python).
 """
+cimport numpy as cnp
 from libc.math cimport exp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from scipy.linalg.cython_blas cimport daxpy, dgemv
 
-from kbench.cython_core._kernels cimport KernelSpec, _dot, _expansion
+from kbench.cython_core._loop cimport *
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
 from kbench.cython_core._online_ops cimport L_MC_HINGE, L_PYTHON, T_MULTICLASS, T_REGRESSION
-from kbench.cython_core._sparse cimport LoopRows, _row_at, _rows_of, _store_at
+
+
+cnp.import_array()
 
 
 cdef extern from "_sincos_simd.h" nogil:
@@ -280,60 +283,89 @@ cdef void _fogd_scores(const double* Omega, Py_ssize_t D, const double* W, Py_ss
         _linear_scores(W, 2 * D, C, z, out + i * C)
 
 
-def nogd_block(KernelSpec kernel not None,
-               double[:, ::1] SV, double[::1] sq, double[:, ::1] A, Py_ssize_t m,
-               const double[:, ::1] Mmap, double[:, ::1] W, bint nystrom, double eta,
-               int task, int loss_kind, double loss_p1,
-               const double[:, ::1] X, const double[::1] y, double[::1] pred,
-               double[::1] krow, double[::1] z, double[::1] scores, double[::1] g,
-               bint have_row, Py_ssize_t start, sparse=None):
-    """NOGD on rows start, start+1, … of X; returns ``(next_row, m, kernel_evals)``.
+cdef class NogdState:
+    """NOGD beside its store: the Nyström map ``M`` (r × B) and the linear weights ``W``
+    (r × C), used once ``nystrom`` is set; the features ``z`` (r) and ``scores`` (C) of the
+    last row, and its gradient ``g`` (C), given from Python for a loss without a compiled
+    form; picklable."""
 
-    Before the Nyström map exists (``nystrom`` false) this is kernel OGD: f = Σ_j A_j
+    cdef public object M
+    cdef public object W
+    cdef public object z
+    cdef public object scores
+    cdef public object g
+    cdef public bint nystrom
+
+    def __init__(self, M, W, z, scores, g, bint nystrom=False):
+        self.M, self.W, self.z, self.scores, self.g = M, W, z, scores, g
+        self.nystrom = nystrom
+
+    def __reduce__(self):
+        return NogdState, (self.M, self.W, self.z, self.scores, self.g, self.nystrom)
+
+
+def nogd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+               bint have_row=False, double kxx=0.0, *, NogdState state not None,
+               Py_ssize_t budget, double eta, int task, int loss_kind, double loss_p1):
+    """NOGD on rows start, start+1, … of ``rows``. Calling convention and result as
+    :func:`kbench.cython_core._perceptron.perceptron_block`.
+
+    Before the Nyström map exists (``state.nystrom`` false) this is kernel OGD: f = Σ_j α_j
     k(x_j, ·), and a non-zero gradient adds x with coefficients −ηg; the loop stops after
-    the addition that fills the B slots, so that Python can build the map. Afterwards
-    z = Mmap k_B(x) (Mmap is r×B) and W ← W − η z gᵀ. With ``loss_kind`` < 0 the gradient
-    of the first row is read from ``g`` (per-example path of a loss without compiled form).
-    ``sparse``: CSR rows, as for :func:`kbench.cython_core._budget_perceptrons.rbp_block`.
+    the addition that fills the ``budget`` slots, so that Python can build the map.
+    Afterwards z = M k_B(x) (M is r × B) and W ← W − η z gᵀ. With ``loss_kind`` L_PYTHON
+    the gradient of the row is read from ``state.g`` (a loss without a compiled form: one
+    row per call).
     """
-    cdef LoopRows R = _rows_of(kernel, SV, sq, X, sparse)
-    cdef Py_ssize_t n = X.shape[0], B = SV.shape[0], C = W.shape[1]
-    cdef Py_ssize_t r = Mmap.shape[0], i, c
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
+    cdef double[:, ::1] Mmap = state.M
+    cdef double[:, ::1] W = state.W
+    cdef double[::1] z = state.z
+    cdef double[::1] scores = state.scores
+    cdef double[::1] g = state.g
+    cdef bint nystrom = state.nystrom
+    cdef Py_ssize_t n = rows.n, C = A.C, m = A.m, i = start, c
+    cdef Py_ssize_t r = Mmap.shape[0], B = Mmap.shape[1]
     cdef long long evals = 0
     cdef double xsq, a1 = 1.0, b0 = 0.0
     cdef bint nonzero
     cdef int one = 1, rr = <int>r, BB = <int>B
     cdef char tr = b'T'
-    i = start
+    if W.shape[1] != C or scores.shape[0] != C or g.shape[0] != C:
+        raise ValueError(f"nogd: W, scores and g need {C} columns, one per output")
+    if nystrom and (m != B or z.shape[0] != r or W.shape[0] != r):
+        raise ValueError(f"nogd: a map of rank {r} over {B} landmarks, but {m} are stored")
     with nogil:
         while i < n:
-            evals += _row_at(&R, i, m, have_row and i == start, &xsq, &krow[0])
+            evals += _row_at(&R, i, m, have_row and i == 0, &xsq, A.krow)
             if nystrom:
-                # z = Mmap k: Mmap row-major r×B is column-major B×r, so z = Mmap_cmᵀ k.
-                dgemv(&tr, &BB, &rr, &a1, <double*>&Mmap[0, 0], &BB, <double*>&krow[0], &one,
-                      &b0, &z[0], &one)
+                # z = M k: M row-major r×B is column-major B×r, so z = M_cmᵀ k.
+                dgemv(&tr, &BB, &rr, &a1, &Mmap[0, 0], &BB, A.krow, &one, &b0, &z[0], &one)
                 _linear_scores(&W[0, 0], r, C, &z[0], &scores[0])
             else:
-                _expansion(&krow[0], &A[0, 0], m, C, 1.0, &scores[0])
-            pred[i] = _predict(task, &scores[0], C)
+                _expansion(A.krow, A.alpha, m, C, 1.0, &scores[0])
+            A.pred[i] = _predict(task, &scores[0], C)
             if loss_kind == L_PYTHON:
                 nonzero = False
                 for c in range(C):
                     if g[c] != 0.0:
                         nonzero = True
             else:
-                nonzero = _gradient(task, loss_kind, loss_p1, &scores[0], C, y[i], &g[0])
-            i += 1
-            if not nonzero:
-                continue
-            if nystrom:
+                nonzero = _gradient(task, loss_kind, loss_p1, &scores[0], C, A.y[i], &g[0])
+            if nonzero and nystrom:
                 _linear_step(&W[0, 0], r, C, &z[0], &g[0], eta)
-                continue
-            _store_at(&R, i - 1, m)
-            sq[m] = xsq
-            for c in range(C):
-                A[m, c] = -eta * g[c]
-            m += 1
-            if m == B:
-                break
+            elif nonzero:
+                if _store_full(m, A.cap, have_row and i == 0, &evals, m):
+                    break
+                _store_at(&R, i, m)
+                R.sq[m] = xsq
+                for c in range(C):
+                    A.alpha[m * C + c] = -eta * g[c]
+                m += 1
+                if m == budget:
+                    i += 1
+                    break
+            i += 1
     return i, m, evals

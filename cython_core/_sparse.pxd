@@ -1,7 +1,7 @@
 # Declarations of kbench.cython_core._sparse that the learners' block loops cimport: the
 # sparse kernel row, and a block of CSR examples learned against a sparse store of support
 # vectors (SparseBlock). A loop that takes a SparseBlock runs its dense update on one-value
-# stand-in rows (the examples' marks, see plugins/algorithms/_sparse_rows.py) and calls the
+# stand-in rows (BlockRows.csr) and calls the
 # inline functions below wherever the dense loop reads or copies a row: they do the dense
 # work and, given a block, the same on the CSR rows and the sparse store.
 from libc.stdint cimport int32_t, int64_t
@@ -60,7 +60,7 @@ cdef SparseRows* _attach(object block, Py_ssize_t n, Py_ssize_t cap) except? NUL
 
 # The rows a learner's loop reads and writes: the kernel, the stored rows SV (cap × d) and
 # their squared norms, the examples X (n × d), and sp: NULL for dense rows, else the CSR
-# rows and store of a SparseBlock (SV and X then hold the examples' marks, d = 1).
+# rows and store of a SparseBlock (SV and X then hold one-value stand-ins, d = 1).
 cdef struct LoopRows:
     int kind
     double gamma, scale, offset, degree
@@ -69,10 +69,6 @@ cdef struct LoopRows:
     const double* X
     Py_ssize_t d
     SparseRows* sp
-
-
-cdef LoopRows _rows_of(kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
-                   object sparse) except *
 
 
 # The examples a block loop predicts then learns, dense or CSR, in one typed object: X holds
@@ -113,7 +109,7 @@ cdef inline Py_ssize_t _scores_at(const LoopRows* R, Py_ssize_t i, Py_ssize_t m,
 
 cdef inline void _copy_at(SparseRows* sp, Py_ssize_t i, double* SV, Py_ssize_t slot,
                           const double* x, Py_ssize_t d) noexcept nogil:
-    """Copy example i, x (its dense row, or its mark), into slot of SV, and with CSR rows
+    """Copy example i, x (its dense row, or its stand-in), into slot of SV, and with CSR rows
     (sp not NULL) its CSR row and squared norm into the store."""
     memcpy(SV + slot * d, x, d * sizeof(double))
     if sp != NULL:

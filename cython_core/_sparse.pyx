@@ -413,27 +413,10 @@ cdef SparseRows* _attach(object block, Py_ssize_t n, Py_ssize_t cap) except? NUL
         raise TypeError(f"kbench: expected a SparseBlock, got {type(block).__name__}")
     cdef SparseBlock b = <SparseBlock>block
     if b.r.n != n:
-        raise ValueError(f"kbench: a sparse block of {b.r.n} examples given with {n} marks")
+        raise ValueError(f"kbench: a sparse block of {b.r.n} examples given for {n}")
     if b.r.cap < cap:
         raise ValueError(f"kbench: a sparse store of {b.r.cap} rows given for {cap} slots")
     return &b.r
-
-
-cdef LoopRows _rows_of(kernel, double[:, ::1] SV, double[::1] sq, const double[:, ::1] X,
-                   object sparse) except *:
-    """The LoopRows of a learner's loop over the examples X with stored rows SV (their squared
-    norms sq) and the compiled kernel tuple (its kind −1 for a kernel the loop cannot
-    compute); ``sparse`` a SparseBlock of X.shape[0] CSR examples, or None."""
-    cdef LoopRows R
-    R.kind, R.gamma, R.scale, R.offset, R.degree = as_spec(kernel).params()
-    R.d = X.shape[1]
-    if SV.shape[1] != R.d:
-        raise ValueError(f"kbench: rows of {X.shape[1]} values for stored rows of {SV.shape[1]}")
-    R.SV = &SV[0, 0] if SV.shape[0] > 0 and R.d > 0 else NULL
-    R.sq = &sq[0] if sq.shape[0] > 0 else NULL
-    R.X = &X[0, 0] if X.shape[0] > 0 and R.d > 0 else NULL
-    R.sp = _attach(sparse, X.shape[0], SV.shape[0])
-    return R
 
 
 cdef class SparseBlock:

@@ -876,7 +876,7 @@ def test_nogd_matches_reference_after_the_switch(extra: str, k: int) -> None:
     algo = make(f"nogd[budget={B},eta={eta}{extra}]")
     assert np.array_equal(algo.learn_predict_many(X, y), np.array(ref))
     assert algo.stats()["nystrom_rank"] == k
-    assert algo._M.shape == (k, B)  # O(B·k) features per example
+    assert algo._state.M.shape == (k, B)  # O(B·k) features per example
     if k == B:
         # Before and after the switch f is the same function (full rank).
         probe = np.random.default_rng(1).standard_normal((5, 4))
@@ -896,7 +896,7 @@ def test_nogd_rank_deficient_landmarks_warn_and_work() -> None:
         pred = algo.learn_predict_many(X, y)
     r = algo.stats()["nystrom_rank"]
     assert 0 < r < 30
-    assert np.all(np.isfinite(algo._W)) and np.all(np.isfinite(pred))
+    assert np.all(np.isfinite(algo._state.W)) and np.all(np.isfinite(pred))
 
 
 def test_fogd_features_approach_the_kernel() -> None:
@@ -1130,7 +1130,8 @@ def test_multiclass_softmax_compiled_equals_python(spec: str) -> None:
     a = make(spec, task="multiclass", n_classes=3, loss="softmax")
     b = make(spec, task="multiclass", n_classes=3, loss=PySoftmax())
     assert np.array_equal(a.learn_predict_many(X, y), b.learn_predict_many(X, y))
-    assert np.allclose(a._W, b._W, rtol=1e-10, atol=1e-12)
+    Wa, Wb = (algo._state.W if algo.name == "nogd" else algo._W for algo in (a, b))
+    assert np.allclose(Wa, Wb, rtol=1e-10, atol=1e-12)
 
 
 def test_budgeted_study_file_is_valid() -> None:

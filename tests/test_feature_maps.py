@@ -139,7 +139,7 @@ def test_nogd_rank_k_map_costs_b_times_k() -> None:
     y = np.where(X[:, 0] + 0.3 * rng.standard_normal(300) > 0, 1.0, -1.0)
     algo = make("nogd[budget=40,eta=0.3]")
     algo.learn_predict_many(X, y)
-    assert algo._M.shape == (8, 40) and algo._W.shape == (8, 1)
+    assert algo._state.M.shape == (8, 40) and algo._state.W.shape == (8, 1)
     assert algo.stats()["nystrom_rank"] == 8
 
 

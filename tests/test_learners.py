@@ -233,3 +233,34 @@ def test_loops_reading_arrays_through_numpys_c_api_import_it() -> None:
     assert len(users) >= 15  # every toolkit loop
     missing = [p.name for p in users if "cnp.import_array()" not in p.read_text()]
     assert not missing, f"no cnp.import_array() in {missing}"
+
+
+def test_a_loop_that_changes_phase_at_the_limit_resumes_there() -> None:
+    """``Expansion.at_limit`` is called when a loop returns the store full at its limit; the
+    loop resumes at the row it stopped at, and one that stops there twice without learning a
+    row gets a one-line error instead of looping for ever."""
+    from kbench.learners import Expansion
+
+    kernel = get_registry().create("kernel", "rbf[gamma=0.5]")
+    calls: list[tuple[int, int]] = []
+
+    def fills_then_stops(spec, rows, store, y, pred, start=0, have_row=False, kxx=0.0):
+        calls.append((start, store.size))
+        pred[start:] = 0.0
+        return (2 if start < 2 else rows.n), 2, 0  # stops after the row that fills it
+
+    model = Expansion("phased", kernel, limit=2)
+    model.at_limit = lambda store: calls.append((-1, store.size))
+    X, y = np.zeros((5, 3)), np.ones(5)
+    model.learn(fills_then_stops, Rows.of(X), y)
+    assert calls == [(0, 0), (-1, 2), (2, 2), (-1, 2)]
+
+    def stops_at_two(spec, rows, store, y, pred, start=0, have_row=False, kxx=0.0):
+        return 2, 2, 0  # never past row 2
+
+    stuck = Expansion("phased", kernel, limit=2)
+    stuck.at_limit = lambda store: None
+    with pytest.raises(
+        RuntimeError, match=r"^kbench: phased's loop stopped at its limit twice on row 2$"
+    ):
+        stuck.learn(stops_at_two, Rows.of(X), y)

@@ -1,4 +1,4 @@
-"""The compiled loops over CSR rows (``SparseBlock``, ``MarkedRows.learn``).
+"""The compiled loops over CSR rows (``SparseBlock``).
 
 A learner that declares a sparse loop learns a CSR block in one compiled call per block of
 rows: the kernel rows come from the sparse store, and the rows it stores are written into
@@ -14,8 +14,8 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import create
-from kbench.cython_core import _feature_maps, _sparse
-from kbench.learners import KernelSpec, expansion, marked_rows
+from kbench.cython_core import _sparse
+from kbench.learners import expansion
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 
 RBF = (1, 0.5, 1.0, 0.0, 1.0)  # Kernel.compiled() of rbf[gamma=0.5]
@@ -36,54 +36,30 @@ def stream(
     return X, np.digitize(score, np.quantile(score, [1 / 3, 2 / 3])).astype(float)
 
 
-CASES = {
-    "nogd": ("nogd[budget=8]", "hinge", "rbf[gamma=0.5]", 2),
-}
-
-
-def learner(case: str, *, marked: bool):
-    spec, loss, kernel, classes = CASES[case]
-    task = "binary" if classes == 2 else "multiclass"
-    algo = create(spec, kernel=kernel, loss=loss, task=task, n_classes=classes, seed=3)
-    if marked:  # the per-example path: one compiled call per row, the store synced from Python
-        algo._learn_predict_sparse = algo._learn_predict_marked
-    return algo
-
-
-@pytest.mark.parametrize("case", list(CASES))
-def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
-    monkeypatch.setattr(marked_rows, "BLOCK_ROWS", 7)  # many blocks, the budget full in one
-    X, y = stream(300, classes=CASES[case][3])
-    got, want = learner(case, marked=False), learner(case, marked=True)
-    preds = []
-    for algo in (got, want):
-        # Two calls: the second continues the store the first left.
-        preds.append(
-            np.concatenate(
-                [
-                    algo.learn_predict_many(X[:100], y[:100]),
-                    algo.learn_predict_many(X[100:], y[100:]),
-                ]
-            )
+def test_nogd_builds_its_map_within_a_csr_block(monkeypatch) -> None:
+    """NOGD's loop stops at the row that fills its budget, inside a CSR block, for the map
+    to be built from the sparse landmarks; it then resumes in the same block. Blocks of 7
+    rows, one row at a time and the rows densified give the same learner."""
+    monkeypatch.setattr(expansion, "BLOCK_ROWS", 7)
+    X, y = stream(300, seed=4)
+    got, one, dense = (
+        create("nogd[budget=8]", kernel="rbf[gamma=0.5]", loss="hinge", seed=3) for _ in range(3)
+    )
+    pred = np.concatenate(
+        [got.learn_predict_many(X[:100], y[:100]), got.learn_predict_many(X[100:], y[100:])]
+    )
+    np.testing.assert_array_equal(
+        pred, [one.learn_predict_many(X[i], y[i : i + 1])[0] for i in range(300)]
+    )
+    np.testing.assert_array_equal(pred, dense.learn_predict_many(X.toarray(), y))
+    assert got.stats()["nystrom_rank"] == dense.stats()["nystrom_rank"] > 0
+    for a in (got, one):
+        assert isinstance(a.model.store, SparseSupportBuffer) and a.model.store.size == 8
+        # The landmarks' Gram matrix sums CSR rows in another order than the dense one.
+        np.testing.assert_allclose(a._state.W, dense._state.W, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            a.decision_many(X[:60]), dense.decision_many(X[:60].toarray()), rtol=1e-9, atol=1e-12
         )
-    np.testing.assert_array_equal(preds[0], preds[1])
-    a, b = got._sparse.store, want._sparse.store
-    assert a.size == b.size == got._buf.size == want._buf.size > 0
-    np.testing.assert_array_equal(a.to_dense(), b.to_dense())
-    np.testing.assert_allclose(a.sq[: a.size], b.sq[: b.size], rtol=1e-14)
-    np.testing.assert_allclose(got._buf.alpha, want._buf.alpha, rtol=1e-12, atol=1e-14)
-    np.testing.assert_array_equal(got._buf.X[: a.size], want._buf.X[: b.size])  # the marks
-    np.testing.assert_array_equal(got._sparse.marks[: a.size], got._buf.X[: a.size, 0])
-    np.testing.assert_array_equal(got.predict_many(X[:60]), want.predict_many(X[:60]))
-    # The counts of the dense learner on the same rows (kernel evaluations included: the
-    # per-example path, handed k(x, x), does not count it); the model's size differs.
-    dense = learner(case, marked=False)
-    dense.learn_predict_many(X.toarray(), y)
-    got_stats, dense_stats = got.stats(), dense.stats()
-    del got_stats["model_bytes"], dense_stats["model_bytes"]
-    assert got_stats == pytest.approx(dense_stats, rel=1e-12)
-    # The budget was filled and then overflowed (rows replaced or the map built).
-    assert got._sparse.count == 300
 
 
 @pytest.mark.parametrize(
@@ -118,6 +94,9 @@ def test_block_loop_equals_the_per_example_path(case: str, monkeypatch) -> None:
         ("bsgd[budget=8,maintenance=removal]", "rbf[gamma=0.5]", 2, None),
         ("bsgd[budget=8,maintenance=projection]", "rbf[gamma=0.5]", 3, None),
         ("bsgd[budget=8]", "rbf[gamma=0.5]", 2, None),
+        # A phase change at the budget: the loop stops for the Nyström map, within a block.
+        ("nogd[budget=8]", "rbf[gamma=0.5]", 2, "hinge"),
+        ("nogd[budget=8,eta=0.5]", "linear", 3, "softmax"),
     ],
 )
 def test_expansion_learns_csr_blocks_one_rows_and_dense_rows_alike(
@@ -207,40 +186,4 @@ def test_sparse_block_refusals() -> None:
     unsorted = np.array([2, 0] * 3, dtype=np.int32)
     with pytest.raises(ValueError, match="not sorted"):
         _sparse.SparseBlock(*args, store.indices, store.data, store.sq, 0, 0, xp, unsorted, X.data)
-    block = store.block(RBF, xp, X.indices, X.data)
-
-    # A loop that takes the store's arrays and a SparseBlock (NOGD's) checks them.
-    def averaged(SV, X, sparse):
-        n, cap = X.shape[0], SV.shape[0]
-        zeros = np.zeros(cap)
-        _feature_maps.nogd_block(
-            KernelSpec.of(RBF),
-            SV,
-            zeros,
-            np.zeros((cap, 1)),
-            0,
-            np.zeros((1, cap)),
-            np.zeros((1, 1)),
-            False,
-            0.1,
-            0,
-            0,
-            0.0,
-            X,
-            np.ones(n),
-            np.zeros(n),
-            zeros,
-            np.zeros(1),
-            np.zeros(1),
-            np.zeros(1),
-            False,
-            0,
-            sparse,
-        )
-
-    with pytest.raises(ValueError, match="3 examples given with 2 marks"):
-        averaged(np.zeros((2, 1)), np.zeros((2, 1)), block)
-    with pytest.raises(ValueError, match="2 rows given for 3 slots"):
-        averaged(np.zeros((3, 1)), np.zeros((3, 1)), block)
-    with pytest.raises(TypeError, match="SparseBlock"):
-        averaged(np.zeros((2, 1)), np.zeros((3, 1)), "rows")
+    assert store.block(RBF, xp, X.indices, X.data).n == 3  # sorted and reserved: accepted

@@ -91,6 +91,11 @@ class Expansion:
 
     #: Reserves pool entries for rows a loop writes into a CSR store (see above), or None.
     make_room: Callable[[SparseSupportBuffer, Rows], None] | None = None
+    #: Called with the store whenever a loop returns it holding ``limit`` rows, or None: a
+    #: learner that changes phase there (NOGD builds its Nyström map) stops its loop after
+    #: the row that filled the store, and the loop resumes after the call; the store never
+    #: grows past the limit.
+    at_limit: Callable[[Store], None] | None = None
 
     def __init__(
         self,
@@ -110,6 +115,7 @@ class Expansion:
         self.scale = 1.0
         self.store: Store | None = None
         self._pred = np.empty(1)  # learn_one's prediction, which it does not return
+        self._stopped_at = -1  # the row a loop last stopped at, at the limit
 
     def _grow(self, store: Store) -> None:
         """Double the store's rows, up to ``limit``."""
@@ -173,9 +179,24 @@ class Expansion:
             i, store.size, evals = loop(self.spec, block, store, y, pred, i, **params, **per_row)
             store.kernel_evals += evals
             store.touch()
+            if self._reached_limit(store, i, rows.n):
+                continue
             if i == rows.n:
                 return pred
             self._grow(store)
+
+    def _reached_limit(self, store: Store, i: int, n: int) -> bool:
+        """Whether ``at_limit`` took the store at its limit (a loop that stopped at row i of
+        n resumes there); a loop that stops at the limit twice without a row learned
+        between would never end, and is refused."""
+        if self.at_limit is None or store.size != self.limit:
+            return False
+        stuck = i < n and i == self._stopped_at
+        self._stopped_at = i if i < n else -1
+        if stuck:
+            raise RuntimeError(f"kbench: {self.owner}'s loop stopped at its limit twice on row {i}")
+        self.at_limit(store)
+        return i < n
 
     def learn_one(
         self, loop: BlockLoop, x: np.ndarray, y: np.ndarray, params: dict[str, Any]
@@ -239,6 +260,8 @@ class Expansion:
         # A row appended, or one replaced in place (a budget or a window): either way the
         # cached kernel row may be out of date.
         store.touch()
+        if self.at_limit is not None and store.size == self.limit:
+            self.at_limit(store)
 
     def _learn_csr(
         self,
@@ -267,6 +290,8 @@ class Expansion:
                 )
                 store.absorb(block, size)
                 store.kernel_evals += evals
+                if self._reached_limit(store, i, b - a):
+                    continue
                 if i == b - a:
                     break
                 if size < store.capacity:  # rows to spare: it stopped for pool room

@@ -501,13 +501,20 @@ class SparseSupportBuffer(RowStore):
         return self.krow[:m]
 
     def decision_many(
-        self, kernel: Kernel, X: Any, *, scale: float = 1.0, block: int = 2048
+        self,
+        kernel: Kernel,
+        X: Any,
+        *,
+        scale: float = 1.0,
+        block: int = 2048,
+        coef: np.ndarray | None = None,
     ) -> np.ndarray:
         """Outputs for every row of the CSR matrix X (shape ``n × n_outputs``), in blocks of
-        Gram rows."""
+        Gram rows; ``coef``: coefficients (``size`` × outputs) in place of the store's."""
         rows = self._rows_of(kernel, X)
         n, m = X.shape[0], self.size
-        out = np.zeros((n, self.alpha.shape[1]))
+        alpha = self.alpha if coef is None else coef
+        out = np.zeros((n, alpha.shape[1]))
         if m == 0 or n == 0:
             return out
         block = max(1, min(block, 4_000_000 // m))  # keep the Gram scratch block under 32 MB
@@ -515,7 +522,7 @@ class SparseSupportBuffer(RowStore):
         for a in range(0, n, block):
             b = min(a + block, n)
             self._kernel_block(rows, a, b, K)
-            out[a:b] = K[: b - a] @ self.alpha[:m]
+            out[a:b] = K[: b - a] @ alpha[:m]
         return out * scale if scale != 1.0 else out
 
     def gram(self, kernel: Kernel, X: Any) -> np.ndarray:

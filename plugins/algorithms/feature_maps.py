@@ -10,28 +10,75 @@ import numpy as np
 
 from kbench.api import Algorithm, check_range, hookimpl, param
 from kbench.cython_core import _feature_maps, _kernels, _sparse
+from kbench.cython_core._feature_maps import NogdState, nogd_block
 from kbench.learners import (
+    ExpansionLearner,
     KernelKind,
     KernelSpec,
-    MarkedRows,
-    OneRowMethods,
     Rows,
+    SparseSupportBuffer,
     SupportBuffer,
-    csr_parts,
     labels,
-    refuse_switch,
 )
 from kbench.learners.online_loss import L_PYTHON, TASK_CODES
-from kbench.learners.rows import compiled_kernel
 
 #: Eigenvalues of the landmark Gram matrix below this fraction of the largest are dropped.
 NYSTROM_TOL = 1e-10
-#: The kernel of a loop call whose kernel rows Python computed (the loop computes none).
-ROWS_GIVEN = KernelSpec(KernelKind.K_NOT_COMPILED)
+
+
+def loss_codes(loss: Any, task: str) -> tuple[int, int, float]:
+    """The task's code and the loss's codes in the compiled loops: ``(task, loss id, its
+    parameter)``, the id L_PYTHON when the gradient comes from Python (also for a scalar
+    loss on a multiclass task, whose derivative the plugin gives)."""
+    if task == "multiclass":
+        code = loss.compiled_multiclass()
+        return TASK_CODES[task], L_PYTHON if code is None else int(code), 0.0
+    compiled = loss.compiled()
+    if compiled is None:
+        return TASK_CODES[task], L_PYTHON, 0.0
+    return TASK_CODES[task], int(compiled[0]), float(compiled[1])
+
+
+def loss_gradient(loss: Any, task: str, scores: np.ndarray, y: float) -> np.ndarray:
+    """∂ loss/∂ scores from the Python loss (the path of a loss without a compiled form)."""
+    if task == "multiclass":
+        return np.ascontiguousarray(loss.derivative(scores, y), dtype=np.float64)
+    return np.array([float(loss.derivative(float(scores[0]), float(y)))])
+
+
+def nystrom_map(
+    K: np.ndarray, alpha: np.ndarray, k: int, budget: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Nyström map of B landmarks with Gram matrix K, keeping the k largest eigenvalues
+    (those below ``NYSTROM_TOL``·λ_max dropped, with a warning when fewer than k are
+    left): ``(M, W, λ)``, with M = Λ^{-1/2} Vᵀ the map and W = Λ^{1/2} Vᵀ α the linear
+    weights of the expansion's coefficients α."""
+    K = 0.5 * (K + K.T)
+    lam, V = np.linalg.eigh(K)
+    order = np.argsort(lam)[::-1]
+    lam, V = lam[order], V[:, order]
+    top = max(float(lam[0]), 0.0)
+    keep = int(np.sum(lam > NYSTROM_TOL * top)) if top > 0.0 else 0
+    keep = max(keep, 1)
+    if keep < k:
+        warnings.warn(
+            f"nogd: the {budget} Nyström landmarks are rank-deficient (rank {keep}: "
+            "repeated or nearly dependent examples); eigenvalues below "
+            f"{NYSTROM_TOL:g}·λ_max are dropped (a pseudo-inverse), so the feature map "
+            f"has {keep} dimensions instead of {k}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    keep = min(keep, k)
+    lam = np.maximum(lam[:keep], np.finfo(float).tiny)
+    V = V[:, :keep]
+    M = np.ascontiguousarray(V.T / np.sqrt(lam)[:, None])
+    W = np.ascontiguousarray((V.T * np.sqrt(lam)[:, None]) @ alpha)
+    return M, W, lam
 
 
 class _LinearOGD(Algorithm):
-    """Shared parts: task handling, the loss and the linear weights W (p × outputs)."""
+    """FOGD's base: task handling, the loss and the linear weights W (p × outputs)."""
 
     tasks = frozenset({"binary", "multiclass", "regression"})
     uses_loss = True
@@ -39,22 +86,12 @@ class _LinearOGD(Algorithm):
 
     def __post_init__(self) -> None:
         self._outputs = self.n_classes if self.task == "multiclass" else 1
-        self._task_kind = TASK_CODES[self.task]
-        # The loss's codes in the compiled loops; L_PYTHON: the gradient comes from Python
-        # (also for a scalar loss on a multiclass task, whose derivative the plugin gives).
-        self._loss_id, self._loss_p1 = L_PYTHON, 0.0
-        if self.task == "multiclass":
-            if (code := self.loss.compiled_multiclass()) is not None:
-                self._loss_id = int(code)
-        elif (compiled := self.loss.compiled()) is not None:
-            self._loss_id, self._loss_p1 = int(compiled[0]), float(compiled[1])
+        self._task_kind, self._loss_id, self._loss_p1 = loss_codes(self.loss, self.task)
         self._compiled_loss = self._loss_id != L_PYTHON
 
     def _gradient(self, scores: np.ndarray, y: float) -> np.ndarray:
         """∂ loss/∂ scores from the Python loss (per-example path of a non-compiled loss)."""
-        if self.task == "multiclass":
-            return np.ascontiguousarray(self.loss.derivative(scores, y), dtype=np.float64)
-        return np.array([float(self.loss.derivative(float(scores[0]), float(y)))])
+        return loss_gradient(self.loss, self.task, scores, y)
 
     def _first(self, F: np.ndarray) -> np.ndarray:
         """The decision values of scores F (n × outputs): F, or its column on one output."""
@@ -240,7 +277,7 @@ class FOGD(_LinearOGD):
         return {"n_support": 0, "kernel_evals": 0, "n_features": 2 * self.D, "model_bytes": nbytes}
 
 
-class NOGD(OneRowMethods, _LinearOGD):
+class NOGD(ExpansionLearner):
     """Nyström online gradient descent (Lu, Hoi, Wang, Zhao and Liu 2016).
 
     Two phases. First kernel online gradient descent, ``f ← f − η g k(x, ·)`` with
@@ -279,8 +316,9 @@ class NOGD(OneRowMethods, _LinearOGD):
 
     name = "nogd"
     paper = "Lu, Hoi, Wang, Zhao and Liu (2016). Large scale online kernel learning. JMLR 17."
-    #: CSR rows are learned with the same step, landmarks kept sparse.
-    sparse_input = True
+    tasks = _LinearOGD.tasks
+    uses_loss = True
+    default_loss = "hinge"
     test_params = {"budget": 12}
 
     budget: int = param(100, low=1)
@@ -300,212 +338,106 @@ class NOGD(OneRowMethods, _LinearOGD):
             check_range("nogd", "rank", rank, low=1, high=budget)
         # The rank k of the map; the small slack keeps ⌈0.2·100⌉ at 20 despite rounding.
         self._k = rank if rank is not None else max(1, math.ceil(rank_fraction * budget - 1e-9))
-        self._spec = KernelSpec.of(self.kernel)
-        self._buf: SupportBuffer | None = None
-        self._sparse: MarkedRows | None = None  # the landmarks as CSR rows (sparse input)
-        self._nystrom = False
-        self._M = np.zeros((1, budget))
-        self._W = np.zeros((1, self._outputs))
-        self._eigenvalues = np.zeros(0)
-
-    def _buffer(self, d: int) -> SupportBuffer:
-        if self._buf is None:
-            self._buf = SupportBuffer(d, self.budget, n_outputs=self._outputs)
-            self._z = np.zeros(self.budget)
-            self._scores = np.empty(self._outputs)
-            self._g = np.zeros(self._outputs)
-        return self._buf
-
-    def _build_map(self) -> None:
-        """Turn the B support vectors into Nyström landmarks and α into linear weights."""
-        buf = self._buf
-        if self._sparse is not None:  # the landmarks are CSR rows
-            K = self._sparse.gram(self.kernel)
-        else:
-            K = np.asarray(self.kernel.matrix(buf.X, buf.X))
-        K = 0.5 * (K + K.T)
-        lam, V = np.linalg.eigh(K)
-        order = np.argsort(lam)[::-1]
-        lam, V = lam[order], V[:, order]
-        top = max(float(lam[0]), 0.0)
-        keep = int(np.sum(lam > NYSTROM_TOL * top)) if top > 0.0 else 0
-        keep = max(keep, 1)
-        if keep < self._k:
-            warnings.warn(
-                f"nogd: the {self.budget} Nyström landmarks are rank-deficient (rank {keep}: "
-                "repeated or nearly dependent examples); eigenvalues below "
-                f"{NYSTROM_TOL:g}·λ_max are dropped (a pseudo-inverse), so the feature map "
-                f"has {keep} dimensions instead of {self._k}",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        keep = min(keep, self._k)
-        lam = np.maximum(lam[:keep], np.finfo(float).tiny)
-        V = V[:, :keep]
-        self._M = np.ascontiguousarray(V.T / np.sqrt(lam)[:, None])
-        self._W = np.ascontiguousarray((V.T * np.sqrt(lam)[:, None]) @ buf.alpha)
-        self._z = np.zeros(keep)
-        self._eigenvalues = lam
-        self._nystrom = True
-
-    def _row(self, x: np.ndarray) -> np.ndarray:
-        return self._buffer(len(x)).row(self.kernel, x, xsq=_kernels.sqnorm(x))
-
-    def _scores_from_row(self) -> np.ndarray:
-        buf = self._buf
-        if self._nystrom:
-            _feature_maps.nystrom_features(self._M, buf.krow, self._z)
-            _feature_maps.linear_scores(self._W, self._z, self._scores)
-        else:
-            _kernels.expansion(buf.krow, buf.alpha, buf.size, self._scores)
-        return self._scores
-
-    def _decision_dense(self, x):
-        self._row(x)
-        s = self._scores_from_row()
-        return s.copy() if self.task == "multiclass" else float(s[0])
-
-    def _learn_dense(self, x, y):
-        self._row(x)
-        if not self._compiled_loss:
-            # The loop recomputes the scores itself; only the gradient comes from Python.
-            self._g[:] = self._gradient(self._scores_from_row(), y)
-        self._run(x[None, :], np.array([float(y)]), np.empty(1), True)
-        self._buf.touch()
-
-    def _block(self, kernel, X, y, pred, have_row, start, sparse=None):
-        """One call of the compiled NOGD loop over rows X from ``start``, on this learner's
-        buffer, map and loss: ``(next row, stored rows, kernel evaluations)``."""
-        buf = self._buf
-        return _feature_maps.nogd_block(
-            kernel,
-            buf.X,
-            buf.sq,
-            buf.alpha,
-            buf.size,
-            self._M,
-            self._W,
-            self._nystrom,
-            self.eta,
-            self._task_kind,
-            self._loss_id,
-            self._loss_p1,
-            X,
-            y,
-            pred,
-            buf.krow,
-            self._z,
-            self._scores,
-            self._g,
-            have_row,
-            start,
-            sparse,
+        outputs = self.model.n_outputs
+        self._task_kind, self._loss_id, self._loss_p1 = loss_codes(self.loss, self.task)
+        self._state = NogdState(
+            np.zeros((1, budget)),
+            np.zeros((1, outputs)),
+            np.zeros(budget),
+            np.empty(outputs),
+            np.zeros(outputs),
+        )
+        self.model.limit = budget
+        self.model.at_limit = self._build_map
+        self.learn_with(
+            nogd_block,
+            state=self._state,
+            budget=int(budget),
+            eta=float(self.eta),
+            task=self._task_kind,
+            loss_kind=self._loss_id,
+            loss_p1=self._loss_p1,
         )
 
-    def _run(self, X, y, pred, have_row, sparse=None):
-        buf = self._buf
-        start = 0
-        while start < len(X):
-            start, buf.size, evals = self._block(self._spec, X, y, pred, have_row, start, sparse)
-            buf.kernel_evals += evals
-            if not self._nystrom and buf.size == self.budget:
-                if sparse is not None:  # the landmarks' CSR rows, for their Gram matrix
-                    self._sparse.settle(sparse, buf)
-                self._build_map()
-                buf.touch()
-            have_row = False
+    def _build_map(self, store: Any) -> None:
+        """Turn the B support vectors into Nyström landmarks and α into linear weights
+        (once: the store stays at B rows)."""
+        st = self._state
+        if st.nystrom:
+            return
+        m = store.size
+        if isinstance(store, SparseSupportBuffer):
+            # Row by row, as the loops compute a CSR row; not counted in kernel_evals, as
+            # kernel.matrix of dense landmarks is not.
+            evals, K = store.kernel_evals, np.empty((m, m))
+            for i in range(m):
+                K[i] = store.row(self.kernel, store.get(i))
+            store.kernel_evals = evals
+        else:
+            K = np.asarray(self.kernel.matrix(store.X[:m], store.X[:m]))
+        st.M, st.W, lam = nystrom_map(K, store.alpha[:m], self._k, self.budget)
+        st.z, st.nystrom = np.zeros(len(lam)), True
+        store.touch()
 
-    def _learn_predict_sparse(self, X, y):
-        """Predict then learn the CSR rows: with a compiled loss, the compiled loop on the
-        examples' marks and CSR rows (:meth:`MarkedRows.learn`), else one row at a time
-        (:meth:`_learn_predict_marked`)."""
-        if not self._compiled_loss:
-            return self._learn_predict_marked(X, y)
-        rows, buf = self._open_rows(X), self._buffer(1)
-        return rows.learn(
-            compiled_kernel(self.kernel),
-            X,
-            y,
-            buf,
-            lambda marks, y, pred, block: self._run(marks, y, pred, False, block),
-        )
-
-    def _open_rows(self, X) -> MarkedRows:
-        if self._sparse is None:
-            if self._buf is not None:
-                refuse_switch(self.name, True)
-            self._sparse = MarkedRows(X.shape[1], self.budget, self._outputs)
-        return self._sparse
-
-    def _learn_predict_marked(self, X, y):
-        """Predict then learn each CSR row: its kernel row over the sparse landmarks, then
-        the compiled step on the example's mark (see :mod:`kbench.learners.marked_rows`)."""
-        kern = compiled_kernel(self.kernel)
-        rows, buf = self._open_rows(X), self._buffer(1)
-        indptr, indices, data = csr_parts(X)
-        pred, one, label = np.empty(X.shape[0]), np.empty(1), np.empty(1)
-        for i in range(X.shape[0]):
-            x = (indices[indptr[i] : indptr[i + 1]], data[indptr[i] : indptr[i + 1]])
-            rows.row(kern, x, float(x[1] @ x[1]), buf)
-            if not self._compiled_loss:
-                self._g[:] = self._gradient(self._scores_from_row(), y[i])
-            mark, label[0] = rows.next_mark(), y[i]
-            _, buf.size, _ = self._block(ROWS_GIVEN, mark, label, one, True, 0)
-            pred[i] = one[0]
-            if not self._nystrom:
-                rows.sync(buf, x, rows.count)
-                if buf.size == self.budget:
-                    self._build_map()
-        buf.touch()
-        return pred
+    def _scores(self, k: np.ndarray) -> np.ndarray:
+        """The scores of a row given its kernel row k over the store, as the loop makes
+        them."""
+        st, store = self._state, self.model.store
+        if st.nystrom:
+            _feature_maps.nystrom_features(st.M, k, st.z)
+            _feature_maps.linear_scores(st.W, st.z, st.scores)
+        else:
+            _kernels.expansion(k, store.alpha, store.size, st.scores)
+        return st.scores
 
     def learn_predict_many(self, X, y):
-        """Predict then learn the rows of X: CSR rows (or any once CSR rows were learned)
-        through :meth:`_learn_predict_sparse`, dense ones through the compiled loop, or
-        one at a time when the loop cannot run on its own (a kernel or loss without a
-        compiled form)."""
-        if (csr := self._csr_block(X)) is not None:
-            return self._learn_predict_sparse(csr, np.asarray(y, dtype=np.float64))
-        if not (self._spec.compiled and self._compiled_loss):
-            return super().learn_predict_many(X, y)
-        self._buffer(X.shape[1])
-        pred = np.empty(len(X))
-        if len(X):
-            self._run(X, np.ascontiguousarray(y, dtype=np.float64), pred, False)
-            self._buf.touch()
+        """Predict then learn the rows of X (dense, CSR or one row): the compiled loop, or
+        one row at a time with the gradient of a loss without a compiled form."""
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if self._loss_id != L_PYTHON:
+            return self.learn_rows(rows, y)
+        pred, g = np.empty(rows.n), self._state.g
+        for i in range(rows.n):
+            x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
+            F = self.decision_one(x)  # a dense row's kernel row stays for the learning step
+            g[:] = loss_gradient(self.loss, self.task, np.atleast_1d(F), y[i])
+            pred[i] = self.learn_rows(Rows.one(x), y[i : i + 1])[0]
         return pred
 
-    def _decisions(self, X):
-        buf = self._buf
-        if buf is None or buf.size == 0:
-            return self._first(np.zeros((X.shape[0], self._outputs)))
-        if self._sparse is not None:
-            # K(X, landmarks)·(MᵀW): the Nyström scores; before the map, the expansion
-            alpha = self._M.T @ self._W if self._nystrom else buf.alpha
-            return self._first(self._sparse.decision_many(self.kernel, X, alpha, 1.0))
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        if not self._nystrom:
-            return self._first(buf.decision_many(self.kernel, X))
-        F = np.empty((len(X), self._outputs))
-        for a in range(0, len(X), 2048):
-            Z = np.asarray(self.kernel.matrix(X[a : a + 2048], buf.X)) @ self._M.T
-            F[a : a + 2048] = Z @ self._W
-        return self._first(F)
+    def decision_one(self, x):
+        store = self.model.store
+        if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
+            x = Rows.one(x).row0
+            s = self._scores(store.row(self.model.row_kernel, x))
+            return s.copy() if self.task == "multiclass" else float(s[0])
+        F = self.decision_many(Rows.one(x))
+        return F[0].copy() if F.ndim == 2 else float(F[0])
+
+    def decision_many(self, X):
+        """Decision values of the rows of X (dense or CSR), without learning: the expansion
+        before the map, K(X, landmarks) Mᵀ W after."""
+        rows, st, store = Rows.of(X), self._state, self.model.store
+        if not st.nystrom:
+            return super().decision_many(rows)
+        if isinstance(store, SparseSupportBuffer):
+            F = store.decision_many(self.kernel, rows.as_sparse().csr, coef=st.M.T @ st.W)
+        else:
+            X, landmarks = rows.dense(), store.X[: store.size]
+            F = np.empty((rows.n, st.W.shape[1]))
+            for a in range(0, rows.n, 2048):
+                Z = np.asarray(self.kernel.matrix(X[a : a + 2048], landmarks)) @ st.M.T
+                F[a : a + 2048] = Z @ st.W
+        return F if self.task == "multiclass" else F[:, 0]
 
     def stats(self):
-        buf = self._buf
+        st, out = self._state, self.model.stats()
+        maps = st.M.nbytes + st.W.nbytes if self.model.store is not None else 0
         return {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "nystrom_rank": len(self._eigenvalues) if self._nystrom else 0,
-            "model_bytes": (
-                buf.nbytes()
-                + self._M.nbytes
-                + self._W.nbytes
-                + (self._sparse.nbytes() if self._sparse is not None else 0)
-            )
-            if buf
-            else 0,
+            "n_support": out["n_support"],
+            "kernel_evals": out["kernel_evals"],
+            "nystrom_rank": st.W.shape[0] if st.nystrom else 0,
+            "model_bytes": out["model_bytes"] + maps,
         }
 
 
