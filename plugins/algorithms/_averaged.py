@@ -86,8 +86,13 @@ class AveragedExpansion(ExpansionLearner):
         return average
 
     def decision_one(self, x: Any) -> Any:
-        f = self._outputs(self.model.decision_one(x)[None, :])[0]
-        return f if self.task == "multiclass" else float(f[0])
+        raw = self.model.decision_one(x)
+        if self.task == "multiclass":
+            return self._outputs(raw[None, :])[0]
+        st = self._state  # _outputs in scalars, cheaper than NumPy's calls
+        if st.last:
+            return math.exp(st.log_w()) * float(raw[0])
+        return float((st.W * raw[0] - raw[1]) / st.t) if st.t else 0.0
 
     def decision_many(self, X: Any) -> np.ndarray:
         F = self._outputs(self.model.decisions(Rows.of(X)))

@@ -57,9 +57,16 @@ class MarginLearner(ExpansionLearner):
         s = self._setup
         return self.model.spec.compiled and (s.loss_id != L_PYTHON or s.nu_mode != NU_OFF)
 
-    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
-        """The scores with their offsets, F + b (n × C), from the expansion's outputs."""
+    def _offsets(self) -> np.ndarray:
+        """The offsets b (one per output, at the start of the array), in the loop's state."""
         raise NotImplementedError
+
+    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
+        """The scores with their offsets, F + b (n × C), from the expansion's outputs (F
+        first, C columns)."""
+        C = self.n_outputs
+        Fb: np.ndarray = raw[:, :C] + self._offsets()[:C]
+        return Fb
 
     def _values(self, raw: np.ndarray) -> np.ndarray:
         """The decision values of the expansion's outputs: F + b, less the margin for
@@ -74,8 +81,11 @@ class MarginLearner(ExpansionLearner):
         return first
 
     def decision_one(self, x: Any) -> Any:
-        v = self._values(self.model.decision_one(x)[None, :])
-        return v[0] if self.task == "multiclass" else float(v[0])
+        raw = self.model.decision_one(x)
+        if self.task == "multiclass":
+            return self._values(raw[None, :])[0]
+        f = raw[0] + self._offsets()[0]  # _values in scalars, cheaper than NumPy's calls
+        return float(f - self._margin() if self.task == "novelty" else f)
 
     def decision_many(self, X: Any) -> np.ndarray:
         return self._values(self.model.decisions(Rows.of(X)))

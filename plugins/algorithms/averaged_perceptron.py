@@ -48,6 +48,19 @@ class AveragedPerceptron(ExpansionLearner):
         self._ids = ExampleIds()
         self._state = AveragedPerceptronState()
         self.learn_with(averaged_block, state=self._state)
+        # learn_one's keywords, made once: the row's id goes into one reused array.
+        self._id1 = np.full(1, -1, dtype=np.int64)
+        self._one = {**self._params, "ids": self._id1}
+
+    def learn_one(self, x: Any, y: float) -> None:
+        if type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1:
+            # The runner's row, once per example: learn_predict_many's steps, inline.
+            self._id1[0] = self._ids.one(x)
+            self._state.know(self._ids.n)
+            self._label[0] = y
+            self.model.learn_one(averaged_block, x, self._label, self._one)
+        else:
+            super().learn_one(x, y)
 
     def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
         rows = Rows.of(X)
@@ -70,8 +83,10 @@ class AveragedPerceptron(ExpansionLearner):
         return averaged
 
     def decision_one(self, x: Any) -> Any:
-        f = self._averaged(self.model.decision_one(x)[None, :])[0]
-        return f if self.task == "multiclass" else float(f[0])
+        raw, C, T = self.model.decision_one(x), self._C, self._state.rounds
+        if C == 1:  # in scalars: NumPy's calls would cost more than the sum
+            return float(raw[0] - raw[1] / T) if T else 0.0
+        return raw[:C] - raw[C:] / T if T else np.zeros(C)
 
     def decision_function(self, X: Any, *, average: bool = True) -> np.ndarray:
         """Scores of the averaged hypothesis (or of the current perceptron, ``average=False``)."""

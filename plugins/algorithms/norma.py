@@ -138,9 +138,9 @@ class NORMA(MarginLearner):
         scores: np.ndarray = self.model.decision_one(x) + self._state.b
         return scores
 
-    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
-        """F + b (n × C) from the expansion's outputs F."""
-        return raw + self._state.b
+    def _offsets(self) -> np.ndarray:
+        offsets: np.ndarray = self._state.b
+        return offsets
 
     # -- inspection -------------------------------------------------------------------------
 

@@ -189,11 +189,9 @@ class SVMD(MarginLearner):
 
     # -- predicting -------------------------------------------------------------------------
 
-    def _with_offsets(self, raw: np.ndarray) -> np.ndarray:
-        """F + b (n × C) from the expansion's outputs [F | V] (n × 2C)."""
-        C = self.n_outputs
-        Fb: np.ndarray = raw[:, :C] + self._state.off[:C]
-        return Fb
+    def _offsets(self) -> np.ndarray:
+        offsets: np.ndarray = self._state.off
+        return offsets
 
     # -- inspection -------------------------------------------------------------------------
 
