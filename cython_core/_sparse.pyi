@@ -80,6 +80,8 @@ class SparseBlock:
     def check(self) -> None: ...
 
 @disjoint_base
+def all_signs(y: F64) -> bool: ...
+
 class BlockRows:
     """The examples of one call of a block loop: dense rows, or CSR rows of a SparseBlock."""
 

@@ -117,6 +117,13 @@ class Expansion:
         self._pred = np.empty(1)  # learn_one's prediction, which it does not return
         self._stopped_at = -1  # the row a loop last stopped at, at the limit
 
+    def _room_for_next(self, store: Store) -> None:
+        """Grow a store left full below its limit now, at the end of a call, rather than in
+        the next call (often one row: the runner's learn_one, a benchmark's window), which
+        would then pay for the copy of every stored row."""
+        if store.size == store.capacity and (self.limit is None or store.size < self.limit):
+            self._grow(store)
+
     def _grow(self, store: Store) -> None:
         """Double the store's rows, up to ``limit``."""
         new = 2 * store.capacity if self.limit is None else min(2 * store.capacity, self.limit)
@@ -182,6 +189,7 @@ class Expansion:
             if self._reached_limit(store, i, rows.n):
                 continue
             if i == rows.n:
+                self._room_for_next(store)
                 return pred
             self._grow(store)
 
@@ -304,6 +312,7 @@ class Expansion:
                     self._grow(store)
         if self.make_room is not None:
             store.spare = 0
+        self._room_for_next(store)
         return pred
 
     # -- predicting -------------------------------------------------------------------------

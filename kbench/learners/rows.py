@@ -14,6 +14,7 @@ import numpy as np
 
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Kernel
+from kbench.cython_core._sparse import all_signs
 
 #: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
 #: non-zeros before each call.
@@ -85,6 +86,8 @@ class Rows:
         """A block of rows: X itself when it is Rows, else checked (2-D, real numbers)."""
         if isinstance(X, Rows):
             return X
+        if type(X) is np.ndarray and X.dtype is _F64 and X.ndim == 2 and X.flags.c_contiguous:
+            return cls(X)  # a block as the runner hands it: nothing to convert or check
         if is_sparse(X):
             if X.ndim != 2:
                 raise ValueError(f"{name} must be a 2-D block of rows, got shape {X.shape}")
@@ -142,8 +145,8 @@ def labels(y: Any, n: int, name: str = "y", signs: str | None = None) -> np.ndar
     if a.ndim != 1 or a.shape[0] != n:
         raise ValueError(f"{name} must hold one label per row: {n} rows, got shape {a.shape}")
     if signs:
-        # One row (learn_one) in Python: NumPy's calls cost more than the test itself.
-        ok = a[0] in (1.0, -1.0) if n == 1 else bool(np.all((a == 1.0) | (a == -1.0)))
+        # One pass in compiled code (one row in Python): NumPy would take three calls.
+        ok = a[0] in (1.0, -1.0) if n == 1 else all_signs(a)
         if not ok:
             raise ValueError(f"{signs}: labels must be −1 or +1")
     return a

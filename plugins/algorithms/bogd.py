@@ -77,7 +77,11 @@ class BOGD(ExpansionLearner):
         self.model.limit = budget
         self._rng = seed_state(self.seed)
         self._state = BogdState()
-        self._loss_c = self.loss.compiled() if self.loss is not None else None
+        loss_c = self.loss.compiled() if self.loss is not None else None
+        # A compiled loss is a parameter of the loop like the others; without one the loop
+        # is given the derivative of each row (learn_predict_many).
+        self._python_loss = loss_c is None
+        compiled = {} if loss_c is None else {"loss_kind": loss_c[0], "loss_p1": loss_c[1]}
         self.learn_with(
             bogd_block,
             state=self._state,
@@ -86,22 +90,30 @@ class BOGD(ExpansionLearner):
             eta=self.eta,
             lam=self._lam,
             weighted=self.sampling == "weighted",
+            **compiled,
         )
+        self._direct = not self._python_loss  # learn_one: the runner's row to the loop
+
+    def learn_one(self, x: Any, y: float) -> None:
+        super().learn_one(x, y)
+        self.model.scale = self._state.cs
 
     def learn_predict_many(self, X, y) -> np.ndarray:
         rows = Rows.of(X)
         y = labels(y, rows.n)
-        if self._loss_c is not None:
-            return self._learn(rows, y, *self._loss_c)
+        if not self._python_loss:
+            return self._learn(rows, y)
         pred = np.empty(rows.n)
         for i in range(rows.n):  # a loss without a compiled form: its derivative from Python
             x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
             g = float(self.loss.derivative(self.decision_one(x), float(y[i])))
-            pred[i] = self._learn(Rows.one(x), y[i : i + 1], -1, 0.0, g)[0]
+            pred[i] = self._learn(Rows.one(x), y[i : i + 1], loss_kind=-1, loss_p1=0.0, g_given=g)[
+                0
+            ]
         return pred
 
-    def _learn(self, rows: Rows, y: np.ndarray, kind: int, p1: float, g: float = 0.0):
-        pred = self.learn_rows(rows, y, loss_kind=kind, loss_p1=p1, g_given=g)
+    def _learn(self, rows: Rows, y: np.ndarray, **loss: Any) -> np.ndarray:
+        pred = self.learn_rows(rows, y, **loss)
         self.model.scale = self._state.cs
         return pred
 

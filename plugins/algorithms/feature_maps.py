@@ -358,6 +358,9 @@ class NOGD(ExpansionLearner):
             loss_kind=self._loss_id,
             loss_p1=self._loss_p1,
         )
+        # Its own learn_predict_many only adds the Python loss's gradient: with a compiled
+        # loss learn_one may take the runner's row straight to the loop.
+        self._direct = self._loss_id != L_PYTHON
 
     def _build_map(self, store: Any) -> None:
         """Turn the B support vectors into Nyström landmarks and α into linear weights
@@ -408,7 +411,8 @@ class NOGD(ExpansionLearner):
     def decision_one(self, x):
         store = self.model.store
         if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
-            x = Rows.one(x).row0
+            if x.ndim != 1 or x.dtype != np.float64 or not x.flags.c_contiguous:
+                x = Rows.one(x).row0  # checked and converted; the runner's row as it is
             s = self._scores(store.row(self.model.row_kernel, x))
             return s.copy() if self.task == "multiclass" else float(s[0])
         F = self.decision_many(Rows.one(x))
