@@ -1,6 +1,6 @@
 # The POLK model shared by its two compiled modules: _polk_model (the dictionary, its
-# inverse Gram matrix, KOMP and the refresh) and _polk (the prequential block loop and
-# the kernel computations).
+# inverse Gram matrix, KOMP and the refresh) and _polk (the prequential block loop over
+# the learner toolkit's store, dense or CSR rows).
 from kbench.cython_core._sparse cimport LoopRows
 
 cpdef enum Schedule:
