@@ -1,166 +1,137 @@
 """Compiled POLK, the prequential block loop (Koppel et al. 2017; kbench specs/004).
 
-``polk_block`` predicts then learns the rows of a dense block with a compiled kernel and
-loss: each example's kernel row against the dictionary and its scores, its loss gradient,
-and, when a mini-batch is full, the batch Gram block, the POLK step of
-:mod:`kbench.cython_core._polk_model`, the probe of the inverse and its refresh. The
-kernel computations the per-example Python path needs (the dictionary's Gram matrix, the
-batch Gram block, the loss gradient and κ(x, x)) are here too, so that both paths do the
-same arithmetic. The kernel crosses as a :class:`~kbench.cython_core._kernels.KernelSpec`.
+``polk_block`` predicts then learns rows, dense or CSR, over the learner toolkit's store:
+each example's kernel row against the dictionary and the pending points, its scores over
+the dictionary, its loss gradient, and, when a mini-batch is full, the POLK step of
+:mod:`kbench.cython_core._polk_model`, the probe of the inverse and its refresh.
+
+The store holds the M atoms, then the pending points of the mini-batch (the examples with
+a non-zero gradient since the last update, coefficients zero), so that ``store.size`` is
+M + nstored between calls: the pending points' rows stay in the store across calls, dense
+or CSR, and an example's kernel row, computed once, gives both its row over the atoms and
+its kernel values with the pending points before it (the batch's Gram block). The update
+moves the points it appends down into the dictionary and frees the others.
 """
+cimport numpy as cnp
 from libc.string cimport memcpy
 
-from kbench.cython_core._kernels cimport KernelSpec, _kernel_row
-from kbench.cython_core._online_ops cimport Cfg, OnlineConfig, _gradient, _predict, _row_scores, _self_kernel
-from kbench.cython_core._online_ops import compiled_gradient, compiled_self_kernel
-from kbench.cython_core._polk_model cimport (Model, PolkState, _bound, _probe_index,
-                                            _probe_residual, _refresh, _refresh_due, _update,
-                                            _w_a, _w_k)
+from kbench.cython_core._loop cimport *
+from kbench.cython_core._online_ops cimport (
+    Cfg, OnlineConfig, _check_given, _gradient, _predict, _self_kernel,
+)
+from kbench.cython_core._polk_model cimport (
+    Model, PolkState, _attach, _probe_index, _probe_residual, _refresh, _refresh_due,
+    _update, _w_a, _w_k,
+)
+
+cnp.import_array()
 
 
-cdef inline void _gram(KernelSpec k, const double* D, const double* sq, Py_ssize_t M,
-                       Py_ssize_t d, Py_ssize_t ld, double* R) noexcept nogil:
-    """R[i, :M] = κ(D[:M], D[i]) for i < M (row stride ld), one kernel row per atom."""
-    cdef Py_ssize_t i
-    for i in range(M):
-        _kernel_row(k.kind, k.gamma, k.scale, k.offset, k.degree, D, M, d, sq, D + i * d,
-                    sq[i], R + i * ld)
-
-
-cdef inline void _batch_gram(KernelSpec k, const double* Xb, const double* xsqb,
-                             Py_ssize_t d, Py_ssize_t ns, Py_ssize_t B,
-                             double* Kbb) noexcept nogil:
-    """Kbb[b, :b] = κ(Xb[:b], x_b): the kernel between the pending points, one row each."""
-    cdef Py_ssize_t b
-    for b in range(1, ns):
-        _kernel_row(k.kind, k.gamma, k.scale, k.offset, k.degree, Xb, b, d, xsqb,
-                    Xb + b * d, xsqb[b], Kbb + b * B)
-
-
-cdef inline void _finish(KernelSpec k, PolkState st) noexcept nogil:
-    """The compiled-kernel update of a full mini-batch: batch Gram block, POLK step, the
-    probe of the inverse, and its refresh when due."""
+cdef inline void _finish(const LoopRows* R, PolkState st, long long* evals) noexcept nogil:
+    """The update of a full mini-batch: the POLK step, then the probe of the inverse and
+    its refresh when due; with a kernel the loop cannot compute, ``st.probe_due`` instead
+    (the caller probes)."""
     cdef Model* mo = &st.mo
-    cdef Py_ssize_t ns = st.nstored, M, j
+    cdef Py_ssize_t M, j, i
     cdef double probe = 0.0
     cdef double* krow = _w_k(mo)
-    _batch_gram(k, mo.Xb, mo.xsqb, mo.d, ns, st.B, mo.Kbb)
-    st.kernel_evals += ns * (ns - 1) // 2
-    _update(st)
+    _update(st, R)
     M = st.m
     if mo.R == NULL or M == 0:
         return
+    if R.kind < 0:
+        st.probe_due = True
+        return
     if st.rtol > 0.0:
         j = _probe_index(mo.G, M, mo.cap)
-        _kernel_row(k.kind, k.gamma, k.scale, k.offset, k.degree, mo.D, M, mo.d, mo.sq,
-                    mo.D + j * mo.d, mo.sq[j], krow)
-        st.kernel_evals += M
+        evals[0] += _stored_row_at(R, j, M, krow)
         probe = _probe_residual(mo.G, M, mo.cap, krow, j, _w_a(mo))
         st.probe_residual = probe
     if _refresh_due(st, probe):
-        _gram(k, mo.D, mo.sq, M, mo.d, mo.cap, mo.R)
-        st.kernel_evals += M * M
+        for i in range(M):
+            evals[0] += _stored_row_at(R, i, M, mo.R + i * mo.cap)
         if _refresh(mo.G, mo.R, M, mo.cap):
             st.refreshes += 1
         else:
             st.refresh_failures += 1
 
 
-def polk_block(KernelSpec kernel not None, const double[:, ::1] X, const double[::1] y,
-               double[::1] pred, Py_ssize_t start, *, OnlineConfig cfg not None,
-               PolkState state not None, double[::1] scores):
-    """Predict then learn rows start, start+1, … of X (compiled kernel and loss).
+def polk_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start=0,
+               bint have_row=False, double kxx=0.0, *, OnlineConfig cfg not None,
+               PolkState state not None, double[::1] scores not None,
+               const double[::1] xi_given=None):
+    """POLK on rows start, start+1, … of ``rows``; the store holds the atoms, then the
+    pending points.
 
-    ``state`` holds the settings, the running state and the bound arrays (the dictionary
-    and the pending mini-batch, which persist between calls, and the scratch); ``cfg``
-    gives the task, the loss and its C outputs, ``scores`` scratch of 3·C entries. A batch
-    whose update does not fit the capacity sets ``state.update_due`` and returns; the
-    caller grows the arrays and calls again from the returned index, and the pending
-    update runs first. Returns the index of the first row not processed.
+    ``cfg`` gives the task, the loss and its C outputs, ``scores`` scratch of 3·C entries;
+    ``xi_given`` the loss gradient of a loss without a compiled form (one row a call). Each
+    row: its kernel row over the atoms and the pending points (into the state's ``Kb``),
+    the scores over the atoms and the prediction, the gradient, and when it is not zero the
+    row stored after the pending points; after B rows the update (:func:`_finish`). A
+    kernel the loop cannot compute comes with the row (``have_row``, ``kxx``) and leaves
+    the probe to the caller (``state.probe_due``, and the loop stops after the update).
+    Calling convention and result as :func:`kbench.cython_core._perceptron.perceptron_block`,
+    ``size`` being M + nstored.
     """
+    cdef LoopRows R = _loop_rows(kernel, rows, store)
+    cdef ExpansionArrays A
+    _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
     cdef Cfg g = cfg.c
-    cdef Model* mo = _bound(state)
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], C = mo.C, cap = mo.cap, i, c, M, ns
-    cdef double xsq
+    cdef Py_ssize_t C = g.C, n = rows.n, cap = A.cap, i = start, c, M, ns
+    if A.C != C or scores.shape[0] < 3 * C:
+        raise ValueError(f"kbench: POLK needs a store of {C} columns and 3·{C} scores")
+    if state.m + state.nstored != A.m:
+        raise ValueError(f"kbench: POLK's store holds {A.m} rows, its state "
+                         f"{state.m + state.nstored}")
+    _check_given(xi_given, C, n - start, g.loss < 0)
+    cdef Model* mo = _attach(state, cap, C, A.alpha, R.sq)
     cdef double* F = &scores[0]
     cdef double* xi = &scores[C]
     cdef double* chi = &scores[2 * C]
-    cdef bint nonzero
-    if kernel.kind < 0 or g.loss < 0:
-        raise ValueError("kbench: polk_block needs a compiled kernel and loss")
-    # The kernel is the spec's: the rows and scores below read it from g.
-    g.kind, g.gamma, g.scale, g.offset, g.degree = (
-        kernel.kind, kernel.gamma, kernel.scale, kernel.offset, kernel.degree)
-    if scores.shape[0] < 3 * C or C != g.C:
-        raise ValueError("kbench: polk_block state or scratch has the wrong size")
-    if n and (d != mo.d or y.shape[0] < n or pred.shape[0] < n):
-        raise ValueError("kbench: polk_block got arrays of the wrong size")
-    i = start
-    if state.update_due:
-        if state.m + state.nstored > cap:
-            return i
-        with nogil:
-            _finish(kernel, state)
-        state.update_due = False
+    cdef double* kb
+    cdef const double* Y = A.y
+    cdef double* P = A.pred
+    cdef long long evals = 0
+    cdef double xsq
+    cdef bint first, nonzero, given = xi_given is not None
+    state.probe_due = False
     with nogil:
         while i < n:
+            first = have_row and i == 0
             M = state.m
             ns = state.nstored
-            state.kernel_evals += <Py_ssize_t>_row_scores(
-                &g, mo.D, mo.sq, M, d, &X[i, 0], &xsq, mo.Kb + ns * cap, mo.W, C, F)
-            pred[i] = _predict(&g, F, g.margin)
-            _gradient(&g, 0.0, F, F, y[i], xi, chi)
+            kb = mo.Kb + ns * cap
+            evals += _row_at(&R, i, M + ns, first, &xsq, kb)
+            if first:
+                memcpy(kb, A.krow, (M + ns) * sizeof(double))
+            _expansion(kb, mo.W, M, C, 1.0, F)
+            if not given:
+                _gradient(&g, 0.0, F, F, Y[i], xi, chi)
+            else:
+                for c in range(C):
+                    xi[c] = xi_given[c]
             nonzero = False
             for c in range(C):
                 if xi[c] != 0.0:
                     nonzero = True
+            if nonzero and _store_full(M + ns, cap, first, &evals, M + ns):
+                break
+            P[i] = _predict(&g, F, g.margin)
             if nonzero:
-                memcpy(mo.Xb + ns * d, &X[i, 0], d * sizeof(double))
-                mo.xsqb[ns] = xsq
-                mo.kdb[ns] = _self_kernel(&g, &X[i, 0], d, xsq)
+                _store_at(&R, i, M + ns)
+                R.sq[M + ns] = xsq
                 for c in range(C):
+                    mo.W[(M + ns) * C + c] = 0.0
                     mo.XI[ns * C + c] = xi[c]
+                # k(x, x): the given one of a kernel the loop cannot compute.
+                mo.kdb[ns] = kxx if R.kind < 0 else _self_kernel(&g, NULL, 0, xsq)
                 mo.idb[ns] = <double>state.t
                 state.nstored = ns + 1
             state.t += 1
             state.nseen += 1
             i += 1
             if state.nseen == state.B:
-                if M + state.nstored > cap:
-                    state.update_due = True
+                _finish(&R, state, &evals)
+                if state.probe_due:
                     break
-                _finish(kernel, state)
-    return i
-
-
-def polk_gram(KernelSpec kernel not None, const double[:, ::1] D, const double[::1] sq,
-              Py_ssize_t M, double[:, ::1] R):
-    """R[:M, :M] = K_DD for a compiled kernel, computed as the block loop computes it."""
-    if kernel.kind < 0:
-        raise ValueError("kbench: polk_gram needs a compiled kernel")
-    if M < 0 or M > D.shape[0] or R.shape[0] < M or R.shape[1] < M or sq.shape[0] < M:
-        raise ValueError("kbench: polk_gram got arrays smaller than M")
-    if M == 0:
-        return
-    with nogil:
-        _gram(kernel, &D[0, 0] if D.shape[1] else NULL, &sq[0], M, D.shape[1], R.shape[1],
-              &R[0, 0])
-
-
-def polk_batch_gram(KernelSpec kernel not None, double[:, ::1] Xb, double[::1] xsqb,
-                    Py_ssize_t ns, double[:, ::1] Kbb):
-    """Kbb[b, :b] = κ(Xb[:b], x_b) for b < ns (compiled kernel), as the block loop does."""
-    if kernel.kind < 0:
-        raise ValueError("kbench: polk_batch_gram needs a compiled kernel")
-    if ns < 0 or ns > Xb.shape[0] or Kbb.shape[0] != Xb.shape[0] or Kbb.shape[1] != Xb.shape[0]:
-        raise ValueError("kbench: polk_batch_gram array shapes do not match")
-    if ns < 2:
-        return
-    with nogil:
-        _batch_gram(kernel, &Xb[0, 0] if Xb.shape[1] else NULL, &xsqb[0], Xb.shape[1], ns,
-                    Xb.shape[0], &Kbb[0, 0])
-
-
-# The per-example path's gradient and κ(x, x), shared with PiSTOL.
-polk_gradient = compiled_gradient
-polk_self_kernel = compiled_self_kernel
+    return i, state.m + state.nstored, evals

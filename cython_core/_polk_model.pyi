@@ -1,8 +1,8 @@
 """Type stub of kbench.cython_core._polk_model (POLK's model: its state, step and KOMP).
 
-The arrays a :class:`PolkState` is bound to have ``capacity`` rows (the dictionary: D, sq,
-W, G, ids, R) or ``B`` rows (the pending mini-batch: Xb, xsqb, kdb, XI, idb, Kb, Kbb); all
-are C-contiguous float64 and updated in place.
+A :class:`PolkState` holds arrays over the store's capacity (G, ids, R, and the pending
+points' kernel rows Kb, B × capacity) or the batch (XI, kdb, idb), grown by the block loop
+with the store; all are C-contiguous float64 and updated in place.
 """
 
 import enum
@@ -53,13 +53,20 @@ class PolkState:
     refreshes: int
     refresh_failures: int
     update_due: bool
+    probe_due: bool
     last_err: float
     last_eps: float
     max_err_ratio: float
     eta_t: float
     probe_residual: float
-    @property
-    def bound(self) -> bool: ...
+    G: F64
+    ids: F64
+    Kb: F64
+    R: F64
+    XI: F64
+    kdb: F64
+    idb: F64
+    work: F64
     def __init__(
         self,
         *,
@@ -78,27 +85,8 @@ class PolkState:
     def state(self) -> dict[str, float]: ...
     def fields(self) -> dict[str, Any]: ...
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]: ...
-    def bind(
-        self,
-        *,
-        D: F64,
-        sq: F64,
-        W: F64,
-        G: F64,
-        ids: F64,
-        Xb: F64,
-        xsqb: F64,
-        kdb: F64,
-        XI: F64,
-        idb: F64,
-        Kb: F64,
-        Kbb: F64,
-        work: F64,
-        R: F64,
-    ) -> None: ...
 
 def work_size(cap: int, C: int, B: int) -> int: ...
-def polk_update(state: PolkState) -> None: ...
 def polk_refresh(G: F64, R: F64, M: int) -> bool: ...
 def polk_probe_index(G: F64, M: int) -> int: ...
 def polk_probe(state: PolkState, krow: F64, j: int) -> bool: ...

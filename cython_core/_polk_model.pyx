@@ -24,16 +24,21 @@ span must be 0, and recomputed from a Cholesky factorisation of K_DD when that r
 exceeds ``refresh_tol`` (and every ``refresh_every`` updates).
 
 This module holds the model (:class:`PolkState`), the step and KOMP, the probe and the
-refresh; :mod:`kbench.cython_core._polk` the prequential block loop and the kernel
-computations. The per-example Python path calls the same pieces, so both paths do the
-same arithmetic.
+refresh; :mod:`kbench.cython_core._polk` the prequential block loop over the learner
+toolkit's store, which holds the atoms and, after them, the pending points. The rows move
+through the loop's :c:type:`LoopRows` (dense or CSR alike).
 """
+cimport numpy as cnp
 from libc.math cimport INFINITY, fabs, sqrt
-from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dger, dsymv
 from scipy.linalg.cython_lapack cimport dpotrf, dpotri
 
+from kbench.cython_core._expansion cimport _grown
+from kbench.cython_core._sparse cimport LoopRows, _move_at
+
 import numpy as np
+
+cnp.import_array()
 
 #: The state's fields in the order of ``PolkState.state()``.
 STATE_FIELDS = ("m", "t", "nseen", "nstored", "updates", "kernel_evals", "appends", "folds",
@@ -53,8 +58,12 @@ cdef class PolkState:
     ``reduce``, ``criterion``, ``tau`` the screening threshold, ``refresh`` every so many
     updates, ``rtol`` the probe's tolerance) are keyword-only arguments. The running state:
     the dictionary size ``m``, examples ``t`` seen, ``nseen`` and ``nstored`` of the
-    pending batch, and the counters and last values :meth:`state` lists. The arrays are
-    bound by :meth:`bind` before each compiled call.
+    pending batch, and the counters and last values :meth:`state` lists. The arrays (the
+    inverse Gram matrix ``G``, the atoms' stream positions ``ids``, the pending points'
+    kernel rows ``Kb``, gradients ``XI``, κ(x, x) ``kdb`` and positions ``idb``, the
+    scratch ``work`` and the refresh scratch ``R``) grow with the store, in the loop.
+    ``probe_due``: an update ran with a kernel the loop cannot compute, whose probe and
+    refresh the caller makes (:func:`polk_probe`, :func:`polk_refresh`).
     """
 
     def __init__(self, *, double eta, double lam, double K, Schedule schedule, double t0,
@@ -64,7 +73,10 @@ cdef class PolkState:
         self.B, self.reduce, self.criterion, self.tau = B, reduce, criterion, tau
         self.refresh, self.rtol = refresh, rtol
         self.eta_t = eta
-        self.bound = False
+        self.G, self.ids, self.Kb, self.R = (np.zeros((0, 0)), np.zeros(0), np.zeros((B, 0)),
+                                             np.zeros((0, 0)))
+        self.XI, self.kdb, self.idb, self.work = (np.zeros((B, 0)), np.zeros(B), np.zeros(B),
+                                                  np.zeros(B))
 
     def state(self):
         """The running state by the names of STATE_FIELDS, as floats (``eta`` is η_t)."""
@@ -82,56 +94,17 @@ cdef class PolkState:
         }
 
     def fields(self):
-        """The settings and the running state by the names ``__init__`` and the
-        attributes take (the arrays are not part of it: bind them again)."""
+        """The settings, the running state and the arrays by the names ``__init__`` and
+        the attributes take."""
         return {name: getattr(self, name) for name in (
             "eta", "lam", "K", "schedule", "t0", "B", "reduce", "criterion", "tau", "refresh",
             "rtol", "m", "t", "nseen", "nstored", "updates", "kernel_evals", "appends",
             "folds", "deletions", "zero_run", "refreshes", "refresh_failures", "update_due",
-            "last_err", "last_eps", "max_err_ratio", "eta_t", "probe_residual")}
+            "probe_due", "last_err", "last_eps", "max_err_ratio", "eta_t", "probe_residual",
+            "G", "ids", "Kb", "R", "XI", "kdb", "idb", "work")}
 
     def __reduce__(self):
         return _rebuild, (self.fields(),)
-
-    def bind(self, *, double[:, ::1] D, double[::1] sq, double[:, ::1] W, double[:, ::1] G,
-             double[::1] ids, double[:, ::1] Xb, double[::1] xsqb, double[::1] kdb,
-             double[:, ::1] XI, double[::1] idb, double[:, ::1] Kb, double[:, ::1] Kbb,
-             double[::1] work, double[:, ::1] R):
-        """Bind the model's arrays: the dictionary (D, sq, W, G, ids; capacity rows), the
-        pending mini-batch (Xb, xsqb, kdb, XI, idb, Kb, Kbb; ``B`` rows), the scratch
-        ``work`` (:func:`work_size` entries) and the refresh scratch R (cap × cap; 0 × 0
-        when refreshes are off). All C-contiguous float64, updated in place."""
-        cdef Model mo
-        cdef Py_ssize_t cap = D.shape[0], C = W.shape[1], B = self.B
-        if (sq.shape[0] != cap or W.shape[0] != cap or G.shape[0] != cap or G.shape[1] != cap
-                or ids.shape[0] != cap or Kb.shape[1] != cap):
-            raise ValueError("kbench: POLK dictionary arrays disagree on the capacity")
-        if (Xb.shape[0] != B or xsqb.shape[0] != B or kdb.shape[0] != B or XI.shape[0] != B
-                or XI.shape[1] != C or idb.shape[0] != B or Kb.shape[0] != B
-                or Kbb.shape[0] != B or Kbb.shape[1] != B or Xb.shape[1] != D.shape[1]):
-            raise ValueError("kbench: POLK mini-batch arrays do not match the batch size")
-        if work.shape[0] < 3 * cap + 2 * C + B:
-            raise ValueError("kbench: POLK scratch array is too small")
-        if (self.refresh > 0 or self.rtol > 0.0) and cap > 0 and R.shape[0] != cap:
-            raise ValueError("kbench: POLK needs the refresh scratch R (cap × cap)")
-        mo.cap, mo.d, mo.C = cap, D.shape[1], C
-        mo.D = &D[0, 0] if cap and mo.d else NULL
-        mo.sq = &sq[0]
-        mo.W = &W[0, 0]
-        mo.G = &G[0, 0]
-        mo.ids = &ids[0]
-        mo.Xb = &Xb[0, 0] if mo.d else NULL
-        mo.xsqb = &xsqb[0]
-        mo.kdb = &kdb[0]
-        mo.XI = &XI[0, 0]
-        mo.idb = &idb[0]
-        mo.Kb = &Kb[0, 0]
-        mo.Kbb = &Kbb[0, 0]
-        mo.work = &work[0]
-        mo.R = &R[0, 0] if R.shape[0] == cap and cap > 0 else NULL
-        self.mo = mo
-        self._arrays = (D, sq, W, G, ids, Xb, xsqb, kdb, XI, idb, Kb, Kbb, work, R)
-        self.bound = True
 
 
 def _rebuild(dict fields):
@@ -146,11 +119,32 @@ _SETTINGS = ("eta", "lam", "K", "schedule", "t0", "B", "reduce", "criterion", "t
              "refresh", "rtol")
 
 
-cdef Model* _bound(PolkState s) except NULL:
-    """The model of a bound state."""
-    if not s.bound:
-        raise ValueError("kbench: the POLK state is not bound to its arrays (PolkState.bind)")
-    return &s.mo
+cdef inline double* _data(object a) noexcept:
+    return <double*>cnp.PyArray_DATA(<cnp.ndarray>a)
+
+
+cdef Model* _attach(PolkState s, Py_ssize_t cap, Py_ssize_t C, double* W,
+                    double* sq) except NULL:
+    """The model over a store of ``cap`` rows and C columns (its coefficients W and squared
+    norms sq): the state's arrays, grown to the capacity first if it grew."""
+    cdef Model* mo = &s.mo
+    cdef Py_ssize_t B = s.B
+    cdef bint refresh = s.refresh > 0 or s.rtol > 0.0
+    if (cnp.PyArray_DIM(<cnp.ndarray>s.G, 0) != cap
+            or cnp.PyArray_DIM(<cnp.ndarray>s.XI, 1) != C):
+        s.G = _grown(s.G, (cap, cap))
+        s.ids = _grown(s.ids, (cap,))
+        s.Kb = _grown(s.Kb, (B, cap))
+        s.XI = _grown(s.XI, (B, C))
+        s.R = np.zeros((cap if refresh else 0, cap if refresh else 0))
+        s.work = np.zeros(work_size(cap, C, B))
+    mo.cap, mo.C = cap, C
+    mo.W, mo.sq = W, sq
+    mo.G, mo.ids, mo.Kb = _data(s.G), _data(s.ids), _data(s.Kb)
+    mo.XI, mo.kdb, mo.idb = _data(s.XI), _data(s.kdb), _data(s.idb)
+    mo.work = _data(s.work)
+    mo.R = _data(s.R) if refresh and cap > 0 else NULL
+    return mo
 
 
 def work_size(Py_ssize_t cap, Py_ssize_t C, Py_ssize_t B):
@@ -193,11 +187,11 @@ cdef inline void _rank1(double* G, Py_ssize_t M, Py_ssize_t cap, double alpha,
     if M <= 0:
         return
     dger(&n, &n, &alpha, <double*>v, &one, <double*>v, &one, G, &lda)
-cdef inline void _delete(Model* mo, Py_ssize_t* Mp, Py_ssize_t j, double* gcol,
-                         double* wj) noexcept nogil:
+cdef inline void _delete(Model* mo, const LoopRows* rows, Py_ssize_t* Mp, Py_ssize_t j,
+                         double* gcol, double* wj) noexcept nogil:
     """Remove atom j with pre-fitting: the downdates of W and G, then move the last atom
-    into slot j."""
-    cdef Py_ssize_t M = Mp[0], C = mo.C, cap = mo.cap, d = mo.d, i, c, last = M - 1
+    into slot j (its row too, when ``rows`` is not NULL)."""
+    cdef Py_ssize_t M = Mp[0], C = mo.C, cap = mo.cap, i, c, last = M - 1
     cdef double gjj, f
     cdef double* G = mo.G
     cdef double* W = mo.W
@@ -216,16 +210,18 @@ cdef inline void _delete(Model* mo, Py_ssize_t* Mp, Py_ssize_t j, double* gcol,
             G[j * cap + i] = G[last * cap + i]
         for i in range(M):
             G[i * cap + j] = G[i * cap + last]
-        memcpy(mo.D + j * d, mo.D + last * d, d * sizeof(double))
         mo.sq[j] = mo.sq[last]
         mo.ids[j] = mo.ids[last]
         for c in range(C):
             W[j * C + c] = W[last * C + c]
+    if rows != NULL:
+        _move_at(rows, j, last)
     Mp[0] = last
 
 
-cdef inline double _komp(Model* mo, Py_ssize_t* Mp, double eps, double fold_err, int criterion,
-                         double err2, double* order, Py_ssize_t* n_order) noexcept nogil:
+cdef inline double _komp(Model* mo, const LoopRows* rows, Py_ssize_t* Mp, double eps,
+                         double fold_err, int criterion, double err2, double* order,
+                         Py_ssize_t* n_order) noexcept nogil:
     """Destructive KOMP with pre-fitting on the current (W, G): delete the atom of least
     error increase ‖W_j‖²/G_jj (lowest slot on ties) while the bound fold_err + √(err²)
     stays within eps (its square, with the squared criterion), starting from the squared
@@ -261,7 +257,7 @@ cdef inline double _komp(Model* mo, Py_ssize_t* Mp, double eps, double fold_err,
         if order != NULL:
             order[n_order[0]] = mo.ids[best]
             n_order[0] += 1
-        _delete(mo, Mp, best, gcol, wj)
+        _delete(mo, rows, Mp, best, gcol, wj)
     return err2
 
 
@@ -289,13 +285,14 @@ cdef inline bint _newest_goes_first(Model* mo, Py_ssize_t M, const double* a, do
 
 
 
-cdef void _update(PolkState st) noexcept nogil:
-    """One POLK step on the pending mini-batch: shrink, append or fold each point with a
-    non-zero gradient, then compress with KOMP. The caller guarantees M + nstored ≤ cap."""
+cdef void _update(PolkState st, const LoopRows* rows) noexcept nogil:
+    """One POLK step on the pending mini-batch, stored in the slots after the M atoms:
+    shrink, append (move into the next slot) or fold each point with a non-zero gradient,
+    free the slots of the points not appended, then compress with KOMP."""
     cdef Model* mo = &st.mo
-    cdef Py_ssize_t M = st.m, M_old, C = mo.C, cap = mo.cap, d = mo.d
+    cdef Py_ssize_t M = st.m, M_old, C = mo.C, cap = mo.cap, slot
     cdef Py_ssize_t nstored = st.nstored, nseen = st.nseen
-    cdef Py_ssize_t b, j, c, B = st.B
+    cdef Py_ssize_t b, j, c
     cdef double ratio, eta, eps, budget, scale, shrink, cn, s, kd, fold_err = 0.0, err, dot
     cdef double err2 = 0.0, floor
     cdef Py_ssize_t n_app = 0
@@ -322,12 +319,12 @@ cdef void _update(PolkState st) noexcept nogil:
             coef[c] = -scale * mo.XI[b * C + c]
             cn += coef[c] * coef[c]
         cn = sqrt(cn)
-        # k = κ_D(x_b): the row computed at prediction time for the old atoms, the batch
-        # Gram block for the atoms appended in this step (batch_of maps them to their row).
+        # k = κ_D(x_b): the row computed at prediction time, over the old atoms and the
+        # pending points before b (batch_of maps the atoms appended in this step to theirs).
         for j in range(M_old):
             k[j] = mo.Kb[b * cap + j]
         for j in range(M_old, M):
-            k[j] = mo.Kbb[b * B + <Py_ssize_t>batch_of[j - M_old]]
+            k[j] = mo.Kb[b * cap + M_old + <Py_ssize_t>batch_of[j - M_old]]
         _gemv_sym(mo.G, M, cap, k, a)
         dot = 0.0
         for j in range(M):
@@ -363,8 +360,10 @@ cdef void _update(PolkState st) noexcept nogil:
             mo.G[j * cap + M] = -a[j] / s
             mo.G[M * cap + j] = -a[j] / s
         mo.G[M * cap + M] = 1.0 / s
-        memcpy(mo.D + M * d, mo.Xb + b * d, d * sizeof(double))
-        mo.sq[M] = mo.xsqb[b]
+        slot = M_old + b
+        if slot != M:  # earlier points were folded: move it down, freeing slot M's
+            mo.sq[M] = mo.sq[slot]
+            _move_at(rows, M, slot)
         mo.ids[M] = mo.idb[b]
         for c in range(C):
             mo.W[M * C + c] = coef[c]
@@ -372,7 +371,12 @@ cdef void _update(PolkState st) noexcept nogil:
         M += 1
         n_app += 1
         st.appends += 1
-    err2 = _komp(mo, &M, eps, fold_err, st.criterion, err2, NULL, NULL)
+    for slot in range(M, M_old + nstored):  # the points folded or not kept
+        _move_at(rows, slot, slot)
+        mo.sq[slot] = 0.0
+        for c in range(C):
+            mo.W[slot * C + c] = 0.0
+    err2 = _komp(mo, rows, &M, eps, fold_err, st.criterion, err2, NULL, NULL)
     st.deletions += M_old + n_app - M
     err = fold_err + sqrt(err2)
     st.last_err = err
@@ -450,16 +454,6 @@ cdef bint _refresh_due(PolkState st, double probe) noexcept nogil:
     return st.rtol > 0.0 and probe > st.rtol
 
 
-def polk_update(PolkState state not None):
-    """The POLK step on the pending mini-batch, given its Gram block Kbb (lower part); the
-    per-example path's update. The bound capacity must hold M + (pending points)."""
-    cdef Model* mo = _bound(state)
-    if state.m + state.nstored > mo.cap:
-        raise ValueError("kbench: polk_update needs room for the pending points")
-    with nogil:
-        _update(state)
-
-
 def polk_refresh(double[:, ::1] G, double[:, ::1] R, Py_ssize_t M):
     """G[:M, :M] = inverse of the Gram matrix held in R[:M, :M] (overwritten); False if the
     Cholesky factorisation fails (G is then left as it was)."""
@@ -484,16 +478,16 @@ def polk_probe_index(const double[:, ::1] G, Py_ssize_t M):
 
 def polk_probe(PolkState state not None, const double[::1] krow, Py_ssize_t j):
     """Record the probe residual of atom j (kernel row krow against the M atoms) and
-    return whether the inverse is due for a refresh after this update."""
-    cdef Model* mo = _bound(state)
-    cdef Py_ssize_t M = state.m
+    return whether the inverse is due for a refresh after this update: the probe of a
+    kernel the loop cannot compute (``state.probe_due``), made by the caller."""
+    cdef Py_ssize_t M = state.m, cap = state.G.shape[0]
     cdef double probe = 0.0
-    if M <= 0 or M > mo.cap or krow.shape[0] < M:
+    if M <= 0 or M > cap or krow.shape[0] < M:
         raise ValueError("kbench: polk_probe array shapes do not match")
     if j < 0 or j >= M:
         raise ValueError("kbench: polk_probe got a bad atom index")
     if state.rtol > 0.0:
-        probe = _probe_residual(mo.G, M, mo.cap, &krow[0], j, _w_a(mo))
+        probe = _probe_residual(_data(state.G), M, cap, &krow[0], j, _data(state.work) + cap)
         state.probe_residual = probe
     return bool(_refresh_due(state, probe))
 
@@ -515,18 +509,15 @@ def komp(double[:, ::1] G, double[:, ::1] W, double[::1] ids, Py_ssize_t M, doub
     order = np.zeros(M)
     work = np.zeros(3 * cap + 2 * C + 1)
     sq = np.zeros(cap)
-    atoms = np.zeros((cap, 1))
     cdef double[::1] ov = order
     cdef double[::1] wv = work
     cdef double[::1] sqv = sq
-    cdef double[:, ::1] av = atoms
-    mo.cap, mo.d, mo.C = cap, 1, C
-    mo.D = &av[0, 0]
+    mo.cap, mo.C = cap, C
     mo.sq = &sqv[0]
     mo.W = &W[0, 0]
     mo.G = &G[0, 0]
     mo.ids = &ids[0]
     mo.work = &wv[0]
     with nogil:
-        err2 = _komp(&mo, &Mv, eps, fold_err, crit, 0.0, &ov[0], &n_order)
+        err2 = _komp(&mo, NULL, &Mv, eps, fold_err, crit, 0.0, &ov[0], &n_order)
     return Mv, err2, order[:n_order].copy()

@@ -5,7 +5,10 @@ matching pursuit (KOMP) back onto a sparse dictionary, within a controlled RKHS 
 ε = K·η^{3/2}; with a constant step the model order stays bounded. The exact O(M²)
 bookkeeping (inverse Gram matrix by Schur complements and rank-one downdates, folding
 of points already in the span, periodic Cholesky refresh) is in
-``cython_core/_polk.pyx``; this module holds the per-example path and the checks.
+``cython_core/_polk_model.pyx``, the one block loop over dense and CSR rows in
+``cython_core/_polk.pyx`` (the learner toolkit's store holds the atoms, then the pending
+points of the mini-batch); this module holds the parameters, the checks, the path of a
+loss or kernel without a compiled form and the zero-trap alarm.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kbench.api import Algorithm, hookimpl, param
-from kbench.cython_core import _kernels, _polk
+from kbench.api import hookimpl, param
+from kbench.cython_core import _kernels
+from kbench.cython_core._polk import polk_block
 from kbench.cython_core._polk_model import (
     Criterion,
     PolkState,
@@ -26,25 +30,20 @@ from kbench.cython_core._polk_model import (
     polk_probe,
     polk_probe_index,
     polk_refresh,
-    polk_update,
-    work_size,
 )
 from kbench.learners import (
-    KernelSpec,
-    MarkedRows,
-    OneRowMethods,
+    ExpansionLearner,
+    Rows,
+    SparseSupportBuffer,
     SupportBuffer,
-    csr_rows,
+    labels,
     make_cfg,
-    open_rows,
     python_gradient,
     setup_loss,
-    stored_rows,
 )
 from kbench.learners.online_loss import L_PYTHON
-from kbench.learners.rows import compiled_kernel
-from kbench.learners.sparse_buffer import SparseRow
 
+_F64 = np.dtype(np.float64)
 SCHEDULES = {"constant": Schedule.SCH_CONSTANT, "diminishing": Schedule.SCH_DIMINISHING}
 REDUCES = {"mean": Reduce.RED_MEAN, "sum": Reduce.RED_SUM}
 CRITERIA = {"norm": Criterion.CRIT_NORM, "squared": Criterion.CRIT_SQUARED}
@@ -53,14 +52,7 @@ CRITERIA = {"norm": Criterion.CRIT_NORM, "squared": Criterion.CRIT_SQUARED}
 ZERO_ALARM = 10
 
 
-def _grown(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """A zero array of ``shape`` holding a's contents in its leading corner."""
-    out = np.zeros(shape)
-    out[tuple(slice(0, n) for n in a.shape)] = a
-    return out
-
-
-class POLK(OneRowMethods, Algorithm):
+class POLK(ExpansionLearner):
     """POLK (Koppel et al. 2017, Algorithms 1 and 2): functional SGD compressed by KOMP.
 
     Each mini-batch of B examples is first predicted with the current f (scores
@@ -125,8 +117,8 @@ class POLK(OneRowMethods, Algorithm):
     uses_loss = True
     default_loss = "hinge"
     test_params = {"K": 0.05, "eta": 0.5, "batch_size": 4, "refresh_every": 5}
-    #: CSR rows are learned with the per-example update, the dictionary kept sparse.
-    sparse_input = True
+    #: A third-party kernel's k(x, x) comes with each row (its ``diag``).
+    reads_self_kernel = True
 
     eta: float = param(1.0, low=0.0, low_open=True)
     lam: float = param(1e-6, low=0.0)
@@ -166,8 +158,7 @@ class POLK(OneRowMethods, Algorithm):
         assert self.loss is not None and self.kernel is not None
         self._setup = setup_loss("polk", self.loss, task, n_classes, 0.0, 1.0)
         self._C = self._setup.n_out
-        self._cfg = make_cfg(self.kernel, self._setup)
-        self._spec = KernelSpec.of(self.kernel)
+        super().__post_init__()  # the model: one column per output (n_classes, or 1)
         self._state = PolkState(
             eta=eta,
             lam=lam,
@@ -181,250 +172,103 @@ class POLK(OneRowMethods, Algorithm):
             refresh=refresh_every,
             rtol=refresh_tol,
         )
-        self._buf: SupportBuffer | None = None
+        self._scores = np.zeros(3 * self._C)
+        self._F = np.zeros(self._C)
         self._warned = False
-        C, B = self._C, batch_size
-        self._scores = np.zeros(3 * C)
-        self._XI = np.zeros((B, C))
-        self._xsqb = np.zeros(B)
-        self._kdb = np.zeros(B)
-        self._idb = np.zeros(B)
-        self._Kbb = np.zeros((B, B))
-        self._one = np.zeros(1)
-        # CSR rows: the dictionary's sparse rows, and the pending batch's rows by mark.
-        self._sparse: MarkedRows | None = None
-        self._pending: dict[float, SparseRow] = {}
-
-    # -- storage -----------------------------------------------------------------------------
-
-    def _buffer(self, d: int) -> SupportBuffer:
-        if self._buf is None:
-            cap = 64 + self.batch_size
-            self._buf = SupportBuffer(d, cap, n_outputs=self._C, growable=True)
-            self._Xb = np.zeros((self.batch_size, d))
-            self._alloc(cap)
-        return self._buf
-
-    def _alloc(self, cap: int) -> None:
-        """(Re)allocate the arrays sized by the capacity, keeping their contents."""
-        if not hasattr(self, "_G"):
-            self._G, self._ids, self._Kb = np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0))
-        self._G = _grown(self._G, (cap, cap))
-        self._ids = _grown(self._ids, (cap,))
-        self._Kb = _grown(self._Kb, (self.batch_size, cap))
-        refresh = self.refresh_every > 0 or self.refresh_tol > 0.0
-        self._R = np.zeros((cap, cap) if refresh else (0, 0))
-        self._probe_row = np.zeros(cap)
-        self._work = np.zeros(work_size(cap, self._C, self.batch_size))
-        self._bind(force=True)
-
-    def _bind(self, force: bool = False) -> PolkState:
-        """The state, bound to what the compiled update reads and writes: the dictionary
-        (rows, ‖x‖², weights, inverse Gram matrix, stream positions), the pending batch (its
-        rows, their ‖x‖², k(x, x), gradients and stream positions, their kernel rows over
-        the dictionary and their own Gram matrix), the scratch and the refresh scratch.
-        Bound again (``force``) whenever the arrays are reallocated, and after unpickling
-        (a state unpickles unbound)."""
-        buf = self._buf
-        assert buf is not None
-        st = self._state
-        if st.bound and not force:
-            return st
-        st.bind(
-            D=buf.X,
-            sq=buf.sq,
-            W=buf.alpha,
-            G=self._G,
-            ids=self._ids,
-            Xb=self._Xb,
-            xsqb=self._xsqb,
-            kdb=self._kdb,
-            XI=self._XI,
-            idb=self._idb,
-            Kb=self._Kb,
-            Kbb=self._Kbb,
-            work=self._work,
-            R=self._R,
+        self.learn_with(
+            polk_block,
+            cfg=make_cfg(self.kernel, self._setup),
+            state=self._state,
+            scores=self._scores,
         )
-        return st
-
-    def _ensure(self, need: int) -> None:
-        """Grow every capacity-sized array to hold ``need`` atoms (by half again at least)."""
-        buf = self._buf
-        assert buf is not None
-        if need <= buf.capacity:
-            return
-        cap = max(need, buf.capacity + buf.capacity // 2)
-        buf.grow(cap)
-        self._alloc(cap)
-
-    def _xsq(self, x: np.ndarray) -> float:
-        """‖x‖² computed by the compiled core, as the block loop computes it."""
-        _kernels.sq_norms(x.reshape(1, -1), self._one)
-        return float(self._one[0])
-
-    def _self_kernel(self, x: np.ndarray, xsq: float) -> float:
-        if self._spec.compiled:
-            return float(_polk.polk_self_kernel(self._cfg, x, xsq))
-        return float(np.asarray(self.kernel.diag(x.reshape(1, -1)))[0])
+        # The compiled loss and kernel: learn_one goes straight to the loop.
+        self._direct = self.model.spec.compiled and self._setup.loss_id != L_PYTHON
 
     # -- the online protocol ----------------------------------------------------------------
 
-    def _forward(self, x: np.ndarray) -> tuple[np.ndarray, float]:
-        """The kernel row against the dictionary (cached for learn_one) and the scores."""
-        buf = self._buffer(len(x))
-        xsq = self._xsq(x)
-        k = buf.row(self.kernel, x, xsq)
-        F = self._scores[: self._C]
-        _kernels.expansion(k, buf.alpha, buf.size, F)
-        return k, xsq
-
-    def _decision_dense(self, x):
-        self._forward(x)
-        F = self._scores[: self._C]
-        return F.copy() if self.task == "multiclass" else float(F[0])
-
-    def _learn_dense(self, x, y):
-        k, xsq = self._forward(x)
-        self._learn(x, xsq, k, float(y), self._self_kernel)
-
-    def _learn(
-        self, x: np.ndarray, xsq: float, k: np.ndarray, y: float, kxx: Any, row: Any = None
-    ) -> None:
-        """Record x in the pending batch when its gradient at the scores is not zero
-        (``kxx(x, xsq)`` gives k(x, x)), then run the update when the batch is full. On CSR
-        rows x is the example's mark and ``row`` its sparse row."""
-        C = self._C
-        F = self._scores[:C]
-        if self._setup.loss_id != L_PYTHON:
-            xi = self._scores[C : 2 * C]
-            _polk.polk_gradient(self._cfg, F, y, xi, self._scores[2 * C :])
-        else:
-            with np.errstate(all="ignore"):
-                xi, _, _ = python_gradient(self._setup, self.loss, 0.0, F, F, y)
-        st = self._state
-        if np.any(xi != 0.0):
-            if row is not None:
-                self._pending[float(x[0])] = row
-            ns = st.nstored
-            self._Xb[ns] = x
-            self._xsqb[ns] = xsq
-            self._kdb[ns] = kxx(x, xsq)
-            self._XI[ns] = xi
-            self._idb[ns] = st.t
-            self._Kb[ns, : len(k)] = k
-            st.nstored = ns + 1
-        st.t += 1
-        st.nseen += 1
-        if st.nseen == self.batch_size:
-            self._update()
-
-    def _learn_predict_sparse(self, X, y) -> np.ndarray:
-        """Predict then learn each CSR row as ``learn_one`` does a dense one: the kernel row
-        from the sparse store, then the same steps on the example's mark; the batch Gram
-        block, the probe row and the refresh Gram matrix come from the sparse rows (see
-        :mod:`kbench.learners.marked_rows`)."""
-        kern = compiled_kernel(self.kernel)
-        self._sparse = rows = open_rows(self.name, self._sparse, self._buf, X, self._buffer)
-        buf = self._buf
-        assert buf is not None
-        C = self._C
-        F = self._scores[:C]
-        pred = np.empty(X.shape[0])
-        for i, x, xsq in csr_rows(X):
-            k = rows.row(kern, x, xsq, buf)
-            _kernels.expansion(k, buf.alpha, buf.size, F)
-            pred[i] = self.label_of(F.copy() if self.task == "multiclass" else float(F[0]))
-            self._learn(rows.next_mark()[0], xsq, k, float(y[i]), self._self_kernel, x)
+    def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
+        """Predict then learn the rows of X through the one loop: a block a call with the
+        compiled loss and kernel, else a row a call (the loss plugin's gradient at the
+        scores, given to the loop; a third-party kernel's probe and refresh, made here)."""
+        rows = Rows.of(X)
+        y = labels(y, rows.n)
+        if self._direct:
+            pred = self.learn_rows(rows, y)
+            self._check_zero_trap()
+            return pred
+        pred = np.empty(rows.n)
+        for i in range(rows.n):
+            x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
+            xi = None
+            if self._setup.loss_id == L_PYTHON:
+                F = self._scores_at(x)  # its kernel row stays for the learning step
+                with np.errstate(all="ignore"):
+                    g, _, _ = python_gradient(self._setup, self.loss, 0.0, F, F, y[i])
+                xi = np.ascontiguousarray(g, dtype=np.float64)
+            pred[i] = self.learn_rows(Rows.one(x), y[i : i + 1], xi_given=xi)[0]
+            if self._state.probe_due:
+                self._probe()
+            self._check_zero_trap()
         return pred
 
-    def _update(self) -> None:
-        """The POLK step on the pending mini-batch (the per-example path)."""
-        buf = self._buf
-        assert buf is not None
-        st = self._state
-        ns = st.nstored
-        self._ensure(st.m + ns)
-        rows = self._sparse
-        if rows is not None:  # the pending rows' Gram block from their sparse rows
-            K = np.empty((ns, ns))
-            rows.gram_into(compiled_kernel(self.kernel), K, list(self._pending.values()))
-            low = np.tril_indices(ns, -1)
-            self._Kbb[low] = K[low]
-        elif self._spec.compiled:
-            _polk.polk_batch_gram(self._spec, self._Xb, self._xsqb, ns, self._Kbb)
-        else:
-            for b in range(1, ns):
-                self._Kbb[b, :b] = self.kernel.row(self._Xb[:b], self._Xb[b])
-        buf.kernel_evals += ns * (ns - 1) // 2
-        polk_update(self._bind())
-        M = st.m
-        buf.size = M
-        buf.touch()
-        if rows is not None:
-            rows.sync_many(buf, self._pending)
-            self._pending.clear()
-        if self._R.size == 0 or M == 0:
+    def learn_one(self, x: Any, y: float) -> None:
+        super().learn_one(x, y)
+        if self._direct:
             self._check_zero_trap()
-            return
-        compiled = self.kernel.compiled()
+
+    def _probe(self) -> None:
+        """The probe of the inverse and its refresh after an update, for a kernel the loop
+        cannot compute (the loop's ``_finish`` with the kernel's rows from Python)."""
+        st, store = self._state, self.model.store
+        assert isinstance(store, SupportBuffer)  # a third-party kernel: dense rows only
+        st.probe_due = False
+        M = st.m
+        D = store.X[:M]
+        row = np.zeros(M)
         j = 0
-        row = self._probe_row
         if self.refresh_tol > 0.0:
-            # The probe of the inverse on its most sensitive atom (see _polk._finish).
-            j = int(polk_probe_index(self._G, M))
-            if rows is not None:
-                store = rows.store
-                row[:M] = store.row(self.kernel, store.get(j), store.sq[j])
-            elif compiled is not None:
-                _kernels.kernel_row(compiled, buf.X, buf.sq, buf.X[j], float(buf.sq[j]), row, M)
-            else:
-                row[:M] = self.kernel.row(buf.X[:M], buf.X[j])
-            buf.kernel_evals += M
+            j = int(polk_probe_index(st.G, M))
+            row[:] = self.kernel.row(D, D[j])
+            store.kernel_evals += M
         if polk_probe(st, row, j):
-            if rows is not None:
-                rows.gram_into(compiled_kernel(self.kernel), self._R)
-            elif compiled is not None:
-                _polk.polk_gram(self._spec, buf.X, buf.sq, M, self._R)
-            else:
-                self._R[:M, :M] = self.kernel.matrix(buf.X[:M], buf.X[:M])
-            buf.kernel_evals += M * M
-            if polk_refresh(self._G, self._R, M):
+            st.R[:M, :M] = self.kernel.matrix(D, D)
+            store.kernel_evals += M * M
+            if polk_refresh(st.G, st.R, M):
                 st.refreshes += 1
             else:
                 st.refresh_failures += 1
-        self._check_zero_trap()
 
-    def learn_predict_many(self, X, y):
-        if (csr := self._csr_block(X)) is not None:
-            return self._learn_predict_sparse(csr, y)
-        if not self._spec.compiled or self._setup.loss_id == L_PYTHON:
-            return super().learn_predict_many(X, y)
-        buf = self._buffer(X.shape[1])
-        st = self._state
-        pred = np.empty(len(X))
-        i = 0
-        while True:
-            st.kernel_evals = buf.kernel_evals
-            i = _polk.polk_block(
-                self._spec, X, y, pred, i, cfg=self._cfg, state=self._bind(), scores=self._scores
-            )
-            buf.kernel_evals = st.kernel_evals
-            buf.size = st.m
-            buf.touch()
-            self._check_zero_trap()
-            if not st.update_due and i == len(X):
-                return pred
-            self._ensure(st.m + st.nstored)
+    # -- predicting -------------------------------------------------------------------------
 
-    def _decisions(self, X):
-        buf = self._buf
-        if buf is None:
-            F = np.zeros((X.shape[0], self._C))
-        elif self._sparse is not None:
-            F = self._sparse.decision_many(self.kernel, X, buf.alpha, 1.0)
-        else:
-            F = buf.decision_many(self.kernel, X)
+    def _scores_at(self, x: Any) -> np.ndarray:
+        """The scores of the M atoms at one row; a dense row's kernel row (over the atoms
+        and the pending points) stays in the store for learning the same row next."""
+        store, M = self.model.store, self._state.m
+        if type(x) is np.ndarray and type(store) is SupportBuffer and store.size:
+            if x.ndim != 1 or x.dtype is not _F64 or not x.flags.c_contiguous:
+                x = Rows.one(x).row0
+            k = store.row(self.model.row_kernel, x)
+            _kernels.expansion(k, store.alpha, M, self._F)
+            return self._F.copy()
+        return self._decisions(Rows.one(x))[0]
+
+    def _decisions(self, rows: Rows) -> np.ndarray:
+        """The scores (n × C) of the M atoms, without the pending points of the store."""
+        store, M = self.model.store, self._state.m
+        if store is None or store.size == M:
+            return self.model.decisions(rows)
+        size, store.size = store.size, M
+        try:
+            return self.model.decisions(rows)
+        finally:
+            store.size = size
+
+    def decision_one(self, x: Any) -> Any:
+        F = self._scores_at(x)
+        return F if self.task == "multiclass" else float(F[0])
+
+    def decision_many(self, X: Any) -> np.ndarray:
+        F = self._decisions(Rows.of(X))
         return F if self.task == "multiclass" else F[:, 0]
 
     # -- the zero trap ----------------------------------------------------------------------
@@ -446,41 +290,40 @@ class POLK(OneRowMethods, Algorithm):
     # -- inspection -------------------------------------------------------------------------
 
     def dictionary(self) -> dict[str, np.ndarray]:
-        """Copies of the model: atoms ``D`` (M × d; CSR once it has learned CSR rows), weights ``W`` (M × C), the inverse
-        Gram matrix ``G`` (M × M) and ``ids``, each atom's position in the stream."""
-        buf = self._buf
-        M = buf.size if buf else 0
-        if buf is None:
+        """Copies of the model: atoms ``D`` (M × d; CSR once it has learned CSR rows),
+        weights ``W`` (M × C), the inverse Gram matrix ``G`` (M × M) and ``ids``, each
+        atom's position in the stream."""
+        store, st = self.model.store, self._state
+        M = st.m
+        if store is None:
             return {
                 "D": np.zeros((0, 0)),
                 "W": np.zeros((0, self._C)),
                 "G": np.zeros((0, 0)),
                 "ids": np.zeros(0),
             }
+        sparse = isinstance(store, SparseSupportBuffer)
         return {
-            "D": stored_rows(buf, self._sparse),
-            "W": buf.alpha[:M].copy(),
-            "G": self._G[:M, :M].copy(),
-            "ids": self._ids[:M].copy(),
+            "D": store.to_csr()[:M] if sparse else store.X[:M].copy(),
+            "W": store.alpha[:M].copy(),
+            "G": st.G[:M, :M].copy(),
+            "ids": st.ids[:M].copy(),
         }
 
     def state(self) -> dict[str, float]:
         """The scalar state (STATE_FIELDS of the compiled core)."""
-        return self._state.state()
+        st = self._state.state()
+        st["kernel_evals"] = float(self.model.stats()["kernel_evals"])
+        return st
 
-    def stats(self):
-        buf = self._buf
+    def stats(self) -> dict[str, Any]:
         st = self._state
-        nbytes = 0
-        if buf is not None:
-            nbytes = buf.nbytes() + self._G.nbytes + self._R.nbytes + self._Kb.nbytes
-            if self._sparse is not None:
-                nbytes += self._sparse.nbytes()
+        out = self.model.stats()
+        out["n_support"] = st.m
+        if self.model.store is not None:
+            out["model_bytes"] += st.G.nbytes + st.R.nbytes + st.Kb.nbytes
         eps = st.last_eps
-        return {
-            "n_support": buf.size if buf else 0,
-            "kernel_evals": buf.kernel_evals if buf else 0,
-            "model_bytes": nbytes,
+        return out | {
             "eta": float(st.eta_t),
             "eps": float(eps) if st.updates else self._eps0(),
             "last_error": float(st.last_err),
