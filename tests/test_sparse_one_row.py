@@ -1,9 +1,9 @@
 """The one-row methods of the learners that take CSR blocks, on dense rows and on one-row
 CSR matrices, whichever rows the learner learned before.
 
-Once a learner has learned CSR rows, its dense array holds one-value stand-ins for them
-(``kbench.learners.MarkedRows``): its one-row methods must not compute kernel values against those (on
-one feature they would give wrong values without an error), but answer as the learner
+Once a learner has learned CSR rows, its compiled loops run on one-value stand-ins for
+them (``BlockRows.csr``): its one-row methods must not compute kernel values against those
+(on one feature they would give wrong values without an error), but answer as the learner
 trained on the dense rows of the same data does.
 """
 

@@ -10,9 +10,6 @@ compiled core. Plugins import its names from :mod:`kbench.api` or from here.
 * :class:`Expansion`: a growable kernel expansion driven by one compiled block loop, and
   :class:`ExpansionLearner`, the base of a learner over one (the perceptron, PA);
 * :class:`KernelSpec`, :class:`BlockRows`: the typed boundary to the compiled loops;
-* :class:`MarkedRows`, :class:`OneRowMethods`: the CSR rows of a learner whose compiled
-  update moves the rows of a dense array (POLK), kept in step through marks, and its
-  one-row methods for dense or CSR rows;
 * :class:`RevisitingLearner`: the base of a learner that keeps examples in slots and
   revisits them (LASVM, the Huller), with its :class:`KernelCache` of kernel rows between
   them and the identities of examples over passes (:class:`ExampleIds`, :class:`PassIds`);
@@ -30,13 +27,6 @@ from kbench.learners.expansion import Expansion, expansion_stats, refuse_switch
 from kbench.learners.generator import seed_state
 from kbench.learners.kernel_cache import KernelCache
 from kbench.learners.learner import ExpansionLearner
-from kbench.learners.marked_rows import (
-    MarkedRows,
-    OneRowMethods,
-    csr_rows,
-    open_rows,
-    stored_rows,
-)
 from kbench.learners.online_loss import LossSetup, make_cfg, python_gradient, setup_loss
 from kbench.learners.revisit import RevisitingLearner
 from kbench.learners.rows import BLOCK_ROWS, Rows, as_csr, csr_parts, labels
@@ -53,8 +43,6 @@ __all__ = [
     "KernelKind",
     "KernelSpec",
     "LossSetup",
-    "MarkedRows",
-    "OneRowMethods",
     "PassIds",
     "RevisitingLearner",
     "RowStore",
@@ -63,14 +51,11 @@ __all__ = [
     "SupportBuffer",
     "as_csr",
     "csr_parts",
-    "csr_rows",
     "expansion_stats",
     "labels",
     "make_cfg",
-    "open_rows",
     "python_gradient",
     "refuse_switch",
     "seed_state",
     "setup_loss",
-    "stored_rows",
 ]
