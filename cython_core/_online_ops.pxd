@@ -146,6 +146,24 @@ cdef inline int _gradient(const Cfg* g, double eps, const double* Fb, const doub
     return s
 
 
+cdef inline bint _row_gradient(const Cfg* g, const double* F, double y, const double* given,
+                               double* xi, double* chi) noexcept nogil:
+    """One row's gradient ξ (C values) at its scores F without the ν-trick's margin: the
+    compiled loss's, or ``given`` from Python (NULL: none given); whether any of it is
+    non-zero, that is, whether the row updates the model."""
+    cdef Py_ssize_t c
+    cdef bint nonzero = False
+    if given == NULL:
+        _gradient(g, 0.0, F, F, y, xi, chi)
+    else:
+        for c in range(g.C):
+            xi[c] = given[c]
+    for c in range(g.C):
+        if xi[c] != 0.0:
+            nonzero = True
+    return nonzero
+
+
 cdef inline double _predict(const Cfg* g, const double* Fb, double margin) noexcept nogil:
     """The label predicted from the scores (offset included): NaN once they are not finite,
     so that the runner stops a diverged learner at the example where it happened."""

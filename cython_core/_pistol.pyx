@@ -20,7 +20,7 @@ from libc.stdlib cimport free
 
 from kbench.cython_core._loop cimport *
 from kbench.cython_core._online_ops cimport (
-    Cfg, OnlineConfig, _check_given, _gradient, _predict, _self_kernel,
+    Cfg, OnlineConfig, _check_given, _predict, _row_gradient, _self_kernel,
 )
 
 cnp.import_array()
@@ -123,6 +123,7 @@ def pistol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
     if C2 != 2 * C:
         raise ValueError(f"kbench: PiSTOL's store needs {2 * C} columns, got {C2}")
     _check_given(xi_given, C, n - start, g.loss < 0)
+    cdef const double* given = &xi_given[0] if xi_given is not None else NULL
     cdef double* coef = A.alpha
     cdef double* krow = A.krow
     cdef const double* Y = A.y
@@ -158,15 +159,7 @@ def pistol_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t sta
                     Fout[c] = (state.W * GU[c] - GU[C + c]) / T
                 else:
                     Fout[c] = 0.0
-            if xi_given is None:
-                _gradient(&g, 0.0, Fon, Fon, Y[i], xi, chi)
-            else:
-                for c in range(C):
-                    xi[c] = xi_given[c]
-            nonzero = False
-            for c in range(C):
-                if xi[c] != 0.0:
-                    nonzero = True
+            nonzero = _row_gradient(&g, Fon, Y[i], given, xi, chi)
             if nonzero and _store_full(m, cap, first, &evals, m):
                 break
             P[i] = _predict(&g, Fout, g.margin)

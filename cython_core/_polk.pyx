@@ -17,7 +17,7 @@ from libc.string cimport memcpy
 
 from kbench.cython_core._loop cimport *
 from kbench.cython_core._online_ops cimport (
-    Cfg, OnlineConfig, _check_given, _gradient, _predict, _self_kernel,
+    Cfg, OnlineConfig, _check_given, _predict, _row_gradient, _self_kernel,
 )
 from kbench.cython_core._polk_model cimport (
     Model, PolkState, _attach, _probe_index, _probe_residual, _refresh, _refresh_due,
@@ -93,7 +93,8 @@ def polk_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     cdef double* P = A.pred
     cdef long long evals = 0
     cdef double xsq
-    cdef bint first, nonzero, given = xi_given is not None
+    cdef bint first, nonzero
+    cdef const double* given = &xi_given[0] if xi_given is not None else NULL
     state.probe_due = False
     with nogil:
         while i < n:
@@ -105,15 +106,7 @@ def polk_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
             if first:
                 memcpy(kb, A.krow, (M + ns) * sizeof(double))
             _expansion(kb, mo.W, M, C, 1.0, F)
-            if not given:
-                _gradient(&g, 0.0, F, F, Y[i], xi, chi)
-            else:
-                for c in range(C):
-                    xi[c] = xi_given[c]
-            nonzero = False
-            for c in range(C):
-                if xi[c] != 0.0:
-                    nonzero = True
+            nonzero = _row_gradient(&g, F, Y[i], given, xi, chi)
             if nonzero and _store_full(M + ns, cap, first, &evals, M + ns):
                 break
             P[i] = _predict(&g, F, g.margin)

@@ -79,9 +79,9 @@ class SparseBlock:
     def owned(self) -> int: ...
     def check(self) -> None: ...
 
-@disjoint_base
 def all_signs(y: F64) -> bool: ...
 
+@disjoint_base
 class BlockRows:
     """The examples of one call of a block loop: dense rows, or CSR rows of a SparseBlock."""
 

@@ -205,6 +205,18 @@ def test_migrated_learners_are_short_flat_and_unskipped(module: str) -> None:
     assert chain.index(Algorithm) <= 3, chain
 
 
+def test_no_algorithm_is_more_than_three_classes_below_algorithm() -> None:
+    """Every registered algorithm, built-in or bundled, reaches Algorithm within three
+    classes (itself included): its parameters and its path, over at most two shared bases."""
+    reg = get_registry()
+    deep = {}
+    for name in reg.names("algorithm"):
+        mro = reg.entry("algorithm", name).cls.__mro__
+        if mro.index(Algorithm) > 3:
+            deep[name] = [c.__name__ for c in mro[: mro.index(Algorithm)]]
+    assert not deep, deep
+
+
 def test_a_learner_without_its_learning_path_says_so() -> None:
     """A learner's learning path is each subclass's to declare (learn_with) or write
     (learn_predict_many): one that does neither gets a one-line error naming the class, not

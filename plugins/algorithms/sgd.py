@@ -41,12 +41,10 @@ class KernelSGD(AveragedExpansion):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        inv_sqrt = self.choice("schedule", {"constant": False, "inv_sqrt": True})
-        state = PistolState(sgd=True, last=self._last, inv_sqrt=inv_sqrt, eta=self.eta)
-        self._setup_expansion(state)
+        _sgd_steps(self)
 
 
-class AveragedSGD(KernelSGD):
+class AveragedSGD(AveragedExpansion):
     """Averaged kernel SGD (ASGD, Orabona 2014 Algorithm 1): the SGD iterates of ``sgd``,
     predicting with their average ``f̄_T = (1/T) Σ_{t=1}^T f_t`` (f_1 = 0 included).
 
@@ -58,6 +56,20 @@ class AveragedSGD(KernelSGD):
     name = "asgd"
     paper = "Orabona (2014). Simultaneous model selection and optimization through parameter-free stochastic learning. NIPS."
     _last = False
+
+    eta: float = param(1.0, low=0.0, low_open=True)
+    schedule: Literal["constant", "inv_sqrt"] = param("constant")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _sgd_steps(self)
+
+
+def _sgd_steps(learner: KernelSGD | AveragedSGD) -> None:
+    """The loop's state of SGD's steps η_t (η, or η/√t), last iterate or average."""
+    inv_sqrt = learner.choice("schedule", {"constant": False, "inv_sqrt": True})
+    state = PistolState(sgd=True, last=learner._last, inv_sqrt=inv_sqrt, eta=learner.eta)
+    learner._setup_expansion(state)
 
 
 @hookimpl
