@@ -208,6 +208,49 @@ def test_parameters_carry_range_and_doc() -> None:
     assert svmd.parameters()["budget"].doc.startswith("ω")
 
 
+class Sibling(Kernel, params_of=Bumpy):
+    """A class that takes Bumpy's parameters without deriving from it (no Parameters
+    section: the docs are Bumpy's), with one default changed and one parameter more."""
+
+    name = "sibling"
+    mode = "max"
+    depth: int = param(2, low=0)
+
+
+def test_params_of_lends_another_class_its_parameters() -> None:
+    """``params_of=Other`` declares Other's parameters (range, type, doc) before the
+    class's own; the constructor checks them and the lender is unchanged."""
+    p = Sibling.parameters()
+    assert [(n, q.default) for n, q in p.items()] == [
+        ("width", 1.0),
+        ("mode", "max"),
+        ("cap", None),
+        ("depth", 2),
+    ]
+    assert p["width"].doc == "Width of the bumps, strictly positive."
+    assert p["mode"].doc == "sum or max" and p["mode"].type_name == "{sum,max}"
+    assert p["cap"].range_text == "[0.0, 10.0)" and not issubclass(Sibling, Bumpy)
+    s = Sibling(width=2.0, depth=0)
+    assert (s.width, s.mode, s.cap, s.depth) == (2.0, "max", None, 0)
+    assert repr(s) == "sibling[cap=None,depth=0,mode=max,width=2.0]"
+    with pytest.raises(ValueError, match=r"sibling: width must be in \(0.0, inf\], got 0.0"):
+        Sibling(width=0.0)
+    assert Bumpy.parameters()["mode"].default == "sum" and "depth" not in Bumpy.parameters()
+    # The built-in asgd takes those of sgd.
+    reg = get_registry()
+    asgd, sgd = (reg.entry("algorithm", n).cls for n in ("asgd", "sgd"))
+    assert asgd.parameters() == sgd.parameters()
+    context = {"kernel": reg.create("kernel", "rbf"), "loss": reg.create("loss", "hinge")}
+    made = reg.create("algorithm", "asgd[eta=0.5,schedule=inv_sqrt]", **context)
+    assert (made.eta, made.schedule) == (0.5, "inv_sqrt")
+    with pytest.raises(TypeError, match=r"params_of of .*Child must be a component class"):
+
+        class Child(Bumpy, params_of=Bumpy):
+            """A base is no lender."""
+
+            name = "child"
+
+
 def test_a_hand_written_constructor_still_works_beside_declared_ones() -> None:
     """Third-party style: __init__ written out, check_range called, attributes set."""
 

@@ -58,9 +58,11 @@ class Component:
     #: The parameters declared with :func:`param`, by name, bases' first (set per class).
     _declared: ClassVar[dict[str, Declared]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, params_of: type[Component] | None = None, **kwargs: Any) -> None:
+        """Declare the new class's parameters; ``params_of=Other`` also takes those of
+        ``Other`` (a component class that is not a base) that it does not inherit."""
         super().__init_subclass__(**kwargs)
-        declare(cls)
+        declare(cls, params_of)
 
     def __post_init__(self) -> None:
         """Finish construction once every declared parameter is set and checked.

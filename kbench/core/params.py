@@ -150,14 +150,17 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
-def declare(cls: ComponentClass) -> None:
+def declare(cls: ComponentClass, params_of: ComponentClass | None = None) -> None:
     """Turn the :func:`param` markers of a new component class into its parameters.
 
     Sets ``cls._declared`` (bases' parameters first) and gives the class its generated
     ``__init__``; a class that declares nothing and has no ``__post_init__`` of its own
-    keeps the constructor and parameters it inherits.
+    keeps the constructor and parameters it inherits. ``params_of``, a component class
+    that is not a base, lends the parameters that ``cls`` neither inherits nor declares
+    (range, type and doc as declared there), after the bases' and before its own.
     """
-    own = {k: v for k, v in cls.__dict__.items() if isinstance(v, Declared)}
+    own = _lent(cls, params_of) if params_of is not None else {}
+    own |= {k: v for k, v in cls.__dict__.items() if isinstance(v, Declared)}
     # A plain class attribute named like an inherited parameter changes its default
     # (``n_train = 10000``); its range, type and doc stay those declared.
     for pname, d in cls._declared.items():
@@ -184,6 +187,27 @@ def declare(cls: ComponentClass) -> None:
         setattr(cls, pname, marker.default)  # the class attribute reads as the default
     cls._declared = declared
     cls.__init__ = _LazyInit(cls, *_init_base(cls))
+
+
+def _lent(cls: ComponentClass, params_of: ComponentClass) -> dict[str, Declared]:
+    """The declarations ``params_of`` lends ``cls``: each as declared there, its doc that of
+    ``params_of``'s docstring where its :func:`param` has none."""
+    if not isinstance(getattr(params_of, "_declared", None), dict) or issubclass(cls, params_of):
+        raise TypeError(
+            f"params_of of {cls.__qualname__} must be a component class that is not a base, "
+            f"got {params_of!r}"
+        )
+    docs = _docstring_params(params_of)
+    lent = {}
+    for pname, d in params_of._declared.items():
+        if pname in cls._declared:
+            continue
+        # A plain class attribute of that name is a new default, as for an inherited one.
+        default = cls.__dict__.get(pname, d.default)
+        doc = d.doc or docs.get(pname, "")
+        lent[pname] = Declared(default, d.low, d.high, d.low_open, d.high_open, doc)
+        lent[pname].annotation, lent[pname].module = d.annotation, d.module
+    return lent
 
 
 def parameters_of(cls: ComponentClass) -> dict[str, Parameter]:

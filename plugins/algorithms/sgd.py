@@ -44,7 +44,7 @@ class KernelSGD(AveragedExpansion):
         _sgd_steps(self)
 
 
-class AveragedSGD(AveragedExpansion):
+class AveragedSGD(AveragedExpansion, params_of=KernelSGD):
     """Averaged kernel SGD (ASGD, Orabona 2014 Algorithm 1): the SGD iterates of ``sgd``,
     predicting with their average ``f̄_T = (1/T) Σ_{t=1}^T f_t`` (f_1 = 0 included).
 
@@ -55,10 +55,6 @@ class AveragedSGD(AveragedExpansion):
 
     name = "asgd"
     paper = "Orabona (2014). Simultaneous model selection and optimization through parameter-free stochastic learning. NIPS."
-    _last = False
-
-    eta: float = param(1.0, low=0.0, low_open=True)
-    schedule: Literal["constant", "inv_sqrt"] = param("constant")
 
     def __post_init__(self) -> None:
         super().__post_init__()
