@@ -55,12 +55,7 @@ class RemoveOldestPerceptron(Stoptron):
     Predict ``sign f(x)``; on a mistake, ``y f(x) ≤ 0``, store x with ``α = y``; when B are
     stored the oldest is discarded first: the Forgetron's removal without its shrinking
     (Dekel, Shalev-Shwartz and Singer 2008), Cognitive Foundry's
-    ``RemoveOldestKernelPerceptron``.
-
-    Parameters
-    ----------
-    budget
-        B ≥ 1, the largest number of support vectors.
+    ``RemoveOldestKernelPerceptron``. Its one parameter is the Stoptron's budget B.
     """
 
     name = "remove_oldest_perceptron"
