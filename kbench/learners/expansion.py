@@ -44,6 +44,20 @@ BlockLoop = Callable[..., tuple[int, int, int]]
 #: Rows allocated at first; the store doubles when full.
 FIRST_CAPACITY = 64
 
+#: The last row learned alone and its block: the reductions hand one row to each of their
+#: learners in turn, which then share one view of it (a view: always x's current values).
+_last_one: tuple[np.ndarray | None, BlockRows | None] = (None, None)
+
+
+def _block_of(x: np.ndarray) -> BlockRows:
+    """One dense row x (1-D, C-contiguous float64) as a block of one row."""
+    global _last_one
+    last_x, block = _last_one  # one tuple read: threads see a pair that belongs together
+    if last_x is not x or block is None:
+        block = BlockRows(x[None, :])
+        _last_one = (x, block)
+    return block
+
 
 def refuse_switch(owner: str, sparse: bool) -> None:
     """Raise the one-line TypeError of a learner handed CSR rows after dense ones (``sparse``)
@@ -214,7 +228,7 @@ class Expansion:
         width holds the rows."""
         store = self.store
         if type(store) is SupportBuffer and x.shape[0] == store.d and x.flags.c_contiguous:
-            self._learn_row(loop, store, x, BlockRows(x[None, :]), y, self._pred, params)
+            self._learn_row(loop, store, x, _block_of(x), y, self._pred, params)
         else:
             self.learn(loop, Rows.one(x), y, **params)
 

@@ -136,8 +136,8 @@ class SupportBuffer(RowStore):
                 _kernels.kernel_row(compiled, self.X, self.sq, x, xsq, self.krow, m)
         else:
             assert not isinstance(kernel, KernelSpec)  # refused above
-            if xsq is None:
-                xsq = float(x @ x)
+            # xsq as given: a kernel that reads ‖x‖² computes it when it is None, one that
+            # does not (a view that caches rows) is spared it.
             self.krow[:m] = kernel.row(self.X[:m], x, sq=self.sq[:m], xsq=xsq)
         self.kernel_evals += m
         self._last_x, self._last_version = x, self._version
