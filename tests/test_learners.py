@@ -149,6 +149,20 @@ def test_rows_of_the_wrong_kind_get_one_line_naming_the_parameter(name: str) -> 
         third_party.learn_predict_many(sp.csr_matrix(np.ones((3, 2))), y)
 
 
+def test_compiled_kernel_is_the_typed_spec_or_a_one_line_error() -> None:
+    """The check of learners whose CSR rows need a built-in kernel gives the KernelSpec the
+    compiled loops take (not the kernel's tuple), or a one-line TypeError naming the kernel."""
+    from kbench.learners import KernelSpec
+    from kbench.learners.rows import compiled_kernel
+
+    reg = get_registry()
+    rbf = reg.create("kernel", "rbf[gamma=0.25]")
+    spec = compiled_kernel(rbf)
+    assert type(spec) is KernelSpec and spec == KernelSpec.of(rbf) and spec.gamma == 0.25
+    with pytest.raises(TypeError, match=r"^sparse input needs a built-in kernel, not \w+$"):
+        compiled_kernel(reg.create("kernel", "cosine[base=poly[degree=2]]"))
+
+
 def test_a_learner_of_signs_refuses_other_labels_on_every_path() -> None:
     """PA takes −1 and +1: a label 2 gets one line naming the learner, from a block and from
     learn_one (whose dense row takes a shorter way to the same loop), and nothing is

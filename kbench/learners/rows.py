@@ -14,6 +14,7 @@ import numpy as np
 
 from kbench.core.arrays import is_sparse
 from kbench.core.components import Kernel
+from kbench.cython_core._kernels import KernelSpec
 from kbench.cython_core._sparse import all_signs
 
 #: Examples per call of a compiled loop on CSR rows: the store's pool is reserved for their
@@ -165,12 +166,13 @@ def one_row(x: Any) -> Any:
     return x
 
 
-def compiled_kernel(kernel: Kernel) -> tuple[int, float, float, float, float]:
-    """The kernel's compiled tuple; sparse rows are computed only for built-in kernels."""
-    compiled = kernel.compiled()
-    if compiled is None:
+def compiled_kernel(kernel: Kernel) -> KernelSpec:
+    """The :class:`KernelSpec` of a built-in kernel: sparse rows are computed only for
+    those, and any other kernel gets a one-line TypeError."""
+    spec = KernelSpec.of(kernel)
+    if not spec.compiled:
         raise TypeError(f"sparse input needs a built-in kernel, not {type(kernel).__name__}")
-    return compiled
+    return spec
 
 
 def packed_rows(
