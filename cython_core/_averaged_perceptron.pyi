@@ -5,7 +5,7 @@ weighted by the round before them); the averaged scores after T rounds are α·k
 
 from typing_extensions import disjoint_base
 
-from kbench.cython_core._types import I64, BlockLoop
+from kbench.cython_core._types import F64, I64, BlockLoop
 
 @disjoint_base
 class AveragedPerceptronState:
@@ -14,6 +14,7 @@ class AveragedPerceptronState:
     id_slot: I64
     def __init__(self, rounds: int = 0, mistakes: int = 0, id_slot: I64 | None = None) -> None: ...
     def know(self, n: int) -> None: ...
+    def outputs(self, raw: F64, out: F64) -> None: ...
     def __reduce__(
         self,
     ) -> tuple[type[AveragedPerceptronState], tuple[int, int, I64]]: ...

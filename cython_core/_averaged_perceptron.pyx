@@ -45,6 +45,19 @@ cdef class AveragedPerceptronState:
     def __reduce__(self):
         return AveragedPerceptronState, (self.rounds, self.mistakes, self.id_slot)
 
+    def outputs(self, const double[:, ::1] raw not None, double[:, ::1] out not None):
+        """The averaged scores (n × C) into ``out`` from the raw ones ``[α·k | β·k]``
+        (n × 2C): α − β/T, zeros before any round; one call for one row or a block."""
+        cdef Py_ssize_t n = raw.shape[0], C = out.shape[1], i, c
+        cdef long long T = self.rounds
+        if raw.shape[1] != 2 * C or out.shape[0] != n:
+            raise ValueError(f"kbench: {n} × {raw.shape[1]} raw scores for {out.shape[0]} × "
+                             f"{C} averaged ones (2 raw values a score)")
+        with nogil:
+            for i in range(n):
+                for c in range(C):
+                    out[i, c] = raw[i, c] - raw[i, C + c] / T if T else 0.0
+
 
 cdef inline double _predict(const double* s, Py_ssize_t C, long long T) noexcept nogil:
     """Label of the averaged hypothesis (α − β/T); +1 (binary) or class 0 before any round."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
-from kbench.cython_core._types import BlockLoop
+from kbench.cython_core._types import F64, BlockLoop
 
 LOG_W_MAX: float
 
@@ -49,6 +49,7 @@ class PistolState:
     def fields(self) -> dict[str, Any]: ...
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]: ...
     def log_w(self) -> float: ...
+    def outputs(self, raw: F64, out: F64) -> None: ...
     def overflow_error(self) -> MultiplierOverflow: ...
 
 pistol_block: BlockLoop

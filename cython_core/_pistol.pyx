@@ -75,6 +75,28 @@ cdef class PistolState:
             raise self.overflow_error()
         return logw
 
+    def outputs(self, const double[:, ::1] raw not None, double[:, ::1] out not None):
+        """The decisions (n × C) into ``out`` from the raw outputs ``[g(x) | u(x)]`` (n × 2C):
+        the last iterate w·g, or the average (W·g − u)/t, zeros before any round; one call
+        for one row or a block, with the block loop's arithmetic."""
+        cdef Py_ssize_t n = raw.shape[0], C = out.shape[1], i, c
+        cdef double w = 0.0, W = self.W, t = self.t
+        cdef bint last = self.last
+        if raw.shape[1] != 2 * C or out.shape[0] != n:
+            raise ValueError(f"kbench: {n} × {raw.shape[1]} raw outputs for {out.shape[0]} × "
+                             f"{C} decisions (2 raw values a decision)")
+        if last:
+            w = exp(self.log_w())
+        with nogil:
+            for i in range(n):
+                for c in range(C):
+                    if last:
+                        out[i, c] = w * raw[i, c]
+                    elif t > 0.0:
+                        out[i, c] = (W * raw[i, c] - raw[i, C + c]) / t
+                    else:
+                        out[i, c] = 0.0
+
     def overflow_error(self):
         """The :class:`MultiplierOverflow` of this state, whose ``overflow`` is set."""
         return MultiplierOverflow(

@@ -471,3 +471,27 @@ def test_study_file_plans():
     names = {t.algorithm.split("[")[0] for t in p.tasks}
     assert {"pistol", "asgd", "sgd", "perceptron", "libsvm"} <= names
     assert {e.datasets[0].split("[")[0] for e in experiments} == {"a9a", "magic"}
+
+
+def test_the_states_decisions_from_raw_outputs() -> None:
+    """The compiled decisions of one row or a block from the raw outputs [g | u]: the
+    average (W·g − u)/t, the last iterate w·g, zeros before any round; the averaged
+    perceptron's α − β/T likewise. Values chosen exact in binary, so equality holds."""
+    from kbench.cython_core._averaged_perceptron import AveragedPerceptronState
+    from kbench.cython_core._pistol import PistolState
+
+    raw = np.array([[1.0, 2.0, 0.5, 0.25], [-3.0, 0.5, 1.0, -2.0]])
+    out = np.empty((2, 2))
+    PistolState(sgd=True, t=4.0, W=4.0).outputs(raw, out)
+    np.testing.assert_array_equal(out, (4.0 * raw[:, :2] - raw[:, 2:]) / 4.0)
+    PistolState(sgd=True, last=True).outputs(raw, out)  # SGD: w = 1
+    np.testing.assert_array_equal(out, raw[:, :2])
+    PistolState(sgd=True).outputs(raw, out)
+    np.testing.assert_array_equal(out, 0.0)
+    AveragedPerceptronState(rounds=8).outputs(raw, out)
+    np.testing.assert_array_equal(out, raw[:, :2] - raw[:, 2:] / 8)
+    one = np.empty((1, 2))
+    AveragedPerceptronState(rounds=8).outputs(raw[1:], one)
+    np.testing.assert_array_equal(one, out[1:])
+    with pytest.raises(ValueError, match=r"^kbench: 2 × 4 raw outputs for 2 × 3 decisions"):
+        PistolState().outputs(raw, np.empty((2, 3)))

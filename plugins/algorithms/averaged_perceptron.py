@@ -76,17 +76,15 @@ class AveragedPerceptron(ExpansionLearner):
 
     def _averaged(self, raw: np.ndarray) -> np.ndarray:
         """The averaged scores (n × C) from the raw ones [α·k | β·k] (n × 2C)."""
-        C, T = self._C, self._state.rounds
-        if not T:
-            return np.zeros((raw.shape[0], C))
-        averaged: np.ndarray = raw[:, :C] - raw[:, C:] / T
+        averaged = np.empty((raw.shape[0], self._C))
+        self._state.outputs(raw, averaged)  # compiled: NumPy's calls cost more on one row
         return averaged
 
     def decision_one(self, x: Any) -> Any:
         raw, C, T = self.model.decision_one(x), self._C, self._state.rounds
         if C == 1:  # in scalars: NumPy's calls would cost more than the sum
             return float(raw[0] - raw[1] / T) if T else 0.0
-        return raw[:C] - raw[C:] / T if T else np.zeros(C)
+        return self._averaged(raw[None, :])[0]
 
     def decision_function(self, X: Any, *, average: bool = True) -> np.ndarray:
         """Scores of the averaged hypothesis (or of the current perceptron, ``average=False``)."""
