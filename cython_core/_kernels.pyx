@@ -157,7 +157,8 @@ cdef Py_ssize_t _check_row(object S, object sq, object x, object out, Py_ssize_t
 cdef inline void _row_call(int kind, double gamma, double scale, double offset, double degree,
                            object S, object sq, object x, double xsq, object out,
                            Py_ssize_t m, bint have_sq):
-    """Run one validated row; sq is only read by the RBF kernel."""
+    """Run one validated row; sq is only read by the RBF kernel, and a negative xsq of a
+    float64 row is summed here as :func:`sqnorm` sums it (one call less per row)."""
     cdef Py_ssize_t d = cnp.PyArray_DIMS(<cnp.ndarray>S)[1]
     cdef void* ps = _data(S)
     cdef void* px = _data(x)
@@ -165,7 +166,10 @@ cdef inline void _row_call(int kind, double gamma, double scale, double offset, 
     cdef void* pq = _data(sq) if have_sq else NULL
     if m == 0:
         return
-    if _row_dtype(S) == cnp.NPY_FLOAT:
+    cdef bint f32 = _row_dtype(S) == cnp.NPY_FLOAT
+    if xsq < 0.0 and have_sq and not f32:
+        xsq = _dot(<const double*>px, <const double*>px, <int>d) if d > 0 else 0.0
+    if f32:
         with nogil:
             _kernel_row(kind, gamma, scale, offset, degree, <const float*>ps, m, d,
                         <const float*>pq, <const float*>px, xsq, <float*>po)
@@ -180,7 +184,8 @@ def kernel_row(kernel,
     """Write k(S[i], x) for i < m into out (m defaults to every row of S).
 
     S, sq, x and out are C-contiguous arrays of one dtype, float64 or float32 (computed in
-    float32); sq holds the squared norms of the rows of S (read by the RBF kernel only).
+    float32); sq holds the squared norms of the rows of S and xsq that of x (read by the
+    RBF kernel only; a negative xsq of float64 rows is computed here, as ``sqnorm(x)``).
     """
     cdef int kind
     cdef double gamma, scale, offset, degree

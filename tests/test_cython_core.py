@@ -210,3 +210,18 @@ def test_a_scaled_expansion_of_one_output_is_the_sum_times_the_factor() -> None:
     _kernels.expansion(k, alpha, 50, plain)
     _kernels.expansion(k, alpha, 50, scaled, 0.3)
     assert scaled[0] == plain[0] * 0.3
+
+
+def test_kernel_row_sums_a_negative_xsq_as_sqnorm_does() -> None:
+    """A negative ‖x‖² (float64 rows) is computed inside kernel_row with sqnorm's sum, so
+    the row is the one given sqnorm(x): bit for bit, both sums being kbench's own."""
+    from kbench.cython_core._kernels import KernelKind, KernelSpec
+
+    rng = np.random.default_rng(7)
+    S = rng.standard_normal((40, 13))
+    sq, x = np.einsum("ij,ij->i", S, S), rng.standard_normal(13)
+    given, summed = np.empty(40), np.empty(40)
+    spec = KernelSpec(KernelKind.K_RBF, gamma=0.2)
+    _kernels.kernel_row(spec, S, sq, x, _kernels.sqnorm(x), given, 40)
+    _kernels.kernel_row(spec, S, sq, x, -1.0, summed, 40)
+    np.testing.assert_array_equal(summed, given)

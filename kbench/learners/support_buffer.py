@@ -130,7 +130,7 @@ class SupportBuffer(RowStore):
                     if kind != KIND_RBF:
                         xsq = 0.0
                     elif x.dtype is _F64 and x.flags.c_contiguous:
-                        xsq = _kernels.sqnorm(x)
+                        xsq = -1.0  # kernel_row sums it, as sqnorm(x) does
                     else:
                         xsq = float(x @ x)  # kernel_row refuses such an x, in one line
                 _kernels.kernel_row(compiled, self.X, self.sq, x, xsq, self.krow, m)
