@@ -167,7 +167,9 @@ cdef inline void _row_call(int kind, double gamma, double scale, double offset, 
     if m == 0:
         return
     cdef bint f32 = _row_dtype(S) == cnp.NPY_FLOAT
-    if xsq < 0.0 and have_sq and not f32:
+    if xsq < 0.0 and have_sq:
+        if f32:  # float32 rows have no kbench sum of their own to match: the caller's
+            raise ValueError("kbench: kernel_row on float32 rows needs ‖x‖² ≥ 0 as xsq")
         xsq = _dot(<const double*>px, <const double*>px, <int>d) if d > 0 else 0.0
     if f32:
         with nogil:

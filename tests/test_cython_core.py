@@ -225,3 +225,6 @@ def test_kernel_row_sums_a_negative_xsq_as_sqnorm_does() -> None:
     _kernels.kernel_row(spec, S, sq, x, _kernels.sqnorm(x), given, 40)
     _kernels.kernel_row(spec, S, sq, x, -1.0, summed, 40)
     np.testing.assert_array_equal(summed, given)
+    S32, sq32, x32 = S.astype(np.float32), sq.astype(np.float32), x.astype(np.float32)
+    with pytest.raises(ValueError, match=r"^kbench: kernel_row on float32 rows needs"):
+        _kernels.kernel_row(spec, S32, sq32, x32, -1.0, np.empty(40, np.float32), 40)

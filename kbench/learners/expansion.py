@@ -46,16 +46,17 @@ FIRST_CAPACITY = 64
 
 #: The last row learned alone and its block: the reductions hand one row to each of their
 #: learners in turn, which then share one view of it (a view: always x's current values).
-_last_one: tuple[np.ndarray | None, BlockRows | None] = (None, None)
+_last_one: tuple[np.ndarray, BlockRows] | None = None
 
 
 def _block_of(x: np.ndarray) -> BlockRows:
     """One dense row x (1-D, C-contiguous float64) as a block of one row."""
     global _last_one
-    last_x, block = _last_one  # one tuple read: threads see a pair that belongs together
-    if last_x is not x or block is None:
-        block = BlockRows(x[None, :])
-        _last_one = (x, block)
+    last = _last_one  # one read: threads see a row and block that belong together
+    if last is not None and last[0] is x:
+        return last[1]
+    block = BlockRows(x[None, :])
+    _last_one = (x, block)
     return block
 
 
