@@ -290,3 +290,24 @@ def test_a_loop_that_changes_phase_at_the_limit_resumes_there() -> None:
         RuntimeError, match=r"^kbench: phased's loop stopped at its limit twice on row 2$"
     ):
         stuck.learn(stops_at_two, Rows.of(X), y)
+
+
+def test_a_full_store_grows_by_the_models_factor_up_to_its_limit() -> None:
+    """A full store grows by ``Expansion.growth`` (2 by default; POLK, whose inverse Gram
+    matrix grows with it, 1.5), at least by one row, and never past ``limit``; its rows are
+    kept in order."""
+    from kbench.learners import Expansion, SupportBuffer
+
+    kernel = get_registry().create("kernel", "rbf[gamma=0.5]")
+    X = np.arange(12.0).reshape(4, 3)
+    for growth, limit, want in ((2.0, None, 8), (1.5, None, 6), (1.01, None, 5), (2.0, 6, 6)):
+        model = Expansion("grower", kernel, limit=limit)
+        model.growth = growth
+        store = SupportBuffer(3, 4, growable=True)
+        for x in X:
+            store.add(x, 1.0)
+        model._grow(store)
+        assert (store.capacity, store.size) == (want, 4), growth
+        np.testing.assert_array_equal(store.X[:4], X)
+    polk = create("polk", kernel="rbf", loss="hinge", task="binary")
+    assert polk.model.growth == 1.5

@@ -111,6 +111,9 @@ class Expansion:
     #: the row that filled the store, and the loop resumes after the call; the store never
     #: grows past the limit.
     at_limit: Callable[[Store], None] | None = None
+    #: The factor by which a full store grows. A learner whose own state is quadratic in
+    #: the capacity (POLK's inverse Gram matrix) grows by less, to spare copying it.
+    growth: float = 2.0
 
     def __init__(
         self,
@@ -140,8 +143,10 @@ class Expansion:
             self._grow(store)
 
     def _grow(self, store: Store) -> None:
-        """Double the store's rows, up to ``limit``."""
-        new = 2 * store.capacity if self.limit is None else min(2 * store.capacity, self.limit)
+        """Grow the store's rows by ``growth``, up to ``limit``."""
+        new = max(store.capacity + 1, int(store.capacity * self.growth))
+        if self.limit is not None:
+            new = min(new, self.limit)
         if new <= store.capacity:  # a loop that stops full at the limit would loop forever
             raise RuntimeError(
                 f"kbench: {self.owner}'s loop outgrew its limit of {self.limit} rows"

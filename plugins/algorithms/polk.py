@@ -159,6 +159,9 @@ class POLK(ExpansionLearner):
         self._setup = setup_loss("polk", self.loss, task, n_classes, 0.0, 1.0)
         self._C = self._setup.n_out
         super().__post_init__()  # the model: one column per output (n_classes, or 1)
+        # The inverse Gram matrix (and its refresh copy) grow with the store: by half
+        # again, not double, which would copy and zero four times the matrix.
+        self.model.growth = 1.5
         self._state = PolkState(
             eta=eta,
             lam=lam,
