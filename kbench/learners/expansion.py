@@ -41,8 +41,11 @@ _F64 = np.dtype(np.float64)
 Store = SupportBuffer | SparseSupportBuffer
 BlockLoop = Callable[..., tuple[int, int, int]]
 
-#: Rows allocated at first; the store doubles when full.
+#: Rows allocated at first without a limit; the store then grows by ``growth`` when full.
 FIRST_CAPACITY = 64
+#: A limit up to this many rows (a learner's budget) is allocated at once, so that the
+#: store and the loop's own arrays sized by it never grow while the learner runs.
+WHOLE_LIMIT = 4096
 
 #: The last row learned alone and its block: the reductions hand one row to each of their
 #: learners in turn, which then share one view of it (a view: always x's current values).
@@ -135,6 +138,12 @@ class Expansion:
         self._pred = np.empty(1)  # learn_one's prediction, which it does not return
         self._stopped_at = -1  # the row a loop last stopped at, at the limit
 
+    def _first_capacity(self) -> int:
+        """Rows of a new store: a limit up to WHOLE_LIMIT at once, else FIRST_CAPACITY."""
+        if self.limit is None:
+            return FIRST_CAPACITY
+        return self.limit if self.limit <= WHOLE_LIMIT else FIRST_CAPACITY
+
     def _room_for_next(self, store: Store) -> None:
         """Grow a store left full below its limit now, at the end of a call, rather than in
         the next call (often one row: the runner's learn_one, a benchmark's window), which
@@ -169,7 +178,7 @@ class Expansion:
             kind = SparseSupportBuffer if rows.sparse else SupportBuffer
             store = self.store = kind(
                 rows.d,
-                FIRST_CAPACITY if self.limit is None else min(FIRST_CAPACITY, self.limit),
+                self._first_capacity(),
                 n_outputs=self.n_outputs,
                 growable=True,
             )
