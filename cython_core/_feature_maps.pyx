@@ -13,6 +13,7 @@ from libc.stdint cimport int32_t, int64_t
 from scipy.linalg.cython_blas cimport daxpy, dgemv
 
 from kbench.cython_core._loop cimport *
+from kbench.cython_core._arrays cimport _f64
 from kbench.cython_core._labels cimport _argmax, _class_label, _rival, _sign_label
 from kbench.cython_core._losses cimport _loss_deriv
 from kbench.cython_core._online_ops cimport L_MC_HINGE, L_PYTHON, T_MULTICLASS, T_REGRESSION
@@ -320,42 +321,47 @@ def nogd_block(kernel, BlockRows rows not None, store, y, pred, Py_ssize_t start
     cdef LoopRows R = _loop_rows(kernel, rows, store)
     cdef ExpansionArrays A
     _expansion_arrays(&R, store, y, pred, rows.n, start, have_row, &A)
-    cdef double[:, ::1] Mmap = state.M
-    cdef double[:, ::1] W = state.W
-    cdef double[::1] z = state.z
-    cdef double[::1] scores = state.scores
-    cdef double[::1] g = state.g
+    # The state's arrays through the C API (a memoryview each would cost more than a
+    # runner's row of NOGD's linear step).
+    cdef Py_ssize_t sM[2]
+    cdef Py_ssize_t sW[2]
+    cdef Py_ssize_t sz, ss, sg
+    cdef double* Mmap = _f64(state.M, 2, False, "nogd: M", sM)
+    cdef double* W = _f64(state.W, 2, True, "nogd: W", sW)
+    cdef double* z = _f64(state.z, 1, True, "nogd: z", &sz)
+    cdef double* scores = _f64(state.scores, 1, True, "nogd: scores", &ss)
+    cdef double* g = _f64(state.g, 1, True, "nogd: g", &sg)
     cdef bint nystrom = state.nystrom
     cdef Py_ssize_t n = rows.n, C = A.C, m = A.m, i = start, c
-    cdef Py_ssize_t r = Mmap.shape[0], B = Mmap.shape[1]
+    cdef Py_ssize_t r = sM[0], B = sM[1]
     cdef long long evals = 0
     cdef double xsq, a1 = 1.0, b0 = 0.0
     cdef bint nonzero
     cdef int one = 1, rr = <int>r, BB = <int>B
     cdef char tr = b'T'
-    if W.shape[1] != C or scores.shape[0] != C or g.shape[0] != C:
+    if sW[1] != C or ss != C or sg != C:
         raise ValueError(f"nogd: W, scores and g need {C} columns, one per output")
-    if nystrom and (m != B or z.shape[0] != r or W.shape[0] != r):
+    if nystrom and (m != B or sz != r or sW[0] != r):
         raise ValueError(f"nogd: a map of rank {r} over {B} landmarks, but {m} are stored")
     with nogil:
         while i < n:
             evals += _row_at(&R, i, m, have_row and i == 0, &xsq, A.krow)
             if nystrom:
                 # z = M k: M row-major r×B is column-major B×r, so z = M_cmᵀ k.
-                dgemv(&tr, &BB, &rr, &a1, &Mmap[0, 0], &BB, A.krow, &one, &b0, &z[0], &one)
-                _linear_scores(&W[0, 0], r, C, &z[0], &scores[0])
+                dgemv(&tr, &BB, &rr, &a1, Mmap, &BB, A.krow, &one, &b0, z, &one)
+                _linear_scores(W, r, C, z, scores)
             else:
-                _expansion(A.krow, A.alpha, m, C, 1.0, &scores[0])
-            A.pred[i] = _predict(task, &scores[0], C)
+                _expansion(A.krow, A.alpha, m, C, 1.0, scores)
+            A.pred[i] = _predict(task, scores, C)
             if loss_kind == L_PYTHON:
                 nonzero = False
                 for c in range(C):
                     if g[c] != 0.0:
                         nonzero = True
             else:
-                nonzero = _gradient(task, loss_kind, loss_p1, &scores[0], C, A.y[i], &g[0])
+                nonzero = _gradient(task, loss_kind, loss_p1, scores, C, A.y[i], g)
             if nonzero and nystrom:
-                _linear_step(&W[0, 0], r, C, &z[0], &g[0], eta)
+                _linear_step(W, r, C, z, g, eta)
             elif nonzero:
                 if _store_full(m, A.cap, have_row and i == 0, &evals, m):
                     break
