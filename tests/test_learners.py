@@ -142,6 +142,12 @@ def test_rows_of_the_wrong_kind_get_one_line_naming_the_parameter(name: str) -> 
     a.learn_predict_many(np.ones((3, 2)), y)
     with pytest.raises(ValueError, match=f"X has 4 columns but {name} holds rows of 2"):
         a.learn_predict_many(np.ones((3, 4)), y)
+    # The runner's block goes to the loop unchecked once a store holds rows: the labels
+    # still get their one line.
+    with pytest.raises(
+        ValueError, match=r"^y must hold one label per row: 3 rows, got shape \(2,\)$"
+    ):
+        a.learn_predict_many(np.ones((3, 2)), y[:2])
     with pytest.raises(TypeError, match="has learned dense rows; it cannot continue on sparse"):
         a.learn_predict_many(sp.csr_matrix(np.ones((3, 2))), y)
     third_party = create(name, kernel="cosine[base=poly[degree=2]]", loss=None)
@@ -181,7 +187,30 @@ def test_a_learner_of_signs_refuses_other_labels_on_every_path() -> None:
     a.learn_one(X[0], -1.0)  # a dense row on the short way, then refused on it
     with pytest.raises(ValueError, match=r"^pa: labels must be −1 or \+1$"):
         a.learn_one(X[1], 0.5)
+    with pytest.raises(ValueError, match=r"^pa: labels must be −1 or \+1$"):
+        a.learn_predict_many(X, np.array([1.0, 2.0, -1.0]))  # the runner's block, too
     assert a.stats()["n_support"] == 1
+
+
+@pytest.mark.parametrize("name", ["perceptron", "rbp", "averaged_perceptron", "nogd", "sgd"])
+def test_the_runners_block_and_any_other_rows_take_one_path(name: str) -> None:
+    """A C-contiguous float64 block goes to the loop as it is (``Expansion.learn_array``),
+    other rows through Rows and labels: the same loop, so the same predictions, scores and
+    support, bit for bit (kbench does every operation, on the same values)."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((90, 3))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
+    spec = {"rbp": "rbp[budget=12]", "nogd": "nogd[budget=12]"}.get(name, name)
+    loss = {"nogd": "hinge", "sgd": "hinge"}.get(name)
+    runner, other = (create(spec, kernel="rbf[gamma=0.5]", loss=loss) for _ in range(2))
+    got, want = [], []
+    for a in range(0, 90, 30):
+        got.append(runner.learn_predict_many(X[a : a + 30], y[a : a + 30]))
+        Xf = np.asfortranarray(X[a : a + 30])  # not the runner's block: converted
+        want.append(other.learn_predict_many(Xf, list(y[a : a + 30])))
+    np.testing.assert_array_equal(np.concatenate(got), np.concatenate(want))
+    np.testing.assert_array_equal(runner.decision_many(X), other.decision_many(X))
+    assert runner.stats()["n_support"] == other.stats()["n_support"] > 0
 
 
 def test_rows_take_dense_csr_and_one_row_input() -> None:

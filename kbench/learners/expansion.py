@@ -32,7 +32,7 @@ import numpy as np
 from kbench.core.components import Kernel
 from kbench.cython_core._kernels import KernelSpec
 from kbench.cython_core._sparse import BlockRows
-from kbench.learners.rows import BLOCK_ROWS, Rows
+from kbench.learners.rows import BLOCK_ROWS, Rows, labels
 from kbench.learners.sparse_buffer import SparseSupportBuffer
 from kbench.learners.support_buffer import SupportBuffer
 
@@ -202,23 +202,92 @@ class Expansion:
         """Predict then learn ``rows`` (labels ``y``, checked) with the block loop; the
         predictions made before each update. ``per_row``: the loop's parameters with one
         entry per row, sliced as ``y`` is; ``params``: the others, passed as they are."""
+        return self.learn_block(loop, rows, y, params, per_row)
+
+    def learn_block(
+        self,
+        loop: BlockLoop,
+        rows: Rows,
+        y: np.ndarray,
+        params: Mapping[str, Any],
+        per_row: Mapping[str, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """:meth:`learn` with the loop's keywords as one mapping, which is read, never
+        changed: a learner's, made once (no mapping packed per call of the runner)."""
         store, rows = self._store_for(rows)
         per_row = per_row or {}
         if rows.csr is not None:
             return self._learn_csr(loop, store, rows, y, params, per_row)  # type: ignore[arg-type]
         if rows.row0 is not None or not self.spec.compiled:
             return self._learn_given_rows(loop, store, rows, y, params, per_row)  # type: ignore[arg-type]
-        X, pred, i = rows.X, np.empty(rows.n), 0
-        assert X is not None  # dense rows (a CSR block took the branch above)
+        assert rows.X is not None  # dense rows (a CSR block took the branch above)
+        return self._learn_dense(
+            loop,
+            store,  # type: ignore[arg-type]
+            rows.X,
+            y,
+            {**params, **per_row} if per_row else params,
+        )
+
+    def learn_array(
+        self,
+        loop: BlockLoop,
+        X: Any,
+        y: Any,
+        params: Mapping[str, Any],
+        signs: str | None = None,
+        per_row: Mapping[str, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """:meth:`learn_block` on any rows and labels (checked: :class:`Rows` and
+        :func:`labels`, ``signs`` as there). The runner's block, a C-contiguous float64
+        array of the dense store's width with float64 labels, goes straight to the loop:
+        what the checks would make of it is itself, and in a short block (a benchmark's
+        window, a reduction's calls) they cost as much as the block's kernel rows."""
+        store = self.store
+        if (
+            type(X) is np.ndarray
+            and type(y) is np.ndarray
+            and type(store) is SupportBuffer
+            and X.dtype is _F64
+            and y.dtype is _F64
+            and X.ndim == 2
+            and y.ndim == 1
+            and X.shape[1] == store.d
+            and y.shape[0] == X.shape[0]
+            and X.flags.c_contiguous
+            and y.flags.c_contiguous
+            and self.spec.compiled
+        ):
+            if signs is not None:
+                labels(y, X.shape[0], signs=signs)  # its one-line error
+            return self._learn_dense(
+                loop, store, X, y, {**params, **per_row} if per_row else params
+            )
+        rows = Rows.of(X)
+        return self.learn_block(loop, rows, labels(y, rows.n, signs=signs), params, per_row)
+
+    def _learn_dense(
+        self,
+        loop: BlockLoop,
+        store: SupportBuffer,
+        X: np.ndarray,
+        y: np.ndarray,
+        params: Mapping[str, Any],
+    ) -> np.ndarray:
+        """The block loop on dense rows X of a dense store, the store grown (and the
+        learner's ``at_limit`` called) whenever the loop stops short of the end."""
+        n, spec, pred, i = X.shape[0], self.spec, np.empty(X.shape[0]), 0
         block = BlockRows(X)
         while True:
-            i, store.size, evals = loop(self.spec, block, store, y, pred, i, **params, **per_row)
+            i, size, evals = loop(spec, block, store, y, pred, i, **params)
+            store.size = size
             store.kernel_evals += evals
-            store.touch()
-            if self._reached_limit(store, i, rows.n):
+            store._version += 1  # touch(), once per block of the runner
+            if self.at_limit is not None and self._reached_limit(store, i, n):
                 continue
-            if i == rows.n:
-                self._room_for_next(store)
+            if i == n:
+                if size == len(store.sq) and (self.limit is None or size < self.limit):
+                    self._grow(store)  # _room_for_next, without the call
                 return pred
             self._grow(store)
 
@@ -236,7 +305,7 @@ class Expansion:
         return i < n
 
     def learn_one(
-        self, loop: BlockLoop, x: np.ndarray, y: np.ndarray, params: dict[str, Any]
+        self, loop: BlockLoop, x: np.ndarray, y: np.ndarray, params: Mapping[str, Any]
     ) -> None:
         """Predict then learn one dense 1-D float64 row x (label ``y``, one checked value):
         :meth:`learn` on ``Rows.one(x)``, without its dispatch when a dense store of x's
@@ -253,7 +322,7 @@ class Expansion:
         store: SupportBuffer,
         rows: Rows,
         y: np.ndarray,
-        params: dict[str, Any],
+        params: Mapping[str, Any],
         per_row: Mapping[str, np.ndarray],
     ) -> np.ndarray:
         """Each dense row on its own, its kernel row (and k(x, x) for a third-party kernel
@@ -280,7 +349,7 @@ class Expansion:
         one: BlockRows,
         y: np.ndarray,
         pred: np.ndarray,
-        kw: dict[str, Any],
+        kw: Mapping[str, Any],
     ) -> None:
         """The loop on one row x (``one``: x as a block), given x's kernel row."""
         store.row(self.row_kernel, x)  # into store.krow; cached after predict_one(x)
@@ -306,7 +375,7 @@ class Expansion:
         store: SparseSupportBuffer,
         rows: Rows,
         y: np.ndarray,
-        params: dict[str, Any],
+        params: Mapping[str, Any],
         per_row: Mapping[str, np.ndarray],
     ) -> np.ndarray:
         """CSR rows, BLOCK_ROWS a call: the loop writes the rows it keeps into the store's

@@ -11,6 +11,7 @@ here and goes through that one path: ``learn_one`` is ``learn_predict_many`` on 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -69,17 +70,23 @@ class ExpansionLearner(Algorithm):
             raise NotImplementedError(
                 f"{type(self).__name__} must call learn_with or define learn_predict_many"
             )
-        rows = Rows.of(X)
-        return self.model.learn(
-            self._loop, rows, labels(y, rows.n, signs=self._signs), **self._params
-        )
+        return self.model.learn_array(self._loop, X, y, self._params, self._signs)
 
-    def learn_rows(self, rows: Rows, y: np.ndarray, **more: Any) -> np.ndarray:
+    def learn_rows(
+        self,
+        rows: Rows,
+        y: np.ndarray,
+        *,
+        per_row: Mapping[str, np.ndarray] | None = None,
+        **more: Any,
+    ) -> np.ndarray:
         """The loop of :meth:`learn_with` on checked rows and labels, its keywords and
-        ``more``, this call's own (a gradient given from Python, arrays made per call): the
-        call of a learner that writes its own ``learn_predict_many``."""
+        ``more``, this call's own (a gradient given from Python, arrays made per call;
+        ``per_row`` as for :meth:`Expansion.learn`): the call of a learner that writes its
+        own ``learn_predict_many``."""
         assert self._loop is not None  # learn_with came first, in __post_init__
-        return self.model.learn(self._loop, rows, y, **self._params, **more)
+        params = {**self._params, **more} if more else self._params
+        return self.model.learn_block(self._loop, rows, y, params, per_row)
 
     def learn_one(self, x: Any, y: float) -> None:
         label = self._label

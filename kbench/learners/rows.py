@@ -88,7 +88,11 @@ class Rows:
         if isinstance(X, Rows):
             return X
         if type(X) is np.ndarray and X.dtype is _F64 and X.ndim == 2 and X.flags.c_contiguous:
-            return cls(X)  # a block as the runner hands it: nothing to convert or check
+            # A block as the runner hands it: nothing to convert or check.
+            rows = cls.__new__(cls)
+            rows.X, rows.csr, rows.row0, rows._parts = X, None, None, None
+            rows.n, rows.d = X.shape
+            return rows
         if is_sparse(X):
             if X.ndim != 2:
                 raise ValueError(f"{name} must be a 2-D block of rows, got shape {X.shape}")

@@ -54,10 +54,10 @@ class AveragedExpansion(ExpansionLearner):
     # -- learning -----------------------------------------------------------------------------
 
     def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
+        if self._setup.loss_id != L_PYTHON:
+            return super().learn_predict_many(X, y)
         rows = Rows.of(X)
         y = labels(y, rows.n)
-        if self._setup.loss_id != L_PYTHON:
-            return self._learn(rows, y)
         pred = np.empty(rows.n)
         for i in range(rows.n):  # the loss plugin's gradient, row by row
             x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]

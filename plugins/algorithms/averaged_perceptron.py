@@ -17,6 +17,8 @@ from kbench.api import hookimpl
 from kbench.cython_core._averaged_perceptron import AveragedPerceptronState, averaged_block
 from kbench.learners import ExampleIds, Expansion, ExpansionLearner, Rows, labels
 
+_F64 = np.dtype(np.float64)
+
 
 class AveragedPerceptron(ExpansionLearner):
     """Averaged kernel perceptron: the mistake-driven perceptron, predicting with the mean of its iterates.
@@ -63,6 +65,13 @@ class AveragedPerceptron(ExpansionLearner):
             super().learn_one(x, y)
 
     def learn_predict_many(self, X: Any, y: Any) -> np.ndarray:
+        if type(X) is np.ndarray and X.dtype is _F64 and X.ndim == 2 and X.flags.c_contiguous:
+            # The runner's block: its ids, then the model's own checks (Rows made only if
+            # they find the block is not one it takes as it is).
+            y = labels(y, X.shape[0])
+            ids = self._ids.block(X)
+            self._state.know(self._ids.n)
+            return self.model.learn_array(averaged_block, X, y, self._params, per_row={"ids": ids})
         rows = Rows.of(X)
         y = labels(y, rows.n)
         if rows.sparse:

@@ -381,6 +381,7 @@ class NOGD(ExpansionLearner):
         st.M, st.W, lam = nystrom_map(K, store.alpha[:m], self._k, self.budget)
         st.z, st.nystrom = np.zeros(len(lam)), True
         store.touch()
+        self.model.at_limit = None  # the loop no longer stops at the limit
 
     def _scores(self, k: np.ndarray) -> np.ndarray:
         """The scores of a row given its kernel row k over the store, as the loop makes
@@ -396,10 +397,10 @@ class NOGD(ExpansionLearner):
     def learn_predict_many(self, X, y):
         """Predict then learn the rows of X (dense, CSR or one row): the compiled loop, or
         one row at a time with the gradient of a loss without a compiled form."""
+        if self._loss_id != L_PYTHON:
+            return super().learn_predict_many(X, y)
         rows = Rows.of(X)
         y = labels(y, rows.n)
-        if self._loss_id != L_PYTHON:
-            return self.learn_rows(rows, y)
         pred, g = np.empty(rows.n), self._state.g
         for i in range(rows.n):
             x = rows.row0 if rows.row0 is not None else rows.csr[i] if rows.sparse else rows.X[i]
