@@ -112,6 +112,9 @@ class _RampSVM(Algorithm):
 
     def __post_init__(self) -> None:
         self.core: Any = None
+        assert self.kernel is not None  # uses_kernel: Algorithm refuses a missing kernel
+        # Made once: predict_one's decision_many would make it per row.
+        self._spec = KernelSpec.of(self.kernel)
 
     @property
     def sparse_input(self) -> bool:
@@ -122,7 +125,7 @@ class _RampSVM(Algorithm):
         assert self.kernel is not None
         if sparse:
             compiled_kernel(self.kernel)  # a one-line TypeError for other kernels
-        spec = KernelSpec.of(self.kernel)
+        spec = self._spec
         return _ramp.RampCore(
             spec,
             None if spec.compiled else self.kernel,
@@ -210,7 +213,7 @@ class _RampSVM(Algorithm):
             return np.zeros(len(X))
         m = core.nsv
         S, sq, coef = core.SVX_[:m, : core.d], core.SVsq_, core.SVc_
-        spec = KernelSpec.of(self.kernel)
+        spec = self._spec
         if not spec.compiled:
             return (self.kernel.matrix(X, S) @ coef[:m])[:, 0]
         out = np.zeros(len(X))
@@ -238,7 +241,7 @@ class _RampSVM(Algorithm):
         xs, xe = indptr[:-1], indptr[1:]
         xsq = np.empty(n)
         _sparse.row_sq_norms(xs, xe, xd, xsq)
-        spec = KernelSpec.of(self.kernel)
+        spec = self._spec
         block = max(1, min(2048, 4_000_000 // m))  # a Gram scratch block of at most 32 MB
         K = np.empty((min(block, n), m))
         coef = core.SVc_[:m, 0]
