@@ -195,8 +195,10 @@ def test_a_learner_of_signs_refuses_other_labels_on_every_path() -> None:
 @pytest.mark.parametrize("name", ["perceptron", "rbp", "averaged_perceptron", "nogd", "sgd"])
 def test_the_runners_block_and_any_other_rows_take_one_path(name: str) -> None:
     """A C-contiguous float64 block goes to the loop as it is (``Expansion.learn_array``),
-    other rows through Rows and labels: the same loop, so the same predictions, scores and
-    support, bit for bit (kbench does every operation, on the same values)."""
+    other rows through Rows and labels: the same loop on the same values, so the same
+    predicted labels and support. The decisions are compared within 1e-12: NOGD's map and
+    decisions go through LAPACK and BLAS, whose results may depend on the arrays'
+    alignment, which differs between the two learners' stores."""
     rng = np.random.default_rng(5)
     X = rng.standard_normal((90, 3))
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
@@ -209,7 +211,9 @@ def test_the_runners_block_and_any_other_rows_take_one_path(name: str) -> None:
         Xf = np.asfortranarray(X[a : a + 30])  # not the runner's block: converted
         want.append(other.learn_predict_many(Xf, list(y[a : a + 30])))
     np.testing.assert_array_equal(np.concatenate(got), np.concatenate(want))
-    np.testing.assert_array_equal(runner.decision_many(X), other.decision_many(X))
+    np.testing.assert_allclose(
+        runner.decision_many(X), other.decision_many(X), rtol=1e-12, atol=1e-12
+    )
     assert runner.stats()["n_support"] == other.stats()["n_support"] > 0
 
 

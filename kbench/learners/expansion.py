@@ -147,8 +147,9 @@ class Expansion:
     def _room_for_next(self, store: Store) -> None:
         """Grow a store left full below its limit now, at the end of a call, rather than in
         the next call (often one row: the runner's learn_one, a benchmark's window), which
-        would then pay for the copy of every stored row."""
-        if store.size == store.capacity and (self.limit is None or store.size < self.limit):
+        would then pay for the copy of every stored row. (``len(sq)``: the capacity of
+        either store, without a property, at the end of every block.)"""
+        if store.size == len(store.sq) and (self.limit is None or store.size < self.limit):
             self._grow(store)
 
     def _grow(self, store: Store) -> None:
@@ -286,8 +287,7 @@ class Expansion:
             if self.at_limit is not None and self._reached_limit(store, i, n):
                 continue
             if i == n:
-                if size == len(store.sq) and (self.limit is None or size < self.limit):
-                    self._grow(store)  # _room_for_next, without the call
+                self._room_for_next(store)
                 return pred
             self._grow(store)
 

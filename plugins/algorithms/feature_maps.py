@@ -364,10 +364,8 @@ class NOGD(ExpansionLearner):
 
     def _build_map(self, store: Any) -> None:
         """Turn the B support vectors into Nyström landmarks and α into linear weights
-        (once: the store stays at B rows)."""
+        (once: the store stays at B rows, and ``at_limit`` is cleared)."""
         st = self._state
-        if st.nystrom:
-            return
         m = store.size
         if isinstance(store, SparseSupportBuffer):
             # Row by row, as the loops compute a CSR row; not counted in kernel_evals, as
