@@ -145,10 +145,11 @@ class Expansion:
         return self.limit if self.limit <= WHOLE_LIMIT else FIRST_CAPACITY
 
     def _room_for_next(self, store: Store) -> None:
-        """Grow a store left full below its limit now, at the end of a call, rather than in
-        the next call (often one row: the runner's learn_one, a benchmark's window), which
-        would then pay for the copy of every stored row. (``len(sq)``: the capacity of
-        either store, without a property, at the end of every block.)"""
+        """Grow a store that is full below its limit: at the end of a block, so that the
+        next call (often one row: the runner's learn_one, a benchmark's window) does not
+        pay for the copy of every stored row, and before a row that would not fit. A store
+        at its limit does not grow: its loop replaces a row. (``len(sq)``: the capacity of
+        either store, without a property.)"""
         if store.size == len(store.sq) and (self.limit is None or store.size < self.limit):
             self._grow(store)
 
@@ -353,10 +354,7 @@ class Expansion:
     ) -> None:
         """The loop on one row x (``one``: x as a block), given x's kernel row."""
         store.row(self.row_kernel, x)  # into store.krow; cached after predict_one(x)
-        # Full (len: the capacity, without a property): grow, krow's values kept; a store at
-        # its limit does not, its loop replaces a row.
-        if store.size == len(store.sq) and store.size != self.limit:
-            self._grow(store)
+        self._room_for_next(store)  # krow's values kept
         kxx = 0.0
         if self.self_kernel and not self.spec.compiled:
             kxx = float(np.asarray(self.kernel.diag(x[None, :]))[0])
